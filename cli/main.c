@@ -1,0 +1,66 @@
+/*
+ * cli/main.c - tdrec entry point: global options and subcommand dispatch.
+ */
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tdrec/tdr_log.h"
+
+static const char usage_text[] =
+	"usage: tdrec <command> [options]\n"
+	"\n"
+	"Find the functions that lose CPU pipeline slots, and to what (TopDown:\n"
+	"retiring, bad speculation, frontend bound, backend bound).\n"
+	"\n"
+	"commands:\n"
+	"  record   run a program (or attach) and record TopDown samples into a .tdr file\n"
+	"  report   attribute a recording's samples to functions, inlines and lines\n"
+	"  diff     compare two recordings function by function\n"
+	"  stat     count TopDown for a whole run (or per interval), no sampling\n"
+	"  info     show what a recording holds\n"
+	"\n"
+	"options:\n"
+	"  -h, --help     this text; 'tdrec <command> --help' for a command's options\n"
+	"  -V, --version  print the version\n"
+	"\n"
+	"environment:\n"
+	"  TDREC_SYSFS    root of the sysfs tree used for PMU discovery (default /sys)\n"
+	"  NO_COLOR       no colour in text output\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "record", cmd_record }, { "report", cmd_report }, { "diff", cmd_diff },
+	{ "stat", cmd_stat },	  { "info", cmd_info },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_is_help(argv[1])) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("tdrec %s\n", TDREC_VERSION);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			cli_set_command(commands[i].name);
+			return commands[i].run(argc - 1, argv + 1);
+		}
+	}
+	cli_err("unknown command '%s' (see 'tdrec --help')", argv[1]);
+	return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,46 @@
+/*
+ * common/include/tdrec/tdr_log.h - the one log output of tdrec.
+ *
+ * Modules never write to stdout or stderr themselves: they call tdr_warn(),
+ * tdr_info() or tdr_debug(), which go to one sink the application may replace
+ * (tdr_log_set_sink, once, before threads start). Each .c file defines
+ * LOG_PREFIX (e.g. "format: ") before including this header to prefix its
+ * messages. Message shape: "<module>: failed to <verb> <what>: <reason>".
+ */
+#ifndef TDREC_TDR_LOG_H
+#define TDREC_TDR_LOG_H
+
+#include <stdarg.h>
+
+enum tdr_log_level {
+	TDR_LOG_WARN = 0,
+	TDR_LOG_INFO = 1,
+	TDR_LOG_DEBUG = 2,
+};
+
+typedef void (*tdr_log_fn)(enum tdr_log_level level, const char *fmt, va_list ap);
+
+/* Replace the sink (NULL restores the default: stderr, "tdrec: " prefix). */
+void tdr_log_set_sink(tdr_log_fn fn);
+/* Messages above this level are dropped (default TDR_LOG_INFO). */
+void tdr_log_set_level(enum tdr_log_level level);
+enum tdr_log_level tdr_log_get_level(void);
+
+void tdr_log(enum tdr_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#ifndef LOG_PREFIX
+#define LOG_PREFIX ""
+#endif
+
+#define tdr_warn(fmt, ...) tdr_log(TDR_LOG_WARN, LOG_PREFIX fmt, ##__VA_ARGS__)
+#define tdr_info(fmt, ...) tdr_log(TDR_LOG_INFO, LOG_PREFIX fmt, ##__VA_ARGS__)
+#define tdr_debug(fmt, ...) tdr_log(TDR_LOG_DEBUG, LOG_PREFIX fmt, ##__VA_ARGS__)
+
+#ifdef TDR_DEBUG
+#define tdr_trace(fmt, ...) tdr_log(TDR_LOG_DEBUG, LOG_PREFIX fmt, ##__VA_ARGS__)
+#else
+#define tdr_trace(fmt, ...) ((void)0)
+#endif
+
+#endif /* TDREC_TDR_LOG_H */

@@ -1,0 +1,328 @@
+/*
+ * format/include/tdrec/format.h - the .tdr profile container: writer and reader.
+ *
+ * Responsibility: turn a recording (metadata, frames of raw kernel records,
+ * optional sections, totals) into a .tdr file and back. It knows the record
+ * *header* layout (to count and bounds-check records) but never decodes record
+ * bodies: that is parser/'s job.
+ * Objects and lifecycle:
+ *   writer: tdr_writer__open -> __add_frame / __add_section (repeat)
+ *           -> __finish -> __free
+ *   reader: tdr_reader__open (or __open_mem) -> accessors, __load_frame
+ *           (repeat) -> __free
+ * Ownership and threads: a writer is used by one thread. A reader is
+ * immutable after open; __load_frame may run on several threads at once as
+ * long as each uses its own struct tdr_frame_buf.
+ * See: docs/format.md (normative).
+ */
+#ifndef TDREC_FORMAT_H
+#define TDREC_FORMAT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TDR_FORMAT_MAJOR 1
+#define TDR_FORMAT_MINOR 0
+
+/* ---------------------------------------------------------------------------
+ * Metadata: what was recorded, where and how. Plain data; every pointer is
+ * owned by the struct (tdr_meta__free releases it all).
+ */
+
+/* Event flags (struct tdr_event_desc.flags). */
+#define TDR_EVENT_LEADER (1u << 0)  /* group leader */
+#define TDR_EVENT_SAMPLER (1u << 1) /* the member with a sample period */
+
+/* One kernel-assigned id of an event (PERF_EVENT_IOC_ID), per opened fd. */
+struct tdr_event_id {
+	uint32_t cpu; /* the CPU the fd was opened on, UINT32_MAX for cpu = -1 */
+	uint32_t pid; /* the pid/tid it was opened for, UINT32_MAX for pid = -1 */
+	uint64_t id;
+};
+
+/* One event of the plan, in group order (leader first). */
+struct tdr_event_desc {
+	char *name;	  /* e.g. "slots", "topdown-retiring", "cpu-clock" */
+	char *pmu_name;	  /* e.g. "cpu", "cpu_core", "software" */
+	uint32_t pmu_type; /* attr.type as given */
+	uint32_t flags;	  /* TDR_EVENT_* */
+	uint32_t group_idx; /* which group of the plan (0 for one-group plans) */
+	/* The attr exactly as given to perf_event_open. Stored on disk with its
+	 * size; attrs larger than this build's struct are truncated in memory
+	 * (attr_disk_sz keeps the original size), smaller ones zero-extended. */
+	struct perf_event_attr attr;
+	uint32_t attr_disk_sz;
+	size_t id_cnt;
+	struct tdr_event_id *ids;
+};
+
+/* One term of a linear formula: coef * (delta of event event_idx). */
+struct tdr_term {
+	uint32_t event_idx;
+	double coef;
+};
+
+/* Category flags. */
+#define TDR_CATEGORY_DERIVED (1u << 0) /* computed from other measured values */
+
+/*
+ * A TopDown category as a ratio of two linear combinations of member deltas:
+ * value = max(0, sum(num)) / sum(den). Metric-register plans use
+ * num = {topdown-X, 1}, den = {slots, 1}; derived level-2 categories subtract
+ * (light-ops = retiring - heavy-ops); generic-counter plans use coefficients.
+ */
+struct tdr_category {
+	char *name;   /* "retiring", "bad-spec", "fe-bound", "be-bound", "heavy-ops", ... */
+	char *parent; /* level-1 parent for level 2, NULL for level 1 */
+	uint32_t level;
+	uint32_t flags; /* TDR_CATEGORY_* */
+	size_t num_cnt;
+	struct tdr_term *num;
+	size_t den_cnt;
+	struct tdr_term *den;
+};
+
+/* Recording flags (struct tdr_meta.flags). */
+#define TDR_META_INHERIT (1u << 0)     /* groups inherited by child threads/processes */
+#define TDR_META_SYSTEM_WIDE (1u << 1) /* -a */
+#define TDR_META_ATTACHED (1u << 2)    /* -p: attached to running processes */
+#define TDR_META_KERNEL (1u << 3)      /* kernel samples included */
+
+struct tdr_meta {
+	char *tdrec_version;
+	size_t argc; /* tdrec's own command line */
+	char **argv;
+	char *hostname;
+	char *kernel_release;
+	char *boot_id; /* /proc/sys/kernel/random/boot_id, to know if kallsyms apply */
+	char *cpu_vendor; /* "GenuineIntel" */
+	char *cpu_model_name;
+	uint32_t cpu_family, cpu_model, cpu_stepping;
+	uint32_t page_sz;
+	uint32_t nr_cpus; /* CPUs online when recording */
+	char *plan_name;  /* "topdown-l2", "topdown-l1", "software", ... */
+	uint32_t flags;	  /* TDR_META_* */
+	int32_t clockid;  /* attr.clockid of the sample times, -1 = perf's default clock */
+	uint64_t start_wall_ns;	 /* CLOCK_REALTIME at start */
+	uint64_t start_clock_ns; /* the sample clock at the same moment */
+	uint64_t sample_period;	 /* 0 when sampling by frequency */
+	uint64_t sample_freq;	 /* 0 when sampling by period */
+	size_t event_cnt;
+	struct tdr_event_desc *events;
+	size_t category_cnt;
+	struct tdr_category *categories;
+	size_t note_cnt; /* human-readable notes: plan fallbacks, unmeasured CPUs, ... */
+	char **notes;
+};
+
+/* Release everything meta owns and zero it; meta itself is not freed. */
+void tdr_meta__clear(struct tdr_meta *meta);
+
+/* Deep copy (caller owns dst, clear it with tdr_meta__clear). Returns 0 or -ENOMEM. */
+int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
+
+/*
+ * Add the TopDown categories that fit the events of meta, found by event name
+ * ("slots" and "topdown-*"): level 1 (retiring, bad-spec, fe-bound, be-bound
+ * over slots) when all four metrics and slots are present, and level 2
+ * (heavy-ops, br-mispredict, fetch-lat, mem-bound measured; light-ops,
+ * machine-clears, fetch-bw, core-bound derived) when the four level-2 metrics
+ * are present too. Used by the recorder's plans and by perf.data import, so the
+ * formulas exist once. Categories already present are kept; nothing is added
+ * for a plan without TopDown events.
+ * Returns: the number of categories added, or -ENOMEM.
+ */
+int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
+
+/* Index of the event named name in meta (first match), or -1. */
+int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name);
+
+/* Run end and totals, written in the trailer at clean close. */
+#define TDR_END_SIGNALLED (1u << 0)   /* the program died of term_signal */
+#define TDR_END_INTERRUPTED (1u << 1) /* recording stopped by SIGINT/SIGTERM/SIGHUP */
+#define TDR_END_WRITE_ERROR (1u << 2) /* recording stopped early on a write error */
+#define TDR_END_NO_PROGRAM (1u << 3)  /* no program was launched (-p, -a) */
+
+struct tdr_run_end {
+	uint64_t duration_ns;
+	int32_t exit_code;   /* the program's exit code, when it exited */
+	int32_t term_signal; /* the signal that killed it, when TDR_END_SIGNALLED */
+	uint32_t flags;	     /* TDR_END_* */
+};
+
+/* Per-event totals, aligned with meta.events. */
+struct tdr_event_totals {
+	uint64_t samples;      /* PERF_RECORD_SAMPLE records of this event */
+	uint64_t lost_samples; /* PERF_FORMAT_LOST at the end, 0 if not available */
+};
+
+struct tdr_totals {
+	/* Counted by the writer from record headers: */
+	uint64_t frames;
+	uint64_t records;
+	uint64_t samples;      /* PERF_RECORD_SAMPLE */
+	uint64_t lost_records; /* PERF_RECORD_LOST records */
+	uint64_t lost_samples; /* sum of their 'lost' fields (ring buffer full) */
+	uint64_t throttles;
+	uint64_t unthrottles;
+	uint64_t raw_bytes;	   /* record bytes before compression */
+	uint64_t compressed_bytes; /* frame payload bytes on disk */
+	/* Given by the caller of tdr_writer__finish: */
+	size_t event_cnt;
+	struct tdr_event_totals *events;
+};
+
+/* ---------------------------------------------------------------------------
+ * Optional sections (payload layouts in docs/format.md).
+ */
+enum tdr_section_type {
+	TDR_SECTION_DSO_TABLE = 1, /* path, build-id, load addresses per mapped object */
+	TDR_SECTION_KSYMS = 2,	   /* kernel symbols snapshot */
+	TDR_SECTION_SYMTAB = 3,	   /* embedded symbol tables */
+};
+
+/* ---------------------------------------------------------------------------
+ * Writer.
+ */
+struct tdr_writer;
+
+struct tdr_writer_opts {
+	const char *path; /* final file name */
+	/* When true, write to "<path>.partial" and rename it to path only in
+	 * __finish (or __abandon), so an existing file is never clobbered
+	 * half-way. When false, write path directly. */
+	bool atomic_replace;
+	int zstd_level; /* 0 = default (3) */
+};
+
+/*
+ * Create the file and write the file header and the metadata block.
+ * meta is borrowed for the call only.
+ * Returns: 0, -errno (open/write), -ENOMEM, -TDR_E_ZSTD.
+ */
+int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *meta,
+		     struct tdr_writer **out);
+
+/*
+ * Compress and append one frame: sz bytes of whole kernel records drained
+ * from ring (a CPU number, or TDR_RING_SYNTHETIC for records tdrec made
+ * itself). sz must be at most TDR_FRAME_MAX_RAW. Record headers are walked to
+ * count records; a record that overruns the buffer gives -TDR_E_CORRUPT and
+ * nothing is written.
+ * Returns: 0, -errno (write: -ENOSPC on a full disk), -TDR_E_ZSTD, -TDR_E_LIMIT.
+ * After a write error the file still ends after the last complete frame.
+ */
+#define TDR_RING_SYNTHETIC UINT32_MAX
+#define TDR_FRAME_MAX_RAW (64u << 20)
+int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *records, size_t sz);
+
+/* Append an optional section (type: enum tdr_section_type). Same errors. */
+int tdr_writer__add_section(struct tdr_writer *w, uint32_t type, const void *data, size_t sz);
+
+/* Totals counted so far (frames, records, ...); events is NULL here. */
+const struct tdr_totals *tdr_writer__totals(const struct tdr_writer *w);
+
+/* Bytes written to the file so far. */
+uint64_t tdr_writer__file_size(const struct tdr_writer *w);
+
+/*
+ * Write the trailer (index, totals with ev_totals of ev_cnt entries, run end),
+ * flush and close the file, and rename it into place when atomic_replace.
+ * Returns: 0 or -errno / -TDR_E_*. On failure the frames already written stay
+ * readable (and the partial file is still renamed into place).
+ */
+int tdr_writer__finish(struct tdr_writer *w, const struct tdr_event_totals *ev_totals,
+		       size_t ev_cnt, const struct tdr_run_end *end);
+
+/* Free the writer. Without __finish, the file is closed as it is (readable up
+ * to its last complete frame) and left under its current name. NULL is fine. */
+void tdr_writer__free(struct tdr_writer *w);
+
+/* ---------------------------------------------------------------------------
+ * Reader.
+ */
+struct tdr_reader;
+
+struct tdr_frame_info {
+	uint64_t offset;     /* of the frame block in the file */
+	uint32_t ring;	     /* CPU, or TDR_RING_SYNTHETIC */
+	uint8_t codec;	     /* 0 = zstd of raw kernel records */
+	uint32_t raw_sz;     /* bytes after decompression */
+	uint32_t comp_sz;    /* payload bytes in the file */
+	uint32_t record_cnt; /* records in the frame */
+};
+
+struct tdr_file_status {
+	uint64_t file_sz;
+	bool has_trailer;      /* closed cleanly */
+	bool truncated;	       /* ends inside a block, or has no trailer */
+	uint64_t intact_sz;    /* bytes up to the end of the last complete block */
+	uint32_t bad_frames;   /* frames whose checksum or codec failed (known so far) */
+};
+
+/* Decompression buffer, reusable across frames. Zero-initialise it; release
+ * with tdr_frame_buf__release. data is valid until the next load or release. */
+struct tdr_frame_buf {
+	uint8_t *data;
+	size_t sz;  /* valid bytes */
+	size_t cap; /* allocated bytes */
+	void *dctx; /* decompression context, private */
+};
+void tdr_frame_buf__release(struct tdr_frame_buf *buf);
+
+/*
+ * Open a .tdr file. Reads the header and metadata, then the trailer index if
+ * present, else scans block headers up to the last complete frame.
+ * Returns: 0, -errno, -TDR_E_FORMAT (not a .tdr file), -TDR_E_VERSION (newer
+ * major version), -TDR_E_CORRUPT / -TDR_E_TRUNCATED (header or metadata bad),
+ * -TDR_E_LIMIT. A file truncated after its metadata opens fine: check
+ * tdr_reader__status().
+ */
+int tdr_reader__open(const char *path, struct tdr_reader **out);
+
+/* The same from memory (borrowed, must outlive the reader). For fuzzing and tests. */
+int tdr_reader__open_mem(const void *data, size_t sz, struct tdr_reader **out);
+
+const struct tdr_meta *tdr_reader__meta(const struct tdr_reader *r);
+const struct tdr_file_status *tdr_reader__status(const struct tdr_reader *r);
+/* Totals and run end from the trailer; NULL when the file has no trailer. */
+const struct tdr_totals *tdr_reader__totals(const struct tdr_reader *r);
+const struct tdr_run_end *tdr_reader__run_end(const struct tdr_reader *r);
+
+size_t tdr_reader__frame_cnt(const struct tdr_reader *r);
+const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *r, size_t idx);
+
+/*
+ * Verify the checksum of frame idx and decompress it into buf.
+ * Returns: 0, -TDR_E_CORRUPT (checksum, codec or size mismatch, a record
+ * overrunning the frame), -TDR_E_ZSTD, -ENOMEM, -EINVAL (idx).
+ */
+int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf);
+
+/* Find an optional section. Returns 0 and sets data/sz (borrowed, valid while
+ * r lives), or -ENOENT. */
+int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data, size_t *sz);
+
+void tdr_reader__free(struct tdr_reader *r);
+
+/* ---------------------------------------------------------------------------
+ * Walking the records of a buffer (a loaded frame, or a ring copy).
+ *
+ *   struct tdr_record_iter it = { .data = buf.data, .sz = buf.sz };
+ *   const struct perf_event_header *h;
+ *   while ((err = tdr_records__next(&it, &h)) > 0)
+ *           use(h);   // h->size bytes, 8-byte aligned when data is
+ *   if (err < 0) ... // -TDR_E_CORRUPT: a header with size < 8 or past the end
+ */
+struct tdr_record_iter {
+	const uint8_t *data;
+	size_t sz;
+	size_t pos;
+};
+
+/* Returns 1 with *hdr set, 0 at the end, -TDR_E_CORRUPT on a bad header. */
+int tdr_records__next(struct tdr_record_iter *it, const struct perf_event_header **hdr);
+
+#endif /* TDREC_FORMAT_H */

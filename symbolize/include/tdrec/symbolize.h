@@ -1,0 +1,93 @@
+/*
+ * symbolize/include/tdrec/symbolize.h - addresses to functions, inline chains
+ * and source lines (libelf, libdw).
+ *
+ * Responsibility: given a mapped object (path and build-id) and an offset into
+ * that file, or a kernel address, tell the function it belongs to, the chain
+ * of functions inlined at that address with their call sites, and the source
+ * file:line. It never reads recordings and never prints.
+ * Objects and lifecycle: tdr_symbolizer__new -> __lookup_* (repeat) -> __free.
+ * Caching: one entry per object (keyed by path and build-id), opened once;
+ * every (object, offset) is resolved once and cached, so callers may look up
+ * the same address many times cheaply.
+ * Ownership and threads: results are borrowed and stay valid until the
+ * symbolizer is freed. One symbolizer per thread.
+ */
+#ifndef TDREC_SYMBOLIZE_H
+#define TDREC_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tdr_symbolizer;
+
+struct tdr_symbolizer_opts {
+	bool want_lines;   /* source file:line of the leaf */
+	bool want_inlines; /* inline chains */
+	/* Kernel symbols: path to a kallsyms file (NULL = /proc/kallsyms), and
+	 * whether it applies (the report runs on the recording host and boot). */
+	const char *kallsyms_path;
+	bool kallsyms_usable;
+};
+
+enum tdr_sym_status {
+	TDR_SYM_OK = 0,	      /* function found */
+	TDR_SYM_NO_SYMBOL,    /* object read, but no symbol covers the address */
+	TDR_SYM_MISSING,      /* object file not found or unreadable */
+	TDR_SYM_CHANGED,      /* object's build-id differs from the recorded one */
+	TDR_SYM_NO_KERNEL,    /* kernel address, kernel symbols not usable */
+};
+
+/* One inlined call, innermost first. */
+struct tdr_inline_frame {
+	const char *function;  /* the inlined callee */
+	const char *call_file; /* where it was inlined (in the next outer function) */
+	uint32_t call_line;
+	uint32_t call_column;
+};
+
+struct tdr_sym {
+	enum tdr_sym_status status;
+	/* The physical (outermost, not inlined) function, demangled when it is a
+	 * C++ name; NULL unless status is TDR_SYM_OK. */
+	const char *function;
+	uint64_t function_offset; /* address - start of function */
+	/* Source location of the address itself (the innermost inline's line);
+	 * NULL/0 when unknown or not requested. */
+	const char *file;
+	uint32_t line;
+	uint32_t column;
+	size_t inline_cnt;
+	const struct tdr_inline_frame *inlines; /* innermost first */
+};
+
+/* A mapped object as recorded. build_id may be NULL (build_id_sz 0) when unknown. */
+struct tdr_dso_ref {
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_sz;
+};
+
+/* Returns: 0 or -ENOMEM. */
+int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbolizer **out);
+
+/*
+ * Symbolize offset file_off of the object dso (an offset into the file, as
+ * the parser's tdr_sample.map_off). The object's build-id is checked once
+ * against dso->build_id when both are known.
+ * Returns: 0 with *out filled (see out->status), or -ENOMEM. Errors of the
+ * object itself (missing, changed, no DWARF) are statuses, not return codes.
+ */
+int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+			   uint64_t file_off, struct tdr_sym *out);
+
+/* Symbolize a kernel address. Returns: 0 or -ENOMEM. */
+int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
+
+/* Name of a status, e.g. "changed". */
+const char *tdr_sym_status_name(enum tdr_sym_status st);
+
+void tdr_symbolizer__free(struct tdr_symbolizer *s);
+
+#endif /* TDREC_SYMBOLIZE_H */

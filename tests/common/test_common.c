@@ -1,0 +1,99 @@
+/*
+ * tests/common/test_common.c - error text, growable arrays, fault injection,
+ * little-endian helpers.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tdrec/tdr_endian.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+static void test_err__both_kinds_have_text(void **state)
+{
+	(void)state;
+	assert_string_equal(tdr_strerror(-TDR_E_VERSION),
+			    "written by a newer, incompatible format version");
+	assert_string_equal(tdr_strerror(-ENOENT), strerror(ENOENT));
+}
+
+static void test_mem__ensure_cap_grows_and_keeps_data(void **state)
+{
+	int *arr = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(tdr_ensure_cap(&arr, &cap, sizeof(*arr), (size_t)i + 1), 0);
+		arr[i] = i;
+	}
+	assert_true(cap >= 1000);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(arr[i], i);
+	free(arr);
+}
+
+static void test_mem__fault_injection_fails_then_recovers(void **state)
+{
+	int *arr = NULL;
+	size_t cap = 0;
+	char *s;
+
+	(void)state;
+	tdr_mem_fail_after(0);
+	assert_int_equal(tdr_ensure_cap(&arr, &cap, sizeof(*arr), 4), -ENOMEM);
+	assert_null(arr);
+	assert_int_equal(cap, 0);
+	assert_null(tdr_strdup("x"));
+	tdr_mem_fail_after(1);
+	s = tdr_strdup("abc");
+	assert_string_equal(s, "abc");
+	assert_null(tdr_malloc(1));
+	tdr_mem_fail_after(-1);
+	free(s);
+}
+
+static void test_mem__ensure_cap_overflow(void **state)
+{
+	uint64_t *arr = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(tdr_ensure_cap(&arr, &cap, sizeof(*arr), SIZE_MAX / 2), -EOVERFLOW);
+	assert_null(arr);
+}
+
+static void test_endian__round_trip_unaligned(void **state)
+{
+	uint8_t buf[17] = { 0 };
+
+	(void)state;
+	tdr_put_le64(buf + 1, 0x0102030405060708ull);
+	assert_int_equal(buf[1], 0x08);
+	assert_int_equal(buf[8], 0x01);
+	assert_int_equal(tdr_get_le64(buf + 1), 0x0102030405060708ull);
+	tdr_put_le32(buf + 9, 0xdeadbeef);
+	assert_int_equal(tdr_get_le32(buf + 9), 0xdeadbeef);
+	tdr_put_le16(buf + 13, 0xbeef);
+	assert_int_equal(tdr_get_le16(buf + 13), 0xbeef);
+	assert_int_equal(buf[13], 0xef);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_err__both_kinds_have_text),
+		cmocka_unit_test(test_mem__ensure_cap_grows_and_keeps_data),
+		cmocka_unit_test(test_mem__fault_injection_fails_then_recovers),
+		cmocka_unit_test(test_mem__ensure_cap_overflow),
+		cmocka_unit_test(test_endian__round_trip_unaligned),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
