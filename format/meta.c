@@ -1,0 +1,329 @@
+/*
+ * format/meta.c - the in-memory recording metadata (struct tdr_meta).
+ *
+ * Responsibility: free, deep-copy and query struct tdr_meta, and build the
+ * TopDown category formulas from the event names of a plan, so the formulas
+ * exist in one place for the recorder and for perf.data import. It does not
+ * read or write bytes: writer.c and reader.c (via meta_codec.c) do.
+ * Objects and lifecycle: struct tdr_meta is plain data owned by its holder;
+ * tdr_meta__clear releases everything it points to.
+ * Ownership and threads: no shared state; every function works on the
+ * struct it is given.
+ * See: docs/format.md section 5 (metadata); shared design.md "Attribution".
+ */
+#include "tdrec/format.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tdrec/tdr_mem.h"
+
+static void free_strv(char **v, size_t cnt)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < cnt; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void category_clear(struct tdr_category *c)
+{
+	zfree(&c->name);
+	zfree(&c->parent);
+	zfree(&c->num);
+	zfree(&c->den);
+	c->num_cnt = 0;
+	c->den_cnt = 0;
+}
+
+void tdr_meta__clear(struct tdr_meta *meta)
+{
+	if (!meta)
+		return;
+	free(meta->tdrec_version);
+	free_strv(meta->argv, meta->argc);
+	free(meta->hostname);
+	free(meta->kernel_release);
+	free(meta->boot_id);
+	free(meta->cpu_vendor);
+	free(meta->cpu_model_name);
+	free(meta->plan_name);
+	if (meta->events) {
+		for (size_t i = 0; i < meta->event_cnt; i++) {
+			free(meta->events[i].name);
+			free(meta->events[i].pmu_name);
+			free(meta->events[i].ids);
+		}
+		free(meta->events);
+	}
+	if (meta->categories) {
+		for (size_t i = 0; i < meta->category_cnt; i++)
+			category_clear(&meta->categories[i]);
+		free(meta->categories);
+	}
+	free_strv(meta->notes, meta->note_cnt);
+	memset(meta, 0, sizeof(*meta));
+}
+
+/* Copy an optional string: NULL stays NULL. Returns 0 or -ENOMEM. */
+static int dup_opt(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src)
+		return 0;
+	*dst = tdr_strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/* Copy a string vector; on failure *dst holds what was copied so far, with
+ * NULL in the remaining slots, so tdr_meta__clear can free it. */
+static int dup_strv(char ***dst, char *const *src, size_t cnt)
+{
+	*dst = NULL;
+	if (!cnt || !src)
+		return 0;
+	*dst = tdr_calloc(cnt, sizeof(char *));
+	if (!*dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < cnt; i++) {
+		if (dup_opt(&(*dst)[i], src[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int dup_mem(void *dst, const void *src, size_t cnt, size_t elem_sz)
+{
+	void **d = dst;
+
+	*d = NULL;
+	if (!cnt || !src)
+		return 0;
+	*d = tdr_calloc(cnt, elem_sz);
+	if (!*d)
+		return -ENOMEM;
+	memcpy(*d, src, cnt * elem_sz);
+	return 0;
+}
+
+static int copy_events(struct tdr_meta *dst, const struct tdr_meta *src)
+{
+	if (!src->event_cnt || !src->events)
+		return 0;
+	dst->events = tdr_calloc(src->event_cnt, sizeof(*dst->events));
+	if (!dst->events)
+		return -ENOMEM;
+	dst->event_cnt = src->event_cnt;
+	for (size_t i = 0; i < src->event_cnt; i++) {
+		const struct tdr_event_desc *s = &src->events[i];
+		struct tdr_event_desc *d = &dst->events[i];
+
+		/* Scalars and the attr first; pointers are replaced below so a
+		 * failure never leaves a pointer shared with src. */
+		*d = *s;
+		d->name = NULL;
+		d->pmu_name = NULL;
+		d->ids = NULL;
+		d->id_cnt = 0;
+		if (dup_opt(&d->name, s->name) || dup_opt(&d->pmu_name, s->pmu_name) ||
+		    dup_mem(&d->ids, s->ids, s->id_cnt, sizeof(*s->ids)))
+			return -ENOMEM;
+		d->id_cnt = s->ids ? s->id_cnt : 0;
+	}
+	return 0;
+}
+
+static int copy_categories(struct tdr_meta *dst, const struct tdr_meta *src)
+{
+	if (!src->category_cnt || !src->categories)
+		return 0;
+	dst->categories = tdr_calloc(src->category_cnt, sizeof(*dst->categories));
+	if (!dst->categories)
+		return -ENOMEM;
+	dst->category_cnt = src->category_cnt;
+	for (size_t i = 0; i < src->category_cnt; i++) {
+		const struct tdr_category *s = &src->categories[i];
+		struct tdr_category *d = &dst->categories[i];
+
+		d->level = s->level;
+		d->flags = s->flags;
+		if (dup_opt(&d->name, s->name) || dup_opt(&d->parent, s->parent) ||
+		    dup_mem(&d->num, s->num, s->num_cnt, sizeof(*s->num)) ||
+		    dup_mem(&d->den, s->den, s->den_cnt, sizeof(*s->den)))
+			return -ENOMEM;
+		d->num_cnt = s->num ? s->num_cnt : 0;
+		d->den_cnt = s->den ? s->den_cnt : 0;
+	}
+	return 0;
+}
+
+int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src)
+{
+	int err = -ENOMEM;
+
+	memset(dst, 0, sizeof(*dst));
+	/* Scalars in one go, then every pointer is reset and copied. */
+	dst->cpu_family = src->cpu_family;
+	dst->cpu_model = src->cpu_model;
+	dst->cpu_stepping = src->cpu_stepping;
+	dst->page_sz = src->page_sz;
+	dst->nr_cpus = src->nr_cpus;
+	dst->flags = src->flags;
+	dst->clockid = src->clockid;
+	dst->start_wall_ns = src->start_wall_ns;
+	dst->start_clock_ns = src->start_clock_ns;
+	dst->sample_period = src->sample_period;
+	dst->sample_freq = src->sample_freq;
+
+	if (dup_opt(&dst->tdrec_version, src->tdrec_version) ||
+	    dup_opt(&dst->hostname, src->hostname) ||
+	    dup_opt(&dst->kernel_release, src->kernel_release) ||
+	    dup_opt(&dst->boot_id, src->boot_id) || dup_opt(&dst->cpu_vendor, src->cpu_vendor) ||
+	    dup_opt(&dst->cpu_model_name, src->cpu_model_name) ||
+	    dup_opt(&dst->plan_name, src->plan_name))
+		goto err_out;
+	if (dup_strv(&dst->argv, src->argv, src->argc))
+		goto err_out;
+	dst->argc = dst->argv ? src->argc : 0;
+	if (dup_strv(&dst->notes, src->notes, src->note_cnt))
+		goto err_out;
+	dst->note_cnt = dst->notes ? src->note_cnt : 0;
+	err = copy_events(dst, src);
+	if (err)
+		goto err_out;
+	err = copy_categories(dst, src);
+	if (err)
+		goto err_out;
+	return 0;
+
+err_out:
+	/* dup_strv leaves argv/notes allocated with a NULL tail on failure; set
+	 * the counts so that clear frees what exists. */
+	if (dst->argv)
+		dst->argc = src->argc;
+	if (dst->notes)
+		dst->note_cnt = src->note_cnt;
+	tdr_meta__clear(dst);
+	return -ENOMEM;
+}
+
+int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name)
+{
+	if (!meta || !name)
+		return -1;
+	for (size_t i = 0; i < meta->event_cnt && i < INT32_MAX; i++) {
+		if (meta->events[i].name && !strcmp(meta->events[i].name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------------------
+ * TopDown categories (shared design.md "Attribution"; Intel topdown.txt).
+ * Metric-register plans: every category is topdown-X / slots. Level 2
+ * derived categories subtract a measured level-2 metric from its parent.
+ */
+struct td_spec {
+	const char *name;
+	const char *parent;  /* NULL at level 1 */
+	const char *event;   /* the measured metric (the parent's for derived) */
+	const char *minus;   /* derived: the level-2 metric subtracted, else NULL */
+};
+
+static const struct td_spec td_l1[] = {
+	{ "retiring", NULL, "topdown-retiring", NULL },
+	{ "bad-spec", NULL, "topdown-bad-spec", NULL },
+	{ "fe-bound", NULL, "topdown-fe-bound", NULL },
+	{ "be-bound", NULL, "topdown-be-bound", NULL },
+};
+
+static const struct td_spec td_l2[] = {
+	{ "heavy-ops", "retiring", "topdown-heavy-ops", NULL },
+	{ "br-mispredict", "bad-spec", "topdown-br-mispredict", NULL },
+	{ "fetch-lat", "fe-bound", "topdown-fetch-lat", NULL },
+	{ "mem-bound", "be-bound", "topdown-mem-bound", NULL },
+	{ "light-ops", "retiring", "topdown-retiring", "topdown-heavy-ops" },
+	{ "machine-clears", "bad-spec", "topdown-bad-spec", "topdown-br-mispredict" },
+	{ "fetch-bw", "fe-bound", "topdown-fe-bound", "topdown-fetch-lat" },
+	{ "core-bound", "be-bound", "topdown-be-bound", "topdown-mem-bound" },
+};
+
+static bool has_category(const struct tdr_meta *meta, const char *name)
+{
+	for (size_t i = 0; i < meta->category_cnt; i++) {
+		if (meta->categories[i].name && !strcmp(meta->categories[i].name, name))
+			return true;
+	}
+	return false;
+}
+
+static bool has_events(const struct tdr_meta *meta, const struct td_spec *specs, size_t cnt)
+{
+	for (size_t i = 0; i < cnt; i++) {
+		if (tdr_meta__event_idx(meta, specs[i].event) < 0)
+			return false;
+	}
+	return true;
+}
+
+/* Append one category; on -ENOMEM meta is unchanged. */
+static int add_category(struct tdr_meta *meta, const struct td_spec *s, uint32_t level,
+			size_t *cap)
+{
+	struct tdr_category c = { 0 };
+
+	c.level = level;
+	c.flags = s->minus ? TDR_CATEGORY_DERIVED : 0;
+	c.num_cnt = s->minus ? 2 : 1;
+	c.den_cnt = 1;
+	c.name = tdr_strdup(s->name);
+	c.parent = s->parent ? tdr_strdup(s->parent) : NULL;
+	c.num = tdr_calloc(c.num_cnt, sizeof(*c.num));
+	c.den = tdr_calloc(c.den_cnt, sizeof(*c.den));
+	if (!c.name || (s->parent && !c.parent) || !c.num || !c.den ||
+	    tdr_ensure_cap(&meta->categories, cap, sizeof(c), meta->category_cnt + 1)) {
+		category_clear(&c);
+		return -ENOMEM;
+	}
+	/* The caller checked that every event exists, so the indexes are >= 0. */
+	c.num[0].event_idx = (uint32_t)tdr_meta__event_idx(meta, s->event);
+	c.num[0].coef = 1.0;
+	if (s->minus) {
+		c.num[1].event_idx = (uint32_t)tdr_meta__event_idx(meta, s->minus);
+		c.num[1].coef = -1.0;
+	}
+	c.den[0].event_idx = (uint32_t)tdr_meta__event_idx(meta, "slots");
+	c.den[0].coef = 1.0;
+	meta->categories[meta->category_cnt++] = c;
+	return 0;
+}
+
+int tdr_meta__add_topdown_categories(struct tdr_meta *meta)
+{
+	/* The array may have been allocated with exactly category_cnt entries
+	 * elsewhere: treat its capacity as that, so ensure_cap reallocates. */
+	size_t cap = meta->category_cnt;
+	int added = 0;
+	bool l2;
+
+	if (tdr_meta__event_idx(meta, "slots") < 0 || !has_events(meta, td_l1, TDR_ARRAY_SIZE(td_l1)))
+		return 0;
+	/* Level 2 needs the four measured level-2 metrics (the first four). */
+	l2 = has_events(meta, td_l2, 4);
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(td_l1); i++) {
+		if (has_category(meta, td_l1[i].name))
+			continue;
+		if (add_category(meta, &td_l1[i], 1, &cap))
+			return -ENOMEM;
+		added++;
+	}
+	for (size_t i = 0; l2 && i < TDR_ARRAY_SIZE(td_l2); i++) {
+		if (has_category(meta, td_l2[i].name))
+			continue;
+		if (add_category(meta, &td_l2[i], 2, &cap))
+			return -ENOMEM;
+		added++;
+	}
+	return added;
+}
