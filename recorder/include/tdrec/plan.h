@@ -1,0 +1,129 @@
+/*
+ * recorder/include/tdrec/plan.h - PMU discovery from sysfs and event plans.
+ *
+ * Responsibility: read <sysfs>/bus/event_source/devices/<pmu>/{type,events,
+ * format,cpus,caps} and turn a requested plan (TopDown L1+L2, TopDown L1,
+ * software) into the exact perf_event_attr of every group member, following
+ * the kernel's TopDown rules (slots leads and never samples; the sampler is
+ * the second member and the only one with a period; metric members have
+ * sample_period = 0, freq = 0; same exclude_* everywhere). Event strings are
+ * turned into config bits through the PMU's format/ files, never hard-coded.
+ * It opens nothing: recorder/session does, and asks for the next plan when
+ * the kernel refuses one (tdr_plan_kind__fallback).
+ * Objects and lifecycle: tdr_plan__choose / __build -> use -> __free.
+ * See: shared kernel-facts.md sections 1.4, 1.5, 2; docs/plans.md.
+ */
+#ifndef TDREC_PLAN_H
+#define TDREC_PLAN_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tdrec/format.h"
+
+enum tdr_plan_kind {
+	TDR_PLAN_AUTO = 0,   /* first that fits, in the order below */
+	TDR_PLAN_TOPDOWN_L2, /* slots, sampler, 4 L1 + 4 L2 metrics (SPR+, ADL P-core+) */
+	TDR_PLAN_TOPDOWN_L1, /* slots, sampler, 4 L1 metrics (ICL+) */
+	TDR_PLAN_SOFTWARE,   /* cpu-clock sampling; task-clock, page-faults, context-switches */
+	TDR_PLAN_KIND_CNT,
+};
+
+/* "auto", "topdown-l2", "topdown-l1", "software". */
+const char *tdr_plan_kind_name(enum tdr_plan_kind kind);
+/* Parse a --plan argument. Returns 0 or -TDR_E_USAGE. */
+int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out);
+/* The plan to try after kind failed to open (L2 -> L1 -> software), or
+ * TDR_PLAN_KIND_CNT when there is none. */
+enum tdr_plan_kind tdr_plan_kind__fallback(enum tdr_plan_kind kind);
+
+/* The sampler given with -e, parsed once by cli/ (style.md B9.3). */
+enum tdr_event_spec_kind {
+	TDR_SPEC_NAMED = 0, /* "cycles", "instructions", "cpu-clock", or a sysfs event name */
+	TDR_SPEC_RAW,	    /* "rNNNN": raw config on the core PMU */
+	TDR_SPEC_PMU,	    /* "pmu/event=0x3c,umask=0x0/" */
+};
+
+struct tdr_event_spec {
+	enum tdr_event_spec_kind kind;
+	char name[64];	  /* NAMED: the event name; PMU: the PMU name */
+	char terms[256];  /* PMU: the terms between the slashes */
+	uint64_t config;  /* RAW: the config */
+	int precise;	  /* ":p" = 1, ":pp" = 2, ":ppp" = 3 */
+	char text[320];	  /* the text as given, for messages */
+};
+
+/* Parse -e text. Returns 0 or -TDR_E_USAGE (with a logged reason). */
+int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out);
+
+struct tdr_plan_opts {
+	const char *sysfs_root; /* NULL: $TDREC_SYSFS, else "/sys" */
+	/* NULL: "cycles" for TopDown plans; the software plan always samples
+	 * cpu-clock unless the sampler is itself a software event. */
+	const struct tdr_event_spec *sampler;
+	uint64_t sample_period; /* exactly one of period and freq is non-zero, */
+	uint64_t sample_freq;	/* unless counting */
+	bool counting;		/* no sampler at all (tdrec stat) */
+	bool kernel;		/* count kernel mode too (exclude_kernel = 0) */
+	bool inherit;		/* follow threads and children */
+	bool enable_on_exec;	/* launched program: disabled + enable_on_exec */
+	bool read_lost;		/* add PERF_FORMAT_LOST to read_format */
+	int clockid;		/* -1: the kernel's default perf clock */
+};
+
+#define TDR_PLAN_MAX_EVENTS 12
+#define TDR_PLAN_MAX_GROUPS 2
+#define TDR_PLAN_MAX_NOTES 8
+
+struct tdr_plan_event {
+	char name[64];	   /* "slots", "cycles", "topdown-retiring", "cpu-clock" */
+	char pmu_name[64]; /* "cpu", "cpu_core", "software" */
+	uint32_t flags;	   /* TDR_EVENT_LEADER | TDR_EVENT_SAMPLER (format.h) */
+	struct perf_event_attr attr;
+};
+
+struct tdr_plan_group {
+	size_t event_cnt; /* leader first */
+	struct tdr_plan_event events[TDR_PLAN_MAX_EVENTS];
+	size_t cpu_cnt; /* CPUs this group may be opened on */
+	int *cpus;	/* owned by the plan */
+};
+
+struct tdr_plan {
+	enum tdr_plan_kind kind;
+	size_t group_cnt;
+	struct tdr_plan_group groups[TDR_PLAN_MAX_GROUPS];
+	/* Lines for the user: why a better plan was skipped, CPUs not measured. */
+	size_t note_cnt;
+	char notes[TDR_PLAN_MAX_NOTES][256];
+};
+
+/*
+ * Build the plan kind (not AUTO) for this machine's sysfs.
+ * Returns: 0, -TDR_E_NOPLAN when the PMU lacks the events (a note in the log
+ * says which), -TDR_E_USAGE for a sampler that cannot be resolved, -ENOMEM.
+ */
+int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
+		    struct tdr_plan **out);
+
+/*
+ * Build opts->... for kind, or for AUTO the first plan that fits; the plan's
+ * notes say why better plans were skipped. Same returns as __build.
+ */
+int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
+		     struct tdr_plan **out);
+
+/* Fill meta's plan name, events (name, PMU, attr; no ids) and TopDown
+ * categories from plan. Returns 0 or -ENOMEM. */
+int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta);
+
+/* --dry-run: the plan, its notes and every attr field by field, to out
+ * (a stream the caller owns, e.g. stdout from cli/). */
+void tdr_plan__print(const struct tdr_plan *plan, FILE *out);
+
+void tdr_plan__free(struct tdr_plan *plan);
+
+#endif /* TDREC_PLAN_H */
