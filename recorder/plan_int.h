@@ -1,0 +1,123 @@
+/*
+ * recorder/plan_int.h - private interfaces of the plan code (pmu.c,
+ * event_spec.c, plan.c).
+ *
+ * Responsibility: the sysfs side of plans. A struct tdr_pmu names one PMU
+ * directory under <root>/bus/event_source/devices and its attr type; event
+ * strings and format files are read on demand, because a real machine has
+ * dozens of uncore PMUs with hundreds of events we never need.
+ * Nothing here is used outside recorder/plan*; recorder_int.h is another
+ * engineer's and stays separate.
+ * See: shared kernel-facts.md section 2 (sysfs encodings); docs/plans.md.
+ */
+#ifndef TDREC_PLAN_INT_H
+#define TDREC_PLAN_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tdrec/plan.h"
+
+/* Longest sysfs file we read (an event string, a format, a CPU list). */
+#define TDR_SYSFS_MAX 4096
+
+/* One PMU directory. Plain data: nothing to free. */
+struct tdr_pmu {
+	char name[64];
+	char dir[PATH_MAX]; /* <root>/bus/event_source/devices/<name> */
+	uint32_t type;	    /* from <dir>/type */
+};
+
+/* The sysfs root: opt when non-NULL, else $TDREC_SYSFS when set and
+ * non-empty, else "/sys". The result is opt, the environment string or a
+ * literal: borrowed, never freed. */
+const char *tdr_sysfs_root(const char *opt);
+
+/*
+ * Open PMU name under root: check its directory and read its type.
+ * Returns: 0, -ENOENT when there is no such PMU directory, -TDR_E_CORRUPT
+ * (logged) when the directory exists but type is missing, unreadable or not
+ * a number, -ENAMETOOLONG.
+ */
+int tdr_pmu__open(const char *root, const char *name, struct tdr_pmu *out);
+
+/* True when <dir>/events/<event> exists. Names ending in ".scale",
+ * ".unit", ".per-pkg" or ".snapshot" are attributes of an event, not
+ * events, and give false. */
+bool tdr_pmu__has_event(const struct tdr_pmu *pmu, const char *event);
+
+/*
+ * Read the terms of sysfs event alias event (e.g. "event=0x00,umask=0x4"),
+ * without the trailing newline, into buf.
+ * Returns: 0, -ENOENT (no such event), -TDR_E_CORRUPT (unreadable, empty or
+ * too long), -ENAMETOOLONG.
+ */
+int tdr_pmu__event_terms(const struct tdr_pmu *pmu, const char *event, char *buf, size_t sz);
+
+/*
+ * Turn terms ("event=0x3c,umask=0x0,any=1", or an alias name, "ldlat=3")
+ * into attr->config/config1/config2 through <dir>/format/<term>. A term
+ * without a value means 1, unless it names an event alias of this PMU, which
+ * is expanded (one level). "config", "config1" and "config2" without a
+ * format file set the word directly. Bits outside any term stay 0; bits of
+ * the words the terms do not touch are left as they are in attr.
+ * Returns: 0; -ENOENT for a term with no format file (logged, naming it);
+ * -EINVAL for a value that does not fit its format or malformed terms
+ * (logged); -TDR_E_CORRUPT for an unreadable or malformed format file.
+ */
+int tdr_pmu__encode(const struct tdr_pmu *pmu, const char *terms, struct perf_event_attr *attr);
+
+/*
+ * Read the PMU's CPU list (<dir>/cpus, hybrid PMUs only).
+ * Returns: 0 with *cpus (caller owns, free()) and *cnt, -ENOENT when there is
+ * no cpus file, -TDR_E_CORRUPT, -ENOMEM.
+ */
+int tdr_pmu__cpus(const struct tdr_pmu *pmu, int **cpus, size_t *cnt);
+
+/* Read caps/pmu_name into buf ("" when absent). Never fails. */
+void tdr_pmu__caps_name(const struct tdr_pmu *pmu, char *buf, size_t sz);
+
+/*
+ * Parse a kernel CPU list ("0-3,8,10-11", optional trailing newline; "" is
+ * an empty list) into a sorted array without duplicates.
+ * Returns: 0 with *cpus (caller owns; NULL when empty) and *cnt,
+ * -TDR_E_CORRUPT for bad syntax or CPU numbers above 65535, -ENOMEM.
+ */
+int tdr_cpulist__parse(const char *text, int **cpus, size_t *cnt);
+
+/* Format a sorted CPU array as a CPU list ("0-3,8"), truncated to sz. */
+void tdr_cpulist__format(const int *cpus, size_t cnt, char *buf, size_t sz);
+
+/* Read <root>/devices/system/cpu/online. Same returns as tdr_cpulist__parse,
+ * plus -errno when the file cannot be read (logged). */
+int tdr_sysfs__online_cpus(const char *root, int **cpus, size_t *cnt);
+
+/*
+ * What the sampler resolution needs to know about the machine: the core PMU
+ * ("cpu_core" on hybrid parts, else "cpu"), when there is one.
+ */
+struct tdr_plan_env {
+	const char *root;
+	bool has_core;
+	bool hybrid; /* the core PMU is cpu_core */
+	struct tdr_pmu core;
+};
+
+/*
+ * Resolve spec against env into ev: name, pmu_name, attr.type, attr.config
+ * (and config1/config2) and attr.precise_ip. Nothing else of ev->attr is
+ * touched. Generic names (cycles, instructions, cpu-clock, ...) map to
+ * PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE, with the core PMU's type in config
+ * bits 32-63 on hybrid parts for hardware events; other names are looked up
+ * in the core PMU's events/; rNNNN is a raw config on the core PMU type
+ * (PERF_TYPE_RAW when there is no core PMU); pmu/terms/ goes through that
+ * PMU's format/ files.
+ * Returns: 0, -TDR_E_USAGE (unknown event or PMU, bad term; logged),
+ * -TDR_E_CORRUPT (damaged sysfs; logged).
+ */
+int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_plan_env *env,
+			    struct tdr_plan_event *ev);
+
+#endif /* TDREC_PLAN_INT_H */

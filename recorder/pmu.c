@@ -1,0 +1,520 @@
+/*
+ * recorder/pmu.c - PMU discovery from sysfs: types, event aliases, format
+ * bit ranges, CPU lists.
+ *
+ * Responsibility: read <root>/bus/event_source/devices/<pmu>/{type, events/,
+ * format/, cpus, caps/pmu_name} and <root>/devices/system/cpu/online, and
+ * turn event terms ("event=0x00,umask=0x4") into config words through the
+ * PMU's format files ("config:0-7", "config:0-7,32-35", "config1:0-23",
+ * "config:21"). No config value is hard-coded anywhere: the kernel prints
+ * both the terms and their bit positions (kernel-facts.md section 2).
+ * It does not choose plans (plan.c) or parse -e text (event_spec.c).
+ * Objects and lifecycle: struct tdr_pmu is plain data filled by
+ * tdr_pmu__open; every other read happens on demand.
+ * Invariants: a format's value bits are placed into the format's config bits
+ * in ascending bit order, as the perf tool does (pmu_format_value), so
+ * "config:0-7,32-35" puts value bits 0-7 at 0-7 and value bits 8-11 at 32-35.
+ * See: plan_int.h; shared kernel-facts.md section 2.
+ */
+#define LOG_PREFIX "plan: "
+
+#include "plan_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+#define MAX_CPU 65535
+
+const char *tdr_sysfs_root(const char *opt)
+{
+	const char *env;
+
+	if (opt)
+		return opt;
+	env = getenv("TDREC_SYSFS");
+	if (env && env[0])
+		return env;
+	return "/sys";
+}
+
+/* Read a small text file into buf (NUL-terminated) and strip trailing white
+ * space. Returns the length, -errno, or -EFBIG when it does not fit. */
+static int read_text(const char *path, char *buf, size_t sz)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		n = read(fd, buf + len, sz - 1 - len);
+		if (n < 0) {
+			err = -errno;
+			if (err == -EINTR)
+				continue;
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == sz - 1) {
+			char c;
+
+			/* Full buffer: more data means the file is too long. */
+			if (read(fd, &c, 1) != 0) {
+				close(fd);
+				return -EFBIG;
+			}
+			break;
+		}
+	}
+	close(fd);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+		len--;
+	buf[len] = '\0';
+	return (int)len;
+}
+
+/* A name that is safe as one path component. */
+static bool valid_component(const char *name)
+{
+	return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
+}
+
+static int join(char *out, size_t sz, const char *a, const char *b, const char *c)
+{
+	int n = snprintf(out, sz, "%s/%s%s%s", a, b, c ? "/" : "", c ? c : "");
+
+	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
+}
+
+/* Parse a decimal or 0x-hex unsigned number filling all of s. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	int base = 10;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / (uint64_t)base)
+			return -ERANGE;
+		v = v * (uint64_t)base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int tdr_pmu__open(const char *root, const char *name, struct tdr_pmu *out)
+{
+	char path[PATH_MAX], buf[64];
+	struct tdr_pmu pmu = { 0 };
+	struct stat st;
+	uint64_t type;
+	int err;
+
+	if (!valid_component(name) || strlen(name) >= sizeof(pmu.name))
+		return -ENOENT;
+	err = join(pmu.dir, sizeof(pmu.dir), root, "bus/event_source/devices", name);
+	if (err)
+		return err;
+	if (stat(pmu.dir, &st) || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	strcpy(pmu.name, name);
+	err = join(path, sizeof(path), pmu.dir, "type", NULL);
+	if (err)
+		return err;
+	err = read_text(path, buf, sizeof(buf));
+	if (err < 0) {
+		tdr_warn("failed to read PMU type %s: %s", path, tdr_strerror(err));
+		return -TDR_E_CORRUPT;
+	}
+	if (parse_u64(buf, &type) || type > UINT32_MAX) {
+		tdr_warn("failed to read PMU type %s: '%s' is not a number", path, buf);
+		return -TDR_E_CORRUPT;
+	}
+	pmu.type = (uint32_t)type;
+	*out = pmu;
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Files beside an event alias that describe it rather than being events. */
+static bool is_event_attribute(const char *name)
+{
+	return ends_with(name, ".scale") || ends_with(name, ".unit") ||
+	       ends_with(name, ".per-pkg") || ends_with(name, ".snapshot");
+}
+
+bool tdr_pmu__has_event(const struct tdr_pmu *pmu, const char *event)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!valid_component(event) || is_event_attribute(event))
+		return false;
+	if (join(path, sizeof(path), pmu->dir, "events", event))
+		return false;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int tdr_pmu__event_terms(const struct tdr_pmu *pmu, const char *event, char *buf, size_t sz)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (!tdr_pmu__has_event(pmu, event))
+		return -ENOENT;
+	err = join(path, sizeof(path), pmu->dir, "events", event);
+	if (err)
+		return err;
+	err = read_text(path, buf, sz);
+	if (err <= 0) {
+		tdr_warn("failed to read event %s: %s", path,
+			 err ? tdr_strerror(err) : "empty file");
+		return -TDR_E_CORRUPT;
+	}
+	return 0;
+}
+
+/* A parsed format file: which attr word and which of its bits. */
+struct format {
+	int word;      /* 0 = config, 1 = config1, 2 = config2 */
+	uint64_t mask; /* the bits, filled in ascending order */
+};
+
+/* Parse "config1:0-7,32-35" or "config:21". Returns 0 or -EINVAL. */
+static int parse_format(const char *text, struct format *f)
+{
+	const char *p;
+	char *end;
+
+	if (!strncmp(text, "config1:", 8)) {
+		f->word = 1;
+		p = text + 8;
+	} else if (!strncmp(text, "config2:", 8)) {
+		f->word = 2;
+		p = text + 8;
+	} else if (!strncmp(text, "config:", 7)) {
+		f->word = 0;
+		p = text + 7;
+	} else {
+		return -EINVAL; /* config3 and unknown words: this build cannot set them */
+	}
+	f->mask = 0;
+	for (;;) {
+		unsigned long lo, hi;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			hi = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (lo > hi || hi > 63)
+			return -EINVAL;
+		for (unsigned long b = lo; b <= hi; b++)
+			f->mask |= 1ull << b;
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			return -EINVAL;
+	}
+}
+
+/* Read format/<term>. Returns 0, -ENOENT (no such term), -TDR_E_CORRUPT. */
+static int read_format(const struct tdr_pmu *pmu, const char *term, struct format *f)
+{
+	char path[PATH_MAX], buf[256];
+	int err;
+
+	if (!valid_component(term))
+		return -ENOENT;
+	err = join(path, sizeof(path), pmu->dir, "format", term);
+	if (err)
+		return err;
+	err = read_text(path, buf, sizeof(buf));
+	if (err == -ENOENT)
+		return -ENOENT;
+	if (err < 0) {
+		tdr_warn("failed to read format %s: %s", path, tdr_strerror(err));
+		return -TDR_E_CORRUPT;
+	}
+	if (parse_format(buf, f)) {
+		tdr_warn("failed to parse format %s: '%s' is not config[12]:BITS", path, buf);
+		return -TDR_E_CORRUPT;
+	}
+	return 0;
+}
+
+static __u64 *attr_word(struct perf_event_attr *attr, int word)
+{
+	return word == 0 ? &attr->config : word == 1 ? &attr->config1 : &attr->config2;
+}
+
+/* Place value into f's bits of its word. Returns 0 or -EINVAL (too wide). */
+static int place_value(const struct format *f, uint64_t value, struct perf_event_attr *attr)
+{
+	__u64 *w = attr_word(attr, f->word);
+	uint64_t out = 0;
+	unsigned vbit = 0;
+
+	for (unsigned b = 0; b < 64; b++) {
+		if (!(f->mask & (1ull << b)))
+			continue;
+		if (value & (1ull << vbit))
+			out |= 1ull << b;
+		vbit++;
+	}
+	if (vbit < 64 && value >> vbit)
+		return -EINVAL;
+	*w = (*w & ~f->mask) | out;
+	return 0;
+}
+
+static int encode_terms(const struct tdr_pmu *pmu, const char *terms,
+			struct perf_event_attr *attr, int depth);
+
+/* Encode one "key" or "key=value" term. */
+static int encode_term(const struct tdr_pmu *pmu, char *term, const char *all,
+		       struct perf_event_attr *attr, int depth)
+{
+	char *eq = strchr(term, '='), alias[TDR_SYSFS_MAX];
+	uint64_t value = 1;
+	struct format f;
+	int err;
+
+	if (eq) {
+		*eq = '\0';
+		if (parse_u64(eq + 1, &value)) {
+			tdr_warn("bad value '%s' for term '%s' of %s PMU (in '%s')", eq + 1, term,
+				 pmu->name, all);
+			return -EINVAL;
+		}
+	}
+	if (!term[0]) {
+		tdr_warn("empty term in '%s' for %s PMU", all, pmu->name);
+		return -EINVAL;
+	}
+	err = read_format(pmu, term, &f);
+	if (err == -ENOENT && eq && (!strcmp(term, "config") || !strcmp(term, "config1") ||
+				     !strcmp(term, "config2"))) {
+		/* perf's raw config terms: the whole word. */
+		*attr_word(attr, term[6] ? term[6] - '0' : 0) = value;
+		return 0;
+	}
+	if (err == -ENOENT && !eq && depth == 0 && tdr_pmu__has_event(pmu, term)) {
+		/* "pmu/alias/": an event name used as a term. */
+		err = tdr_pmu__event_terms(pmu, term, alias, sizeof(alias));
+		return err ? err : encode_terms(pmu, alias, attr, depth + 1);
+	}
+	if (err == -ENOENT) {
+		tdr_warn("%s PMU has no format term '%s' (%s/format/%s is missing; needed by '%s')",
+			 pmu->name, term, pmu->dir, term, all);
+		return -ENOENT;
+	}
+	if (err)
+		return err;
+	if (place_value(&f, value, attr)) {
+		tdr_warn("value 0x%llx does not fit term '%s' of %s PMU (in '%s')",
+			 (unsigned long long)value, term, pmu->name, all);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int encode_terms(const struct tdr_pmu *pmu, const char *terms,
+			struct perf_event_attr *attr, int depth)
+{
+	char buf[TDR_SYSFS_MAX], *save = NULL, *tok;
+	int err;
+
+	if (strlen(terms) >= sizeof(buf) || !terms[0]) {
+		tdr_warn("bad terms '%s' for %s PMU", terms, pmu->name);
+		return -EINVAL;
+	}
+	strcpy(buf, terms);
+	/* An empty term between commas is an error; strtok_r would hide it. */
+	if (buf[0] == ',' || strstr(buf, ",,") || buf[strlen(buf) - 1] == ',') {
+		tdr_warn("empty term in '%s' for %s PMU", terms, pmu->name);
+		return -EINVAL;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		err = encode_term(pmu, tok, terms, attr, depth);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int tdr_pmu__encode(const struct tdr_pmu *pmu, const char *terms, struct perf_event_attr *attr)
+{
+	return encode_terms(pmu, terms, attr, 0);
+}
+
+void tdr_pmu__caps_name(const struct tdr_pmu *pmu, char *buf, size_t sz)
+{
+	char path[PATH_MAX];
+
+	buf[0] = '\0';
+	if (join(path, sizeof(path), pmu->dir, "caps", "pmu_name") ||
+	    read_text(path, buf, sz) < 0)
+		buf[0] = '\0';
+}
+
+int tdr_cpulist__parse(const char *text, int **cpus, size_t *cnt)
+{
+	uint64_t bm[(MAX_CPU + 1) / 64] = { 0 };
+	const char *p = text;
+	size_t n = 0, i = 0;
+	int *arr;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (*p && *p != '\n') {
+		unsigned long lo, hi;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -TDR_E_CORRUPT;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return -TDR_E_CORRUPT;
+			hi = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (lo > hi || hi > MAX_CPU)
+			return -TDR_E_CORRUPT;
+		for (unsigned long c = lo; c <= hi; c++)
+			bm[c / 64] |= 1ull << (c % 64);
+		if (*p == ',') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return -TDR_E_CORRUPT;
+		}
+	}
+	if (*p == '\n' && p[1] != '\0')
+		return -TDR_E_CORRUPT;
+	for (size_t w = 0; w < TDR_ARRAY_SIZE(bm); w++)
+		n += (size_t)__builtin_popcountll(bm[w]);
+	*cnt = n;
+	*cpus = NULL;
+	if (!n)
+		return 0;
+	arr = tdr_calloc(n, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	for (int c = 0; c <= MAX_CPU; c++)
+		if (bm[c / 64] & (1ull << (c % 64)))
+			arr[i++] = c;
+	*cpus = arr;
+	return 0;
+}
+
+void tdr_cpulist__format(const int *cpus, size_t cnt, char *buf, size_t sz)
+{
+	size_t len = 0;
+
+	if (!sz)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < cnt;) {
+		size_t j = i;
+		int n;
+
+		while (j + 1 < cnt && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		if (j == i)
+			n = snprintf(buf + len, sz - len, "%s%d", i ? "," : "", cpus[i]);
+		else
+			n = snprintf(buf + len, sz - len, "%s%d-%d", i ? "," : "", cpus[i], cpus[j]);
+		if (n < 0 || (size_t)n >= sz - len)
+			return; /* truncated; snprintf left it terminated */
+		len += (size_t)n;
+		i = j + 1;
+	}
+}
+
+/* Read and parse a CPU list file; what names it in messages. */
+static int read_cpulist(const char *path, int **cpus, size_t *cnt)
+{
+	char buf[TDR_SYSFS_MAX];
+	int err;
+
+	err = read_text(path, buf, sizeof(buf));
+	if (err == -ENOENT)
+		return err;
+	if (err < 0) {
+		tdr_warn("failed to read CPU list %s: %s", path, tdr_strerror(err));
+		return -TDR_E_CORRUPT;
+	}
+	err = tdr_cpulist__parse(buf, cpus, cnt);
+	if (err == -TDR_E_CORRUPT)
+		tdr_warn("failed to parse CPU list %s: '%s'", path, buf);
+	return err;
+}
+
+int tdr_pmu__cpus(const struct tdr_pmu *pmu, int **cpus, size_t *cnt)
+{
+	char path[PATH_MAX];
+	int err;
+
+	err = join(path, sizeof(path), pmu->dir, "cpus", NULL);
+	return err ? err : read_cpulist(path, cpus, cnt);
+}
+
+int tdr_sysfs__online_cpus(const char *root, int **cpus, size_t *cnt)
+{
+	char path[PATH_MAX];
+	int err;
+
+	err = join(path, sizeof(path), root, "devices/system/cpu/online", NULL);
+	if (err)
+		return err;
+	err = read_cpulist(path, cpus, cnt);
+	if (err == -ENOENT)
+		tdr_warn("failed to read online CPUs %s: %s", path, tdr_strerror(err));
+	return err;
+}
