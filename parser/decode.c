@@ -1,0 +1,576 @@
+/*
+ * parser/decode.c - decode one kernel record, given each event's attr.
+ *
+ * Responsibility: find a record's event through its id (PERF_SAMPLE_IDENTIFIER,
+ * or perf's id_pos / is_pos rules), then read the record's fields in the
+ * kernel's order, bounds-checking every length and count against the record
+ * size. It never allocates and never trusts a size: a record that does not
+ * add up is reported as -TDR_E_CORRUPT for the caller to count and skip.
+ * SAMPLE fields are decoded up to PERF_SAMPLE_READ (all the parser uses);
+ * CALLCHAIN and RAW, which follow, are bounds-checked; later fields are not
+ * looked at, so no unsupported field can be misread as one we use.
+ * Objects and lifecycle: tdr_decoder__init(meta) -> __decode (repeat) -> __fini.
+ * Ownership and threads: a decoded record points into the caller's buffer.
+ * See: uapi linux/perf_event.h (record layouts); kernel-facts.md section 6.
+ */
+#include "parser_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "parser: "
+#include "tdrec/tdr_log.h"
+
+/* Fields of the sample_id trailer (uapi "struct sample_id"). */
+#define SID_FIELDS                                                                                 \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |             \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+/* ---------------------------------------------------------------------------
+ * u64map
+ */
+static int u64map_grow(struct u64map *m)
+{
+	size_t ncap = m->mask ? (m->mask + 1) * 2 : 16;
+	uint64_t *keys = tdr_calloc(ncap, sizeof(*keys));
+	uint32_t *vals = tdr_malloc(ncap * sizeof(*vals));
+	size_t i;
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	memset(vals, 0xff, ncap * sizeof(*vals));
+	for (i = 0; m->mask && i <= m->mask; i++) {
+		size_t j;
+
+		if (m->vals[i] == U64MAP_NONE)
+			continue;
+		for (j = u64map_hash(m->keys[i]) & (ncap - 1); vals[j] != U64MAP_NONE;
+		     j = (j + 1) & (ncap - 1))
+			;
+		keys[j] = m->keys[i];
+		vals[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->mask = ncap - 1;
+	return 0;
+}
+
+int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
+{
+	size_t i;
+	int err;
+
+	/* Keep the load at or below one half so probes stay short. */
+	if (!m->mask || (m->cnt + 1) * 2 > m->mask + 1) {
+		err = u64map_grow(m);
+		if (err)
+			return err;
+	}
+	for (i = u64map_hash(key) & m->mask;; i = (i + 1) & m->mask) {
+		if (m->vals[i] == U64MAP_NONE) {
+			m->keys[i] = key;
+			m->vals[i] = val;
+			m->cnt++;
+			return 0;
+		}
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return 0;
+		}
+	}
+}
+
+void u64map_fini(struct u64map *m)
+{
+	zfree(&m->keys);
+	zfree(&m->vals);
+	m->mask = 0;
+	m->cnt = 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Layouts.
+ */
+
+/* perf's __perf_evsel__calc_id_pos: u64 index of the id in a SAMPLE body. */
+static int calc_id_pos(uint64_t st)
+{
+	int idx = 0;
+
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	idx += !!(st & PERF_SAMPLE_IP);
+	idx += !!(st & PERF_SAMPLE_TID);
+	idx += !!(st & PERF_SAMPLE_TIME);
+	idx += !!(st & PERF_SAMPLE_ADDR);
+	return idx;
+}
+
+/* perf's __perf_evsel__calc_is_pos: u64 index of the id counted back from the
+ * end of a non-sample record's sample_id trailer (1 = last u64). */
+static int calc_is_pos(uint64_t st, bool sample_id_all)
+{
+	int idx = 1;
+
+	if (!sample_id_all)
+		return -1;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	idx += !!(st & PERF_SAMPLE_CPU);
+	idx += !!(st & PERF_SAMPLE_STREAM_ID);
+	return idx;
+}
+
+int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
+{
+	size_t i, j;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->id_pos = -1;
+	d->is_pos = -1;
+	d->dflt = -1;
+	d->ev_cnt = meta->event_cnt;
+	if (!d->ev_cnt)
+		return 0;
+	d->ev = tdr_calloc(d->ev_cnt, sizeof(*d->ev));
+	if (!d->ev)
+		return -ENOMEM;
+	for (i = 0; i < d->ev_cnt; i++) {
+		const struct perf_event_attr *a = &meta->events[i].attr;
+		struct ev_info *e = &d->ev[i];
+		uint32_t gi = meta->events[i].group_idx;
+
+		e->sample_type = a->sample_type;
+		e->read_format = a->read_format;
+		e->sample_id_all = a->sample_id_all;
+		e->trailer_sz = a->sample_id_all ? 8u * (uint32_t)__builtin_popcountll(
+							      a->sample_type & SID_FIELDS)
+						 : 0;
+		e->group_first = (uint32_t)i;
+		for (j = 0; j < d->ev_cnt; j++) {
+			if (meta->events[j].group_idx != gi)
+				continue;
+			if (j < i) {
+				e->slot++;
+				if (j < e->group_first)
+					e->group_first = (uint32_t)j;
+			}
+			e->group_sz++;
+		}
+		e->group = gi;
+		for (j = 0; j < meta->events[i].id_cnt; j++) {
+			err = u64map_put(&d->ids, meta->events[i].ids[j].id, (uint32_t)i);
+			if (err)
+				goto err_out;
+		}
+	}
+	/* Like perf, locate ids with the first event's layout; the recorder (and
+	 * perf, by setting IDENTIFIER when layouts differ) keeps them equal. */
+	d->id_pos = calc_id_pos(d->ev[0].sample_type);
+	d->is_pos = calc_is_pos(d->ev[0].sample_type, d->ev[0].sample_id_all);
+	d->dflt = 0;
+	for (i = 1; i < d->ev_cnt; i++) {
+		if (d->ev[i].sample_type != d->ev[0].sample_type ||
+		    d->ev[i].read_format != d->ev[0].read_format ||
+		    d->ev[i].sample_id_all != d->ev[0].sample_id_all)
+			d->dflt = -1;
+	}
+	return 0;
+err_out:
+	tdr_decoder__fini(d);
+	return err;
+}
+
+void tdr_decoder__fini(struct tdr_decoder *d)
+{
+	zfree(&d->ev);
+	u64map_fini(&d->ids);
+	d->ev_cnt = 0;
+}
+
+/* Look an id up; fall back to the default layout when it is unknown. */
+static int event_of(const struct tdr_decoder *d, bool have_id, uint64_t id, bool *unknown)
+{
+	uint32_t v;
+
+	*unknown = false;
+	/* A meta without ids (tests, old files): every record uses the default. */
+	if (have_id && d->ids.cnt) {
+		v = u64map_get(&d->ids, id);
+		if (v != U64MAP_NONE)
+			return (int)v;
+		*unknown = true;
+	}
+	return d->dflt;
+}
+
+/* ---------------------------------------------------------------------------
+ * SAMPLE
+ */
+
+/* Take n bytes from [*p, end), or fail. */
+#define TAKE(p, end, n)                                                                            \
+	do {                                                                                       \
+		if ((size_t)((end) - (p)) < (size_t)(n))                                           \
+			return -TDR_E_CORRUPT;                                                     \
+	} while (0)
+
+static int decode_read(uint64_t rf, const uint8_t **pp, const uint8_t *end, struct dec_read *rd)
+{
+	const uint8_t *p = *pp;
+	uint64_t avail;
+
+	rd->group = rf & PERF_FORMAT_GROUP;
+	rd->has_id = rf & PERF_FORMAT_ID;
+	rd->has_enabled = rf & PERF_FORMAT_TOTAL_TIME_ENABLED;
+	rd->has_running = rf & PERF_FORMAT_TOTAL_TIME_RUNNING;
+	rd->stride = 8u * (1u + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+	if (rd->group) {
+		/* { u64 nr; [enabled]; [running]; { value; [id]; [lost] } cntr[nr] } */
+		TAKE(p, end, 8);
+		rd->nr = ld64(p);
+		p += 8;
+	} else {
+		/* { value; [enabled]; [running]; [id]; [lost] } */
+		TAKE(p, end, 8);
+		rd->nr = 1;
+		rd->value = ld64(p);
+		p += 8;
+	}
+	if (rd->has_enabled) {
+		TAKE(p, end, 8);
+		rd->time_enabled = ld64(p);
+		p += 8;
+	}
+	if (rd->has_running) {
+		TAKE(p, end, 8);
+		rd->time_running = ld64(p);
+		p += 8;
+	}
+	if (rd->group) {
+		avail = (uint64_t)(end - p) / rd->stride;
+		if (rd->nr > avail)
+			return -TDR_E_CORRUPT; /* nr too large for the record */
+		rd->ent = p;
+		p += rd->nr * rd->stride;
+	} else {
+		if (rd->has_id) {
+			TAKE(p, end, 8);
+			rd->id = ld64(p);
+			p += 8;
+		}
+		if (rf & PERF_FORMAT_LOST) {
+			TAKE(p, end, 8);
+			p += 8;
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
+static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const uint8_t *end,
+			 struct dec_rec *r)
+{
+	const struct ev_info *e;
+	uint64_t st;
+	int err;
+
+	/* Find the event first: its sample_type says how to read the rest. */
+	if (d->id_pos >= 0 && (size_t)(end - p) >= 8u * (size_t)(d->id_pos + 1)) {
+		r->ev = event_of(d, true, ld64(p + 8 * d->id_pos), &r->unknown_id);
+	} else {
+		r->ev = event_of(d, false, 0, &r->unknown_id);
+	}
+	if (r->ev < 0)
+		return 0; /* unknown id and no default layout: caller counts it */
+	e = &d->ev[r->ev];
+	st = e->sample_type;
+
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		TAKE(p, end, 8);
+		r->sid.id = ld64(p);
+		r->sid.have |= DEC_HAVE_ID;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		TAKE(p, end, 8);
+		r->sample.ip = ld64(p);
+		r->sample.has_ip = true;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		TAKE(p, end, 8);
+		r->sid.pid = ld32(p);
+		r->sid.tid = ld32(p + 4);
+		r->sid.have |= DEC_HAVE_TID;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		TAKE(p, end, 8);
+		r->sid.time = ld64(p);
+		r->sid.have |= DEC_HAVE_TIME;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		TAKE(p, end, 8);
+		r->sample.addr = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		TAKE(p, end, 8);
+		r->sid.id = ld64(p);
+		r->sid.have |= DEC_HAVE_ID;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		TAKE(p, end, 8);
+		r->sid.stream_id = ld64(p);
+		r->sid.have |= DEC_HAVE_STREAM_ID;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		TAKE(p, end, 8);
+		r->sid.cpu = ld32(p);
+		r->sid.have |= DEC_HAVE_CPU;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		TAKE(p, end, 8);
+		r->sample.period = ld64(p);
+		r->sample.has_period = true;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_READ) {
+		err = decode_read(e->read_format, &p, end, &r->sample.read);
+		if (err)
+			return err;
+		r->sample.has_read = true;
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		TAKE(p, end, 8);
+		nr = ld64(p);
+		p += 8;
+		if (nr > (uint64_t)(end - p) / 8)
+			return -TDR_E_CORRUPT;
+		p += nr * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t sz;
+
+		TAKE(p, end, 4);
+		sz = ld32(p);
+		p += 4;
+		TAKE(p, end, sz);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Other records: a fixed body, maybe a string, then the sample_id trailer.
+ */
+
+/* A NUL-terminated string at p, padded to 8 bytes; returns its end or NULL. */
+static const uint8_t *take_string(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *nul = memchr(p, '\0', (size_t)(end - p));
+	size_t padded;
+
+	if (!nul)
+		return NULL;
+	padded = ((size_t)(nul - p) + 1 + 7) & ~(size_t)7;
+	if (padded > (size_t)(end - p))
+		return end; /* synthesized records may skip the padding */
+	return p + padded;
+}
+
+static void decode_trailer(const struct ev_info *e, const uint8_t *end, struct dec_sid *sid)
+{
+	const uint8_t *p = end - e->trailer_sz;
+	uint64_t st = e->sample_type;
+
+	/* { pid, tid } { time } { id } { stream_id } { cpu, res } { identifier } */
+	if (st & PERF_SAMPLE_TID) {
+		sid->pid = ld32(p);
+		sid->tid = ld32(p + 4);
+		sid->have |= DEC_HAVE_TID;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		sid->time = ld64(p);
+		sid->have |= DEC_HAVE_TIME;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		sid->id = ld64(p);
+		sid->have |= DEC_HAVE_ID;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		sid->stream_id = ld64(p);
+		sid->have |= DEC_HAVE_STREAM_ID;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		sid->cpu = ld32(p);
+		sid->have |= DEC_HAVE_CPU;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		sid->id = ld64(p);
+		sid->have |= DEC_HAVE_ID;
+	}
+}
+
+/* After the body ends at body_end: find the event and read the trailer. */
+static void finish_other(const struct tdr_decoder *d, const uint8_t *body_end, const uint8_t *end,
+			 struct dec_rec *r)
+{
+	size_t tail = (size_t)(end - body_end);
+	const struct ev_info *e;
+
+	if (d->is_pos > 0 && tail >= 8u * (size_t)d->is_pos)
+		r->ev = event_of(d, true, ld64(end - 8 * d->is_pos), &r->unknown_id);
+	else
+		r->ev = event_of(d, false, 0, &r->unknown_id);
+	if (r->ev < 0)
+		return;
+	e = &d->ev[r->ev];
+	/* Records tdrec or perf synthesized may come without a trailer. */
+	if (e->trailer_sz && tail >= e->trailer_sz)
+		decode_trailer(e, end, &r->sid);
+}
+
+int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_header *hdr,
+			struct dec_rec *r)
+{
+	const uint8_t *p = (const uint8_t *)(hdr + 1);
+	const uint8_t *end = (const uint8_t *)hdr + hdr->size;
+	const uint8_t *s;
+
+	memset(r, 0, offsetof(struct dec_rec, sample));
+	r->type = hdr->type;
+	r->misc = hdr->misc;
+	r->ev = -1;
+	if (hdr->size < sizeof(*hdr))
+		return -TDR_E_CORRUPT;
+
+	switch (hdr->type) {
+	case PERF_RECORD_SAMPLE:
+		memset(&r->sample, 0, sizeof(r->sample));
+		return decode_sample(d, p, end, r);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		memset(&r->mmap, 0, sizeof(r->mmap));
+		TAKE(p, end, 32);
+		r->mmap.pid = ld32(p);
+		r->mmap.tid = ld32(p + 4);
+		r->mmap.addr = ld64(p + 8);
+		r->mmap.len = ld64(p + 16);
+		r->mmap.pgoff = ld64(p + 24);
+		p += 32;
+		if (hdr->type == PERF_RECORD_MMAP2) {
+			TAKE(p, end, 32);
+			if (hdr->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+				/* { u8 build_id_size; u8 res; u16 res; u8 build_id[20]; } */
+				r->mmap.build_id_sz = p[0];
+				if (r->mmap.build_id_sz > 20)
+					return -TDR_E_CORRUPT;
+				r->mmap.build_id = p + 4;
+			} else {
+				r->mmap.maj = ld32(p);
+				r->mmap.min = ld32(p + 4);
+				r->mmap.ino = ld64(p + 8);
+			}
+			r->mmap.prot = ld32(p + 24);
+			r->mmap.flags = ld32(p + 28);
+			p += 32;
+		}
+		s = take_string(p, end);
+		if (!s)
+			return -TDR_E_CORRUPT;
+		r->mmap.filename = (const char *)p;
+		finish_other(d, s, end, r);
+		return 0;
+	case PERF_RECORD_COMM:
+		TAKE(p, end, 8);
+		r->comm.pid = ld32(p);
+		r->comm.tid = ld32(p + 4);
+		p += 8;
+		s = take_string(p, end);
+		if (!s)
+			return -TDR_E_CORRUPT;
+		r->comm.comm = (const char *)p;
+		finish_other(d, s, end, r);
+		return 0;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		TAKE(p, end, 24);
+		r->task.pid = ld32(p);
+		r->task.ppid = ld32(p + 4);
+		r->task.tid = ld32(p + 8);
+		r->task.ptid = ld32(p + 12);
+		r->task.time = ld64(p + 16);
+		finish_other(d, p + 24, end, r);
+		return 0;
+	case PERF_RECORD_LOST:
+		TAKE(p, end, 16);
+		r->lost.id = ld64(p);
+		r->lost.lost = ld64(p + 8);
+		finish_other(d, p + 16, end, r);
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		TAKE(p, end, 8);
+		r->lost_samples.lost = ld64(p);
+		finish_other(d, p + 8, end, r);
+		return 0;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		TAKE(p, end, 24);
+		r->throttle.time = ld64(p);
+		r->throttle.id = ld64(p + 8);
+		r->throttle.stream_id = ld64(p + 16);
+		finish_other(d, p + 24, end, r);
+		return 0;
+	default:
+		return DEC_SKIP;
+	}
+}
+
+bool tdr_decoder__time(const struct tdr_decoder *d, const struct perf_event_header *hdr,
+		       uint64_t *time_ns)
+{
+	struct dec_rec r;
+
+	/* THROTTLE and FORK/EXIT carry a time in the body even without sample_id_all. */
+	if (tdr_decoder__decode(d, hdr, &r) < 0)
+		return false;
+	if (r.sid.have & DEC_HAVE_TIME) {
+		*time_ns = r.sid.time;
+		return true;
+	}
+	if (r.type == PERF_RECORD_THROTTLE || r.type == PERF_RECORD_UNTHROTTLE) {
+		*time_ns = r.throttle.time;
+		return true;
+	}
+	if (r.type == PERF_RECORD_FORK || r.type == PERF_RECORD_EXIT) {
+		*time_ns = r.task.time;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,410 @@
+/*
+ * parser/maps.c - per-process address spaces from MMAP/MMAP2/FORK/COMM/EXIT.
+ *
+ * Responsibility: keep, for every process, the sorted list of its mappings;
+ * copy it to a child process on FORK (not for a new thread, pid == ppid,
+ * which shares it), empty it on exec (COMM with PERF_RECORD_MISC_COMM_EXEC)
+ * and drop it on the EXIT of the process's main thread (pid == tid). Answer
+ * ip -> mapping with a last-hit cache and a binary search. Kernel IPs go to
+ * the kernel's mappings (pid -1 records) or the shared "[kernel.kallsyms]"
+ * pseudo mapping with map offset = ip.
+ * Objects and lifecycle: struct maps inside the parser; maps_init ->
+ * maps_mmap/fork/exec/exit/find (repeat) -> maps_fini.
+ * Ownership: mapping objects and path strings live in arenas until
+ * maps_fini, so samples may keep pointers to them; a mapping is never changed
+ * once published except for a build-id learned later. An mmap over part of
+ * an existing mapping splits it into new objects.
+ * See: docs/parser.md "Address spaces".
+ */
+#include "parser_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "parser: "
+#include "tdrec/tdr_log.h"
+
+#define CHUNK_MAPS 128
+
+struct map_chunk {
+	struct map_chunk *next;
+	size_t used;
+	struct tdr_mapping m[CHUNK_MAPS];
+};
+
+/* ---------------------------------------------------------------------------
+ * Interned strings.
+ */
+static uint64_t str_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+const char *strtab_intern(struct str_tab *t, const char *s, size_t len)
+{
+	uint64_t h = str_hash(s, len);
+	uint32_t i = u64map_get(&t->idx, h);
+	uint32_t head = i;
+	char *n;
+
+	for (; i != U64MAP_NONE; i = t->next[i])
+		if (!strncmp(t->strs[i], s, len) && t->strs[i][len] == '\0')
+			return t->strs[i];
+	if (tdr_ensure_cap(&t->strs, &t->cap, sizeof(*t->strs), t->cnt + 1) ||
+	    tdr_ensure_cap(&t->next, &t->next_cap, sizeof(*t->next), t->cnt + 1))
+		return NULL;
+	n = tdr_strndup(s, len);
+	if (!n)
+		return NULL;
+	if (u64map_put(&t->idx, h, (uint32_t)t->cnt)) {
+		free(n);
+		return NULL;
+	}
+	t->strs[t->cnt] = n;
+	t->next[t->cnt] = head;
+	t->cnt++;
+	return n;
+}
+
+static void strtab_fini(struct str_tab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cnt; i++)
+		free(t->strs[i]);
+	zfree(&t->strs);
+	zfree(&t->next);
+	u64map_fini(&t->idx);
+	t->cnt = t->cap = t->next_cap = 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Setup.
+ */
+int maps_init(struct maps *m)
+{
+	const char *k;
+
+	memset(m, 0, sizeof(*m));
+	m->kernel.pid = UINT32_MAX;
+	k = strtab_intern(&m->strs, "[kernel.kallsyms]", 17);
+	if (!k)
+		return -ENOMEM;
+	m->kernel_pseudo.path = k;
+	m->kernel_pseudo.kind = TDR_MAP_KERNEL;
+	m->kernel_pseudo.start = 0;
+	m->kernel_pseudo.len = UINT64_MAX;
+	return 0;
+}
+
+static void space_free(struct space *s)
+{
+	zfree(&s->maps);
+	s->cnt = s->cap = 0;
+	s->last = 0;
+}
+
+void maps_fini(struct maps *m)
+{
+	struct map_chunk *c, *n;
+	size_t i;
+
+	for (c = m->chunks; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	for (i = 0; i < m->space_cnt; i++) {
+		space_free(m->spaces[i]);
+		free(m->spaces[i]);
+	}
+	zfree(&m->spaces);
+	space_free(&m->kernel);
+	u64map_fini(&m->pids);
+	u64map_fini(&m->build_ids);
+	zfree(&m->bids);
+	m->bid_cnt = m->bid_cap = 0;
+	strtab_fini(&m->strs);
+	memset(m, 0, sizeof(*m));
+}
+
+enum tdr_map_kind maps_classify(const char *path, bool kernel)
+{
+	if (kernel)
+		return TDR_MAP_KERNEL;
+	if (!strcmp(path, "[vdso]"))
+		return TDR_MAP_VDSO;
+	if (path[0] == '[' || path[0] == '\0' || !strncmp(path, "//anon", 6) ||
+	    !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14) ||
+	    !strncmp(path, "/SYSV", 5) || !strncmp(path, "/memfd:", 7))
+		return TDR_MAP_ANON;
+	return TDR_MAP_FILE;
+}
+
+static struct tdr_mapping *new_mapping(struct maps *m)
+{
+	struct map_chunk *c = m->chunks;
+
+	if (!c || c->used == CHUNK_MAPS) {
+		c = tdr_calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = m->chunks;
+		m->chunks = c;
+	}
+	return &c->m[c->used++];
+}
+
+/* ---------------------------------------------------------------------------
+ * Spaces.
+ */
+static struct space *space_get(struct maps *m, uint32_t pid, bool create)
+{
+	uint32_t i;
+	struct space *s;
+
+	if (m->last_space && m->last_space->pid == pid)
+		return m->last_space;
+	i = u64map_get(&m->pids, pid);
+	if (i != U64MAP_NONE) {
+		m->last_space = m->spaces[i];
+		return m->spaces[i];
+	}
+	if (!create)
+		return NULL;
+	if (tdr_ensure_cap(&m->spaces, &m->space_cap, sizeof(*m->spaces), m->space_cnt + 1))
+		return NULL;
+	s = tdr_calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	if (u64map_put(&m->pids, pid, (uint32_t)m->space_cnt)) {
+		free(s);
+		return NULL;
+	}
+	m->spaces[m->space_cnt++] = s;
+	m->last_space = s;
+	return s;
+}
+
+static uint64_t map_end(const struct tdr_mapping *mp)
+{
+	uint64_t e = mp->start + mp->len;
+
+	return e < mp->start ? UINT64_MAX : e;
+}
+
+/* Copy of o restricted to [start, end), as a new object. */
+static const struct tdr_mapping *piece(struct maps *m, const struct tdr_mapping *o,
+				       uint64_t start, uint64_t end)
+{
+	struct tdr_mapping *n = new_mapping(m);
+
+	if (!n)
+		return NULL;
+	*n = *o;
+	n->start = start;
+	n->len = end - start;
+	n->pgoff = o->pgoff + (start - o->start);
+	return n;
+}
+
+/* Insert nm, replacing whatever it overlaps (a new mmap over an old range). */
+static int space_insert(struct maps *m, struct space *s, const struct tdr_mapping *nm)
+{
+	uint64_t ns = nm->start, ne = map_end(nm);
+	const struct tdr_mapping *add[3];
+	size_t lo = 0, hi = s->cnt, i, k, nadd = 0;
+
+	/* First mapping that ends after ns. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (map_end(s->maps[mid]) <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	for (k = i; k < s->cnt && s->maps[k]->start < ne; k++)
+		;
+	/* [i, k) overlap nm: keep their parts outside [ns, ne). */
+	if (i < k && s->maps[i]->start < ns) {
+		add[nadd] = piece(m, s->maps[i], s->maps[i]->start, ns);
+		if (!add[nadd++])
+			return -ENOMEM;
+	}
+	add[nadd++] = nm;
+	if (i < k && map_end(s->maps[k - 1]) > ne) {
+		add[nadd] = piece(m, s->maps[k - 1], ne, map_end(s->maps[k - 1]));
+		if (!add[nadd++])
+			return -ENOMEM;
+	}
+	if (tdr_ensure_cap(&s->maps, &s->cap, sizeof(*s->maps), s->cnt - (k - i) + nadd))
+		return -ENOMEM;
+	memmove(s->maps + i + nadd, s->maps + k, (s->cnt - k) * sizeof(*s->maps));
+	memcpy(s->maps + i, add, nadd * sizeof(*add));
+	s->cnt = s->cnt - (k - i) + nadd;
+	s->last = i;
+	return 0;
+}
+
+static const struct tdr_mapping *space_find(struct space *s, uint64_t ip)
+{
+	size_t lo = 0, hi = s->cnt;
+	const struct tdr_mapping *mp;
+
+	if (s->last < s->cnt) {
+		mp = s->maps[s->last];
+		if (ip >= mp->start && ip - mp->start < mp->len)
+			return mp;
+	}
+	/* Last mapping whose start <= ip. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->maps[mid]->start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	mp = s->maps[lo - 1];
+	if (ip - mp->start >= mp->len)
+		return NULL;
+	s->last = lo - 1;
+	return mp;
+}
+
+/* Build-id learned for path (interned pointer) before its mappings appeared. */
+static void apply_known_build_id(struct maps *m, struct tdr_mapping *mp)
+{
+	uint32_t i = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)mp->path);
+
+	if (i == U64MAP_NONE || mp->build_id_sz)
+		return;
+	mp->build_id_sz = m->bids[i].sz;
+	memcpy(mp->build_id, m->bids[i].id, sizeof(mp->build_id));
+}
+
+int maps_mmap(struct maps *m, const struct dec_rec *r)
+{
+	bool kernel = r->mmap.pid == UINT32_MAX ||
+		      (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+		      (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_GUEST_KERNEL;
+	struct tdr_mapping *mp;
+	struct space *s;
+
+	if (!r->mmap.len)
+		return 0;
+	s = kernel ? &m->kernel : space_get(m, r->mmap.pid, true);
+	mp = s ? new_mapping(m) : NULL;
+	if (!mp)
+		return -ENOMEM;
+	memset(mp, 0, sizeof(*mp));
+	mp->path = strtab_intern(&m->strs, r->mmap.filename, strlen(r->mmap.filename));
+	if (!mp->path)
+		return -ENOMEM;
+	mp->kind = maps_classify(mp->path, kernel);
+	mp->start = r->mmap.addr;
+	mp->len = r->mmap.len;
+	mp->pgoff = r->mmap.pgoff;
+	mp->maj = r->mmap.maj;
+	mp->min = r->mmap.min;
+	mp->ino = r->mmap.ino;
+	mp->prot = r->mmap.prot;
+	mp->flags = r->mmap.flags;
+	if (r->mmap.build_id) {
+		mp->build_id_sz = r->mmap.build_id_sz;
+		memcpy(mp->build_id, r->mmap.build_id, r->mmap.build_id_sz);
+	} else {
+		apply_known_build_id(m, mp);
+	}
+	return space_insert(m, s, mp);
+}
+
+int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid)
+{
+	struct space *parent, *child;
+
+	if (pid == ppid)
+		return 0; /* a new thread shares its process's address space */
+	parent = space_get(m, ppid, false);
+	child = space_get(m, pid, true);
+	if (!child)
+		return -ENOMEM;
+	child->cnt = 0;
+	child->last = 0;
+	if (!parent || !parent->cnt)
+		return 0;
+	if (tdr_ensure_cap(&child->maps, &child->cap, sizeof(*child->maps), parent->cnt))
+		return -ENOMEM;
+	memcpy(child->maps, parent->maps, parent->cnt * sizeof(*child->maps));
+	child->cnt = parent->cnt;
+	return 0;
+}
+
+void maps_exec(struct maps *m, uint32_t pid)
+{
+	struct space *s = space_get(m, pid, false);
+
+	if (s) {
+		s->cnt = 0;
+		s->last = 0;
+	}
+}
+
+void maps_exit(struct maps *m, uint32_t pid)
+{
+	struct space *s = space_get(m, pid, false);
+
+	/* The space's entry stays (ids are never removed from the map), empty. */
+	if (s)
+		space_free(s);
+}
+
+const struct tdr_mapping *maps_find(struct maps *m, uint32_t pid, uint64_t ip,
+				    enum tdr_cpumode mode)
+{
+	const struct tdr_mapping *mp;
+	struct space *s;
+
+	if (mode == TDR_MODE_KERNEL || mode == TDR_MODE_GUEST_KERNEL) {
+		mp = space_find(&m->kernel, ip);
+		return mp ? mp : &m->kernel_pseudo;
+	}
+	s = space_get(m, pid, false);
+	return s ? space_find(s, ip) : NULL;
+}
+
+int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz)
+{
+	const char *ip = strtab_intern(&m->strs, path, strlen(path));
+	struct map_chunk *c;
+	size_t i;
+
+	if (!ip)
+		return -ENOMEM;
+	if (sz > 20)
+		sz = 20;
+	if (tdr_ensure_cap(&m->bids, &m->bid_cap, sizeof(*m->bids), m->bid_cnt + 1))
+		return -ENOMEM;
+	memset(&m->bids[m->bid_cnt], 0, sizeof(m->bids[0]));
+	memcpy(m->bids[m->bid_cnt].id, id, sz);
+	m->bids[m->bid_cnt].sz = (uint8_t)sz;
+	if (u64map_put(&m->build_ids, (uint64_t)(uintptr_t)ip, (uint32_t)m->bid_cnt))
+		return -ENOMEM;
+	m->bid_cnt++;
+	for (c = m->chunks; c; c = c->next)
+		for (i = 0; i < c->used; i++)
+			if (c->m[i].path == ip && !c->m[i].build_id_sz)
+				apply_known_build_id(m, &c->m[i]);
+	return 0;
+}

@@ -1,0 +1,309 @@
+/*
+ * parser/parser.c - the parser object: setup, record dispatch, accessors.
+ *
+ * Responsibility: own the decoder, streams, address spaces and thread names
+ * for one recording, and turn each fed record into state changes or, for a
+ * SAMPLE, an attributed tdr_sample handed to the caller's callback. Reading
+ * files (.tdr in run.c, perf.data in perfdata.c) ends up in parser_feed.
+ * Objects and lifecycle: tdr_parser__new(meta) -> __feed (repeat) -> __free;
+ * the file sources (tdr_parser__open/__run) live in run.c so that a program
+ * using only __new/__feed does not pull the file reader in.
+ * Ownership and threads: one parser per thread; no locking. A sample's deltas
+ * and comm are valid during the callback, its mapping until __free.
+ * Hot path: parser_feed allocates only when a new stream, thread or mapping
+ * appears; per-record problems are counted in stats, never logged per record.
+ * See: parser/include/tdrec/parser.h; docs/parser.md.
+ */
+#include "parser_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "parser: "
+#include "tdrec/tdr_log.h"
+
+/* ---------------------------------------------------------------------------
+ * Threads: tid -> pid and comm.
+ */
+static struct thread *thread_get(struct tdr_parser *p, uint32_t tid, bool create)
+{
+	struct threads *t = &p->threads;
+	uint32_t i;
+
+	if (t->last < t->cnt && t->t[t->last].tid == tid)
+		return &t->t[t->last];
+	i = u64map_get(&t->idx, tid);
+	if (i != U64MAP_NONE) {
+		t->last = i;
+		return &t->t[i];
+	}
+	if (!create)
+		return NULL;
+	if (tdr_ensure_cap(&t->t, &t->cap, sizeof(*t->t), t->cnt + 1) ||
+	    u64map_put(&t->idx, tid, (uint32_t)t->cnt))
+		return NULL;
+	t->t[t->cnt].tid = tid;
+	t->t[t->cnt].pid = UINT32_MAX;
+	t->t[t->cnt].comm = "";
+	t->last = t->cnt;
+	return &t->t[t->cnt++];
+}
+
+static int on_comm(struct tdr_parser *p, const struct dec_rec *r)
+{
+	struct thread *t = thread_get(p, r->comm.tid, true);
+
+	if (!t)
+		return -ENOMEM;
+	t->pid = r->comm.pid;
+	t->comm = strtab_intern(&p->maps.strs, r->comm.comm, strlen(r->comm.comm));
+	if (!t->comm) {
+		t->comm = "";
+		return -ENOMEM;
+	}
+	/* exec: the old image's mappings are gone; the new ones follow. */
+	if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
+		maps_exec(&p->maps, r->comm.pid);
+	return 0;
+}
+
+static int on_fork(struct tdr_parser *p, const struct dec_rec *r)
+{
+	struct thread *parent = thread_get(p, r->task.ptid, false);
+	const char *comm = parent ? parent->comm : "";
+	struct thread *t = thread_get(p, r->task.tid, true);
+
+	if (!t)
+		return -ENOMEM;
+	t->pid = r->task.pid;
+	t->comm = comm;
+	return maps_fork(&p->maps, r->task.pid, r->task.ppid);
+}
+
+/* ---------------------------------------------------------------------------
+ * Setup and teardown.
+ */
+int parser_setup(struct tdr_parser *p)
+{
+	size_t i, j, max_gsz = 1;
+	int err;
+
+	err = tdr_decoder__init(&p->dec, &p->meta);
+	if (err)
+		return err;
+	for (i = 0; i < p->dec.ev_cnt; i++) {
+		if (p->dec.ev[i].group_sz > TDR_MAX_GROUP) {
+			tdr_warn("failed to set up event '%s': group of %u members (limit %d)",
+				 p->meta.events[i].name ? p->meta.events[i].name : "?",
+				 p->dec.ev[i].group_sz, TDR_MAX_GROUP);
+			return -TDR_E_LIMIT;
+		}
+		if (p->dec.ev[i].group_sz > max_gsz)
+			max_gsz = p->dec.ev[i].group_sz;
+	}
+	p->system_wide = p->meta.flags & TDR_META_SYSTEM_WIDE;
+	p->deltas = tdr_calloc(p->meta.event_cnt ? p->meta.event_cnt : 1, sizeof(*p->deltas));
+	p->cur = tdr_calloc(max_gsz, sizeof(*p->cur));
+	p->cur_ev = tdr_calloc(max_gsz, sizeof(*p->cur_ev));
+	if (!p->deltas || !p->cur || !p->cur_ev)
+		return -ENOMEM;
+	for (i = 0; i < p->meta.event_cnt; i++) {
+		const struct tdr_event_desc *ev = &p->meta.events[i];
+
+		for (j = 0; j < ev->id_cnt; j++) {
+			if (ev->ids[j].cpu != UINT32_MAX && ev->ids[j].pid != UINT32_MAX)
+				continue; /* per-CPU task event: running < enabled after migration */
+			err = u64map_put(&p->id_everywhere, ev->ids[j].id, 1);
+			if (err)
+				return err;
+		}
+	}
+	return maps_init(&p->maps);
+}
+
+int tdr_parser__new(const struct tdr_meta *meta, struct tdr_parser **out)
+{
+	struct tdr_parser *p = tdr_calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->source = TDR_SOURCE_DIRECT;
+	err = tdr_meta__copy(&p->meta, meta);
+	if (!err)
+		err = parser_setup(p);
+	if (err) {
+		tdr_parser__free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+void tdr_parser__free(struct tdr_parser *p)
+{
+	if (!p)
+		return;
+	if (p->source_fini)
+		p->source_fini(p);
+	tdr_decoder__fini(&p->dec);
+	streams_fini(&p->streams);
+	maps_fini(&p->maps);
+	zfree(&p->threads.t);
+	u64map_fini(&p->threads.idx);
+	u64map_fini(&p->id_everywhere);
+	zfree(&p->deltas);
+	zfree(&p->cur);
+	zfree(&p->cur_ev);
+	tdr_meta__clear(&p->meta);
+	free(p);
+}
+
+/* ---------------------------------------------------------------------------
+ * Records.
+ */
+static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
+		     tdr_sample_fn cb, void *ctx)
+{
+	struct tdr_sample s;
+	const struct thread *t;
+	uint32_t mode = r->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	bool first;
+	int ret;
+
+	p->stats.samples++;
+	if (r->ev < 0 || r->unknown_id)
+		return 0; /* counted in unknown_ids */
+	ret = streams_sample(p, ring, r, &first);
+	if (ret <= 0)
+		return ret;
+
+	memset(&s, 0, sizeof(s));
+	s.time_ns = r->sid.time;
+	s.cpu = (r->sid.have & DEC_HAVE_CPU) ? r->sid.cpu : ring;
+	s.pid = r->sid.pid;
+	s.tid = r->sid.tid;
+	s.ip = r->sample.ip;
+	/* misc cpumode values 0..5 are the enum's order; 6 and 7 are unused. */
+	s.cpumode = mode <= PERF_RECORD_MISC_GUEST_USER ? (enum tdr_cpumode)mode
+							: TDR_MODE_UNKNOWN;
+	if (r->sample.has_ip) {
+		s.map = maps_find(&p->maps, s.pid, s.ip, s.cpumode);
+		if (s.map)
+			s.map_off = s.ip - s.map->start + s.map->pgoff;
+		else if (s.cpumode == TDR_MODE_USER)
+			p->stats.unmapped_samples++;
+	}
+	t = (r->sid.have & DEC_HAVE_TID) ? thread_get(p, s.tid, false) : NULL;
+	s.comm = t ? t->comm : "";
+	s.sampler_idx = (uint32_t)r->ev;
+	s.period = r->sample.period;
+	s.deltas = p->deltas;
+	s.first_in_stream = first;
+	p->stats.samples_delivered++;
+	return cb ? cb(&s, ctx) : 0;
+}
+
+int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
+		tdr_sample_fn cb, void *ctx)
+{
+	struct dec_rec r;
+	uint32_t x;
+	int err;
+
+	p->stats.records++;
+	err = tdr_decoder__decode(&p->dec, hdr, &r);
+	if (err == DEC_SKIP) {
+		p->stats.unknown_records++;
+		return 0;
+	}
+	if (err < 0) {
+		p->stats.malformed_records++;
+		return 0;
+	}
+	if (r.unknown_id || r.ev < 0)
+		p->stats.unknown_ids++;
+
+	switch (r.type) {
+	case PERF_RECORD_SAMPLE:
+		return on_sample(p, ring, &r, cb, ctx);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return maps_mmap(&p->maps, &r);
+	case PERF_RECORD_COMM:
+		return on_comm(p, &r);
+	case PERF_RECORD_FORK:
+		return on_fork(p, &r);
+	case PERF_RECORD_EXIT:
+		/* The process is gone when its main thread exits. */
+		if (r.task.pid == r.task.tid)
+			maps_exit(&p->maps, r.task.pid);
+		return 0;
+	case PERF_RECORD_LOST:
+		p->stats.lost_records++;
+		p->stats.lost_samples += r.lost.lost;
+		if (ring == TDR_RING_SYNTHETIC && (r.sid.have & DEC_HAVE_CPU))
+			ring = r.sid.cpu;
+		return streams_lost(&p->streams, ring);
+	case PERF_RECORD_LOST_SAMPLES:
+		p->stats.lost_samples_pmu += r.lost_samples.lost;
+		return 0;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (r.type == PERF_RECORD_THROTTLE)
+			p->stats.throttles++;
+		else
+			p->stats.unthrottles++;
+		if (p->system_wide)
+			x = (r.sid.have & DEC_HAVE_CPU) ? r.sid.cpu : ring;
+		else
+			x = (r.sid.have & DEC_HAVE_TID) ? r.sid.tid : UINT32_MAX;
+		streams_throttle(&p->streams, r.throttle.id, x);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int tdr_parser__feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
+		     tdr_sample_fn cb, void *ctx)
+{
+	return parser_feed(p, ring, hdr, cb, ctx);
+}
+
+/* ---------------------------------------------------------------------------
+ * Accessors.
+ */
+const struct tdr_meta *tdr_parser__meta(const struct tdr_parser *p)
+{
+	return &p->meta;
+}
+
+const struct tdr_parse_stats *tdr_parser__stats(const struct tdr_parser *p)
+{
+	return &p->stats;
+}
+
+enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p)
+{
+	return p->source;
+}
+
+const char *tdr_rebase_reason_name(enum tdr_rebase_reason r)
+{
+	switch (r) {
+	case TDR_REBASE_BACKWARDS:
+		return "counter went backwards";
+	case TDR_REBASE_LOST:
+		return "records lost";
+	case TDR_REBASE_THROTTLE:
+		return "sampler throttled";
+	case TDR_REBASE_NOT_RUNNING:
+		return "group not running";
+	default:
+		return "unknown";
+	}
+}

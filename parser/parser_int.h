@@ -1,0 +1,343 @@
+/*
+ * parser/parser_int.h - private structures shared by the parser's .c files.
+ *
+ * Responsibility: the decoder (id -> event map, per-event layouts, decoded
+ * record shapes), the stream table, the address-space tracker, the thread
+ * table and the parser object itself. Nothing here is visible outside parser/.
+ * Objects and lifecycle: everything is owned by struct tdr_parser and freed by
+ * tdr_parser__free; helpers follow *_init / *_fini pairs.
+ * Invariants: decoded records point into the record buffer they came from
+ * (no copies); mapping objects and interned strings live until the parser is
+ * freed, so samples may keep pointers to them.
+ * See: shared kernel-facts.md section 6 (id positions), uapi perf_event.h.
+ */
+#ifndef TDREC_PARSER_INT_H
+#define TDREC_PARSER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tdrec/parser.h"
+
+/* Unaligned-safe host-endian loads from kernel records (compile to one mov). */
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* ---------------------------------------------------------------------------
+ * u64 -> u32 hash map (open addressing, linear probing); value UINT32_MAX
+ * marks an empty slot, so every key (even UINT64_MAX) is usable.
+ */
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t mask; /* capacity - 1; capacity is a power of two, 0 when empty */
+	size_t cnt;
+};
+
+#define U64MAP_NONE UINT32_MAX
+
+static inline size_t u64map_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static inline uint32_t u64map_get(const struct u64map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cnt)
+		return U64MAP_NONE;
+	for (i = u64map_hash(key) & m->mask;; i = (i + 1) & m->mask) {
+		if (m->vals[i] == U64MAP_NONE)
+			return U64MAP_NONE;
+		if (m->keys[i] == key)
+			return m->vals[i];
+	}
+}
+
+/* Insert or replace. Returns 0 or -ENOMEM. */
+int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+void u64map_fini(struct u64map *m);
+
+/* ---------------------------------------------------------------------------
+ * Decoder (decode.c).
+ */
+
+/* Layout of one event's records, computed from its attr. */
+struct ev_info {
+	uint64_t sample_type;
+	uint64_t read_format;
+	bool sample_id_all;
+	uint32_t group;	    /* dense group number */
+	uint32_t slot;	    /* position of the event in its group */
+	uint32_t group_sz;  /* members in the event's group */
+	uint32_t group_first; /* meta index of the group's first event */
+	uint32_t trailer_sz;  /* bytes of the sample_id trailer (0 without sample_id_all) */
+};
+
+struct tdr_decoder {
+	size_t ev_cnt;
+	struct ev_info *ev;
+	struct u64map ids; /* kernel id -> meta event index */
+	/* Where the id sits when the event is not known yet (kernel-facts 6):
+	 * u64 index in a SAMPLE body, and u64 index counted back from the end
+	 * of other records (1 = last). -1 when no id is recorded. */
+	int id_pos;
+	int is_pos;
+	/* Event used when an id is missing or unknown and every event has the
+	 * same layout; -1 when layouts differ. */
+	int dflt;
+};
+
+/* Fields of the sample_id trailer, or the same fields of a SAMPLE. */
+#define DEC_HAVE_TID (1u << 0)
+#define DEC_HAVE_TIME (1u << 1)
+#define DEC_HAVE_ID (1u << 2)
+#define DEC_HAVE_CPU (1u << 3)
+#define DEC_HAVE_STREAM_ID (1u << 4)
+
+struct dec_sid {
+	uint32_t have; /* DEC_HAVE_* */
+	uint32_t pid, tid, cpu;
+	uint64_t time, id, stream_id;
+};
+
+/* PERF_SAMPLE_READ contents; entries are read in place. */
+struct dec_read {
+	bool group;	   /* PERF_FORMAT_GROUP */
+	bool has_id;	   /* PERF_FORMAT_ID */
+	bool has_enabled, has_running;
+	uint64_t nr;	   /* entries (1 for the non-group form) */
+	uint64_t time_enabled, time_running;
+	const uint8_t *ent; /* group form: first entry (value, then id when has_id) */
+	uint32_t stride;    /* group form: bytes per entry */
+	uint64_t value, id; /* non-group form: the one entry */
+};
+
+struct dec_rec {
+	uint32_t type;
+	uint16_t misc;
+	int ev;		/* meta event index, -1 when unknown */
+	bool unknown_id; /* an id was recorded but matches no event */
+	struct dec_sid sid;
+	union {
+		struct {
+			uint64_t ip, addr, period;
+			bool has_ip, has_period, has_read;
+			struct dec_read read;
+		} sample;
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino;
+			uint32_t prot, flags;
+			uint8_t build_id_sz; /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+			const uint8_t *build_id;
+			const char *filename;
+		} mmap;
+		struct {
+			uint32_t pid, tid;
+			const char *comm;
+		} comm;
+		struct {
+			uint32_t pid, ppid, tid, ptid;
+			uint64_t time;
+		} task; /* FORK and EXIT */
+		struct {
+			uint64_t id, lost;
+		} lost;
+		struct {
+			uint64_t lost;
+		} lost_samples;
+		struct {
+			uint64_t time, id, stream_id;
+		} throttle;
+	};
+};
+
+/* Decode results besides 0. */
+#define DEC_SKIP 1 /* a record type the parser does not use: skipped */
+
+int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta);
+void tdr_decoder__fini(struct tdr_decoder *d);
+/* Decode one record of hdr->size bytes. Returns 0, DEC_SKIP or -TDR_E_CORRUPT. */
+int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_header *hdr,
+			struct dec_rec *out);
+/* Timestamp of a record without a full decode. Returns true when it has one. */
+bool tdr_decoder__time(const struct tdr_decoder *d, const struct perf_event_header *hdr,
+		       uint64_t *time_ns);
+
+/* ---------------------------------------------------------------------------
+ * Streams (streams.c).
+ */
+
+/* Largest group whose samples are turned into deltas (kernel groups are far
+ * smaller in practice; a TopDown L2 group has 10 members). */
+#define TDR_MAX_GROUP 256
+struct stream {
+	uint64_t id;	  /* sampler id from the record */
+	uint32_t x;	  /* tid, or cpu in system-wide mode */
+	uint32_t ev;	  /* sampler's meta index */
+	uint32_t ring;	  /* ring of the previous sample */
+	uint32_t pending; /* bit per enum tdr_rebase_reason, applied at the next sample */
+	uint64_t lost_seq; /* parser lost sequence at the previous sample */
+	uint64_t time_enabled, time_running;
+	size_t pool_off; /* first of group_sz prev values, then group_sz ids, then events */
+};
+
+struct stream_tab {
+	struct stream *s;
+	size_t cnt, cap;
+	uint32_t *slots; /* hash of (id, x) -> index into s, UINT32_MAX empty */
+	size_t mask;
+	uint64_t *pool;
+	size_t pool_cnt, pool_cap;
+	size_t last; /* last-hit cache, index into s or SIZE_MAX */
+	/* Lost sequence numbers: each LOST record bumps seq and stamps its ring. */
+	uint64_t lost_seq;
+	uint64_t lost_any_seq; /* LOST records whose ring is unknown */
+	uint64_t *ring_lost_seq;
+	size_t ring_cap;
+};
+
+struct tdr_parser; /* forward */
+
+void streams_fini(struct stream_tab *t);
+/* A LOST record on ring (TDR_RING_SYNTHETIC when unknown). Returns 0 or -ENOMEM. */
+int streams_lost(struct stream_tab *t, uint32_t ring);
+/* THROTTLE/UNTHROTTLE for sampler id; x is the tid/cpu, UINT32_MAX when unknown. */
+void streams_throttle(struct stream_tab *t, uint64_t id, uint32_t x);
+/*
+ * Compute the deltas of one decoded sample into p->deltas. Returns 1 when
+ * the sample is to be delivered, 0 when it re-based its stream or carried no
+ * values, -ENOMEM.
+ */
+int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, bool *first);
+
+/* ---------------------------------------------------------------------------
+ * Strings and address spaces (maps.c).
+ */
+struct str_tab {
+	struct u64map idx;   /* hash -> first entry with that hash (chained by next) */
+	char **strs;
+	uint32_t *next; /* next string with the same hash, U64MAP_NONE at the end */
+	size_t cnt, cap, next_cap;
+};
+
+struct build_id {
+	uint8_t id[20];
+	uint8_t sz;
+};
+
+struct space {
+	uint32_t pid;
+	size_t cnt, cap;
+	const struct tdr_mapping **maps; /* sorted by start, non-overlapping */
+	size_t last;			 /* last-hit cache */
+};
+
+struct map_chunk;
+
+struct maps {
+	struct str_tab strs;
+	struct map_chunk *chunks; /* arena of tdr_mapping, freed at the end only */
+	struct u64map pids;	  /* pid -> index into spaces */
+	struct space **spaces;
+	size_t space_cnt, space_cap;
+	struct space *last_space;
+	struct space kernel; /* kernel and module mappings (pid -1, cpumode kernel) */
+	struct tdr_mapping kernel_pseudo;
+	struct u64map build_ids; /* interned path pointer -> index into bids */
+	struct build_id *bids;
+	size_t bid_cnt, bid_cap;
+};
+
+int maps_init(struct maps *m);
+void maps_fini(struct maps *m);
+/* Intern a string; returns a pointer valid until maps_fini, NULL on -ENOMEM. */
+const char *strtab_intern(struct str_tab *t, const char *s, size_t len);
+int maps_mmap(struct maps *m, const struct dec_rec *r);
+int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid);
+void maps_exec(struct maps *m, uint32_t pid);
+void maps_exit(struct maps *m, uint32_t pid);
+/* Find the mapping of ip for pid; NULL when none. */
+const struct tdr_mapping *maps_find(struct maps *m, uint32_t pid, uint64_t ip,
+				    enum tdr_cpumode mode);
+/* Attach a build-id to every mapping of path (DSO table, BUILD_ID feature).
+ * Mappings created later with that path get it too. Returns 0 or -ENOMEM. */
+int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz);
+enum tdr_map_kind maps_classify(const char *path, bool kernel);
+
+/* ---------------------------------------------------------------------------
+ * Threads (comm per tid).
+ */
+struct thread {
+	uint32_t tid, pid;
+	const char *comm;
+};
+
+struct threads {
+	struct u64map idx;
+	struct thread *t;
+	size_t cnt, cap;
+	size_t last;
+};
+
+/* ---------------------------------------------------------------------------
+ * The parser.
+ */
+struct perfdata; /* perfdata_int.h */
+
+struct tdr_parser {
+	struct tdr_meta meta;
+	enum tdr_source_kind source;
+	struct tdr_decoder dec;
+	struct stream_tab streams;
+	struct maps maps;
+	struct threads threads;
+	struct tdr_parse_stats stats;
+	uint64_t *deltas; /* meta.event_cnt scratch entries */
+	uint64_t *cur;	  /* scratch: this sample's values by group slot */
+	uint32_t *cur_ev; /* scratch: meta index per group slot */
+	bool system_wide;
+	/* ids of fds that count on every CPU (opened with cpu -1) or that are
+	 * system-wide: only there does time_running < time_enabled mean
+	 * multiplexing (a per-CPU task event also shows it after a migration). */
+	struct u64map id_everywhere;
+	bool warned_unknown_id;
+	/* File sources (run.c, perfdata.c); source_fini releases them. */
+	void (*source_fini)(struct tdr_parser *p);
+	struct tdr_reader *reader;
+	struct perfdata *pd;
+	bool ran;
+};
+
+/* Set up everything that depends on p->meta (decoder, scratch). */
+int parser_setup(struct tdr_parser *p);
+/* Feed with a thread table / maps update; shared by __feed and the file paths. */
+int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
+		tdr_sample_fn cb, void *ctx);
+/* perf.data files (perfdata.c): open fills p->meta and p->pd; run feeds. */
+int perfdata_open(struct tdr_parser *p, const char *path);
+int perfdata_run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
+
+#endif /* TDREC_PARSER_INT_H */

@@ -1,0 +1,313 @@
+/*
+ * parser/streams.c - per-stream group reads and each sample's delta vector.
+ *
+ * Responsibility: a stream is one series of group reads of one kernel
+ * counter set. Its key is (sampler id, tid) for per-thread and inherited
+ * groups and (sampler id, cpu) for system-wide groups. The sampler id of a
+ * task event opened per CPU differs per CPU, and the kernel only counts a
+ * per-CPU task event (and its inherited children) while the thread runs on
+ * that CPU: a thread that migrates has one series per CPU, each monotonic on
+ * its own (checked on kernel 6.18 with cpu-clock/task-clock groups). Keying by
+ * (group, tid) would subtract one CPU's counts from another's, so the key
+ * keeps the id. Members are matched by the id in each group entry (position
+ * only when the read_format has no ids).
+ * For every sample delta_i = value_i - prev_i; the first sample of a stream
+ * carries the counts since the counters started. A sample after a gap
+ * re-bases its stream (delta dropped, values become the baseline), counted
+ * per reason: LOST on a ring the stream used, THROTTLE/UNTHROTTLE of the
+ * stream, a value or time_running going backwards, time_running not moving.
+ * Objects and lifecycle: a stream_tab inside the parser; streams_fini frees it.
+ * Hot path: no allocation once a stream exists; a last-hit cache and a
+ * per-stream cache of entry ids avoid hash lookups for repeated samples.
+ * See: docs/parser.md "Streams"; design.md "Attribution"; kernel-facts 1.3, 4, 8.
+ */
+#include "parser_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "parser: "
+#include "tdrec/tdr_log.h"
+
+/* Rings above this are not tracked one by one; their LOST records affect all. */
+#define MAX_TRACKED_RING (1u << 20)
+
+static size_t key_hash(uint64_t id, uint32_t x)
+{
+	return u64map_hash(id * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)x << 1));
+}
+
+void streams_fini(struct stream_tab *t)
+{
+	zfree(&t->s);
+	zfree(&t->slots);
+	zfree(&t->pool);
+	zfree(&t->ring_lost_seq);
+	memset(t, 0, sizeof(*t));
+}
+
+static size_t find(const struct stream_tab *t, uint64_t id, uint32_t x)
+{
+	size_t i;
+
+	if (!t->cnt)
+		return SIZE_MAX;
+	for (i = key_hash(id, x) & t->mask;; i = (i + 1) & t->mask) {
+		uint32_t v = t->slots[i];
+
+		if (v == UINT32_MAX)
+			return SIZE_MAX;
+		if (t->s[v].id == id && t->s[v].x == x)
+			return v;
+	}
+}
+
+static int rehash(struct stream_tab *t)
+{
+	size_t ncap = t->mask ? (t->mask + 1) * 2 : 64;
+	uint32_t *slots = tdr_malloc(ncap * sizeof(*slots));
+	size_t i, j;
+
+	if (!slots)
+		return -ENOMEM;
+	memset(slots, 0xff, ncap * sizeof(*slots));
+	for (i = 0; i < t->cnt; i++) {
+		for (j = key_hash(t->s[i].id, t->s[i].x) & (ncap - 1); slots[j] != UINT32_MAX;
+		     j = (j + 1) & (ncap - 1))
+			;
+		slots[j] = (uint32_t)i;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = ncap - 1;
+	return 0;
+}
+
+/* Add a stream whose group has gsz members. Returns its index or -ENOMEM. */
+static long add(struct stream_tab *t, uint64_t id, uint32_t x, uint32_t ev, size_t gsz)
+{
+	struct stream *s;
+	size_t i, j;
+	int err;
+
+	if (t->cnt >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if (!t->mask || (t->cnt + 1) * 2 > t->mask + 1) {
+		err = rehash(t);
+		if (err)
+			return err;
+	}
+	err = tdr_ensure_cap(&t->s, &t->cap, sizeof(*t->s), t->cnt + 1);
+	if (!err)
+		err = tdr_ensure_cap(&t->pool, &t->pool_cap, sizeof(*t->pool),
+				     t->pool_cnt + 3 * gsz);
+	if (err)
+		return err;
+	s = &t->s[t->cnt];
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->x = x;
+	s->ev = ev;
+	s->pool_off = t->pool_cnt;
+	/* prev values 0; cached entry ids/events invalid (UINT64_MAX) */
+	memset(t->pool + t->pool_cnt, 0, gsz * sizeof(uint64_t));
+	memset(t->pool + t->pool_cnt + gsz, 0xff, 2 * gsz * sizeof(uint64_t));
+	t->pool_cnt += 3 * gsz;
+	for (i = key_hash(id, x) & t->mask; t->slots[i] != UINT32_MAX; i = (i + 1) & t->mask)
+		;
+	t->slots[i] = (uint32_t)t->cnt;
+	j = t->cnt++;
+	return (long)j;
+}
+
+int streams_lost(struct stream_tab *t, uint32_t ring)
+{
+	int err;
+
+	t->lost_seq++;
+	if (ring >= MAX_TRACKED_RING) {
+		t->lost_any_seq = t->lost_seq;
+		return 0;
+	}
+	if (ring >= t->ring_cap) {
+		size_t old = t->ring_cap;
+
+		err = tdr_ensure_cap(&t->ring_lost_seq, &t->ring_cap, sizeof(uint64_t),
+				     (size_t)ring + 1);
+		if (err)
+			return err;
+		memset(t->ring_lost_seq + old, 0, (t->ring_cap - old) * sizeof(uint64_t));
+	}
+	t->ring_lost_seq[ring] = t->lost_seq;
+	return 0;
+}
+
+void streams_throttle(struct stream_tab *t, uint64_t id, uint32_t x)
+{
+	size_t i;
+
+	if (x != UINT32_MAX) {
+		i = find(t, id, x);
+		if (i != SIZE_MAX)
+			t->s[i].pending |= 1u << TDR_REBASE_THROTTLE;
+		return;
+	}
+	/* No tid/cpu in the record: every stream of that sampler. */
+	for (i = 0; i < t->cnt; i++)
+		if (t->s[i].id == id)
+			t->s[i].pending |= 1u << TDR_REBASE_THROTTLE;
+}
+
+static uint64_t ring_seq(const struct stream_tab *t, uint32_t ring)
+{
+	return ring < t->ring_cap ? t->ring_lost_seq[ring] : 0;
+}
+
+/* A sample without PERF_SAMPLE_READ: its period is the sampler's delta. */
+static int plain_sample(struct tdr_parser *p, const struct dec_rec *r)
+{
+	const struct perf_event_attr *a = &p->meta.events[r->ev].attr;
+	uint64_t period = r->sample.has_period ? r->sample.period
+			  : a->freq		 ? 1
+						 : a->sample_period;
+
+	memset(p->deltas, 0, p->meta.event_cnt * sizeof(*p->deltas));
+	p->deltas[r->ev] = period;
+	return 1;
+}
+
+int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, bool *first)
+{
+	struct stream_tab *t = &p->streams;
+	const struct ev_info *evs = p->dec.ev;
+	const struct ev_info *e = &evs[r->ev];
+	const struct dec_read *rd = &r->sample.read;
+	size_t gsz = e->group_sz, idx, j;
+	uint64_t key_id = (r->sid.have & DEC_HAVE_ID) ? r->sid.id : 0;
+	uint32_t x;
+	struct stream *s;
+	uint64_t *prev, *cid, *cev;
+	int reason = -1;
+	bool backwards = false;
+	uint8_t present[TDR_MAX_GROUP];
+
+	*first = false;
+	if (!r->sample.has_read)
+		return plain_sample(p, r);
+	if (gsz > TDR_MAX_GROUP)
+		return 0; /* refused at setup: such events never get here */
+
+	if (p->system_wide)
+		x = (r->sid.have & DEC_HAVE_CPU) ? r->sid.cpu : ring;
+	else
+		x = (r->sid.have & DEC_HAVE_TID) ? r->sid.tid : 0;
+
+	idx = t->last;
+	if (idx >= t->cnt || t->s[idx].id != key_id || t->s[idx].x != x) {
+		idx = find(t, key_id, x);
+		if (idx == SIZE_MAX) {
+			long n = add(t, key_id, x, (uint32_t)r->ev, gsz);
+
+			if (n < 0)
+				return (int)n;
+			idx = (size_t)n;
+			*first = true;
+			p->stats.streams = t->cnt;
+		}
+		t->last = idx;
+	}
+	s = &t->s[idx];
+	if (evs[s->ev].group_first != e->group_first) {
+		/* The same id now names another group: corrupt input. */
+		p->stats.unknown_ids++;
+		return 0;
+	}
+	prev = t->pool + s->pool_off;
+	cid = prev + gsz;
+	cev = cid + gsz;
+
+	/* Match every entry to its member by id (never by position). */
+	memset(present, 0, gsz);
+	for (j = 0; j < rd->nr; j++) {
+		const uint8_t *en = rd->group ? rd->ent + j * rd->stride : NULL;
+		uint64_t v = en ? ld64(en) : rd->value;
+		uint64_t evi;
+		uint32_t slot;
+
+		if (rd->has_id) {
+			uint64_t id = en ? ld64(en + 8) : rd->id;
+
+			if (j < gsz && cid[j] == id && cev[j] < p->meta.event_cnt) {
+				evi = cev[j];
+			} else {
+				uint32_t m = u64map_get(&p->dec.ids, id);
+
+				if (m == U64MAP_NONE || evs[m].group_first != e->group_first) {
+					p->stats.unknown_ids++;
+					continue;
+				}
+				evi = m;
+				if (j < gsz) {
+					cid[j] = id;
+					cev[j] = m;
+				}
+			}
+		} else if (rd->group) {
+			if (j >= gsz)
+				break;
+			evi = e->group_first + j;
+		} else {
+			evi = (uint64_t)r->ev;
+		}
+		slot = evs[evi].slot;
+		if (present[slot])
+			continue; /* a duplicate id: keep the first */
+		present[slot] = 1;
+		p->cur[slot] = v;
+		p->cur_ev[slot] = (uint32_t)evi;
+		if (v < prev[slot])
+			backwards = true;
+	}
+
+	if (!*first) {
+		uint64_t ls = s->lost_seq;
+
+		if (ring_seq(t, s->ring) > ls || ring_seq(t, ring) > ls || t->lost_any_seq > ls)
+			reason = TDR_REBASE_LOST;
+		else if (s->pending & (1u << TDR_REBASE_THROTTLE))
+			reason = TDR_REBASE_THROTTLE;
+		else if (backwards || (rd->has_running && rd->time_running < s->time_running))
+			reason = TDR_REBASE_BACKWARDS;
+		else if (rd->has_running && rd->time_running == s->time_running)
+			reason = TDR_REBASE_NOT_RUNNING;
+	}
+	if (rd->has_enabled && rd->has_running && rd->time_running < rd->time_enabled &&
+	    u64map_get(&p->id_everywhere, key_id) != U64MAP_NONE)
+		p->stats.multiplexed_samples++;
+
+	s->pending = 0;
+	s->ring = ring;
+	s->lost_seq = t->lost_seq;
+	s->time_enabled = rd->time_enabled;
+	s->time_running = rd->time_running;
+
+	if (reason >= 0) {
+		p->stats.rebases[reason]++;
+		for (j = 0; j < gsz; j++)
+			if (present[j])
+				prev[j] = p->cur[j];
+		return 0;
+	}
+	memset(p->deltas, 0, p->meta.event_cnt * sizeof(*p->deltas));
+	for (j = 0; j < gsz; j++) {
+		if (!present[j])
+			continue;
+		p->deltas[p->cur_ev[j]] = p->cur[j] - prev[j];
+		prev[j] = p->cur[j];
+	}
+	if (*first)
+		p->stats.first_samples++;
+	return 1;
+}
