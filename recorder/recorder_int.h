@@ -1,0 +1,268 @@
+/*
+ * recorder/recorder_int.h - structs and functions shared by the recorder's
+ * runtime files (sys, ring, drain, writer_thread, session, proc_synth,
+ * machine, recorder). Not visible outside recorder/ and its tests.
+ *
+ * The plan files (plan.c, pmu.c, event_spec.c) have their own plan_int.h.
+ */
+#ifndef TDREC_RECORDER_INT_H
+#define TDREC_RECORDER_INT_H
+
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tdrec/format.h"
+#include "tdrec/plan.h"
+#include "tdrec/recorder.h"
+
+/* ---------------------------------------------------------------------------
+ * sys.c: the only code that calls perf_event_open, ioctl on perf fds, mmap
+ * and munmap of rings, read of perf fds, pidfd_open and setrlimit. Unit tests
+ * may link tests/fakes/fake_sys.c instead (a link-time seam: sys.c holds
+ * nothing else, so its object is not pulled from the archive). Every function
+ * returns a result >= 0 or -errno.
+ */
+int tdr_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags);
+int tdr_sys_perf_ioctl(int fd, unsigned long request, unsigned long arg);
+/* PERF_EVENT_IOC_ID: *id set on success. */
+int tdr_sys_perf_id(int fd, uint64_t *id);
+/* Shared read-write mapping of len bytes of fd at offset 0. */
+int tdr_sys_mmap(int fd, size_t len, void **out);
+int tdr_sys_munmap(void *addr, size_t len);
+/* read(2) with EINTR retry; returns the bytes read. */
+ssize_t tdr_sys_read(int fd, void *buf, size_t sz);
+/* pidfd_open(pid, 0). */
+int tdr_sys_pidfd_open(pid_t pid);
+/* Raise RLIMIT_NOFILE's soft limit to the hard limit. Returns 1 when it was
+ * raised, 0 when it already was at the hard limit, -errno. */
+int tdr_sys_raise_nofile(void);
+
+/* ---------------------------------------------------------------------------
+ * ring.c: one perf_event mmap ring (or an in-memory stand-in for tests).
+ */
+
+/* Counters kept while draining a ring (no logging on the hot path). */
+struct tdr_ring_counts {
+	uint64_t bytes;
+	uint64_t records;
+	uint64_t samples;
+	uint64_t lost_records; /* PERF_RECORD_LOST */
+	uint64_t lost_samples; /* sum of their lost fields */
+	uint64_t throttles;
+	uint64_t resyncs; /* bad headers: the ring was skipped to data_head */
+	uint64_t oversized; /* records larger than a whole chunk: skipped */
+};
+
+struct tdr_ring {
+	void *base;   /* the mapping: the perf_event_mmap_page, then data */
+	size_t map_sz; /* 0 for a ring given by tdr_ring__init_mem */
+	struct perf_event_mmap_page *pg;
+	uint8_t *data;
+	uint64_t data_sz; /* power of two */
+	uint64_t tail;	  /* our copy of data_tail */
+	int fd;		  /* the fd that was mapped (borrowed), -1 for memory rings */
+	int cpu;
+	/* Ids whose SAMPLE records are counted separately (samplers outputting
+	 * into this ring), PERF_SAMPLE_IDENTIFIER being the first body u64. */
+	size_t id_cnt;
+	uint64_t *ids;	     /* owned */
+	uint32_t *id_groups; /* owned: the plan group of ids[i] */
+	uint64_t group_samples[TDR_PLAN_MAX_GROUPS];
+	bool count_by_id; /* ids valid and samples carry IDENTIFIER */
+	struct tdr_ring_counts cnt;
+};
+
+/* Use memory at base (one page_sz header page, then data_sz bytes, a power
+ * of two) as a ring. For tests and benchmarks. */
+void tdr_ring__init_mem(struct tdr_ring *r, void *base, size_t page_sz, uint64_t data_sz);
+
+/* Map 1 + pages pages of fd. Returns 0 or -errno (-EPERM: over the mlock
+ * budget). */
+int tdr_ring__mmap(struct tdr_ring *r, int fd, int cpu, size_t pages);
+
+/* Add a sampler id to count samples by (group). Returns 0 or -ENOMEM. */
+int tdr_ring__add_id(struct tdr_ring *r, uint64_t id, uint32_t group);
+
+/*
+ * Copy whole records from the ring to dst (at most cap bytes), reassembling
+ * records that wrap the end, then release them to the kernel (data_tail).
+ * *copied gets the bytes copied. Bad headers are counted (cnt.resyncs) and
+ * skipped by jumping to data_head.
+ * Returns: 1 when the next record did not fit in cap (records are left),
+ * 0 when the ring is empty.
+ * Thread: one drainer per ring; the writer is the kernel (or a test thread).
+ */
+int tdr_ring__read(struct tdr_ring *r, uint8_t *dst, size_t cap, size_t *copied);
+
+/* Drop the record at the tail (one larger than a whole chunk, which could
+ * never be delivered); counted in cnt.oversized. */
+void tdr_ring__skip(struct tdr_ring *r);
+
+/* Bytes waiting to be read. */
+uint64_t tdr_ring__pending(const struct tdr_ring *r);
+
+/* Unmap (if mapped) and free the id tables. */
+void tdr_ring__release(struct tdr_ring *r);
+
+/* ---------------------------------------------------------------------------
+ * writer_thread.c: chunk pool, bounded queue, and one thread that hands
+ * chunks to a frame sink (tdr_writer__add_frame in production).
+ */
+struct tdr_chunk {
+	struct tdr_chunk *next;
+	uint32_t ring;
+	size_t sz;  /* bytes used */
+	size_t cap; /* bytes allocated in data */
+	uint8_t data[];
+};
+
+/* Write one frame. Runs on the writer thread. Returns 0 or a negative code. */
+typedef int (*tdr_frame_sink_fn)(void *ctx, uint32_t ring, const void *data, size_t sz);
+
+struct tdr_wthread_opts {
+	size_t chunk_sz;   /* bytes per chunk (>= the largest record) */
+	size_t max_chunks; /* pool limit, >= 2 */
+	tdr_frame_sink_fn sink;
+	void *ctx;
+};
+
+struct tdr_wthread;
+
+/* Start the thread. Returns 0 or -errno / -ENOMEM. */
+int tdr_wthread__new(const struct tdr_wthread_opts *opts, struct tdr_wthread **out);
+/* A free chunk (sz = 0) or NULL when all max_chunks are in use. Allocates a
+ * new chunk only while the pool is below its limit. Drainer thread only. */
+struct tdr_chunk *tdr_wthread__get(struct tdr_wthread *w);
+/* Queue a filled chunk (ownership passes to the thread); an empty one goes
+ * straight back to the pool. */
+void tdr_wthread__submit(struct tdr_wthread *w, struct tdr_chunk *c);
+/* Give back an unused chunk. */
+void tdr_wthread__put(struct tdr_wthread *w, struct tdr_chunk *c);
+/* An fd that becomes readable when a chunk returns to the pool (eventfd);
+ * read it to clear. */
+int tdr_wthread__wake_fd(const struct tdr_wthread *w);
+void tdr_wthread__clear_wake(struct tdr_wthread *w);
+/* The sink's first error, 0 while all frames were written. After an error
+ * the thread drops (and counts) every further chunk. Any thread. */
+int tdr_wthread__error(const struct tdr_wthread *w);
+/* Bytes dropped after an error. */
+uint64_t tdr_wthread__dropped(const struct tdr_wthread *w);
+/* Write everything queued, stop and join the thread. Returns the first
+ * error or 0. Idempotent. */
+int tdr_wthread__stop(struct tdr_wthread *w);
+/* Stop (if needed) and free the pool. NULL is fine. */
+void tdr_wthread__free(struct tdr_wthread *w);
+
+/* ---------------------------------------------------------------------------
+ * drain.c: rings -> chunks. One current chunk per ring; a full chunk goes to
+ * the writer thread. Never blocks: a ring without a chunk (pool exhausted)
+ * is left for the kernel to fill (it then counts PERF_RECORD_LOST).
+ */
+struct tdr_drain_ring {
+	struct tdr_ring *ring; /* borrowed */
+	uint32_t ring_id;      /* frame ring number: the CPU */
+	struct tdr_chunk *cur;
+	bool starved; /* had data but no chunk */
+};
+
+struct tdr_drain {
+	struct tdr_wthread *wt; /* borrowed */
+	size_t ring_cnt;
+	struct tdr_drain_ring *rings;
+	uint64_t starved_cnt; /* times a ring found no chunk */
+};
+
+/* Returns 0 or -ENOMEM. rings are borrowed. */
+int tdr_drain__init(struct tdr_drain *d, struct tdr_wthread *wt, struct tdr_ring **rings,
+		    size_t ring_cnt);
+/* Drain every ring once (until empty or starved). Returns the bytes moved. */
+uint64_t tdr_drain__all(struct tdr_drain *d);
+/* Hand every non-empty current chunk to the writer thread. */
+void tdr_drain__flush(struct tdr_drain *d);
+/* True when some ring is starved (poll the wake fd). */
+bool tdr_drain__starved(const struct tdr_drain *d);
+/* Give current chunks back. */
+void tdr_drain__release(struct tdr_drain *d);
+
+/* ---------------------------------------------------------------------------
+ * session.c internals used by recorder.c.
+ */
+struct tdr_session_group {
+	size_t event_cnt;
+	struct tdr_plan_event events[TDR_PLAN_MAX_EVENTS]; /* names, flags, attrs as opened */
+	int sampler_idx;	/* -1 without sampler */
+	size_t cpu_cnt;
+	int *cpus;
+	/* fds[(cpu_idx * pid_cnt + pid_idx) * event_cnt + e], ids alike */
+	int *fds;
+	uint64_t *ids;
+};
+
+struct tdr_session {
+	size_t group_cnt;
+	struct tdr_session_group groups[TDR_PLAN_MAX_GROUPS];
+	size_t pid_cnt;
+	pid_t *pids;
+	size_t mmap_pages;
+	size_t ring_cnt;
+	struct tdr_ring *rings; /* one per CPU that has a sampler */
+};
+
+/* fd index helper. */
+static inline size_t tdr_session_slot(const struct tdr_session *s, const struct tdr_session_group *g,
+				      size_t cpu_idx, size_t pid_idx, size_t e)
+{
+	return (cpu_idx * s->pid_cnt + pid_idx) * g->event_cnt + e;
+}
+
+/* ---------------------------------------------------------------------------
+ * proc_synth.c: MMAP2 and COMM records for processes that already run.
+ */
+
+/* The sample_id trailer values written after each synthesized record. */
+struct tdr_synth_id {
+	uint64_t sample_type; /* of the sampler: which fields the trailer has */
+	uint64_t time_ns;     /* the sample clock before the events were opened */
+	uint32_t cpu;
+	uint64_t id; /* the sampler's id on that CPU (ID and IDENTIFIER) */
+};
+
+/* A growable byte buffer of records. */
+struct tdr_synth_buf {
+	uint8_t *data;
+	size_t sz, cap;
+};
+
+/*
+ * Append COMM records for every thread of pid (from /proc/PID/task/ * /comm)
+ * and MMAP2 records for its executable mappings (from /proc/PID/maps).
+ * proc_root: NULL for "/proc". Returns: 0, -ENOENT (the process is gone),
+ * -ENOMEM.
+ */
+int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t pid,
+		       const struct tdr_synth_id *sid);
+
+/* Thread ids of pid from /proc/PID/task (caller frees *tids).
+ * Returns the count, -ENOENT, -ENOMEM. */
+int tdr_proc__tids(const char *proc_root, pid_t pid, pid_t **tids);
+/* Every process id in /proc (caller frees). Returns the count or -errno. */
+int tdr_proc__pids(const char *proc_root, pid_t **pids);
+
+/* ---------------------------------------------------------------------------
+ * machine.c: host metadata.
+ */
+
+/* Fill hostname, kernel_release, boot_id, cpu_* fields, page_sz and nr_cpus
+ * of meta from uname(2), proc_root (NULL: "/proc") and sysconf.
+ * Returns: 0 or -ENOMEM (facts that cannot be read stay NULL / 0). */
+int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
+
+/* perf_event_paranoid's value, or INT_MIN when it cannot be read. */
+int tdr_machine__paranoid(const char *proc_root);
+
+#endif /* TDREC_RECORDER_INT_H */
