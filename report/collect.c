@@ -1,0 +1,422 @@
+/*
+ * report/collect.c - from parser samples to rows: filter, sum per address, symbolize once.
+ *
+ * Responsibility: the adapter between the parser and the row table.
+ * tdr_report__add_sample filters a sample (pid, tid, comm, object) and sums
+ * its deltas into the table of unique addresses: (mapping, file offset) for
+ * user code, the IP for kernel code, (pid, tid) or pid for thread and process
+ * reports. That is one hash lookup per sample and no allocation unless the
+ * address is new. tdr_report__resolve then symbolizes each unique address
+ * exactly once and folds it into its row by the report's mode, and counts
+ * what could not be symbolized for the warnings.
+ * Ownership: mapping pointers are borrowed from the parser until __resolve;
+ * thread names are interned in the report's pool.
+ * See: docs/report.md "Rows", symbolize.h (statuses).
+ */
+#include "report_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "report: "
+#include "tdrec/tdr_log.h"
+
+#define KERNEL_DSO "[kernel.kallsyms]"
+
+void addrtab__release(struct addrtab *t)
+{
+	free(t->ents);
+	free(t->sums);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+static int addr_index_grow(struct addrtab *t)
+{
+	size_t cap = t->index_cap ? t->index_cap * 2 : 4096;
+	uint32_t *index = tdr_calloc(cap, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cnt; i++) {
+		size_t j = t->ents[i].hash & (cap - 1);
+
+		while (index[j])
+			j = (j + 1) & (cap - 1);
+		index[j] = (uint32_t)(i + 1);
+	}
+	free(t->index);
+	t->index = index;
+	t->index_cap = cap;
+	return 0;
+}
+
+/* Entry for key (its map/off/pid/tid/kind), created when new. Returns index or -ENOMEM. */
+static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct addr_ent *key)
+{
+	uint64_t h = report_hash_mix(report_hash_mix((uintptr_t)key->map, key->off),
+				     ((uint64_t)key->pid << 32 | key->tid) ^
+					     ((uint64_t)key->kind << 60));
+	size_t j;
+	int err;
+
+	if (t->cnt >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((t->cnt + 1) * 2 > t->index_cap && (err = addr_index_grow(t)))
+		return err;
+	for (j = h & (t->index_cap - 1); t->index[j]; j = (j + 1) & (t->index_cap - 1)) {
+		const struct addr_ent *e = &t->ents[t->index[j] - 1];
+
+		if (e->hash == h && e->map == key->map && e->off == key->off &&
+		    e->pid == key->pid && e->tid == key->tid && e->kind == key->kind)
+			return (long)(t->index[j] - 1);
+	}
+	err = tdr_ensure_cap(&t->ents, &t->cap, sizeof(*t->ents), t->cnt + 1);
+	if (err)
+		return err;
+	if (event_cnt) {
+		size_t old = t->sums_cap;
+
+		err = tdr_ensure_cap(&t->sums, &t->sums_cap, sizeof(*t->sums) * event_cnt,
+				     t->cnt + 1);
+		if (err)
+			return err;
+		memset(t->sums + old * event_cnt, 0,
+		       (t->sums_cap - old) * event_cnt * sizeof(*t->sums));
+	}
+	t->ents[t->cnt] = *key;
+	t->ents[t->cnt].hash = h;
+	t->ents[t->cnt].samples = 0;
+	t->index[j] = (uint32_t)(t->cnt + 1);
+	return (long)t->cnt++;
+}
+
+static bool kernel_sample(const struct tdr_sample *s)
+{
+	return s->cpumode == TDR_MODE_KERNEL || (s->map && s->map->kind == TDR_MAP_KERNEL);
+}
+
+/* The object name a sample is in, for the --dso filter; NULL when none. */
+static const char *sample_dso(const struct tdr_sample *s)
+{
+	if (s->map && s->map->path)
+		return s->map->path;
+	return kernel_sample(s) ? KERNEL_DSO : NULL;
+}
+
+static bool dso_matches(const struct tdr_report *r, const char *path)
+{
+	const char *base = report_basename(path);
+
+	for (size_t i = 0; path && i < r->opts.filter.dso_cnt; i++)
+		if (!strcmp(r->f_dsos[i], path) || !strcmp(r->f_dsos[i], base))
+			return true;
+	return false;
+}
+
+static bool u32_in(const uint32_t *v, size_t n, uint32_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static bool sample_passes(struct tdr_report *r, const struct tdr_sample *s)
+{
+	const struct tdr_report_filter *f = &r->opts.filter;
+
+	if (f->pid_cnt && !u32_in(f->pids, f->pid_cnt, s->pid))
+		return false;
+	if (f->tid_cnt && !u32_in(f->tids, f->tid_cnt, s->tid))
+		return false;
+	if (f->comm_cnt) {
+		bool ok = false;
+
+		for (size_t i = 0; !ok && i < f->comm_cnt; i++)
+			ok = s->comm && !strcmp(f->comms[i], s->comm);
+		if (!ok)
+			return false;
+	}
+	if (f->dso_cnt) {
+		/* Mappings live as long as the parser: cache the last answer. */
+		if (!s->map || s->map != r->f_last_map) {
+			r->f_last_ok = dso_matches(r, sample_dso(s));
+			r->f_last_map = s->map;
+		}
+		if (!r->f_last_ok)
+			return false;
+	}
+	return true;
+}
+
+static void classify(const struct tdr_report *r, const struct tdr_sample *s, struct addr_ent *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->map = s->map;
+	if (r->opts.by == TDR_BY_THREAD || r->opts.by == TDR_BY_PROCESS) {
+		k->map = NULL;
+		k->kind = ADDR_TASK;
+		k->pid = s->pid;
+		k->tid = r->opts.by == TDR_BY_THREAD ? s->tid : 0;
+		return;
+	}
+	if (s->cpumode == TDR_MODE_HYPERVISOR) {
+		k->kind = ADDR_HYPERVISOR;
+		k->map = NULL;
+	} else if (s->cpumode == TDR_MODE_GUEST_KERNEL || s->cpumode == TDR_MODE_GUEST_USER) {
+		k->kind = ADDR_GUEST;
+		k->map = NULL;
+	} else if (kernel_sample(s)) {
+		k->kind = ADDR_KERNEL;
+		k->off = s->ip;
+	} else if (!s->map) {
+		k->kind = ADDR_UNMAPPED;
+	} else if (s->map->kind == TDR_MAP_ANON) {
+		k->kind = ADDR_ANON;
+	} else {
+		k->kind = s->map->kind == TDR_MAP_VDSO ? ADDR_VDSO : ADDR_FILE;
+		k->off = s->map_off;
+	}
+	if (r->opts.by == TDR_BY_DSO)
+		k->off = 0;
+}
+
+int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
+{
+	struct addr_ent key;
+	struct addr_ent *e;
+	uint64_t *sums;
+	long idx;
+	int err = 0;
+
+	if (r->finished || r->resolved)
+		return -EINVAL;
+	r->seen++;
+	if (!sample_passes(r, s))
+		return 0;
+	r->kept++;
+	if (s->time_ns < r->first_ns)
+		r->first_ns = s->time_ns;
+	if (s->time_ns > r->last_ns)
+		r->last_ns = s->time_ns;
+	classify(r, s, &key);
+	idx = addr_find_or_add(&r->addrs, r->event_cnt, &key);
+	if (idx < 0)
+		return (int)idx;
+	e = &r->addrs.ents[idx];
+	e->samples++;
+	if (r->event_cnt && s->deltas) {
+		sums = r->addrs.sums + (size_t)idx * r->event_cnt;
+		for (size_t i = 0; i < r->event_cnt; i++)
+			sums[i] += s->deltas[i];
+	}
+	if (key.kind == ADDR_TASK && s->comm) {
+		/* A thread's latest name wins; a process is named by its main thread. */
+		bool take = !e->comm || (r->opts.by == TDR_BY_THREAD ? strcmp(e->comm, s->comm)
+								       : s->tid == s->pid &&
+										 strcmp(e->comm, s->comm));
+
+		if (take && *s->comm) {
+			e->comm = strpool__intern(&r->pool, s->comm, &err);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* What resolving an address gave, for the warnings. */
+struct unsym_counts {
+	uint64_t missing, changed, no_symbol, no_kernel, no_map;
+};
+
+/* Row key of a symbolized address in the report's mode. buf holds made-up names. */
+static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, const char *dso,
+			 uint64_t off, struct tdr_row_key *k, char *buf, size_t bufsz,
+			 struct unsym_counts *uc, uint64_t samples)
+{
+	k->dso = dso;
+	switch (sym->status) {
+	case TDR_SYM_OK:
+		if (!sym->function)
+			break;
+		k->name = sym->function;
+		if (r->opts.by == TDR_BY_INLINE && sym->inline_cnt && sym->inlines &&
+		    sym->inlines[0].function) {
+			k->name = sym->inlines[0].function;
+			k->inlined_into = sym->function;
+		}
+		if (r->opts.by == TDR_BY_LINE && sym->file) {
+			k->file = sym->file;
+			k->line = sym->line;
+		}
+		return;
+	case TDR_SYM_MISSING:
+		snprintf(buf, bufsz, "[unknown] %s", dso);
+		k->name = buf;
+		uc->missing += samples;
+		return;
+	case TDR_SYM_CHANGED:
+		snprintf(buf, bufsz, "[changed] %s", dso);
+		k->name = buf;
+		uc->changed += samples;
+		return;
+	case TDR_SYM_NO_KERNEL:
+		k->name = "[kernel]";
+		uc->no_kernel += samples;
+		return;
+	case TDR_SYM_NO_SYMBOL:
+		break;
+	}
+	snprintf(buf, bufsz, "%s+0x%" PRIx64, dso, off);
+	k->name = buf;
+	uc->no_symbol += samples;
+}
+
+static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *syms,
+		       const struct addr_ent *e, struct tdr_row_key *k, char *buf, size_t bufsz,
+		       struct unsym_counts *uc)
+{
+	struct tdr_sym sym = { .status = TDR_SYM_MISSING };
+	const char *path = e->map && e->map->path ? e->map->path : NULL;
+	int err = 0;
+
+	switch (e->kind) {
+	case ADDR_TASK:
+		k->name = e->comm ? e->comm : "[unknown]";
+		k->pid = e->pid;
+		k->tid = e->tid;
+		return 0;
+	case ADDR_HYPERVISOR:
+		k->name = "[hypervisor]";
+		return 0;
+	case ADDR_GUEST:
+		k->name = "[guest]";
+		return 0;
+	case ADDR_UNMAPPED:
+		k->name = "[unmapped]";
+		uc->no_map += e->samples;
+		return 0;
+	case ADDR_ANON:
+		k->name = r->opts.by == TDR_BY_DSO && path ? path : "[anon]";
+		k->dso = path;
+		uc->no_map += e->samples;
+		return 0;
+	case ADDR_KERNEL:
+		path = path ? path : KERNEL_DSO;
+		if (r->opts.by == TDR_BY_DSO)
+			break;
+		if (syms && syms->lookup_kernel)
+			err = syms->lookup_kernel(syms->ctx, e->off, &sym);
+		else
+			sym.status = TDR_SYM_NO_KERNEL;
+		if (err)
+			return err;
+		if (sym.status == TDR_SYM_MISSING)
+			sym.status = TDR_SYM_NO_KERNEL;
+		key_from_sym(r, &sym, path, e->off, k, buf, bufsz, uc, e->samples);
+		return 0;
+	case ADDR_VDSO:
+	case ADDR_FILE:
+		path = path ? path : (e->kind == ADDR_VDSO ? "[vdso]" : "[unknown]");
+		if (r->opts.by == TDR_BY_DSO)
+			break;
+		if (syms && syms->lookup) {
+			struct tdr_dso_ref ref = { .path = path };
+
+			if (e->map && e->map->build_id_sz) {
+				ref.build_id = e->map->build_id;
+				ref.build_id_sz = e->map->build_id_sz;
+			}
+			err = syms->lookup(syms->ctx, &ref, e->off, &sym);
+			if (err)
+				return err;
+		}
+		if (e->kind == ADDR_VDSO && sym.status != TDR_SYM_OK) {
+			/* No image of the vdso to read: one row for it. */
+			k->name = "[vdso]";
+			k->dso = path;
+			uc->no_symbol += e->samples;
+			return 0;
+		}
+		key_from_sym(r, &sym, path, e->off, k, buf, bufsz, uc, e->samples);
+		return 0;
+	}
+	/* By object. */
+	k->name = path;
+	k->dso = path;
+	return 0;
+}
+
+static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *uc)
+{
+	uint64_t bad = uc->missing + uc->changed + uc->no_symbol + uc->no_kernel + uc->no_map;
+	double tot = r->kept ? (double)r->kept : 1.0;
+	size_t listed = 0, more = 0;
+
+	if (!bad)
+		return;
+	tdr_report__warn(r,
+			 "%.1f%% of samples (%" PRIu64 ") could not be symbolized: "
+			 "missing binary %" PRIu64 ", changed binary %" PRIu64
+			 ", no symbol %" PRIu64 ", kernel %" PRIu64 ", unmapped or anonymous %" PRIu64,
+			 100.0 * (double)bad / tot, bad, uc->missing, uc->changed, uc->no_symbol,
+			 uc->no_kernel, uc->no_map);
+	/* Name the missing and changed objects: their rows are "[unknown] path"
+	 * and "[changed] path". */
+	for (size_t i = 0; i < r->rows.cnt; i++) {
+		const struct row_ent *e = &r->rows.rows[i];
+		bool changed = !strncmp(e->key.name, "[changed] ", 10);
+
+		if (!changed && strncmp(e->key.name, "[unknown] ", 10))
+			continue;
+		if (listed >= 8) {
+			more++;
+			continue;
+		}
+		listed++;
+		tdr_report__warn(r, "%s: %s (%.1f%% of samples)", changed ?
+				 "binary changed since recording (build-id differs), not symbolized" :
+				 "binary not found", e->key.name + 10, 100.0 * (double)e->samples / tot);
+	}
+	if (more)
+		tdr_report__warn(r, "... and %zu more missing or changed binaries", more);
+	if (uc->no_kernel)
+		tdr_report__warn(r, "kernel symbols not usable (recorded on another host or boot, "
+				    "or /proc/kallsyms hidden): %" PRIu64 " samples shown as [kernel]",
+				 uc->no_kernel);
+}
+
+int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *syms)
+{
+	struct unsym_counts uc = { 0 };
+	char buf[4096 + 64];
+	int err;
+
+	if (r->finished || r->resolved)
+		return -EINVAL;
+	for (size_t i = 0; i < r->addrs.cnt; i++) {
+		const struct addr_ent *e = &r->addrs.ents[i];
+		struct tdr_row_key k = { 0 };
+
+		err = resolve_one(r, syms, e, &k, buf, sizeof(buf), &uc);
+		if (!err && !k.name)
+			k.name = "[unknown]";
+		if (!err)
+			err = tdr_report__add(r, &k,
+					      r->event_cnt ? r->addrs.sums + i * r->event_cnt : NULL,
+					      e->samples);
+		if (err)
+			return err;
+	}
+	r->resolved = true;
+	if (r->opts.by <= TDR_BY_LINE)
+		warn_unsymbolized(r, &uc);
+	addrtab__release(&r->addrs);
+	return 0;
+}

@@ -1,0 +1,233 @@
+/*
+ * report/diff_render.c - a diff as text or JSON.
+ *
+ * Responsibility: write a tdr_diff. Text: one summary line naming OLD and
+ * NEW, the warnings, then one line per function: OLD share, NEW share, the
+ * change in points, and the change of each level-1 category in points of the
+ * function's own slots (when the plans match); functions present on one side
+ * only are marked. Fits the width (100 by default). JSON: the schema in
+ * docs/report.md "Diff JSON schema", fractions not points.
+ */
+#include "diff_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_COLS 6
+
+static void put_cut(FILE *f, const char *s, size_t w)
+{
+	size_t n = strlen(s);
+
+	if (n <= w || w <= 3) {
+		fprintf(f, "%.*s", (int)w, s);
+		return;
+	}
+	fprintf(f, "%.*s...", (int)(w - 3), s);
+}
+
+static void put_side_share(FILE *f, const struct tdr_diff_side *s)
+{
+	if (!s->samples)
+		fprintf(f, " %6s", "-");
+	else
+		fprintf(f, " %6.1f", 100 * s->share);
+}
+
+static bool few(const struct tdr_diff *d, const struct tdr_diff_row *row)
+{
+	return (row->old.samples && row->old.samples < d->side[0].min_samples) ||
+	       (row->new.samples && row->new.samples < d->side[1].min_samples);
+}
+
+static void side_text(const struct tdr_diff *d, int s, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%s = %s (%s, %" PRIu64 " samples)", s ? "NEW" : "OLD",
+		 d->side[s].file ? d->side[s].file : "?", d->side[s].plan ? d->side[s].plan : "?",
+		 d->side[s].samples);
+}
+
+static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *f)
+{
+	unsigned width = o->width ? o->width : 100;
+	size_t cols[MAX_COLS], col_cnt = 0, n = d->row_cnt, name_w, fixed;
+	char a[512], b[512], line[1200];
+
+	if (width < 60)
+		width = 60;
+	for (size_t c = 0; c < d->cat_cnt; c++)
+		if (d->cat_levels[c] == 1 && col_cnt < MAX_COLS)
+			cols[col_cnt++] = c;
+	fixed = 7 + 7 + 8 + 7 * col_cnt + 2;
+	name_w = width > fixed + 10 ? width - fixed : 10;
+	if (o->limit && o->limit < n)
+		n = o->limit;
+
+	side_text(d, 0, a, sizeof(a));
+	side_text(d, 1, b, sizeof(b));
+	snprintf(line, sizeof(line), "tdrec diff: %s -> %s; change = NEW - OLD", a, b);
+	put_cut(f, line, width);
+	fputc('\n', f);
+	for (size_t i = 0; i < d->warn_cnt; i++) {
+		fputs("warning: ", f);
+		put_cut(f, d->warnings[i], width - 9);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n %6s %6s %7s", "old%", "new%", "change");
+	for (size_t i = 0; i < col_cnt; i++)
+		fprintf(f, " %6.6s", report_category_label(d->cat_names[cols[i]]));
+	fprintf(f, "  %s\n", tdr_report_by_name(d->by));
+	for (size_t i = 0; i < n; i++) {
+		const struct tdr_diff_row *row = &d->rows[i];
+		char name[1024];
+		const char *tag = row->only_old ? "  [only in OLD]" : row->only_new ? "  [only in NEW]"
+										     : "";
+
+		put_side_share(f, &row->old);
+		put_side_share(f, &row->new);
+		fprintf(f, " %+6.1f%c", 100 * row->share_change, few(d, row) ? '~' : ' ');
+		for (size_t c = 0; c < col_cnt; c++) {
+			double v = row->topdown_change ? row->topdown_change[cols[c]] : NAN;
+
+			if (isnan(v))
+				fprintf(f, " %6s", "-");
+			else
+				fprintf(f, " %+6.1f", 100 * v);
+		}
+		if (row->inlined_into)
+			snprintf(name, sizeof(name), "%s (inlined into %s)", row->name,
+				 row->inlined_into);
+		else
+			snprintf(name, sizeof(name), "%s", row->name);
+		fputs("  ", f);
+		if (strlen(name) + strlen(tag) + (row->dso ? strlen(row->dso) + 2 : 0) <= name_w) {
+			fprintf(f, "%s%s%s%s\n", name, row->dso ? "  " : "", row->dso ? row->dso : "",
+				tag);
+		} else {
+			size_t tw = strlen(tag);
+
+			put_cut(f, name, name_w > tw + 10 ? name_w - tw : name_w);
+			fprintf(f, "%s\n", name_w > tw + 10 ? tag : "");
+		}
+	}
+	fputc('\n', f);
+	snprintf(line, sizeof(line),
+		 "shares and changes in points; matched by (object basename, function name)%s",
+		 d->cat_cnt ? "; category changes are points of each function's own slots" : "");
+	put_cut(f, line, width);
+	fputc('\n', f);
+	snprintf(line, sizeof(line), "~ fewer than %" PRIu64 " samples on a side: too few to trust",
+		 d->side[0].min_samples);
+	if (d->side[0].min_samples)
+		fprintf(f, "%s\n", line);
+	if (n < d->row_cnt)
+		fprintf(f, "%zu more rows not shown (--limit 0 shows all)\n", d->row_cnt - n);
+	return 0;
+}
+
+static void json_side_info(const struct tdr_diff *d, int s, FILE *f)
+{
+	fputs("{\"file\": ", f);
+	json_put_string(f, d->side[s].file);
+	fputs(", \"plan\": ", f);
+	json_put_string(f, d->side[s].plan);
+	fprintf(f, ", \"samples\": %" PRIu64 "}", d->side[s].samples);
+}
+
+static void json_topdown(const struct tdr_diff *d, const double *v, FILE *f)
+{
+	if (!v) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	for (size_t c = 0; c < d->cat_cnt; c++) {
+		fputs(c ? ", " : "", f);
+		json_put_string(f, d->cat_names[c]);
+		fputs(": ", f);
+		json_put_number(f, v[c]);
+	}
+	fputc('}', f);
+}
+
+static void json_side(const struct tdr_diff *d, const struct tdr_diff_side *s, FILE *f)
+{
+	fprintf(f, "{\"samples\": %" PRIu64 ", \"share\": ", s->samples);
+	json_put_number(f, s->share);
+	fputs(", \"topdown\": ", f);
+	json_topdown(d, s->topdown, f);
+	fputc('}', f);
+}
+
+static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *f)
+{
+	size_t n = d->row_cnt;
+
+	if (o->limit && o->limit < n)
+		n = o->limit;
+	fputs("{\n  \"schema\": \"tdrec-diff/1\",\n  \"by\": ", f);
+	json_put_string(f, tdr_report_by_name(d->by));
+	fputs(",\n  \"old\": ", f);
+	json_side_info(d, 0, f);
+	fputs(",\n  \"new\": ", f);
+	json_side_info(d, 1, f);
+	fputs(",\n  \"categories_compared\": [", f);
+	for (size_t c = 0; c < d->cat_cnt; c++) {
+		fputs(c ? ", " : "", f);
+		json_put_string(f, d->cat_names[c]);
+	}
+	fputs("],\n  \"warnings\": [", f);
+	for (size_t i = 0; i < d->warn_cnt; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_put_string(f, d->warnings[i]);
+	}
+	fprintf(f, "%s],\n  \"rows_total\": %zu,\n  \"rows\": [", d->warn_cnt ? "\n  " : "",
+		d->row_cnt);
+	for (size_t i = 0; i < n; i++) {
+		const struct tdr_diff_row *row = &d->rows[i];
+
+		fputs(i ? ",\n    " : "\n    ", f);
+		fputs("{\"name\": ", f);
+		json_put_string(f, row->name);
+		fputs(", \"dso\": ", f);
+		json_put_string(f, row->dso);
+		if (d->by == TDR_BY_INLINE) {
+			fputs(", \"inlined_into\": ", f);
+			json_put_string(f, row->inlined_into);
+		}
+		fputs(", \"only_in\": ", f);
+		json_put_string(f, row->only_old ? "old" : row->only_new ? "new" : NULL);
+		fputs(", \"old\": ", f);
+		json_side(d, &row->old, f);
+		fputs(", \"new\": ", f);
+		json_side(d, &row->new, f);
+		fputs(", \"share_change\": ", f);
+		json_put_number(f, row->share_change);
+		fputs(", \"topdown_change\": ", f);
+		json_topdown(d, row->topdown_change, f);
+		fputc('}', f);
+	}
+	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
+	return 0;
+}
+
+int tdr_diff__render(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *out)
+{
+	struct tdr_render_opts defaults = { 0 };
+	int err;
+
+	if (!o)
+		o = &defaults;
+	if (o->fmt == TDR_FMT_TEXT)
+		err = render_diff_text(d, o, out);
+	else if (o->fmt == TDR_FMT_JSON)
+		err = render_diff_json(d, o, out);
+	else
+		return -EINVAL;
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	return err;
+}

@@ -1,0 +1,99 @@
+/*
+ * report/load.c - one recording file to a finished report.
+ *
+ * Responsibility: the glue between the parser, the symbolizer and the
+ * report for the commands: open the file (.tdr or perf.data), run every
+ * sample into the report's address table, take the run end and the parser's
+ * statistics as warnings, symbolize each unique address once, finish.
+ * This is the only report/ file that calls the parser and the symbolizer, so
+ * everything else builds and tests without them.
+ * Ownership: the parser and symbolizer live only inside tdr_report__load.
+ */
+#include "report_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tdrec/tdr_err.h"
+
+#define LOG_PREFIX "report: "
+#include "tdrec/tdr_log.h"
+
+static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
+		      struct tdr_sym *out)
+{
+	return tdr_symbolizer__lookup(ctx, dso, file_off, out);
+}
+
+static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
+{
+	return tdr_symbolizer__lookup_kernel(ctx, ip, out);
+}
+
+void tdr_report_symbols__init(struct tdr_report_symbols *rs, struct tdr_symbolizer *s)
+{
+	rs->lookup = sym_lookup;
+	rs->lookup_kernel = sym_lookup_kernel;
+	rs->ctx = s;
+}
+
+static int on_sample(const struct tdr_sample *s, void *ctx)
+{
+	return tdr_report__add_sample(ctx, s);
+}
+
+int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
+		     const struct tdr_report_load_opts *lopts, struct tdr_report **out)
+{
+	struct tdr_report_load_opts no_lopts = { 0 };
+	struct tdr_parser *p = NULL;
+	struct tdr_symbolizer *sym = NULL;
+	struct tdr_report *r = NULL;
+	const struct tdr_meta *meta;
+	int err;
+
+	if (!lopts)
+		lopts = &no_lopts;
+	err = tdr_parser__open(path, &p);
+	if (err)
+		goto out;
+	meta = tdr_parser__meta(p);
+	err = tdr_report__new(meta, opts, &r);
+	if (err)
+		goto out;
+	err = tdr_parser__run(p, on_sample, r);
+	if (err)
+		goto out;
+	tdr_report__set_run(r, path, tdr_parser__source(p), tdr_parser__run_end(p));
+	tdr_report__note_parse(r, tdr_parser__stats(p), tdr_parser__file_status(p));
+	if (r->opts.by <= TDR_BY_LINE) {
+		struct tdr_symbolizer_opts so = {
+			.want_lines = r->opts.by == TDR_BY_LINE,
+			.want_inlines = r->opts.by == TDR_BY_INLINE,
+			.kallsyms_path = lopts->kallsyms_path,
+			/* /proc/kallsyms describes this boot only. */
+			.kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
+					   !strcmp(meta->boot_id, lopts->boot_id),
+		};
+		struct tdr_report_symbols rs;
+
+		err = tdr_symbolizer__new(&so, &sym);
+		if (err)
+			goto out;
+		tdr_report_symbols__init(&rs, sym);
+		err = tdr_report__resolve(r, &rs);
+	} else {
+		err = tdr_report__resolve(r, NULL);
+	}
+	if (!err)
+		err = tdr_report__finish(r);
+out:
+	tdr_symbolizer__free(sym);
+	tdr_parser__free(p);
+	if (err) {
+		tdr_report__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}

@@ -1,0 +1,588 @@
+/*
+ * report/render_text.c - the report as a table for people.
+ *
+ * Responsibility: a header (what was recorded, warnings), one table line per
+ * row (TopDown plans: samples, share, slots share, level-1 categories and a
+ * stacked bar of the row's level-1 split, plus a level-2 line when the plan
+ * has level 2; the software plan: samples, share, each event's total with
+ * its unit and a share bar), the totals, and a legend. Every line fits the
+ * width (100 columns by default); colour (ANSI) only when the caller asks.
+ * Markers work without colour: '~' after a sample count (too few samples),
+ * '*' after a bottleneck value.
+ * See: docs/report.md "Text output".
+ */
+#include "report_int.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define WIDTH_DEFAULT 100
+#define BAR_W 10
+#define MAX_CAT_COLS 6
+#define MAX_EV_COLS 6
+#define EV_W 9
+#define NAME_MIN_W 20
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_DIM "\033[2m"
+#define C_HOT "\033[1;31m"
+#define C_WARN "\033[33m"
+
+struct text {
+	const struct tdr_report *r;
+	FILE *f;
+	unsigned width;
+	bool colour;
+	bool topdown;
+	size_t cols[MAX_CAT_COLS]; /* level-1 categories shown */
+	size_t col_cnt;
+	bool has_l2;
+	size_t evs[MAX_EV_COLS]; /* software plan: events shown */
+	size_t ev_cnt;
+	unsigned name_w;
+};
+
+static void colour_on(const struct text *t, const char *code)
+{
+	if (t->colour)
+		fputs(code, t->f);
+}
+
+static void colour_off(const struct text *t)
+{
+	if (t->colour)
+		fputs(C_RESET, t->f);
+}
+
+/* Display columns of a UTF-8 string (code points; good enough for names). */
+static size_t text_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Byte length of the first cols code points of s. */
+static size_t bytes_for_cols(const char *s, size_t cols)
+{
+	size_t i = 0, n = 0;
+
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (n == cols)
+				break;
+			n++;
+		}
+	}
+	return i;
+}
+
+/* Print s in at most w columns: cut at the end ("abc...") or, keep_tail, at the start. */
+static void put_fit(FILE *f, const char *s, size_t w, bool keep_tail)
+{
+	size_t cols = text_cols(s);
+
+	if (cols <= w) {
+		fputs(s, f);
+		return;
+	}
+	if (w <= 3) {
+		fwrite(s, 1, bytes_for_cols(s, w), f);
+		return;
+	}
+	if (keep_tail) {
+		fputs("...", f);
+		fputs(s + bytes_for_cols(s, cols - (w - 3)), f);
+	} else {
+		fwrite(s, 1, bytes_for_cols(s, w - 3), f);
+		fputs("...", f);
+	}
+}
+
+/* Print text wrapped at spaces to width, the first line after prefix, the
+ * others indented by strlen(prefix). */
+static void put_wrapped(const struct text *t, const char *prefix, const char *code,
+			const char *text)
+{
+	size_t indent = strlen(prefix), avail = t->width > indent + 10 ? t->width - indent : 10;
+	const char *p = text;
+	bool first = true;
+
+	while (*p) {
+		size_t n = bytes_for_cols(p, avail);
+
+		if (p[n]) {
+			/* Break at the last space that fits, else hard-cut. */
+			size_t b = n;
+
+			while (b > 0 && p[b] != ' ')
+				b--;
+			if (b > 0)
+				n = b;
+		}
+		if (first)
+			fputs(prefix, t->f);
+		else
+			fprintf(t->f, "%*s", (int)indent, "");
+		colour_on(t, code);
+		fwrite(p, 1, n, t->f);
+		colour_off(t);
+		fputc('\n', t->f);
+		first = false;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* One header line "  key       value", cut to the width. */
+static void put_field(const struct text *t, const char *key, const char *value)
+{
+	fprintf(t->f, "  %-9s ", key);
+	put_fit(t->f, value, t->width > 12 ? t->width - 12 : 1, false);
+	fputc('\n', t->f);
+}
+
+static void put_header(const struct text *t)
+{
+	const struct tdr_report *r = t->r;
+	char buf[1024], end[64], dur[64];
+	uint64_t ns;
+	bool from_samples;
+
+	colour_on(t, C_BOLD);
+	snprintf(buf, sizeof(buf), "tdrec report: %s%s%s", r->file ? r->file : "(no file)",
+		 r->source == TDR_SOURCE_PERF_DATA ? " (perf.data)" : "", "");
+	put_fit(t->f, buf, t->width, true);
+	colour_off(t);
+	fputc('\n', t->f);
+	if (r->command)
+		put_field(t, "command", r->command);
+	snprintf(buf, sizeof(buf), "%s%s%s", r->host ? r->host : "?", r->cpu ? ", " : "",
+		 r->cpu ? r->cpu : "");
+	put_field(t, "host", buf);
+	dur[0] = '\0';
+	if (report_duration(r, &ns, &from_samples))
+		snprintf(dur, sizeof(dur), ", %s%.3f s", from_samples ? "samples span " : "",
+			 (double)ns / 1e9);
+	report_describe_end(r, end, sizeof(end));
+	snprintf(buf, sizeof(buf), "%s%s, %" PRIu64 " samples%s%s%s",
+		 r->plan ? r->plan : "unknown plan", t->topdown ? "" : " (no TopDown)",
+		 r->totals.samples, dur, r->have_end ? ", " : "", r->have_end ? end : "");
+	put_field(t, "plan", buf);
+	if (r->seen && r->kept != r->seen) {
+		snprintf(buf, sizeof(buf),
+			 "filters kept %" PRIu64 " of %" PRIu64 " samples (%.1f%%); shares are of "
+			 "the kept samples",
+			 r->kept, r->seen, 100.0 * (double)r->kept / (double)r->seen);
+		put_field(t, "filter", buf);
+	}
+	for (size_t i = 0; i < r->warn_cnt; i++)
+		put_wrapped(t, "warning: ", C_WARN, r->warnings[i]);
+	fputc('\n', t->f);
+}
+
+/* Format v into exactly w columns, scaling with k/M/G when it does not fit. */
+static void fmt_value(char *buf, size_t sz, int w, double v, bool decimals)
+{
+	static const char suffix[] = " kMGTP";
+	int n;
+
+	if (isnan(v)) {
+		snprintf(buf, sz, "%*s", w, "-");
+		return;
+	}
+	n = snprintf(buf, sz, decimals ? "%*.1f" : "%*.0f", w, v);
+	for (size_t s = 1; n > w && s < sizeof(suffix) - 1; s++) {
+		v /= 1000;
+		n = snprintf(buf, sz, "%*.1f%c", w - 1, v, suffix[s]);
+	}
+}
+
+static void put_num_col(const struct text *t, double v, bool decimals)
+{
+	char buf[64];
+
+	fmt_value(buf, sizeof(buf), EV_W, v, decimals);
+	fprintf(t->f, " %s", buf);
+}
+
+static void put_pct(const struct text *t, double v)
+{
+	if (isnan(v))
+		fprintf(t->f, " %6s", "-");
+	else
+		fprintf(t->f, " %5.1f%%", 100.0 * v);
+}
+
+static const char *glyph_colour(const char *name)
+{
+	switch (report_category_glyph(name)) {
+	case 'r':
+		return "\033[32m";
+	case 's':
+		return "\033[31m";
+	case 'f':
+		return "\033[35m";
+	case 'b':
+		return "\033[34m";
+	default:
+		return "";
+	}
+}
+
+/* Stacked bar of the row's level-1 split (largest remainder, BAR_W cells). */
+static void put_topdown_bar(const struct text *t, const struct tdr_report_row *row)
+{
+	size_t cells[MAX_CAT_COLS] = { 0 }, used = 0;
+	double rem[MAX_CAT_COLS] = { 0 }, sum = 0;
+
+	fputc(' ', t->f);
+	for (size_t i = 0; row->topdown && i < t->col_cnt; i++) {
+		double v = row->topdown[t->cols[i]];
+
+		sum += isnan(v) ? 0 : v;
+	}
+	if (!(sum > 0)) {
+		fprintf(t->f, "%*s", BAR_W, "");
+		return;
+	}
+	for (size_t i = 0; i < t->col_cnt; i++) {
+		double v = row->topdown[t->cols[i]], x = (isnan(v) ? 0 : v) / sum * BAR_W;
+
+		cells[i] = (size_t)x;
+		rem[i] = x - (double)cells[i];
+		used += cells[i];
+	}
+	while (used < BAR_W) {
+		size_t best = 0;
+
+		for (size_t i = 1; i < t->col_cnt; i++)
+			if (rem[i] > rem[best])
+				best = i;
+		cells[best]++;
+		rem[best] = -1;
+		used++;
+	}
+	for (size_t i = 0; i < t->col_cnt; i++) {
+		const char *name = t->r->cats[t->cols[i]].name;
+
+		if (!cells[i])
+			continue;
+		colour_on(t, glyph_colour(name));
+		for (size_t c = 0; c < cells[i]; c++)
+			fputc(report_category_glyph(name), t->f);
+		colour_off(t);
+	}
+}
+
+static void put_share_bar(const struct text *t, double share)
+{
+	double x = share * BAR_W;
+	size_t full = (size_t)x, n = 0;
+
+	fputc(' ', t->f);
+	for (; n < full && n < BAR_W; n++)
+		fputc('#', t->f);
+	if (n < BAR_W && x - (double)full > 0) {
+		fputc(x - (double)full >= 0.5 ? '+' : '.', t->f);
+		n++;
+	}
+	fprintf(t->f, "%*s", (int)(BAR_W - n), "");
+}
+
+static void put_name(const struct text *t, const struct tdr_report_row *row, bool total)
+{
+	const struct tdr_report *r = t->r;
+	char main[1024], suffix[512];
+	size_t w = t->name_w, mcols, scols;
+
+	suffix[0] = '\0';
+	if (total) {
+		snprintf(main, sizeof(main), "total");
+	} else if (r->opts.by == TDR_BY_THREAD) {
+		snprintf(main, sizeof(main), "%s", row->name);
+		snprintf(suffix, sizeof(suffix), "%" PRIu32 "/%" PRIu32, row->pid, row->tid);
+	} else if (r->opts.by == TDR_BY_PROCESS) {
+		snprintf(main, sizeof(main), "%s", row->name);
+		snprintf(suffix, sizeof(suffix), "pid %" PRIu32, row->pid);
+	} else if (r->opts.by == TDR_BY_DSO) {
+		fputs("  ", t->f);
+		put_fit(t->f, row->name, w, true);
+		return;
+	} else {
+		if (row->inlined_into)
+			snprintf(main, sizeof(main), "%s (inlined into %s)", row->name,
+				 row->inlined_into);
+		else if (row->file)
+			snprintf(main, sizeof(main), "%s:%" PRIu32 " %s", report_basename(row->file),
+				 row->line, row->name);
+		else
+			snprintf(main, sizeof(main), "%s", row->name);
+		if (row->dso && !strstr(row->name, row->dso))
+			snprintf(suffix, sizeof(suffix), "%s", report_basename(row->dso));
+	}
+	fputs("  ", t->f);
+	mcols = text_cols(main);
+	scols = text_cols(suffix);
+	if (total)
+		colour_on(t, C_BOLD);
+	put_fit(t->f, main, w, false);
+	if (total)
+		colour_off(t);
+	/* The object goes after the name when both fit. */
+	if (scols && mcols + 2 + scols <= w) {
+		colour_on(t, C_DIM);
+		fprintf(t->f, "  %s", suffix);
+		colour_off(t);
+	}
+}
+
+static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
+{
+	const struct tdr_report *r = t->r;
+	char line[1024];
+	size_t indent = 9;
+
+	for (int pass = 0; pass < 2; pass++) {
+		size_t len = 0;
+		bool any_group = false;
+
+		line[0] = '\0';
+		for (size_t i = 0; i < t->col_cnt; i++) {
+			bool first = true;
+
+			for (size_t c = 0; c < r->cat_cnt; c++) {
+				double v = row->topdown[c];
+
+				if (r->cats[c].parent_idx != (int)t->cols[i] || len > 900)
+					continue;
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s ",
+							first ? (any_group ? " | " : "") : " ",
+							report_category_label(r->cats[c].name));
+				if (isnan(v))
+					len += (size_t)snprintf(line + len, sizeof(line) - len, "-");
+				else
+					len += (size_t)snprintf(line + len, sizeof(line) - len,
+								pass ? "%.0f%s" : "%.1f%s", 100 * v,
+								(int)c == row->bottleneck_l2 ? "*" : "");
+				first = false;
+				any_group = true;
+			}
+		}
+		if (len + indent <= t->width || pass)
+			break;
+	}
+	fprintf(t->f, "%*s", (int)indent, "");
+	colour_on(t, C_DIM);
+	put_fit(t->f, line, t->width - indent, false);
+	colour_off(t);
+	fputc('\n', t->f);
+}
+
+static void put_row(const struct text *t, const struct tdr_report_row *row, bool total)
+{
+	const struct tdr_report *r = t->r;
+
+	if (row->low_confidence)
+		colour_on(t, C_DIM);
+	fprintf(t->f, "%8" PRIu64 "%c", row->samples, row->low_confidence ? '~' : ' ');
+	put_pct(t, row->share);
+	if (t->topdown) {
+		put_pct(t, row->slots_share);
+		for (size_t i = 0; i < t->col_cnt; i++) {
+			double v = row->topdown[t->cols[i]];
+			bool hot = (int)t->cols[i] == row->bottleneck;
+
+			if (isnan(v)) {
+				fprintf(t->f, " %5s ", "-");
+				continue;
+			}
+			fputc(' ', t->f);
+			if (hot)
+				colour_on(t, C_HOT);
+			fprintf(t->f, "%5.1f%c", 100 * v, hot ? '*' : ' ');
+			if (hot) {
+				colour_off(t);
+				if (row->low_confidence)
+					colour_on(t, C_DIM);
+			}
+		}
+		put_topdown_bar(t, row);
+	} else {
+		for (size_t i = 0; i < t->ev_cnt; i++) {
+			size_t e = t->evs[i];
+			double v = (double)row->events[e];
+
+			if (r->event_units[e] == UNIT_NS)
+				put_num_col(t, v / 1e6, true);
+			else
+				put_num_col(t, v, false);
+		}
+		put_share_bar(t, row->share);
+	}
+	put_name(t, row, total);
+	colour_off(t);
+	fputc('\n', t->f);
+	if (t->has_l2 && row->topdown)
+		put_l2_line(t, row);
+}
+
+static const char *event_label(const struct tdr_report *r, size_t e, char *buf, size_t sz)
+{
+	static const struct {
+		const char *name, *label;
+	} short_names[] = {
+		{ "cpu-clock", "cpu-ms" },	  { "task-clock", "task-ms" },
+		{ "page-faults", "faults" },	  { "context-switches", "ctx-sw" },
+		{ "cpu-migrations", "migrate" }, { "minor-faults", "minflt" },
+		{ "major-faults", "majflt" },
+	};
+
+	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
+		if (!strcmp(short_names[i].name, r->event_names[e]))
+			return short_names[i].label;
+	snprintf(buf, sz, "%.*s", EV_W, r->event_names[e]);
+	return buf;
+}
+
+static void put_table_header(const struct text *t)
+{
+	const struct tdr_report *r = t->r;
+	char buf[64];
+
+	colour_on(t, C_BOLD);
+	fprintf(t->f, "%8s  %6s", "samples", "share");
+	if (t->topdown) {
+		fprintf(t->f, " %6s", "slots");
+		for (size_t i = 0; i < t->col_cnt; i++)
+			fprintf(t->f, " %6.6s", report_category_label(r->cats[t->cols[i]].name));
+		fprintf(t->f, " %-*s", BAR_W, "split");
+	} else {
+		for (size_t i = 0; i < t->ev_cnt; i++)
+			fprintf(t->f, " %*s", EV_W, event_label(r, t->evs[i], buf, sizeof(buf)));
+		fprintf(t->f, " %-*s", BAR_W, "share");
+	}
+	fprintf(t->f, "  %s", tdr_report_by_name(r->opts.by));
+	colour_off(t);
+	fputc('\n', t->f);
+}
+
+static void put_legend(const struct text *t, size_t shown)
+{
+	const struct tdr_report *r = t->r;
+	char buf[1024];
+	size_t len = 0;
+	bool any = false;
+
+	if (t->topdown) {
+		len = (size_t)snprintf(buf, sizeof(buf), "category columns are %% of the row's "
+							"slots; split:");
+		for (size_t i = 0; i < t->col_cnt && len < 900; i++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %c=%s",
+						report_category_glyph(r->cats[t->cols[i]].name),
+						r->cats[t->cols[i]].name);
+		put_wrapped(t, "", "", buf);
+		len = (size_t)snprintf(buf, sizeof(buf), "* bottleneck: above its threshold (");
+		for (size_t c = 0; c < r->cat_cnt && len < 900; c++) {
+			if (isnan(r->cats[c].threshold))
+				continue;
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %.0f%%",
+						any ? ", " : "", r->cats[c].name,
+						100 * r->cats[c].threshold);
+			any = true;
+		}
+		snprintf(buf + len, sizeof(buf) - len,
+			 ") in a row with over %.0f%% of samples", 100 * TDR_REPORT_HOT_SHARE);
+		if (any)
+			put_wrapped(t, "", "", buf);
+		put_wrapped(t, "", "",
+			    "deltas are charged to the function where each sampling interval "
+			    "ended: trust rows with many samples (docs/report.md)");
+	} else {
+		len = 0;
+		for (size_t i = 0; i < t->ev_cnt && len < 900; i++) {
+			char lb[64];
+			size_t e = t->evs[i];
+
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s = %s%s",
+						i ? ", " : "columns: ",
+						event_label(r, e, lb, sizeof(lb)), r->event_names[e],
+						r->event_units[e] == UNIT_NS ? " (ms)" : "");
+		}
+		if (len)
+			put_wrapped(t, "", "", buf);
+		put_wrapped(t, "", "", "no TopDown categories in this plan: samples and event "
+				       "totals only");
+	}
+	if (r->opts.min_samples) {
+		snprintf(buf, sizeof(buf), "~ fewer than %" PRIu64 " samples: too few to trust",
+			 r->opts.min_samples);
+		put_wrapped(t, "", "", buf);
+	}
+	if (shown < r->visible_cnt) {
+		snprintf(buf, sizeof(buf), "%zu more rows not shown (--limit 0 shows all)",
+			 r->visible_cnt - shown);
+		put_wrapped(t, "", "", buf);
+	}
+	if (r->visible_cnt < r->rows.cnt) {
+		snprintf(buf, sizeof(buf), "%zu rows under --min-share %.2f%% hidden",
+			 r->rows.cnt - r->visible_cnt, 100 * r->opts.min_share);
+		put_wrapped(t, "", "", buf);
+	}
+}
+
+static void plan_columns(struct text *t)
+{
+	const struct tdr_report *r = t->r;
+	unsigned fixed;
+
+	t->topdown = r->slots_cat >= 0;
+	for (size_t c = 0; c < r->cat_cnt; c++) {
+		if (r->cats[c].level == 1 && t->col_cnt < MAX_CAT_COLS)
+			t->cols[t->col_cnt++] = c;
+		if (r->cats[c].level > 1 && r->cats[c].parent_idx >= 0)
+			t->has_l2 = true;
+	}
+	if (t->topdown) {
+		fixed = 9 + 7 + 7 + 7 * (unsigned)t->col_cnt + 1 + BAR_W + 2;
+	} else {
+		for (size_t e = 0; e < r->event_cnt && t->ev_cnt < MAX_EV_COLS; e++)
+			t->evs[t->ev_cnt++] = e;
+		fixed = 9 + 7 + 1 + BAR_W + 2;
+		/* Drop event columns rather than squeeze the names. */
+		while (t->ev_cnt && fixed + (EV_W + 1) * (unsigned)t->ev_cnt + NAME_MIN_W > t->width)
+			t->ev_cnt--;
+		fixed += (EV_W + 1) * (unsigned)t->ev_cnt;
+	}
+	t->name_w = t->width > fixed + 10 ? t->width - fixed : 10;
+}
+
+int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
+{
+	struct text t = { .r = r, .f = f, .colour = o->colour };
+	size_t n = r->visible_cnt;
+
+	t.width = o->width ? o->width : WIDTH_DEFAULT;
+	if (t.width < 60)
+		t.width = 60;
+	plan_columns(&t);
+	put_header(&t);
+	if (o->limit && o->limit < n)
+		n = o->limit;
+	put_table_header(&t);
+	for (size_t i = 0; i < n; i++)
+		put_row(&t, r->visible[i], false);
+	fprintf(f, "%.*s\n", (int)(t.width < 100 ? t.width : 100),
+		"----------------------------------------------------------------------------------"
+		"------------------");
+	put_row(&t, &r->totals, true);
+	fputc('\n', f);
+	put_legend(&t, n);
+	return 0;
+}

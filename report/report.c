@@ -1,0 +1,469 @@
+/*
+ * report/report.c - report lifecycle, the copied schema, warnings, accessors.
+ *
+ * Responsibility: tdr_report__new copies from the recording's metadata what a
+ * report needs (event names and units, TopDown category formulas, the
+ * recording's command, host, CPU, plan and notes), validates the formulas,
+ * and attaches the bottleneck threshold of every category; __free releases
+ * everything. The counting and math live in aggregate.c, collect.c, topdown.c.
+ * Ownership: everything is copied; meta is borrowed for the call only.
+ */
+#include "report_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "report: "
+#include "tdrec/tdr_log.h"
+
+/*
+ * Bottleneck thresholds, as fractions of a row's slots. Level 1 follows
+ * VTune's rule of thumb; retiring and its level-2 children are never a
+ * bottleneck. Category names not listed are never flagged.
+ * See docs/report.md "Thresholds".
+ */
+static const struct {
+	const char *name;
+	double threshold;
+	const char *label; /* text column label, at most 6 characters */
+	char glyph;	   /* text bar */
+} known_cats[] = {
+	{ "retiring", NAN, "Retire", 'r' },	   { "bad-spec", 0.15, "BadSpc", 's' },
+	{ "fe-bound", 0.15, "FE-Bnd", 'f' },	   { "be-bound", 0.20, "BE-Bnd", 'b' },
+	{ "heavy-ops", NAN, "heavy", 'h' },	   { "light-ops", NAN, "light", 'l' },
+	{ "br-mispredict", 0.10, "brmisp", 'm' }, { "machine-clears", 0.10, "mclear", 'c' },
+	{ "fetch-lat", 0.10, "fetlat", 'L' },	   { "fetch-bw", 0.10, "fetbw", 'W' },
+	{ "mem-bound", 0.20, "mem", 'M' },	   { "core-bound", 0.10, "core", 'C' },
+};
+
+char report_category_glyph(const char *name)
+{
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(known_cats); i++)
+		if (!strcmp(known_cats[i].name, name))
+			return known_cats[i].glyph;
+	return name[0] >= 'A' && name[0] <= 'Z' ? (char)(name[0] + 32) : name[0] ? name[0] : '?';
+}
+
+const char *report_category_label(const char *name)
+{
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(known_cats); i++)
+		if (!strcmp(known_cats[i].name, name))
+			return known_cats[i].label;
+	return name;
+}
+
+static double known_threshold(const char *name)
+{
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(known_cats); i++)
+		if (!strcmp(known_cats[i].name, name))
+			return known_cats[i].threshold;
+	return NAN;
+}
+
+const char *tdr_report_by_name(enum tdr_report_by by)
+{
+	static const char *const names[] = { "function", "inline",  "lines",
+					     "dso",	 "thread", "process" };
+
+	return (unsigned)by < TDR_ARRAY_SIZE(names) ? names[by] : "unknown";
+}
+
+void tdr_report_opts__init(struct tdr_report_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->min_samples = TDR_REPORT_MIN_SAMPLES_DEFAULT;
+}
+
+const char *report_basename(const char *path)
+{
+	const char *s;
+
+	if (!path)
+		return NULL;
+	s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+int report_add_warning(struct tdr_report *r, const char *text)
+{
+	char *copy;
+
+	if (tdr_ensure_cap(&r->warnings, &r->warn_cap, sizeof(*r->warnings), r->warn_cnt + 1))
+		return -ENOMEM;
+	copy = tdr_strdup(text);
+	if (!copy)
+		return -ENOMEM;
+	r->warnings[r->warn_cnt++] = copy;
+	return 0;
+}
+
+void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (report_add_warning(r, buf))
+		tdr_warn("failed to keep warning '%s': out of memory", buf);
+}
+
+/* Does the event count nanoseconds? By attr first, by name for imports. */
+static uint32_t event_unit(const struct tdr_event_desc *e)
+{
+	if (e->attr.type == PERF_TYPE_SOFTWARE && (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+						    e->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+		return UNIT_NS;
+	if (e->name && (!strcmp(e->name, "cpu-clock") || !strcmp(e->name, "task-clock")))
+		return UNIT_NS;
+	return UNIT_COUNT;
+}
+
+static int copy_terms(const struct tdr_term *src, size_t cnt, size_t event_cnt,
+		      struct rep_term **dst)
+{
+	if (!cnt)
+		return 0;
+	*dst = tdr_calloc(cnt, sizeof(**dst));
+	if (!*dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < cnt; i++) {
+		if (src[i].event_idx >= event_cnt || !isfinite(src[i].coef)) {
+			tdr_warn("failed to use category formula: term %zu names event %u of %zu",
+				 i, src[i].event_idx, event_cnt);
+			return -EINVAL;
+		}
+		(*dst)[i].event_idx = src[i].event_idx;
+		(*dst)[i].coef = src[i].coef;
+	}
+	return 0;
+}
+
+static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
+{
+	int err;
+
+	r->event_cnt = meta->event_cnt;
+	r->event_names = tdr_calloc(meta->event_cnt + 1, sizeof(*r->event_names));
+	r->event_units = tdr_calloc(meta->event_cnt + 1, sizeof(*r->event_units));
+	if (!r->event_names || !r->event_units)
+		return -ENOMEM;
+	for (size_t i = 0; i < meta->event_cnt; i++) {
+		char tmp[32];
+		const char *name = meta->events[i].name;
+
+		if (!name || !*name) {
+			snprintf(tmp, sizeof(tmp), "event%zu", i);
+			name = tmp;
+		}
+		r->event_names[i] = tdr_strdup(name);
+		if (!r->event_names[i])
+			return -ENOMEM;
+		r->event_units[i] = event_unit(&meta->events[i]);
+	}
+
+	r->slots_cat = -1;
+	r->cat_cnt = meta->category_cnt;
+	r->cats = tdr_calloc(meta->category_cnt + 1, sizeof(*r->cats));
+	if (!r->cats)
+		return -ENOMEM;
+	for (size_t i = 0; i < meta->category_cnt; i++) {
+		const struct tdr_category *mc = &meta->categories[i];
+		struct rep_category *c = &r->cats[i];
+
+		c->parent_idx = -1;
+		if (!mc->name || !*mc->name || !mc->den_cnt) {
+			tdr_warn("failed to use category %zu: no name or no denominator", i);
+			return -EINVAL;
+		}
+		c->name = tdr_strdup(mc->name);
+		c->parent = mc->parent ? tdr_strdup(mc->parent) : NULL;
+		if (!c->name || (mc->parent && !c->parent))
+			return -ENOMEM;
+		c->level = mc->level ? mc->level : 1;
+		c->threshold = known_threshold(c->name);
+		c->num_cnt = mc->num_cnt;
+		c->den_cnt = mc->den_cnt;
+		err = copy_terms(mc->num, mc->num_cnt, meta->event_cnt, &c->num);
+		if (!err)
+			err = copy_terms(mc->den, mc->den_cnt, meta->event_cnt, &c->den);
+		if (err)
+			return err;
+		if (c->level == 1 && r->slots_cat < 0)
+			r->slots_cat = (int)i;
+	}
+	/* Level-2 categories point at their level-1 parent by name. */
+	for (size_t i = 0; i < r->cat_cnt; i++) {
+		struct rep_category *c = &r->cats[i];
+
+		for (size_t j = 0; c->level > 1 && c->parent && j < r->cat_cnt; j++)
+			if (r->cats[j].level == 1 && !strcmp(r->cats[j].name, c->parent))
+				c->parent_idx = (int)j;
+	}
+	return 0;
+}
+
+/* "a b 'c d'": the command line for the header. */
+static char *join_argv(size_t argc, char *const *argv)
+{
+	size_t sz = 1;
+	char *s, *p;
+
+	for (size_t i = 0; i < argc; i++)
+		sz += (argv[i] ? strlen(argv[i]) : 0) + 3;
+	s = tdr_malloc(sz);
+	if (!s)
+		return NULL;
+	p = s;
+	for (size_t i = 0; i < argc; i++) {
+		const char *a = argv[i] ? argv[i] : "";
+		bool quote = !*a || strpbrk(a, " \t\"") != NULL;
+
+		p += sprintf(p, "%s%s%s%s", i ? " " : "", quote ? "'" : "", a, quote ? "'" : "");
+	}
+	*p = '\0';
+	return s;
+}
+
+static int copy_recording(struct tdr_report *r, const struct tdr_meta *meta)
+{
+	char cpu[256];
+
+	if (meta->plan_name && !(r->plan = tdr_strdup(meta->plan_name)))
+		return -ENOMEM;
+	if (meta->hostname && !(r->host = tdr_strdup(meta->hostname)))
+		return -ENOMEM;
+	if (meta->boot_id && !(r->boot_id = tdr_strdup(meta->boot_id)))
+		return -ENOMEM;
+	if (meta->argc && !(r->command = join_argv(meta->argc, meta->argv)))
+		return -ENOMEM;
+	if (meta->cpu_model_name || meta->cpu_vendor) {
+		snprintf(cpu, sizeof(cpu), "%s (family %u model %u)",
+			 meta->cpu_model_name ? meta->cpu_model_name : meta->cpu_vendor,
+			 meta->cpu_family, meta->cpu_model);
+		if (!(r->cpu = tdr_strdup(cpu)))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < meta->note_cnt; i++)
+		if (meta->notes[i])
+			tdr_report__warn(r, "note: %s", meta->notes[i]);
+	return 0;
+}
+
+static int copy_filter(struct tdr_report *r, const struct tdr_report_filter *f)
+{
+	struct tdr_report_filter *d = &r->opts.filter;
+
+	if ((f->pid_cnt && !f->pids) || (f->tid_cnt && !f->tids) || (f->dso_cnt && !f->dsos) ||
+	    (f->comm_cnt && !f->comms))
+		return -EINVAL;
+	if (f->pid_cnt) {
+		if (!(r->f_pids = tdr_calloc(f->pid_cnt, sizeof(*r->f_pids))))
+			return -ENOMEM;
+		memcpy(r->f_pids, f->pids, f->pid_cnt * sizeof(*r->f_pids));
+	}
+	if (f->tid_cnt) {
+		if (!(r->f_tids = tdr_calloc(f->tid_cnt, sizeof(*r->f_tids))))
+			return -ENOMEM;
+		memcpy(r->f_tids, f->tids, f->tid_cnt * sizeof(*r->f_tids));
+	}
+	if (f->dso_cnt && !(r->f_dsos = tdr_calloc(f->dso_cnt, sizeof(*r->f_dsos))))
+		return -ENOMEM;
+	for (size_t i = 0; i < f->dso_cnt; i++)
+		if (!(r->f_dsos[i] = tdr_strdup(f->dsos[i] ? f->dsos[i] : "")))
+			return -ENOMEM;
+	if (f->comm_cnt && !(r->f_comms = tdr_calloc(f->comm_cnt, sizeof(*r->f_comms))))
+		return -ENOMEM;
+	for (size_t i = 0; i < f->comm_cnt; i++)
+		if (!(r->f_comms[i] = tdr_strdup(f->comms[i] ? f->comms[i] : "")))
+			return -ENOMEM;
+	d->pids = r->f_pids;
+	d->tids = r->f_tids;
+	d->dsos = (const char *const *)r->f_dsos;
+	d->comms = (const char *const *)r->f_comms;
+	return 0;
+}
+
+int tdr_report__new(const struct tdr_meta *meta, const struct tdr_report_opts *opts,
+		    struct tdr_report **out)
+{
+	struct tdr_report_opts defaults;
+	struct tdr_report *r;
+	int err;
+
+	if (!opts) {
+		tdr_report_opts__init(&defaults);
+		opts = &defaults;
+	}
+	if (!meta || (unsigned)opts->by > TDR_BY_PROCESS || !(opts->min_share >= 0) ||
+	    opts->min_share > 1)
+		return -EINVAL;
+	if ((meta->event_cnt && !meta->events) || (meta->category_cnt && !meta->categories))
+		return -EINVAL;
+	r = tdr_calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->opts = *opts;
+	memset(&r->opts.filter, 0, sizeof(r->opts.filter));
+	r->first_ns = UINT64_MAX;
+	err = copy_filter(r, &opts->filter);
+	if (!err)
+		err = copy_schema(r, meta);
+	if (!err)
+		err = copy_recording(r, meta);
+	if (!err && (r->opts.sort.key == TDR_SORT_CATEGORY || r->opts.sort.key == TDR_SORT_EVENT) &&
+	    r->opts.sort.idx >= (r->opts.sort.key == TDR_SORT_CATEGORY ? r->cat_cnt : r->event_cnt))
+		err = -EINVAL;
+	if (err) {
+		tdr_report__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int tdr_report_sort__parse(const struct tdr_meta *meta, const char *text,
+			   struct tdr_report_sort *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(text, "samples") || !strcmp(text, "share"))
+		out->key = TDR_SORT_SAMPLES;
+	else if (!strcmp(text, "slots"))
+		out->key = TDR_SORT_SLOTS;
+	else if (!strcmp(text, "name"))
+		out->key = TDR_SORT_NAME;
+	else {
+		for (size_t i = 0; meta && i < meta->category_cnt; i++) {
+			if (meta->categories[i].name && !strcmp(meta->categories[i].name, text)) {
+				out->key = TDR_SORT_CATEGORY;
+				out->idx = i;
+				return 0;
+			}
+		}
+		for (size_t i = 0; meta && i < meta->event_cnt; i++) {
+			if (meta->events[i].name && !strcmp(meta->events[i].name, text)) {
+				out->key = TDR_SORT_EVENT;
+				out->idx = i;
+				return 0;
+			}
+		}
+		return -TDR_E_USAGE;
+	}
+	return 0;
+}
+
+static void free_cats(struct tdr_report *r)
+{
+	for (size_t i = 0; r->cats && i < r->cat_cnt; i++) {
+		free(r->cats[i].name);
+		free(r->cats[i].parent);
+		free(r->cats[i].num);
+		free(r->cats[i].den);
+	}
+	zfree(&r->cats);
+}
+
+void tdr_report__free(struct tdr_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; r->event_names && i < r->event_cnt; i++)
+		free(r->event_names[i]);
+	free(r->event_names);
+	free(r->event_units);
+	free_cats(r);
+	for (size_t i = 0; r->f_dsos && i < r->opts.filter.dso_cnt; i++)
+		free(r->f_dsos[i]);
+	for (size_t i = 0; r->f_comms && i < r->opts.filter.comm_cnt; i++)
+		free(r->f_comms[i]);
+	free(r->f_dsos);
+	free(r->f_comms);
+	free(r->f_pids);
+	free(r->f_tids);
+	free(r->plan);
+	free(r->command);
+	free(r->host);
+	free(r->cpu);
+	free(r->file);
+	free(r->boot_id);
+	for (size_t i = 0; i < r->warn_cnt; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	free(r->view);
+	free(r->cat_vals);
+	free(r->total_sums);
+	free(r->visible);
+	rowtab__release(&r->rows);
+	addrtab__release(&r->addrs);
+	strpool__release(&r->pool);
+	free(r);
+}
+
+/* ---- accessors ---- */
+
+size_t tdr_report__event_cnt(const struct tdr_report *r)
+{
+	return r->event_cnt;
+}
+
+const char *tdr_report__event_name(const struct tdr_report *r, size_t idx)
+{
+	return idx < r->event_cnt ? r->event_names[idx] : NULL;
+}
+
+size_t tdr_report__category_cnt(const struct tdr_report *r)
+{
+	return r->cat_cnt;
+}
+
+const char *tdr_report__category_name(const struct tdr_report *r, size_t idx)
+{
+	return idx < r->cat_cnt ? r->cats[idx].name : NULL;
+}
+
+uint32_t tdr_report__category_level(const struct tdr_report *r, size_t idx)
+{
+	return idx < r->cat_cnt ? r->cats[idx].level : 0;
+}
+
+double tdr_report__threshold(const struct tdr_report *r, size_t idx)
+{
+	return idx < r->cat_cnt ? r->cats[idx].threshold : NAN;
+}
+
+const char *tdr_report__plan(const struct tdr_report *r)
+{
+	return r->plan;
+}
+
+enum tdr_report_by tdr_report__by(const struct tdr_report *r)
+{
+	return r->opts.by;
+}
+
+size_t tdr_report__warning_cnt(const struct tdr_report *r)
+{
+	return r->warn_cnt;
+}
+
+const char *tdr_report__warning(const struct tdr_report *r, size_t idx)
+{
+	return idx < r->warn_cnt ? r->warnings[idx] : NULL;
+}
+
+uint64_t tdr_report__samples_seen(const struct tdr_report *r)
+{
+	return r->seen;
+}
+
+uint64_t tdr_report__samples_kept(const struct tdr_report *r)
+{
+	return r->kept;
+}

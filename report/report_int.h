@@ -1,0 +1,194 @@
+/*
+ * report/report_int.h - the report's private structures, shared by its .c files.
+ *
+ * Responsibility: the string pool, the row table (rows keyed by interned
+ * strings, with summed deltas), the address table (samples summed per unique
+ * address before symbolization), the copied schema (events and category
+ * formulas) and struct tdr_report itself. Nothing outside report/ sees these.
+ * Invariants: every string in a row key is interned in the report's pool, so
+ * two keys are equal exactly when their pointers are; sums of row i live at
+ * sums[i * event_cnt].
+ */
+#ifndef TDREC_REPORT_INT_H
+#define TDREC_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tdrec/report.h"
+
+/* ---- string pool (strpool.c) --------------------------------------------- */
+
+struct strpool_chunk;
+
+struct strpool {
+	const char **slots; /* open addressing, NULL = empty */
+	size_t cap;	    /* power of two */
+	size_t cnt;
+	struct strpool_chunk *chunks; /* the string bytes live here */
+};
+
+/* Interned copy of s (NULL for NULL), or NULL with *err = -ENOMEM. */
+const char *strpool__intern(struct strpool *p, const char *s, int *err);
+/* Interned copy of the first n bytes of s. */
+const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err);
+void strpool__release(struct strpool *p);
+
+uint64_t report_hash_bytes(const void *data, size_t n);
+uint64_t report_hash_mix(uint64_t h, uint64_t v);
+
+/* ---- row table (aggregate.c) --------------------------------------------- */
+
+struct row_ent {
+	struct tdr_row_key key; /* interned strings */
+	uint64_t hash;
+	uint64_t samples;
+};
+
+struct rowtab {
+	struct row_ent *rows;
+	size_t cnt, cap;
+	uint64_t *sums; /* cap * event_cnt */
+	size_t sums_cap;
+	uint32_t *index; /* row index + 1, 0 = empty; index_cap is a power of two */
+	size_t index_cap;
+};
+
+/* Row of an interned key, created with zero sums when new. Returns the row
+ * index (>= 0) or -ENOMEM. */
+int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row_key *key);
+void rowtab__release(struct rowtab *t);
+
+/* ---- address table (collect.c) ------------------------------------------ */
+
+enum addr_kind {
+	ADDR_FILE = 0,	 /* a file-backed mapping; off = file offset */
+	ADDR_KERNEL,	 /* off = ip */
+	ADDR_VDSO,	 /* off = file offset in the vdso image */
+	ADDR_ANON,	 /* anonymous memory; off = 0 */
+	ADDR_UNMAPPED,	 /* user IP in no known mapping; off = 0 */
+	ADDR_HYPERVISOR, /* off = 0 */
+	ADDR_GUEST,	 /* off = 0 */
+	ADDR_TASK,	 /* by thread or process: pid/tid only */
+};
+
+struct addr_ent {
+	const struct tdr_mapping *map; /* borrowed from the parser */
+	uint64_t off;
+	uint32_t pid, tid;
+	uint32_t kind; /* enum addr_kind */
+	const char *comm; /* interned, thread and process reports only */
+	uint64_t hash;
+	uint64_t samples;
+};
+
+struct addrtab {
+	struct addr_ent *ents;
+	size_t cnt, cap;
+	uint64_t *sums; /* cap * event_cnt */
+	size_t sums_cap;
+	uint32_t *index;
+	size_t index_cap;
+};
+
+void addrtab__release(struct addrtab *t);
+
+/* ---- schema --------------------------------------------------------------- */
+
+enum event_unit {
+	UNIT_COUNT = 0,
+	UNIT_NS, /* software clocks: shown as milliseconds */
+};
+
+struct rep_term {
+	size_t event_idx;
+	double coef;
+};
+
+struct rep_category {
+	char *name;
+	char *parent;
+	uint32_t level;
+	int parent_idx; /* level-1 category index of a level-2 one, else -1 */
+	double threshold; /* NAN: never a bottleneck */
+	size_t num_cnt, den_cnt;
+	struct rep_term *num, *den;
+};
+
+/* ---- the report ------------------------------------------------------------ */
+
+struct tdr_report {
+	struct tdr_report_opts opts;
+	/* Filter copies (opts.filter points here). */
+	uint32_t *f_pids, *f_tids;
+	char **f_dsos, **f_comms;
+	const struct tdr_mapping *f_last_map; /* dso filter cache */
+	bool f_last_ok;
+
+	size_t event_cnt;
+	char **event_names;
+	uint32_t *event_units; /* enum event_unit */
+	size_t cat_cnt;
+	struct rep_category *cats;
+	int slots_cat; /* category whose denominator is "the row's slots", -1 = none */
+
+	/* Recording. */
+	char *plan, *command, *host, *cpu, *file, *boot_id;
+	enum tdr_source_kind source;
+	bool have_end;
+	struct tdr_run_end end;
+	uint64_t first_ns, last_ns;
+
+	char **warnings;
+	size_t warn_cnt, warn_cap;
+
+	struct strpool pool;
+	struct rowtab rows;
+	struct addrtab addrs;
+	uint64_t seen, kept;
+	bool resolved;
+
+	/* Finished table. */
+	bool finished;
+	struct tdr_report_row *view; /* one per row, sorted */
+	double *cat_vals;	     /* (rows.cnt + 1) * cat_cnt; totals last */
+	struct tdr_report_row totals;
+	uint64_t *total_sums;
+	const struct tdr_report_row **visible;
+	size_t visible_cnt;
+};
+
+/* Value of category c over summed deltas: max(0, num) / den, NAN when den <= 0. */
+double report_category_value(const struct rep_category *c, const uint64_t *sums);
+/* The row's slots (denominator of slots_cat), 0 without TopDown. */
+double report_slots(const struct tdr_report *r, const uint64_t *sums);
+
+/* Append a warning line (copied). Returns 0 or -ENOMEM (the warning is dropped). */
+int report_add_warning(struct tdr_report *r, const char *text);
+
+/* Base name of a path ("" stays ""). */
+const char *report_basename(const char *path);
+
+/* ---- rendering helpers (render_util.c) ----------------------------------- */
+
+void json_put_string(FILE *f, const char *s);	 /* "..." or null */
+void json_put_number(FILE *f, double v);	 /* null for NAN / inf */
+void csv_put_field(FILE *f, const char *s);	 /* quoted when needed */
+
+int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+
+/* Short column label of a category ("retiring" -> "Retire"; unknown names
+ * are returned as they are), and its one-character glyph for text bars. */
+const char *report_category_label(const char *name);
+char report_category_glyph(const char *name);
+/* Duration of the recording: the run end's, else first to last sample.
+ * Returns false when unknown. */
+bool report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_samples);
+const char *report_source_name(enum tdr_source_kind k);
+/* Describe the run end ("exit 0", "killed by signal 9", ...) into buf. */
+void report_describe_end(const struct tdr_report *r, char *buf, size_t sz);
+
+#endif /* TDREC_REPORT_INT_H */

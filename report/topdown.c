@@ -1,0 +1,268 @@
+/*
+ * report/topdown.c - TopDown math, confidence and bottleneck flags, sorting.
+ *
+ * Responsibility: turn the summed deltas of every row into the numbers a
+ * report shows. Every category value comes from the recording's own formula
+ * (value = max(0, sum of num terms) / sum of den terms, format.h struct
+ * tdr_category) applied to the row's summed deltas; no event name is looked
+ * at here. A row's "slots" is the denominator of the first level-1 category.
+ * Level-1 values are shown as measured: they are not rescaled to add up to
+ * 100% (with metric registers they add up to about 100%, off by rounding).
+ * Flags: a row with fewer than min_samples samples is low-confidence; a
+ * category is the row's bottleneck when it is above its threshold, the row
+ * has more than TDR_REPORT_HOT_SHARE of the samples and is not
+ * low-confidence; the largest such level-1 category wins, and the largest of
+ * its level-2 children above their own thresholds is marked too.
+ * See: docs/design.md "Attribution", docs/report.md "Thresholds".
+ */
+#include "report_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdrec/tdr_mem.h"
+
+static double terms_sum(const struct rep_term *t, size_t cnt, const uint64_t *sums)
+{
+	double v = 0;
+
+	for (size_t i = 0; i < cnt; i++)
+		v += t[i].coef * (double)sums[t[i].event_idx];
+	return v;
+}
+
+double report_category_value(const struct rep_category *c, const uint64_t *sums)
+{
+	double num = terms_sum(c->num, c->num_cnt, sums);
+	double den = terms_sum(c->den, c->den_cnt, sums);
+
+	if (!(den > 0))
+		return NAN;
+	return num > 0 ? num / den : 0.0;
+}
+
+double report_slots(const struct tdr_report *r, const uint64_t *sums)
+{
+	const struct rep_category *c;
+
+	if (r->slots_cat < 0)
+		return 0;
+	c = &r->cats[r->slots_cat];
+	return terms_sum(c->den, c->den_cnt, sums);
+}
+
+static void flag_row(const struct tdr_report *r, struct tdr_report_row *row)
+{
+	double best = -1;
+
+	row->low_confidence = r->opts.min_samples && row->samples < r->opts.min_samples;
+	row->bottleneck = -1;
+	row->bottleneck_l2 = -1;
+	if (!row->topdown || row->low_confidence || !(row->share > TDR_REPORT_HOT_SHARE))
+		return;
+	for (size_t i = 0; i < r->cat_cnt; i++) {
+		double v = row->topdown[i];
+
+		if (r->cats[i].level != 1 || isnan(r->cats[i].threshold) || isnan(v))
+			continue;
+		if (v > r->cats[i].threshold && v > best) {
+			best = v;
+			row->bottleneck = (int)i;
+		}
+	}
+	if (row->bottleneck < 0)
+		return;
+	best = -1;
+	for (size_t i = 0; i < r->cat_cnt; i++) {
+		double v = row->topdown[i];
+
+		if (r->cats[i].parent_idx != row->bottleneck || isnan(r->cats[i].threshold) ||
+		    isnan(v))
+			continue;
+		if (v > r->cats[i].threshold && v > best) {
+			best = v;
+			row->bottleneck_l2 = (int)i;
+		}
+	}
+}
+
+/* Fill row's computed fields from its sums; vals has cat_cnt slots. */
+static void compute_row(const struct tdr_report *r, struct tdr_report_row *row,
+			const uint64_t *sums, double *vals, uint64_t total_samples,
+			double total_slots)
+{
+	row->events = sums;
+	row->share = total_samples ? (double)row->samples / (double)total_samples : 0.0;
+	row->slots_share = NAN;
+	if (r->slots_cat >= 0 && total_slots > 0)
+		row->slots_share = report_slots(r, sums) / total_slots;
+	row->topdown = NULL;
+	if (r->cat_cnt) {
+		for (size_t c = 0; c < r->cat_cnt; c++)
+			vals[c] = report_category_value(&r->cats[c], sums);
+		row->topdown = vals;
+	}
+	flag_row(r, row);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a)
+		return -1;
+	if (!b)
+		return 1;
+	return strcmp(a, b);
+}
+
+/* Descending by value, NAN last. Returns <0 when a goes first. */
+static int cmp_desc(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return a > b ? -1 : a < b ? 1 : 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *ctx)
+{
+	const struct tdr_report_row *a = pa, *b = pb;
+	const struct tdr_report_sort *s = ctx;
+	int c = 0;
+
+	switch (s->key) {
+	case TDR_SORT_SLOTS:
+		c = cmp_desc(a->slots_share, b->slots_share);
+		break;
+	case TDR_SORT_CATEGORY:
+		c = cmp_desc(a->topdown ? a->topdown[s->idx] : NAN,
+			     b->topdown ? b->topdown[s->idx] : NAN);
+		break;
+	case TDR_SORT_EVENT:
+		c = cmp_desc((double)a->events[s->idx], (double)b->events[s->idx]);
+		break;
+	case TDR_SORT_NAME:
+		c = cmp_str(a->name, b->name);
+		break;
+	case TDR_SORT_DEFAULT:
+	case TDR_SORT_SAMPLES:
+		break;
+	}
+	/* Ties: more samples first, then by name, object, line, thread. */
+	if (!c)
+		c = a->samples > b->samples ? -1 : a->samples < b->samples ? 1 : 0;
+	if (!c)
+		c = cmp_str(a->name, b->name);
+	if (!c)
+		c = cmp_str(a->dso, b->dso);
+	if (!c)
+		c = cmp_str(a->inlined_into, b->inlined_into);
+	if (!c)
+		c = cmp_str(a->file, b->file);
+	if (!c)
+		c = a->line < b->line ? -1 : a->line > b->line;
+	if (!c)
+		c = a->pid < b->pid ? -1 : a->pid > b->pid;
+	if (!c)
+		c = a->tid < b->tid ? -1 : a->tid > b->tid;
+	return c;
+}
+
+int tdr_report__sort(struct tdr_report *r, const struct tdr_report_sort *sort)
+{
+	struct tdr_report_sort s = *sort;
+
+	if (!r->finished)
+		return -EINVAL;
+	if ((s.key == TDR_SORT_CATEGORY && s.idx >= r->cat_cnt) ||
+	    (s.key == TDR_SORT_EVENT && s.idx >= r->event_cnt) || (unsigned)s.key > TDR_SORT_NAME)
+		return -EINVAL;
+	if (s.key == TDR_SORT_DEFAULT)
+		s.key = r->slots_cat >= 0 ? TDR_SORT_SLOTS : TDR_SORT_SAMPLES;
+	if (s.key == TDR_SORT_SLOTS && r->slots_cat < 0)
+		s.key = TDR_SORT_SAMPLES;
+	r->opts.sort = *sort;
+	if (r->rows.cnt > 1)
+		qsort_r(r->view, r->rows.cnt, sizeof(*r->view), cmp_rows, &s);
+	r->visible_cnt = 0;
+	for (size_t i = 0; i < r->rows.cnt; i++) {
+		if (r->opts.min_share > 0 && r->view[i].share < r->opts.min_share)
+			continue;
+		r->visible[r->visible_cnt++] = &r->view[i];
+	}
+	return 0;
+}
+
+int tdr_report__finish(struct tdr_report *r)
+{
+	size_t n, ec = r->event_cnt, cc = r->cat_cnt;
+	uint64_t total_samples = 0;
+	double total_slots;
+	int err;
+
+	if (r->finished)
+		return -EINVAL;
+	if (!r->resolved && r->addrs.cnt) {
+		err = tdr_report__resolve(r, NULL);
+		if (err)
+			return err;
+	}
+	n = r->rows.cnt;
+	r->view = tdr_calloc(n + 1, sizeof(*r->view));
+	r->visible = tdr_calloc(n + 1, sizeof(*r->visible));
+	r->cat_vals = tdr_calloc((n + 1) * cc + 1, sizeof(*r->cat_vals));
+	r->total_sums = tdr_calloc(ec + 1, sizeof(*r->total_sums));
+	if (!r->view || !r->visible || !r->cat_vals || !r->total_sums) {
+		zfree(&r->view);
+		zfree(&r->visible);
+		zfree(&r->cat_vals);
+		zfree(&r->total_sums);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		total_samples += r->rows.rows[i].samples;
+		for (size_t e = 0; e < ec; e++)
+			r->total_sums[e] += r->rows.sums[i * ec + e];
+	}
+	total_slots = report_slots(r, r->total_sums);
+	for (size_t i = 0; i < n; i++) {
+		const struct row_ent *e = &r->rows.rows[i];
+		struct tdr_report_row *row = &r->view[i];
+
+		row->name = e->key.name;
+		row->dso = e->key.dso;
+		row->inlined_into = e->key.inlined_into;
+		row->file = e->key.file;
+		row->line = e->key.line;
+		row->pid = e->key.pid;
+		row->tid = e->key.tid;
+		row->samples = e->samples;
+		/* Without events, rows share the (empty) totals array. */
+		compute_row(r, row, ec ? r->rows.sums + i * ec : r->total_sums,
+			    r->cat_vals + i * cc, total_samples, total_slots);
+	}
+	memset(&r->totals, 0, sizeof(r->totals));
+	r->totals.name = "total";
+	r->totals.samples = total_samples;
+	compute_row(r, &r->totals, r->total_sums, r->cat_vals + n * cc, total_samples,
+		    total_slots);
+	r->finished = true;
+	return tdr_report__sort(r, &r->opts.sort);
+}
+
+size_t tdr_report__row_cnt(const struct tdr_report *r)
+{
+	return r->finished ? r->visible_cnt : 0;
+}
+
+const struct tdr_report_row *tdr_report__row(const struct tdr_report *r, size_t idx)
+{
+	return r->finished && idx < r->visible_cnt ? r->visible[idx] : NULL;
+}
+
+const struct tdr_report_row *tdr_report__totals(const struct tdr_report *r)
+{
+	return r->finished ? &r->totals : NULL;
+}
