@@ -226,6 +226,9 @@ int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_hea
 	}
 	if (r.unknown_id || r.ev < 0)
 		p->stats.unknown_ids++;
+	/* perf.data has no rings: the record's CPU names its per-CPU buffer. */
+	if (ring == TDR_RING_SYNTHETIC && (r.sid.have & DEC_HAVE_CPU))
+		ring = r.sid.cpu;
 
 	switch (r.type) {
 	case PERF_RECORD_SAMPLE:
@@ -245,8 +248,6 @@ int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_hea
 	case PERF_RECORD_LOST:
 		p->stats.lost_records++;
 		p->stats.lost_samples += r.lost.lost;
-		if (ring == TDR_RING_SYNTHETIC && (r.sid.have & DEC_HAVE_CPU))
-			ring = r.sid.cpu;
 		return streams_lost(&p->streams, ring);
 	case PERF_RECORD_LOST_SAMPLES:
 		p->stats.lost_samples_pmu += r.lost_samples.lost;
