@@ -13,6 +13,7 @@
  *   group 0: 6 events on 4 CPUs: 0-3
  *     event 0: slots (pmu cpu) leader
  *       type                 4 (PMU cpu)
+ *       size                 128
  *       config               0x400
  *       ...
  *       exclude_kernel       1
@@ -98,7 +99,7 @@ static const char *const sw_names[PERF_COUNT_SW_MAX] = {
 	[PERF_COUNT_SW_CGROUP_SWITCHES] = "PERF_COUNT_SW_CGROUP_SWITCHES",
 };
 
-#define FIELD "      %-20s "
+#define FIELD "    %-20s "
 
 /* "0x1c7 (IP|TID|...)" with any unnamed bits as a trailing hex value. */
 static void print_flags(FILE *out, const char *field, uint64_t v, const struct flag_name *names,
@@ -120,13 +121,14 @@ static void print_flags(FILE *out, const char *field, uint64_t v, const struct f
 	fprintf(out, ")\n");
 }
 
-static void print_type_and_config(FILE *out, const struct tdr_plan_event *ev)
+static void print_type_size_config(FILE *out, const struct tdr_plan_event *ev)
 {
 	const struct perf_event_attr *a = &ev->attr;
 	uint64_t id = a->config & 0xffffffffu;
 
 	if (a->type == PERF_TYPE_HARDWARE) {
 		fprintf(out, FIELD "%u (PERF_TYPE_HARDWARE)\n", "type", a->type);
+		fprintf(out, FIELD "%u\n", "size", a->size);
 		fprintf(out, FIELD "0x%" PRIx64, "config", (uint64_t)a->config);
 		if (a->config >> 32) /* extended type: hybrid PMU in bits 32-63 */
 			fprintf(out, " (PMU type %" PRIu64 ", %s)", (uint64_t)a->config >> 32,
@@ -136,12 +138,14 @@ static void print_type_and_config(FILE *out, const struct tdr_plan_event *ev)
 		fputc('\n', out);
 	} else if (a->type == PERF_TYPE_SOFTWARE) {
 		fprintf(out, FIELD "%u (PERF_TYPE_SOFTWARE)\n", "type", a->type);
+		fprintf(out, FIELD "%u\n", "size", a->size);
 		fprintf(out, FIELD "0x%" PRIx64, "config", (uint64_t)a->config);
 		if (a->config < PERF_COUNT_SW_MAX && sw_names[a->config])
 			fprintf(out, " (%s)", sw_names[a->config]);
 		fputc('\n', out);
 	} else {
 		fprintf(out, FIELD "%u (PMU %s)\n", "type", a->type, ev->pmu_name);
+		fprintf(out, FIELD "%u\n", "size", a->size);
 		fprintf(out, FIELD "0x%" PRIx64 "\n", "config", (uint64_t)a->config);
 	}
 }
@@ -196,8 +200,7 @@ static void print_attr(FILE *out, const struct tdr_plan_event *ev)
 {
 	const struct perf_event_attr *a = &ev->attr;
 
-	print_type_and_config(out, ev);
-	fprintf(out, FIELD "%u\n", "size", a->size);
+	print_type_size_config(out, ev);
 	fprintf(out, FIELD "0x%" PRIx64 "\n", "config1", (uint64_t)a->config1);
 	fprintf(out, FIELD "0x%" PRIx64 "\n", "config2", (uint64_t)a->config2);
 	if (a->freq)

@@ -1,0 +1,94 @@
+/*
+ * tests/recorder_plan/plan_test_util.h - helpers shared by the plan tests:
+ * fixture paths, throw-away sysfs trees, and a log sink that keeps the
+ * messages so tests can check what an error names.
+ */
+#ifndef TDREC_PLAN_TEST_UTIL_H
+#define TDREC_PLAN_TEST_UTIL_H
+
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tdrec/tdr_log.h"
+
+/* Path of tests/fixtures/sysfs/<name> (static buffer, one at a time). */
+static inline const char *fixture(const char *name)
+{
+	static char path[4096];
+	const char *src = getenv("TDR_SOURCE_DIR");
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/sysfs/%s", src ? src : TDR_SOURCE_DIR_DEFAULT,
+		 name);
+	return path;
+}
+
+/* Everything logged since log_reset(). */
+static char log_text[16384];
+
+static inline void log_sink(enum tdr_log_level level, const char *fmt, va_list ap)
+{
+	size_t len = strlen(log_text);
+
+	(void)level;
+	if (len + 2 < sizeof(log_text)) {
+		vsnprintf(log_text + len, sizeof(log_text) - len - 1, fmt, ap);
+		strcat(log_text, "\n");
+	}
+}
+
+static inline void log_reset(void)
+{
+	log_text[0] = '\0';
+	tdr_log_set_sink(log_sink);
+	tdr_log_set_level(TDR_LOG_DEBUG);
+}
+
+/* Write root/rel (creating directories) with text. */
+static inline void tree_write(const char *root, const char *rel, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A new empty directory under /tmp; returns a static path. */
+static inline const char *tree_new(void)
+{
+	static char root[64];
+
+	strcpy(root, "/tmp/tdr_sysfs_XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+	return root;
+}
+
+static inline int tree_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static inline void tree_rm(const char *root)
+{
+	nftw(root, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+#endif /* TDREC_PLAN_TEST_UTIL_H */
