@@ -191,8 +191,9 @@ struct tdr_writer;
 struct tdr_writer_opts {
 	const char *path; /* final file name */
 	/* When true, write to "<path>.partial" and rename it to path only in
-	 * __finish (or __abandon), so an existing file is never clobbered
-	 * half-way. When false, write path directly. */
+	 * __finish, so an existing file is never clobbered half-way (without
+	 * __finish the data stays under the .partial name). When false, write
+	 * path directly. */
 	bool atomic_replace;
 	int zstd_level; /* 0 = default (3) */
 };
@@ -200,7 +201,9 @@ struct tdr_writer_opts {
 /*
  * Create the file and write the file header and the metadata block.
  * meta is borrowed for the call only.
- * Returns: 0, -errno (open/write), -ENOMEM, -TDR_E_ZSTD.
+ * Returns: 0, -errno (open/write), -ENOMEM, -TDR_E_ZSTD, -TDR_E_LIMIT (meta
+ * above the caps of docs/format.md section 10). On failure a file that was
+ * created is removed again.
  */
 int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *meta,
 		     struct tdr_writer **out);
@@ -210,15 +213,20 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
  * from ring (a CPU number, or TDR_RING_SYNTHETIC for records tdrec made
  * itself). sz must be at most TDR_FRAME_MAX_RAW. Record headers are walked to
  * count records; a record that overruns the buffer gives -TDR_E_CORRUPT and
- * nothing is written.
- * Returns: 0, -errno (write: -ENOSPC on a full disk), -TDR_E_ZSTD, -TDR_E_LIMIT.
- * After a write error the file still ends after the last complete frame.
+ * nothing is written. sz == 0 writes nothing and returns 0. records need no
+ * particular alignment.
+ * Returns: 0, -errno (write: -ENOSPC on a full disk), -TDR_E_ZSTD, -TDR_E_LIMIT,
+ * -ENOMEM, -EINVAL (after __finish).
+ * After a write error the file still ends after the last complete frame (a
+ * half-written block is cut off with ftruncate) and later calls may retry;
+ * if even the cut fails, every later call returns the first error.
  */
 #define TDR_RING_SYNTHETIC UINT32_MAX
 #define TDR_FRAME_MAX_RAW (64u << 20)
 int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *records, size_t sz);
 
-/* Append an optional section (type: enum tdr_section_type). Same errors. */
+/* Append an optional section (type: enum tdr_section_type), at most 1 GiB.
+ * Same errors. */
 int tdr_writer__add_section(struct tdr_writer *w, uint32_t type, const void *data, size_t sz);
 
 /* Totals counted so far (frames, records, ...); events is NULL here. */
@@ -259,7 +267,12 @@ struct tdr_file_status {
 	bool has_trailer;      /* closed cleanly */
 	bool truncated;	       /* ends inside a block, or has no trailer */
 	uint64_t intact_sz;    /* bytes up to the end of the last complete block */
-	uint32_t bad_frames;   /* frames whose checksum or codec failed (known so far) */
+	/* Frame blocks found at open whose frame header was damaged; they are
+	 * left out of the frame list. The reader is immutable after open, so
+	 * frames that fail later in tdr_reader__load_frame (payload checksum,
+	 * codec, sizes) are NOT counted here: callers count those themselves. */
+	uint32_t bad_frames;
+	uint16_t major, minor; /* format version of the file */
 };
 
 /* Decompression buffer, reusable across frames. Zero-initialise it; release
@@ -301,8 +314,9 @@ const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *r, size_
  */
 int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf);
 
-/* Find an optional section. Returns 0 and sets data/sz (borrowed, valid while
- * r lives), or -ENOENT. */
+/* Find an optional section (the first of that type) and verify its checksum.
+ * Returns 0 and sets data/sz (borrowed, valid while r lives; data is 8-byte
+ * aligned when opened from a path), -ENOENT, or -TDR_E_CORRUPT. */
 int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data, size_t *sz);
 
 void tdr_reader__free(struct tdr_reader *r);

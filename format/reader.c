@@ -1,0 +1,609 @@
+/*
+ * format/reader.c - open a .tdr file and load its frames.
+ *
+ * Responsibility: validate the file header, decode the metadata, find the
+ * frames and sections (from the trailer index when the file was closed
+ * cleanly, else by scanning block headers up to the last complete block),
+ * and decompress frames on request, checking their checksum, sizes and
+ * record tiling. Every offset and length read from the file is checked
+ * against the file size and the caps of docs/format.md section 10 before use.
+ * Objects and lifecycle: tdr_reader__open / __open_mem -> accessors,
+ * __load_frame, __section -> __free.
+ * Ownership and threads: the reader owns its mapping (open) or borrows the
+ * caller's bytes (open_mem). After open it is never modified, so
+ * __load_frame may run on several threads, each with its own
+ * struct tdr_frame_buf. Frame payload checksums are checked in
+ * __load_frame, not at open, to keep open fast.
+ * See: docs/format.md sections 2-12 (section 12: reading a damaged file).
+ */
+#define LOG_PREFIX "format: "
+#include "format_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "tdrec/tdr_endian.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+struct tdr_reader {
+	const uint8_t *data; /* the whole file */
+	size_t sz;
+	void *map; /* the mapping when opened from a path, else NULL */
+	size_t map_sz;
+	uint64_t first_block; /* offset of the block after the metadata */
+	bool footer;	      /* a valid footer follows the trailer */
+	struct tdr_meta meta;
+	struct tdr_file_status status;
+	struct tdr_trailer tr; /* totals and run end; its arrays are moved below */
+	struct tdr_frame_info *frames;
+	size_t frame_cnt;
+	struct tdr_section_ent *sections;
+	size_t section_cnt;
+};
+
+/* A block header as read (section 3). */
+struct blk {
+	uint64_t off;
+	uint16_t type;
+	uint64_t payload_sz;
+	uint32_t payload_crc;
+	uint64_t end; /* after the padding: where the next block starts */
+};
+
+/*
+ * Read and check the block header at off. Returns 0 when the header is valid
+ * and the whole block (payload and padding) lies in the file,
+ * -TDR_E_TRUNCATED when it does not, -TDR_E_CORRUPT for a bad magic or
+ * header checksum.
+ */
+static int read_block(const struct tdr_reader *r, uint64_t off, struct blk *b)
+{
+	const uint8_t *p;
+	uint64_t room, pad;
+
+	if (off > r->sz || r->sz - off < TDR_BLOCK_HDR_SZ)
+		return -TDR_E_TRUNCATED;
+	p = r->data + off;
+	if (tdr_get_le32(p + TDR_BH_MAGIC) != TDR_BLOCK_MAGIC ||
+	    tdr_get_le32(p + TDR_BH_HDR_CRC) != tdr_crc32c(0, p, TDR_BH_HDR_CRC))
+		return -TDR_E_CORRUPT;
+	b->off = off;
+	b->type = tdr_get_le16(p + TDR_BH_TYPE);
+	b->payload_sz = tdr_get_le64(p + TDR_BH_PAYLOAD_SZ);
+	b->payload_crc = tdr_get_le32(p + TDR_BH_PAYLOAD_CRC);
+	room = r->sz - off - TDR_BLOCK_HDR_SZ;
+	if (b->payload_sz > room)
+		return -TDR_E_TRUNCATED;
+	pad = tdr_align8(b->payload_sz) - b->payload_sz;
+	if (pad > room - b->payload_sz)
+		return -TDR_E_TRUNCATED;
+	b->end = off + TDR_BLOCK_HDR_SZ + b->payload_sz + pad;
+	return 0;
+}
+
+static const uint8_t *payload(const struct tdr_reader *r, const struct blk *b)
+{
+	return r->data + b->off + TDR_BLOCK_HDR_SZ;
+}
+
+static bool payload_ok(const struct tdr_reader *r, const struct blk *b)
+{
+	return tdr_crc32c(0, payload(r, b), b->payload_sz) == b->payload_crc;
+}
+
+/* Decode and check the frame header of a FRAME block (section 6). */
+static int read_frame_hdr(const struct tdr_reader *r, const struct blk *b,
+			  struct tdr_frame_info *fi)
+{
+	const uint8_t *p = payload(r, b);
+
+	TDR_BAIL_IF(b->payload_sz < TDR_FRAME_HDR_SZ, -TDR_E_CORRUPT, "frame block of %llu bytes",
+		    (unsigned long long)b->payload_sz);
+	TDR_BAIL_IF(tdr_get_le32(p + TDR_FR_CRC) != tdr_crc32c(0, p, TDR_FR_CRC), -TDR_E_CORRUPT,
+		    "frame header checksum at %llu", (unsigned long long)b->off);
+	fi->offset = b->off;
+	fi->codec = p[TDR_FR_CODEC];
+	fi->ring = tdr_get_le32(p + TDR_FR_RING);
+	fi->raw_sz = tdr_get_le32(p + TDR_FR_RAW_SZ);
+	fi->comp_sz = tdr_get_le32(p + TDR_FR_COMP_SZ);
+	fi->record_cnt = tdr_get_le32(p + TDR_FR_RECORD_CNT);
+	TDR_BAIL_IF(fi->comp_sz != b->payload_sz - TDR_FRAME_HDR_SZ, -TDR_E_CORRUPT,
+		    "frame at %llu: %u compressed bytes in a %llu byte block",
+		    (unsigned long long)b->off, fi->comp_sz, (unsigned long long)b->payload_sz);
+	TDR_BAIL_IF(fi->raw_sz > TDR_FRAME_MAX_RAW, -TDR_E_LIMIT, "frame at %llu: %u raw bytes",
+		    (unsigned long long)b->off, fi->raw_sz);
+	TDR_BAIL_IF(fi->codec == TDR_CODEC_ZSTD && fi->comp_sz > ZSTD_compressBound(fi->raw_sz),
+		    -TDR_E_CORRUPT, "frame at %llu: %u bytes compress to %u",
+		    (unsigned long long)b->off, fi->raw_sz, fi->comp_sz);
+	TDR_BAIL_IF(fi->record_cnt > fi->raw_sz / sizeof(struct perf_event_header),
+		    -TDR_E_CORRUPT, "frame at %llu: %u records in %u bytes",
+		    (unsigned long long)b->off, fi->record_cnt, fi->raw_sz);
+	return 0;
+}
+
+/* Section 2: the file header. Returns the offset of the first block. */
+static int read_file_hdr(struct tdr_reader *r, uint64_t *first)
+{
+	const uint8_t *p = r->data;
+	uint32_t hdr_sz;
+	uint16_t major;
+
+	if (r->sz < 8)
+		return memcmp(p, TDR_FILE_MAGIC, r->sz) ? -TDR_E_FORMAT : -TDR_E_TRUNCATED;
+	if (memcmp(p, TDR_FILE_MAGIC, 8))
+		return -TDR_E_FORMAT;
+	if (r->sz < TDR_FH_MINOR + 2)
+		return -TDR_E_TRUNCATED;
+	/* The version comes before the checksum: a newer major may change
+	 * everything after it. */
+	major = tdr_get_le16(p + TDR_FH_MAJOR);
+	r->status.major = major;
+	r->status.minor = tdr_get_le16(p + TDR_FH_MINOR);
+	if (major > TDR_FORMAT_MAJOR) {
+		tdr_warn("file format %u.%u is newer than this tdrec's %u.%u", major,
+			 r->status.minor, TDR_FORMAT_MAJOR, TDR_FORMAT_MINOR);
+		return -TDR_E_VERSION;
+	}
+	if (major == 0)
+		return -TDR_E_FORMAT;
+	if (r->sz < TDR_FILE_HDR_SZ)
+		return -TDR_E_TRUNCATED;
+	TDR_BAIL_IF(tdr_get_le32(p + TDR_FH_CRC) != tdr_crc32c(0, p, TDR_FH_CRC), -TDR_E_CORRUPT,
+		    "file header checksum");
+	hdr_sz = tdr_get_le32(p + TDR_FH_HDR_SZ);
+	TDR_BAIL_IF(hdr_sz < TDR_FILE_HDR_SZ || hdr_sz > TDR_FILE_HDR_MAX_SZ || hdr_sz % 8,
+		    -TDR_E_CORRUPT, "file header of %u bytes", hdr_sz);
+	if (hdr_sz > r->sz)
+		return -TDR_E_TRUNCATED;
+	*first = hdr_sz;
+	return 0;
+}
+
+/* Section 5: the metadata block, which must come first. */
+static int read_metadata(struct tdr_reader *r, uint64_t off)
+{
+	struct blk b;
+	int err;
+
+	err = read_block(r, off, &b);
+	if (err == -TDR_E_TRUNCATED && r->sz - off >= TDR_BLOCK_HDR_SZ &&
+	    tdr_get_le64(r->data + off + TDR_BH_PAYLOAD_SZ) > TDR_MAX_META_SZ)
+		err = -TDR_E_LIMIT; /* a huge size is not a cut file */
+	if (err)
+		return err;
+	TDR_BAIL_IF(b.type != TDR_BLOCK_METADATA, -TDR_E_CORRUPT, "first block has type %u",
+		    b.type);
+	TDR_BAIL_IF(b.payload_sz > TDR_MAX_META_SZ, -TDR_E_LIMIT, "metadata of %llu bytes",
+		    (unsigned long long)b.payload_sz);
+	TDR_BAIL_IF(!payload_ok(r, &b), -TDR_E_CORRUPT, "metadata checksum");
+	err = tdr_meta__decode(payload(r, &b), b.payload_sz, &r->meta);
+	if (err)
+		return err;
+	r->first_block = b.end;
+	return 0;
+}
+
+/* A section block: the type in its 8-byte header, a capped size. */
+static int read_section_ent(const struct tdr_reader *r, const struct blk *b,
+			    struct tdr_section_ent *s)
+{
+	TDR_BAIL_IF(b->payload_sz < TDR_SECTION_HDR_SZ ||
+			    b->payload_sz - TDR_SECTION_HDR_SZ > TDR_MAX_SECTION_SZ,
+		    -TDR_E_CORRUPT, "section block of %llu bytes",
+		    (unsigned long long)b->payload_sz);
+	s->offset = b->off;
+	s->type = tdr_get_le32(payload(r, b));
+	return 0;
+}
+
+/* Section 9: the footer at the end of a file ending at end, pointing at a
+ * trailer block. Returns true and sets *trailer_off when it is valid. */
+static bool read_footer(const struct tdr_reader *r, uint64_t end, uint64_t *trailer_off)
+{
+	const uint8_t *f;
+
+	if (end > r->sz || end < r->first_block + TDR_FOOTER_SZ)
+		return false;
+	f = r->data + end - TDR_FOOTER_SZ;
+	if (memcmp(f + TDR_FT_MAGIC, TDR_FOOTER_MAGIC, 8) ||
+	    tdr_get_le32(f + TDR_FT_CRC) != tdr_crc32c(0, f, TDR_FT_CRC))
+		return false;
+	*trailer_off = tdr_get_le64(f + TDR_FT_TRAILER_OFF);
+	return true;
+}
+
+/* Read and decode the trailer block at off (into r->tr). Returns 0, 1 when
+ * it is unusable (not a valid trailer), or -ENOMEM. */
+static int read_trailer_block(struct tdr_reader *r, uint64_t off, struct blk *b)
+{
+	int err;
+
+	if (off < r->first_block || read_block(r, off, b) || b->type != TDR_BLOCK_TRAILER ||
+	    b->payload_sz > TDR_MAX_TRAILER_SZ || !payload_ok(r, b))
+		return 1;
+	err = tdr_trailer__decode(payload(r, b), b->payload_sz, &r->tr);
+	if (err == -ENOMEM)
+		return err;
+	return err ? 1 : 0;
+}
+
+/* Check every index entry against the block it points to. */
+static bool index_matches(const struct tdr_reader *r)
+{
+	for (size_t i = 0; i < r->tr.frame_cnt; i++) {
+		const struct tdr_frame_info *want = &r->tr.frames[i];
+		struct tdr_frame_info got;
+		struct blk b;
+
+		if (want->offset < r->first_block || read_block(r, want->offset, &b) ||
+		    b.type != TDR_BLOCK_FRAME || read_frame_hdr(r, &b, &got))
+			return false;
+		if (got.ring != want->ring || got.codec != want->codec ||
+		    got.raw_sz != want->raw_sz || got.comp_sz != want->comp_sz ||
+		    got.record_cnt != want->record_cnt)
+			return false;
+	}
+	for (size_t i = 0; i < r->tr.section_cnt; i++) {
+		struct tdr_section_ent got;
+		struct blk b;
+
+		if (r->tr.sections[i].offset < r->first_block ||
+		    read_block(r, r->tr.sections[i].offset, &b) || b.type != TDR_BLOCK_SECTION ||
+		    read_section_ent(r, &b, &got) || got.type != r->tr.sections[i].type)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Section 12, fast path: a valid footer, a valid trailer right before it,
+ * and an index that matches the blocks. Returns 0 when used, 1 to fall back
+ * to scanning, -ENOMEM.
+ */
+static int use_trailer(struct tdr_reader *r, const char *name)
+{
+	uint64_t off;
+	struct blk b;
+	int err;
+
+	if (!read_footer(r, r->sz, &off))
+		return 1;
+	err = read_trailer_block(r, off, &b);
+	if (err)
+		return err;
+	if (b.end != r->sz - TDR_FOOTER_SZ || !index_matches(r)) {
+		tdr_warn("%s: the trailer index does not match the file; scanning it instead",
+			 name);
+		tdr_trailer__release(&r->tr);
+		return 1;
+	}
+	/* The frame entries are exactly what the blocks say (checked). */
+	r->frames = r->tr.frames;
+	r->frame_cnt = r->tr.frame_cnt;
+	r->sections = r->tr.sections;
+	r->section_cnt = r->tr.section_cnt;
+	r->tr.frames = NULL;
+	r->tr.sections = NULL;
+	r->tr.frame_cnt = r->tr.section_cnt = 0;
+	r->status.has_trailer = true;
+	r->status.intact_sz = r->sz;
+	r->footer = true;
+	return 0;
+}
+
+/*
+ * Section 12, slow path: walk the blocks from the first one after the
+ * metadata until one is incomplete or damaged. Frames with a bad frame
+ * header are counted in bad_frames and left out.
+ */
+static int scan(struct tdr_reader *r, const char *name)
+{
+	size_t frame_cap = 0, section_cap = 0;
+	uint64_t off = r->first_block, toff;
+	bool footer = false;
+	struct blk b;
+	int err = 0;
+
+	while (!read_block(r, off, &b)) {
+		struct tdr_frame_info fi;
+		struct tdr_section_ent se;
+
+		switch (b.type) {
+		case TDR_BLOCK_FRAME:
+			if (read_frame_hdr(r, &b, &fi)) {
+				r->status.bad_frames++;
+				break;
+			}
+			if (tdr_ensure_cap(&r->frames, &frame_cap, sizeof(fi), r->frame_cnt + 1))
+				return -ENOMEM;
+			r->frames[r->frame_cnt++] = fi;
+			break;
+		case TDR_BLOCK_SECTION:
+			if (read_section_ent(r, &b, &se))
+				break;
+			if (tdr_ensure_cap(&r->sections, &section_cap, sizeof(se),
+					   r->section_cnt + 1))
+				return -ENOMEM;
+			r->sections[r->section_cnt++] = se;
+			break;
+		case TDR_BLOCK_TRAILER: {
+			struct blk tb;
+
+			tdr_trailer__release(&r->tr);
+			err = read_trailer_block(r, off, &tb);
+			if (err < 0)
+				return err;
+			if (err)
+				break;
+			/* Totals and run end come from the trailer; the frame
+			 * list stays the scanned one. */
+			zfree(&r->tr.frames);
+			zfree(&r->tr.sections);
+			r->tr.frame_cnt = r->tr.section_cnt = 0;
+			r->status.has_trailer = true;
+			footer = read_footer(r, b.end + TDR_FOOTER_SZ, &toff) && toff == off;
+			break;
+		}
+		default:
+			break; /* a second METADATA, or a newer minor's block type */
+		}
+		off = b.end;
+		if (footer) {
+			off += TDR_FOOTER_SZ;
+			break;
+		}
+	}
+	r->status.intact_sz = off;
+	r->footer = footer;
+	if (!footer || off != r->sz)
+		tdr_info("%s is incomplete: %llu of %llu bytes readable, %zu frames%s", name,
+			 (unsigned long long)off, (unsigned long long)r->sz, r->frame_cnt,
+			 r->status.has_trailer ? "" : ", no trailer");
+	return 0;
+}
+
+static int reader_init(struct tdr_reader *r, const char *name)
+{
+	uint64_t first;
+	int err;
+
+	r->status.file_sz = r->sz;
+	err = read_file_hdr(r, &first);
+	if (!err)
+		err = read_metadata(r, first);
+	if (err) {
+		tdr_warn("failed to read %s: %s", name, tdr_strerror(err));
+		return err;
+	}
+	err = use_trailer(r, name);
+	if (err > 0)
+		err = scan(r, name);
+	if (err) {
+		tdr_warn("failed to read %s: %s", name, tdr_strerror(err));
+		return err;
+	}
+	r->status.truncated = !(r->footer && r->status.intact_sz == r->sz);
+	return 0;
+}
+
+int tdr_reader__open_mem(const void *data, size_t sz, struct tdr_reader **out)
+{
+	struct tdr_reader *r;
+	int err;
+
+	if (!data && sz)
+		return -EINVAL;
+	r = tdr_calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->data = data ? data : (const uint8_t *)"";
+	r->sz = sz;
+	err = reader_init(r, "<memory>");
+	if (err) {
+		tdr_reader__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int tdr_reader__open(const char *path, struct tdr_reader **out)
+{
+	struct tdr_reader *r;
+	struct stat st;
+	int fd, err;
+
+	r = tdr_calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		tdr_warn("failed to open %s: %s", path, strerror(-err));
+		goto err_out;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		tdr_warn("failed to stat %s: %s", path, strerror(-err));
+		goto err_out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		tdr_warn("failed to read %s: not a regular file", path);
+		goto err_out;
+	}
+	r->data = (const uint8_t *)"";
+	if (st.st_size > 0) {
+		r->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (r->map == MAP_FAILED) {
+			err = -errno;
+			r->map = NULL;
+			tdr_warn("failed to map %s: %s", path, strerror(-err));
+			goto err_out;
+		}
+		r->map_sz = (size_t)st.st_size;
+		r->data = r->map;
+		r->sz = r->map_sz;
+	}
+	zclose(fd);
+	err = reader_init(r, path);
+	if (err)
+		goto err_out;
+	*out = r;
+	return 0;
+
+err_out:
+	zclose(fd);
+	tdr_reader__free(r);
+	return err;
+}
+
+void tdr_reader__free(struct tdr_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->map_sz);
+	tdr_meta__clear(&r->meta);
+	tdr_trailer__release(&r->tr);
+	free(r->frames);
+	free(r->sections);
+	free(r);
+}
+
+const struct tdr_meta *tdr_reader__meta(const struct tdr_reader *r)
+{
+	return &r->meta;
+}
+
+const struct tdr_file_status *tdr_reader__status(const struct tdr_reader *r)
+{
+	return &r->status;
+}
+
+const struct tdr_totals *tdr_reader__totals(const struct tdr_reader *r)
+{
+	return r->tr.has_totals ? &r->tr.totals : NULL;
+}
+
+const struct tdr_run_end *tdr_reader__run_end(const struct tdr_reader *r)
+{
+	return r->tr.has_end ? &r->tr.end : NULL;
+}
+
+size_t tdr_reader__frame_cnt(const struct tdr_reader *r)
+{
+	return r->frame_cnt;
+}
+
+const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *r, size_t idx)
+{
+	return idx < r->frame_cnt ? &r->frames[idx] : NULL;
+}
+
+void tdr_frame_buf__release(struct tdr_frame_buf *buf)
+{
+	if (!buf)
+		return;
+	zfree(&buf->data);
+	ZSTD_freeDCtx(buf->dctx);
+	buf->dctx = NULL;
+	buf->sz = 0;
+	buf->cap = 0;
+}
+
+/* Decompress a verified zstd frame payload into buf (exactly raw_sz bytes). */
+static int decompress(const struct tdr_frame_info *fi, const uint8_t *src,
+		      struct tdr_frame_buf *buf)
+{
+	uint8_t dummy;
+	size_t n;
+
+	if (buf->cap < fi->raw_sz) {
+		/* Old contents are not needed: free and allocate, no copy.
+		 * raw_sz was checked against TDR_FRAME_MAX_RAW at open. */
+		zfree(&buf->data);
+		buf->cap = 0;
+		buf->data = tdr_malloc(fi->raw_sz);
+		if (!buf->data)
+			return -ENOMEM;
+		buf->cap = fi->raw_sz;
+	}
+	if (!buf->dctx) {
+		buf->dctx = ZSTD_createDCtx();
+		if (!buf->dctx)
+			return -ENOMEM;
+	}
+	n = ZSTD_decompressDCtx(buf->dctx, fi->raw_sz ? buf->data : &dummy, fi->raw_sz, src,
+				fi->comp_sz);
+	if (ZSTD_isError(n)) {
+		tdr_debug("frame at %llu: zstd: %s", (unsigned long long)fi->offset,
+			  ZSTD_getErrorName(n));
+		return -TDR_E_ZSTD;
+	}
+	TDR_BAIL_IF(n != fi->raw_sz, -TDR_E_CORRUPT, "frame at %llu: %zu bytes, header says %u",
+		    (unsigned long long)fi->offset, n, fi->raw_sz);
+	return 0;
+}
+
+int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf)
+{
+	const struct perf_event_header *h;
+	const struct tdr_frame_info *fi;
+	struct tdr_record_iter it;
+	struct tdr_frame_info got;
+	uint32_t cnt = 0;
+	struct blk b;
+	int err;
+
+	buf->sz = 0;
+	if (idx >= r->frame_cnt)
+		return -EINVAL;
+	fi = &r->frames[idx];
+	/* The block and frame headers were checked at open; the payload
+	 * checksum is checked now (section 6). */
+	if (read_block(r, fi->offset, &b) || read_frame_hdr(r, &b, &got))
+		return -TDR_E_CORRUPT;
+	TDR_BAIL_IF(!payload_ok(r, &b), -TDR_E_CORRUPT, "frame %zu at %llu: payload checksum", idx,
+		    (unsigned long long)fi->offset);
+	TDR_BAIL_IF(fi->codec != TDR_CODEC_ZSTD, -TDR_E_CORRUPT,
+		    "frame %zu: unknown codec %u (written by a newer tdrec?)", idx, fi->codec);
+	err = decompress(fi, payload(r, &b) + TDR_FRAME_HDR_SZ, buf);
+	if (err)
+		return err;
+	/* The records must tile the frame exactly, as many as the header says. */
+	it = (struct tdr_record_iter){ .data = buf->data, .sz = fi->raw_sz };
+	while ((err = tdr_records__next(&it, &h)) > 0)
+		cnt++;
+	TDR_BAIL_IF(err < 0 || cnt != fi->record_cnt, -TDR_E_CORRUPT,
+		    "frame %zu: records do not tile its %u bytes (%u of %u)", idx, fi->raw_sz, cnt,
+		    fi->record_cnt);
+	buf->sz = fi->raw_sz;
+	return 0;
+}
+
+int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data, size_t *sz)
+{
+	for (size_t i = 0; i < r->section_cnt; i++) {
+		struct blk b;
+
+		if (r->sections[i].type != type)
+			continue;
+		if (read_block(r, r->sections[i].offset, &b))
+			return -TDR_E_CORRUPT;
+		TDR_BAIL_IF(!payload_ok(r, &b), -TDR_E_CORRUPT, "section %u at %llu: checksum",
+			    type, (unsigned long long)b.off);
+		*data = payload(r, &b) + TDR_SECTION_HDR_SZ;
+		*sz = b.payload_sz - TDR_SECTION_HDR_SZ;
+		return 0;
+	}
+	return -ENOENT;
+}
