@@ -115,7 +115,8 @@ static int parse_pmu_form(const char *text, const char *slash, struct tdr_event_
 		return usage(text, "expected PMU/TERMS/ with a PMU name before the first '/'");
 	if (!close)
 		return usage(text, "missing the closing '/' of PMU/TERMS/");
-	if ((size_t)(close - terms) >= sizeof(s->terms) || !valid_terms(terms, (size_t)(close - terms)))
+	if ((size_t)(close - terms) >= sizeof(s->terms) ||
+	    !valid_terms(terms, (size_t)(close - terms)))
 		return usage(text, "terms must be NAME or NAME=NUMBER, separated by commas");
 	mods = close + 1;
 	if (*mods == ':')
@@ -133,7 +134,7 @@ static int parse_pmu_form(const char *text, const char *slash, struct tdr_event_
 
 int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out)
 {
-	struct tdr_event_spec s = { 0 };
+	struct tdr_event_spec s = {0};
 	const char *slash, *colon;
 	size_t base_n;
 
@@ -169,14 +170,17 @@ int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out)
 			uint64_t v = 0;
 
 			if (base_n < 2 || base_n > 17)
-				return usage(text, "a raw event is r followed by 1 to 16 hex digits");
+				return usage(text,
+					     "a raw event is r followed by 1 to 16 hex digits");
 			for (size_t i = 1; i < base_n; i++) {
 				if (!isxdigit((unsigned char)text[i]))
-					return usage(text,
-						     "a raw event is r followed by 1 to 16 hex digits");
-				v = v << 4 | (uint64_t)(isdigit((unsigned char)text[i])
-								 ? text[i] - '0'
-								 : tolower((unsigned char)text[i]) - 'a' + 10);
+					return usage(
+					    text,
+					    "a raw event is r followed by 1 to 16 hex digits");
+				v = v << 4 |
+				    (uint64_t)(isdigit((unsigned char)text[i])
+						   ? text[i] - '0'
+						   : tolower((unsigned char)text[i]) - 'a' + 10);
 			}
 			s.kind = TDR_SPEC_RAW;
 			s.config = v;
@@ -197,26 +201,26 @@ static const struct generic_event {
 	uint32_t type;
 	uint64_t config;
 } generic_events[] = {
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
+    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
 };
 
 /* The event text without its modifiers, as the event's name. */
@@ -283,7 +287,8 @@ int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_
 		if (!env->has_core || !tdr_pmu__has_event(&env->core, spec->name)) {
 			tdr_warn("unknown event '%s': not a generic event%s%s%s", spec->text,
 				 env->has_core ? " and not in " : "",
-				 env->has_core ? env->core.dir : "", env->has_core ? "/events" : "");
+				 env->has_core ? env->core.dir : "",
+				 env->has_core ? "/events" : "");
 			return -TDR_E_USAGE;
 		}
 		err = tdr_pmu__event_terms(&env->core, spec->name, terms, sizeof(terms));
@@ -302,7 +307,8 @@ int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_
 	case TDR_SPEC_PMU:
 		err = tdr_pmu__open(env->root, spec->name, &pmu);
 		if (err == -ENOENT) {
-			tdr_warn("invalid event '%s': no PMU named '%s' under %s/bus/event_source/devices",
+			tdr_warn("invalid event '%s': no PMU named '%s' under "
+				 "%s/bus/event_source/devices",
 				 spec->text, spec->name, env->root);
 			return -TDR_E_USAGE;
 		}

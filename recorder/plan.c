@@ -41,17 +41,17 @@
 	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
 static const char *const kind_names[TDR_PLAN_KIND_CNT] = {
-	[TDR_PLAN_AUTO] = "auto",
-	[TDR_PLAN_TOPDOWN_L2] = "topdown-l2",
-	[TDR_PLAN_TOPDOWN_L1] = "topdown-l1",
-	[TDR_PLAN_SOFTWARE] = "software",
+    [TDR_PLAN_AUTO] = "auto",
+    [TDR_PLAN_TOPDOWN_L2] = "topdown-l2",
+    [TDR_PLAN_TOPDOWN_L1] = "topdown-l1",
+    [TDR_PLAN_SOFTWARE] = "software",
 };
 
 /* The metric events, in group order after slots and the sampler. */
-static const char *const td_l1[] = { "topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
-				     "topdown-be-bound" };
-static const char *const td_l2[] = { "topdown-heavy-ops", "topdown-br-mispredict",
-				     "topdown-fetch-lat", "topdown-mem-bound" };
+static const char *const td_l1[] = {"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
+				    "topdown-be-bound"};
+static const char *const td_l2[] = {"topdown-heavy-ops", "topdown-br-mispredict",
+				    "topdown-fetch-lat", "topdown-mem-bound"};
 
 const char *tdr_plan_kind_name(enum tdr_plan_kind kind)
 {
@@ -109,7 +109,8 @@ static void fmt(char *buf, size_t sz, const char *f, ...)
 	va_end(ap);
 }
 
-static void add_note(struct tdr_plan *plan, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(struct tdr_plan *plan, const char *f, ...)
+    __attribute__((format(printf, 2, 3)));
 static void add_note(struct tdr_plan *plan, const char *f, ...)
 {
 	va_list ap;
@@ -183,8 +184,7 @@ static void common_attr(const struct tdr_plan_opts *o, uint32_t flags, struct pe
 	}
 }
 
-static struct tdr_plan_event *add_event(struct builder *b, struct tdr_plan_group *g,
-					uint32_t flags)
+static struct tdr_plan_event *add_event(struct builder *b, struct tdr_plan_group *g, uint32_t flags)
 {
 	struct tdr_plan_event *ev;
 
@@ -312,7 +312,8 @@ static int note_unmeasured(struct builder *b, const struct tdr_plan_group *g)
 		tdr_cpulist__format(g->cpus, g->cpu_cnt, in_txt, sizeof(in_txt));
 		other_hybrid_pmus(b, left, left_cnt, pmus, sizeof(pmus));
 		add_note(b->plan,
-			 "hybrid CPU: TopDown is measured on %s CPUs %s only; CPUs %s%s%s%s are not measured",
+			 "hybrid CPU: TopDown is measured on %s CPUs %s only; CPUs %s%s%s%s are "
+			 "not measured",
 			 b->env.core.name, in_txt, left_txt, pmus[0] ? " (" : "", pmus,
 			 pmus[0] ? ")" : "");
 	}
@@ -339,7 +340,8 @@ static int topdown_cpus(struct builder *b, struct tdr_plan_group *g)
 	if (err)
 		return err;
 	if (!g->cpu_cnt) {
-		fmt(b->why, sizeof(b->why), "no online CPU belongs to the %s PMU", b->env.core.name);
+		fmt(b->why, sizeof(b->why), "no online CPU belongs to the %s PMU",
+		    b->env.core.name);
 		return -TDR_E_NOPLAN;
 	}
 	return b->env.hybrid ? note_unmeasured(b, g) : 0;
@@ -362,7 +364,7 @@ static int build_topdown(struct builder *b, int level)
 	const struct tdr_event_spec *spec = b->opts->sampler;
 	struct tdr_plan_group *g = &b->plan->groups[0];
 	struct tdr_plan_event *sampler = NULL;
-	static const char *const slots[] = { "slots" };
+	static const char *const slots[] = {"slots"};
 	struct tdr_event_spec cycles;
 	char missing[200] = "";
 	int err;
@@ -371,8 +373,8 @@ static int build_topdown(struct builder *b, int level)
 	if (err)
 		return err;
 	if (!b->env.has_core) {
-		fmt(b->why, sizeof(b->why), "no core PMU (cpu or cpu_core) in %s/bus/event_source/devices",
-		    b->env.root);
+		fmt(b->why, sizeof(b->why),
+		    "no core PMU (cpu or cpu_core) in %s/bus/event_source/devices", b->env.root);
 		return -TDR_E_NOPLAN;
 	}
 	/* Gate on the sysfs event files, never on a CPU model (1.4, fact 7). */
@@ -407,8 +409,9 @@ static int build_topdown(struct builder *b, int level)
 
 		if (&g->events[i] != sampler && a->type == sampler->attr.type &&
 		    a->config == sampler->attr.config) {
-			tdr_warn("invalid event '%s': it is the TopDown event %s, which cannot sample",
-				 spec->text, g->events[i].name);
+			tdr_warn(
+			    "invalid event '%s': it is the TopDown event %s, which cannot sample",
+			    spec->text, g->events[i].name);
 			return -TDR_E_USAGE;
 		}
 	}
@@ -420,17 +423,19 @@ static int build_software(struct builder *b)
 	static const struct {
 		const char *name;
 		uint64_t config;
-	} sampling[] = {
-		{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
-		{ "task-clock", PERF_COUNT_SW_TASK_CLOCK },
-		{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
-		{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	}, counting[] = {
-		{ "task-clock", PERF_COUNT_SW_TASK_CLOCK },
-		{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
-		{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
-		{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
-	};
+	} sampling[] =
+	    {
+		{"cpu-clock", PERF_COUNT_SW_CPU_CLOCK},
+		{"task-clock", PERF_COUNT_SW_TASK_CLOCK},
+		{"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
+		{"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
+	    },
+	  counting[] = {
+	      {"task-clock", PERF_COUNT_SW_TASK_CLOCK},
+	      {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
+	      {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+	      {"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
+	  };
 	const struct tdr_plan_opts *o = b->opts;
 	struct tdr_plan_group *g = &b->plan->groups[0];
 	struct tdr_plan_event *lead;
@@ -453,7 +458,8 @@ static int build_software(struct builder *b)
 			return err;
 		if (lead->attr.type != PERF_TYPE_SOFTWARE)
 			add_note(b->plan,
-				 "the software plan samples cpu-clock: -e %s is not a software event and was ignored",
+				 "the software plan samples cpu-clock: -e %s is not a software "
+				 "event and was ignored",
 				 o->sampler->text);
 	}
 	if (!o->sampler || lead->attr.type != PERF_TYPE_SOFTWARE) {
@@ -474,11 +480,12 @@ static int build_software(struct builder *b)
 static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind, char *why,
 		      size_t why_sz, struct tdr_plan **out)
 {
-	struct builder b = { .opts = opts };
+	struct builder b = {.opts = opts};
 	int err;
 
 	if (kind <= TDR_PLAN_AUTO || kind >= TDR_PLAN_KIND_CNT) {
-		tdr_warn("cannot build plan kind %d: build a concrete kind or use choose", (int)kind);
+		tdr_warn("cannot build plan kind %d: build a concrete kind or use choose",
+			 (int)kind);
 		return -EINVAL;
 	}
 	if (!opts->counting && !opts->sample_period == !opts->sample_freq) {
@@ -496,8 +503,9 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		err = -TDR_E_CORRUPT;
 	}
 	if (!err)
-		err = kind == TDR_PLAN_SOFTWARE ? build_software(&b)
-						: build_topdown(&b, kind == TDR_PLAN_TOPDOWN_L2 ? 2 : 1);
+		err = kind == TDR_PLAN_SOFTWARE
+			  ? build_software(&b)
+			  : build_topdown(&b, kind == TDR_PLAN_TOPDOWN_L2 ? 2 : 1);
 	free(b.online);
 	if (err) {
 		if (err == -TDR_E_NOPLAN)
@@ -536,8 +544,8 @@ int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 
 		err = build_kind(opts, (enum tdr_plan_kind)k, why, sizeof(why), &plan);
 		if (err == -TDR_E_NOPLAN && k != TDR_PLAN_SOFTWARE) {
-			fmt(skipped[n++], sizeof(skipped[0]), "%s not available: %s",
-			    kind_names[k], why);
+			fmt(skipped[n++], sizeof(skipped[0]), "%s not available: %s", kind_names[k],
+			    why);
 			tdr_debug("%s", skipped[n - 1]);
 			continue;
 		}

@@ -134,7 +134,7 @@ static int parse_u64(const char *s, uint64_t *out)
 int tdr_pmu__open(const char *root, const char *name, struct tdr_pmu *out)
 {
 	char path[PATH_MAX], buf[64];
-	struct tdr_pmu pmu = { 0 };
+	struct tdr_pmu pmu = {0};
 	struct stat st;
 	uint64_t type;
 	int err;
@@ -310,8 +310,8 @@ static int place_value(const struct format *f, uint64_t value, struct perf_event
 	return 0;
 }
 
-static int encode_terms(const struct tdr_pmu *pmu, const char *terms,
-			struct perf_event_attr *attr, int depth);
+static int encode_terms(const struct tdr_pmu *pmu, const char *terms, struct perf_event_attr *attr,
+			int depth);
 
 /* Encode one "key" or "key=value" term. */
 static int encode_term(const struct tdr_pmu *pmu, char *term, const char *all,
@@ -335,8 +335,8 @@ static int encode_term(const struct tdr_pmu *pmu, char *term, const char *all,
 		return -EINVAL;
 	}
 	err = read_format(pmu, term, &f);
-	if (err == -ENOENT && eq && (!strcmp(term, "config") || !strcmp(term, "config1") ||
-				     !strcmp(term, "config2"))) {
+	if (err == -ENOENT && eq &&
+	    (!strcmp(term, "config") || !strcmp(term, "config1") || !strcmp(term, "config2"))) {
 		/* perf's raw config terms: the whole word. */
 		*attr_word(attr, term[6] ? term[6] - '0' : 0) = value;
 		return 0;
@@ -361,8 +361,8 @@ static int encode_term(const struct tdr_pmu *pmu, char *term, const char *all,
 	return 0;
 }
 
-static int encode_terms(const struct tdr_pmu *pmu, const char *terms,
-			struct perf_event_attr *attr, int depth)
+static int encode_terms(const struct tdr_pmu *pmu, const char *terms, struct perf_event_attr *attr,
+			int depth)
 {
 	char buf[TDR_SYSFS_MAX], *save = NULL, *tok;
 	int err;
@@ -395,14 +395,13 @@ void tdr_pmu__caps_name(const struct tdr_pmu *pmu, char *buf, size_t sz)
 	char path[PATH_MAX];
 
 	buf[0] = '\0';
-	if (join(path, sizeof(path), pmu->dir, "caps", "pmu_name") ||
-	    read_text(path, buf, sz) < 0)
+	if (join(path, sizeof(path), pmu->dir, "caps", "pmu_name") || read_text(path, buf, sz) < 0)
 		buf[0] = '\0';
 }
 
 int tdr_cpulist__parse(const char *text, int **cpus, size_t *cnt)
 {
-	uint64_t bm[(MAX_CPU + 1) / 64] = { 0 };
+	uint64_t bm[(MAX_CPU + 1) / 64] = {0};
 	const char *p = text;
 	size_t n = 0, i = 0;
 	int *arr;
@@ -469,7 +468,8 @@ void tdr_cpulist__format(const int *cpus, size_t cnt, char *buf, size_t sz)
 		if (j == i)
 			n = snprintf(buf + len, sz - len, "%s%d", i ? "," : "", cpus[i]);
 		else
-			n = snprintf(buf + len, sz - len, "%s%d-%d", i ? "," : "", cpus[i], cpus[j]);
+			n = snprintf(buf + len, sz - len, "%s%d-%d", i ? "," : "", cpus[i],
+				     cpus[j]);
 		if (n < 0 || (size_t)n >= sz - len)
 			return; /* truncated; snprintf left it terminated */
 		len += (size_t)n;

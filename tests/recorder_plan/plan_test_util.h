@@ -22,8 +22,8 @@ static inline const char *fixture(const char *name)
 	static char path[4096];
 	const char *src = getenv("TDR_SOURCE_DIR");
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/sysfs/%s", src ? src : TDR_SOURCE_DIR_DEFAULT,
-		 name);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/sysfs/%s",
+		 src ? src : TDR_SOURCE_DIR_DEFAULT, name);
 	return path;
 }
 

@@ -30,26 +30,40 @@ static void test_spec__parse_table(void **state)
 		uint64_t config;
 		int precise;
 	} ok[] = {
-		{ "cycles", TDR_SPEC_NAMED, "cycles", "", 0, 0 },
-		{ "instructions", TDR_SPEC_NAMED, "instructions", "", 0, 0 },
-		{ "cpu-clock", TDR_SPEC_NAMED, "cpu-clock", "", 0, 0 },
-		{ "cycles:p", TDR_SPEC_NAMED, "cycles", "", 0, 1 },
-		{ "instructions:ppp", TDR_SPEC_NAMED, "instructions", "", 0, 3 },
-		{ "ref-cycles", TDR_SPEC_NAMED, "ref-cycles", "", 0, 0 },
-		{ "mem-loads", TDR_SPEC_NAMED, "mem-loads", "", 0, 0 },
-		{ "r01c2", TDR_SPEC_RAW, "r01c2", "", 0x1c2, 0 },
-		{ "r3C:pp", TDR_SPEC_RAW, "r3C", "", 0x3c, 2 },
-		{ "rffffffffffffffff", TDR_SPEC_RAW, "rffffffffffffffff", "", UINT64_MAX, 0 },
-		{ "cpu/event=0x3c,umask=0x0/", TDR_SPEC_PMU, "cpu", "event=0x3c,umask=0x0", 0, 0 },
-		{ "cpu/event=0xc0/pp", TDR_SPEC_PMU, "cpu", "event=0xc0", 0, 2 },
-		{ "cpu/event=0xc0/:p", TDR_SPEC_PMU, "cpu", "event=0xc0", 0, 1 },
-		{ "cpu_core/mem-loads,ldlat=30/", TDR_SPEC_PMU, "cpu_core", "mem-loads,ldlat=30", 0, 0 },
-		{ "cpu/event=12,edge/", TDR_SPEC_PMU, "cpu", "event=12,edge", 0, 0 },
+	    {"cycles", TDR_SPEC_NAMED, "cycles", "", 0, 0},
+	    {"instructions", TDR_SPEC_NAMED, "instructions", "", 0, 0},
+	    {"cpu-clock", TDR_SPEC_NAMED, "cpu-clock", "", 0, 0},
+	    {"cycles:p", TDR_SPEC_NAMED, "cycles", "", 0, 1},
+	    {"instructions:ppp", TDR_SPEC_NAMED, "instructions", "", 0, 3},
+	    {"ref-cycles", TDR_SPEC_NAMED, "ref-cycles", "", 0, 0},
+	    {"mem-loads", TDR_SPEC_NAMED, "mem-loads", "", 0, 0},
+	    {"r01c2", TDR_SPEC_RAW, "r01c2", "", 0x1c2, 0},
+	    {"r3C:pp", TDR_SPEC_RAW, "r3C", "", 0x3c, 2},
+	    {"rffffffffffffffff", TDR_SPEC_RAW, "rffffffffffffffff", "", UINT64_MAX, 0},
+	    {"cpu/event=0x3c,umask=0x0/", TDR_SPEC_PMU, "cpu", "event=0x3c,umask=0x0", 0, 0},
+	    {"cpu/event=0xc0/pp", TDR_SPEC_PMU, "cpu", "event=0xc0", 0, 2},
+	    {"cpu/event=0xc0/:p", TDR_SPEC_PMU, "cpu", "event=0xc0", 0, 1},
+	    {"cpu_core/mem-loads,ldlat=30/", TDR_SPEC_PMU, "cpu_core", "mem-loads,ldlat=30", 0, 0},
+	    {"cpu/event=12,edge/", TDR_SPEC_PMU, "cpu", "event=12,edge", 0, 0},
 	};
 	static const char *const bad[] = {
-		"",	     "r",	  "rxyz",	  "cpu/",	"cycles:q",	 "cycles:",
-		"cycles:pppp", "cpu//",	  "/event=1/",	  "cpu/event=xyz/", "cpu/event=1/q", "cpu/event=1/:",
-		"r12345678901234567", "cy cles", "cpu/event=1,,umask=2/", "cpu/=1/", "cpu/event=/",
+	    "",
+	    "r",
+	    "rxyz",
+	    "cpu/",
+	    "cycles:q",
+	    "cycles:",
+	    "cycles:pppp",
+	    "cpu//",
+	    "/event=1/",
+	    "cpu/event=xyz/",
+	    "cpu/event=1/q",
+	    "cpu/event=1/:",
+	    "r12345678901234567",
+	    "cy cles",
+	    "cpu/event=1,,umask=2/",
+	    "cpu/=1/",
+	    "cpu/event=/",
 	};
 	struct tdr_event_spec s;
 
@@ -94,7 +108,7 @@ static void test_spec__parse_too_long(void **state)
 static void encode_ok(const struct tdr_pmu *pmu, const char *terms, uint64_t config,
 		      uint64_t config1)
 {
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 
 	assert_int_equal(tdr_pmu__encode(pmu, terms, &a), 0);
 	if (a.config != config || a.config1 != config1)
@@ -135,7 +149,7 @@ static void test_encode__intel_formats(void **state)
 static void test_encode__errors_name_the_term(void **state)
 {
 	struct tdr_pmu cpu;
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 
 	(void)state;
 	assert_int_equal(tdr_pmu__open(fixture("icelake-server"), "cpu", &cpu), 0);
@@ -159,7 +173,7 @@ static void test_encode__errors_name_the_term(void **state)
 static void test_encode__amd_split_range(void **state)
 {
 	struct tdr_pmu cpu;
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 
 	(void)state;
 	log_reset();
@@ -175,12 +189,13 @@ static void test_encode__amd_split_range(void **state)
 
 static void test_encode__bad_format_files(void **state)
 {
-	static const char *const broken[] = { "config3:0-7", "config:8-", "config:70", "config:5-3",
-					      "config:", "conf:0-7", "config:1,,2", "" };
+	static const char *const broken[] = {"config3:0-7", "config:8-", "config:70",
+					     "config:5-3",  "config:",	 "conf:0-7",
+					     "config:1,,2", ""};
 	const char *root = tree_new();
 	char rootc[64];
 	struct tdr_pmu pmu;
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 
 	(void)state;
 	log_reset();
@@ -238,14 +253,14 @@ static void test_cpulist__parse_and_format(void **state)
 		int first, last;
 		const char *back;
 	} ok[] = {
-		{ "0-3,8,10-11\n", 7, 0, 11, "0-3,8,10-11" },
-		{ "0", 1, 0, 0, "0" },
-		{ "16-23\n", 8, 16, 23, "16-23" },
-		{ "5,3,3,4", 3, 3, 5, "3-5" },
-		{ "0-65535", 65536, 0, 65535, "0-65535" },
+	    {"0-3,8,10-11\n", 7, 0, 11, "0-3,8,10-11"},
+	    {"0", 1, 0, 0, "0"},
+	    {"16-23\n", 8, 16, 23, "16-23"},
+	    {"5,3,3,4", 3, 3, 5, "3-5"},
+	    {"0-65535", 65536, 0, 65535, "0-65535"},
 	};
-	static const char *const bad[] = { "a", "1-", "-1", "3-1", "1,,2", "1,", "65536", "0-3\n4",
-					   "1 2" };
+	static const char *const bad[] = {"a",	"1-",	 "-1",	   "3-1", "1,,2",
+					  "1,", "65536", "0-3\n4", "1 2"};
 	int *cpus;
 	size_t cnt;
 	char buf[64];
@@ -296,59 +311,59 @@ struct resolve_case {
 static void test_spec__resolve_table(void **state)
 {
 	static const struct resolve_case cases[] = {
-		/* generic names: PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
-		{ "icelake-server", "cycles", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0,
-		  "cycles", "cpu" },
-		{ "icelake-server", "instructions:pp", 0, PERF_TYPE_HARDWARE,
-		  PERF_COUNT_HW_INSTRUCTIONS, 0, 2, "instructions", "cpu" },
-		{ "icelake-server", "branch-misses", 0, PERF_TYPE_HARDWARE,
-		  PERF_COUNT_HW_BRANCH_MISSES, 0, 0, "branch-misses", "cpu" },
-		{ "icelake-server", "cache-misses", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-		  0, 0, "cache-misses", "cpu" },
-		{ "icelake-server", "cpu-clock", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, 0,
-		  "cpu-clock", "software" },
-		{ "vm", "task-clock", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0,
-		  "task-clock", "software" },
-		/* hybrid: the cpu_core type (4) in config bits 32-63 */
-		{ "alderlake-hybrid", "cycles", 0, PERF_TYPE_HARDWARE, 0x400000000ull, 0, 0, "cycles",
-		  "cpu_core" },
-		{ "alderlake-hybrid", "instructions", 0, PERF_TYPE_HARDWARE, 0x400000001ull, 0, 0,
-		  "instructions", "cpu_core" },
-		{ "alderlake-hybrid", "cpu-clock", 0, PERF_TYPE_SOFTWARE, 0, 0, 0, "cpu-clock",
-		  "software" },
-		/* raw: the core PMU's type */
-		{ "icelake-server", "r01c2", 0, 4, 0x1c2, 0, 0, "r01c2", "cpu" },
-		{ "alderlake-hybrid", "r01c2:p", 0, 4, 0x1c2, 0, 1, "r01c2", "cpu_core" },
-		{ "vm", "r01c2", 0, PERF_TYPE_RAW, 0x1c2, 0, 0, "r01c2", "cpu" },
-		/* sysfs names of the core PMU */
-		{ "icelake-server", "mem-loads", 0, 4, 0x1cd, 3, 0, "mem-loads", "cpu" },
-		{ "alderlake-hybrid", "topdown-retiring", 0, 4, 0x8000, 0, 0, "topdown-retiring",
-		  "cpu_core" },
-		/* PMU/terms/ through that PMU's format files */
-		{ "icelake-server", "cpu/event=0x3c,umask=0x0/", 0, 4, 0x3c, 0, 0,
-		  "cpu/event=0x3c,umask=0x0/", "cpu" },
-		{ "icelake-server", "cpu/event=0xc0/pp", 0, 4, 0xc0, 0, 2, "cpu/event=0xc0/", "cpu" },
-		{ "alderlake-hybrid", "cpu_atom/event=0xc2,umask=0x0/", 0, 10, 0xc2, 0, 0,
-		  "cpu_atom/event=0xc2,umask=0x0/", "cpu_atom" },
-		{ "amd-zen4", "cpu/event=0x1a0/", 0, 4, 0x1000000a0ull, 0, 0, "cpu/event=0x1a0/", "cpu" },
-		{ "icelake-server", "power/energy-pkg/", 0, 21, 0x02, 0, 0, "power/energy-pkg/",
-		  "power" },
-		/* errors */
-		{ "icelake-server", "nosuch", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL },
-		{ "vm", "mem-loads", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL },
-		{ "icelake-server", "cpu/nosuch=1/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL },
-		{ "icelake-server", "cpu/umask=0x100/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL },
-		{ "alderlake-hybrid", "cpu/event=0x3c/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL },
-		{ "vm", "nopmu/event=1/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL },
-		{ "broken-type", "cpu/event=1/", -TDR_E_CORRUPT, 0, 0, 0, 0, NULL, NULL },
+	    /* generic names: PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
+	    {"icelake-server", "cycles", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0,
+	     "cycles", "cpu"},
+	    {"icelake-server", "instructions:pp", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+	     0, 2, "instructions", "cpu"},
+	    {"icelake-server", "branch-misses", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
+	     0, 0, "branch-misses", "cpu"},
+	    {"icelake-server", "cache-misses", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 0,
+	     0, "cache-misses", "cpu"},
+	    {"icelake-server", "cpu-clock", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, 0,
+	     "cpu-clock", "software"},
+	    {"vm", "task-clock", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0,
+	     "task-clock", "software"},
+	    /* hybrid: the cpu_core type (4) in config bits 32-63 */
+	    {"alderlake-hybrid", "cycles", 0, PERF_TYPE_HARDWARE, 0x400000000ull, 0, 0, "cycles",
+	     "cpu_core"},
+	    {"alderlake-hybrid", "instructions", 0, PERF_TYPE_HARDWARE, 0x400000001ull, 0, 0,
+	     "instructions", "cpu_core"},
+	    {"alderlake-hybrid", "cpu-clock", 0, PERF_TYPE_SOFTWARE, 0, 0, 0, "cpu-clock",
+	     "software"},
+	    /* raw: the core PMU's type */
+	    {"icelake-server", "r01c2", 0, 4, 0x1c2, 0, 0, "r01c2", "cpu"},
+	    {"alderlake-hybrid", "r01c2:p", 0, 4, 0x1c2, 0, 1, "r01c2", "cpu_core"},
+	    {"vm", "r01c2", 0, PERF_TYPE_RAW, 0x1c2, 0, 0, "r01c2", "cpu"},
+	    /* sysfs names of the core PMU */
+	    {"icelake-server", "mem-loads", 0, 4, 0x1cd, 3, 0, "mem-loads", "cpu"},
+	    {"alderlake-hybrid", "topdown-retiring", 0, 4, 0x8000, 0, 0, "topdown-retiring",
+	     "cpu_core"},
+	    /* PMU/terms/ through that PMU's format files */
+	    {"icelake-server", "cpu/event=0x3c,umask=0x0/", 0, 4, 0x3c, 0, 0,
+	     "cpu/event=0x3c,umask=0x0/", "cpu"},
+	    {"icelake-server", "cpu/event=0xc0/pp", 0, 4, 0xc0, 0, 2, "cpu/event=0xc0/", "cpu"},
+	    {"alderlake-hybrid", "cpu_atom/event=0xc2,umask=0x0/", 0, 10, 0xc2, 0, 0,
+	     "cpu_atom/event=0xc2,umask=0x0/", "cpu_atom"},
+	    {"amd-zen4", "cpu/event=0x1a0/", 0, 4, 0x1000000a0ull, 0, 0, "cpu/event=0x1a0/", "cpu"},
+	    {"icelake-server", "power/energy-pkg/", 0, 21, 0x02, 0, 0, "power/energy-pkg/",
+	     "power"},
+	    /* errors */
+	    {"icelake-server", "nosuch", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL},
+	    {"vm", "mem-loads", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL},
+	    {"icelake-server", "cpu/nosuch=1/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL},
+	    {"icelake-server", "cpu/umask=0x100/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL},
+	    {"alderlake-hybrid", "cpu/event=0x3c/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL},
+	    {"vm", "nopmu/event=1/", -TDR_E_USAGE, 0, 0, 0, 0, NULL, NULL},
+	    {"broken-type", "cpu/event=1/", -TDR_E_CORRUPT, 0, 0, 0, 0, NULL, NULL},
 	};
 
 	(void)state;
 	log_reset();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct resolve_case *c = &cases[i];
-		struct tdr_plan_env env = { .root = fixture(c->tree) };
-		struct tdr_plan_event ev = { 0 };
+		struct tdr_plan_env env = {.root = fixture(c->tree)};
+		struct tdr_plan_event ev = {0};
 		struct tdr_event_spec spec;
 		char root[4096];
 
@@ -366,8 +381,8 @@ static void test_spec__resolve_table(void **state)
 			continue;
 		if (ev.attr.type != c->type || ev.attr.config != c->config ||
 		    ev.attr.config1 != c->config1 || ev.attr.precise_ip != (unsigned)c->precise)
-			fail_msg("%s on %s: type %u config 0x%llx config1 0x%llx precise %u", c->text,
-				 c->tree, ev.attr.type, (unsigned long long)ev.attr.config,
+			fail_msg("%s on %s: type %u config 0x%llx config1 0x%llx precise %u",
+				 c->text, c->tree, ev.attr.type, (unsigned long long)ev.attr.config,
 				 (unsigned long long)ev.attr.config1, (unsigned)ev.attr.precise_ip);
 		assert_string_equal(ev.name, c->name);
 		assert_string_equal(ev.pmu_name, c->pmu);
@@ -377,16 +392,16 @@ static void test_spec__resolve_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spec__parse_table),
-		cmocka_unit_test(test_spec__parse_too_long),
-		cmocka_unit_test(test_encode__intel_formats),
-		cmocka_unit_test(test_encode__errors_name_the_term),
-		cmocka_unit_test(test_encode__amd_split_range),
-		cmocka_unit_test(test_encode__bad_format_files),
-		cmocka_unit_test(test_pmu__open_errors),
-		cmocka_unit_test(test_cpulist__parse_and_format),
-		cmocka_unit_test(test_cpulist__online_from_fixture),
-		cmocka_unit_test(test_spec__resolve_table),
+	    cmocka_unit_test(test_spec__parse_table),
+	    cmocka_unit_test(test_spec__parse_too_long),
+	    cmocka_unit_test(test_encode__intel_formats),
+	    cmocka_unit_test(test_encode__errors_name_the_term),
+	    cmocka_unit_test(test_encode__amd_split_range),
+	    cmocka_unit_test(test_encode__bad_format_files),
+	    cmocka_unit_test(test_pmu__open_errors),
+	    cmocka_unit_test(test_cpulist__parse_and_format),
+	    cmocka_unit_test(test_cpulist__online_from_fixture),
+	    cmocka_unit_test(test_spec__resolve_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,8 +35,8 @@
 
 /* Every member of a sampling plan under std_opts(). */
 #define MEMBER                                                                                     \
-	.size = sizeof(struct perf_event_attr), .sample_type = ST, .read_format = RF, .inherit = 1, \
-	.exclude_kernel = 1, .exclude_hv = 1, .sample_id_all = 1
+	.size = sizeof(struct perf_event_attr), .sample_type = ST, .read_format = RF,              \
+	.inherit = 1, .exclude_kernel = 1, .exclude_hv = 1, .sample_id_all = 1
 /* The leader gates the group for a launched program. */
 #define LEADER .disabled = 1, .enable_on_exec = 1
 /* The sampler alone has a period and asks for side-band records. */
@@ -56,53 +56,61 @@ struct want {
 #define S TDR_EVENT_SAMPLER
 
 static const struct want icl_l1[] = {
-	{ "slots", "cpu", L, { .type = 4, .config = 0x400, MEMBER, LEADER } },
-	{ "cycles", "cpu", S, { .type = PERF_TYPE_HARDWARE, .config = 0, MEMBER, SAMPLER } },
-	{ "topdown-retiring", "cpu", 0, { .type = 4, .config = 0x8000, MEMBER } },
-	{ "topdown-bad-spec", "cpu", 0, { .type = 4, .config = 0x8100, MEMBER } },
-	{ "topdown-fe-bound", "cpu", 0, { .type = 4, .config = 0x8200, MEMBER } },
-	{ "topdown-be-bound", "cpu", 0, { .type = 4, .config = 0x8300, MEMBER } },
+    {"slots", "cpu", L, {.type = 4, .config = 0x400, MEMBER, LEADER}},
+    {"cycles", "cpu", S, {.type = PERF_TYPE_HARDWARE, .config = 0, MEMBER, SAMPLER}},
+    {"topdown-retiring", "cpu", 0, {.type = 4, .config = 0x8000, MEMBER}},
+    {"topdown-bad-spec", "cpu", 0, {.type = 4, .config = 0x8100, MEMBER}},
+    {"topdown-fe-bound", "cpu", 0, {.type = 4, .config = 0x8200, MEMBER}},
+    {"topdown-be-bound", "cpu", 0, {.type = 4, .config = 0x8300, MEMBER}},
 };
 
 static const struct want spr_l2[] = {
-	{ "slots", "cpu", L, { .type = 4, .config = 0x400, MEMBER, LEADER } },
-	{ "cycles", "cpu", S, { .type = PERF_TYPE_HARDWARE, .config = 0, MEMBER, SAMPLER } },
-	{ "topdown-retiring", "cpu", 0, { .type = 4, .config = 0x8000, MEMBER } },
-	{ "topdown-bad-spec", "cpu", 0, { .type = 4, .config = 0x8100, MEMBER } },
-	{ "topdown-fe-bound", "cpu", 0, { .type = 4, .config = 0x8200, MEMBER } },
-	{ "topdown-be-bound", "cpu", 0, { .type = 4, .config = 0x8300, MEMBER } },
-	{ "topdown-heavy-ops", "cpu", 0, { .type = 4, .config = 0x8400, MEMBER } },
-	{ "topdown-br-mispredict", "cpu", 0, { .type = 4, .config = 0x8500, MEMBER } },
-	{ "topdown-fetch-lat", "cpu", 0, { .type = 4, .config = 0x8600, MEMBER } },
-	{ "topdown-mem-bound", "cpu", 0, { .type = 4, .config = 0x8700, MEMBER } },
+    {"slots", "cpu", L, {.type = 4, .config = 0x400, MEMBER, LEADER}},
+    {"cycles", "cpu", S, {.type = PERF_TYPE_HARDWARE, .config = 0, MEMBER, SAMPLER}},
+    {"topdown-retiring", "cpu", 0, {.type = 4, .config = 0x8000, MEMBER}},
+    {"topdown-bad-spec", "cpu", 0, {.type = 4, .config = 0x8100, MEMBER}},
+    {"topdown-fe-bound", "cpu", 0, {.type = 4, .config = 0x8200, MEMBER}},
+    {"topdown-be-bound", "cpu", 0, {.type = 4, .config = 0x8300, MEMBER}},
+    {"topdown-heavy-ops", "cpu", 0, {.type = 4, .config = 0x8400, MEMBER}},
+    {"topdown-br-mispredict", "cpu", 0, {.type = 4, .config = 0x8500, MEMBER}},
+    {"topdown-fetch-lat", "cpu", 0, {.type = 4, .config = 0x8600, MEMBER}},
+    {"topdown-mem-bound", "cpu", 0, {.type = 4, .config = 0x8700, MEMBER}},
 };
 
 /* Hybrid: metric members on cpu_core's type 4; cycles names cpu_core by
  * its type in config bits 32-63 (extended hardware type). */
 static const struct want adl_l2[] = {
-	{ "slots", "cpu_core", L, { .type = 4, .config = 0x400, MEMBER, LEADER } },
-	{ "cycles", "cpu_core", S, { .type = PERF_TYPE_HARDWARE, .config = 4ull << 32, MEMBER, SAMPLER } },
-	{ "topdown-retiring", "cpu_core", 0, { .type = 4, .config = 0x8000, MEMBER } },
-	{ "topdown-bad-spec", "cpu_core", 0, { .type = 4, .config = 0x8100, MEMBER } },
-	{ "topdown-fe-bound", "cpu_core", 0, { .type = 4, .config = 0x8200, MEMBER } },
-	{ "topdown-be-bound", "cpu_core", 0, { .type = 4, .config = 0x8300, MEMBER } },
-	{ "topdown-heavy-ops", "cpu_core", 0, { .type = 4, .config = 0x8400, MEMBER } },
-	{ "topdown-br-mispredict", "cpu_core", 0, { .type = 4, .config = 0x8500, MEMBER } },
-	{ "topdown-fetch-lat", "cpu_core", 0, { .type = 4, .config = 0x8600, MEMBER } },
-	{ "topdown-mem-bound", "cpu_core", 0, { .type = 4, .config = 0x8700, MEMBER } },
+    {"slots", "cpu_core", L, {.type = 4, .config = 0x400, MEMBER, LEADER}},
+    {"cycles", "cpu_core", S, {.type = PERF_TYPE_HARDWARE, .config = 4ull << 32, MEMBER, SAMPLER}},
+    {"topdown-retiring", "cpu_core", 0, {.type = 4, .config = 0x8000, MEMBER}},
+    {"topdown-bad-spec", "cpu_core", 0, {.type = 4, .config = 0x8100, MEMBER}},
+    {"topdown-fe-bound", "cpu_core", 0, {.type = 4, .config = 0x8200, MEMBER}},
+    {"topdown-be-bound", "cpu_core", 0, {.type = 4, .config = 0x8300, MEMBER}},
+    {"topdown-heavy-ops", "cpu_core", 0, {.type = 4, .config = 0x8400, MEMBER}},
+    {"topdown-br-mispredict", "cpu_core", 0, {.type = 4, .config = 0x8500, MEMBER}},
+    {"topdown-fetch-lat", "cpu_core", 0, {.type = 4, .config = 0x8600, MEMBER}},
+    {"topdown-mem-bound", "cpu_core", 0, {.type = 4, .config = 0x8700, MEMBER}},
 };
 
 /* Software plan: cpu-clock leads and samples (no metric events, so the
  * leader may sample); the others are read with it. */
 static const struct want software[] = {
-	{ "cpu-clock", "software", L | S,
-	  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, MEMBER, LEADER, SAMPLER } },
-	{ "task-clock", "software", 0,
-	  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK, MEMBER } },
-	{ "page-faults", "software", 0,
-	  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS, MEMBER } },
-	{ "context-switches", "software", 0,
-	  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, MEMBER } },
+    {"cpu-clock",
+     "software",
+     L | S,
+     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, MEMBER, LEADER, SAMPLER}},
+    {"task-clock",
+     "software",
+     0,
+     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK, MEMBER}},
+    {"page-faults",
+     "software",
+     0,
+     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS, MEMBER}},
+    {"context-switches",
+     "software",
+     0,
+     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, MEMBER}},
 };
 
 static char root_buf[4096];
@@ -110,10 +118,10 @@ static char root_buf[4096];
 static struct tdr_plan_opts std_opts(const char *tree)
 {
 	struct tdr_plan_opts o = {
-		.sample_period = PERIOD,
-		.inherit = true,
-		.enable_on_exec = true,
-		.clockid = -1,
+	    .sample_period = PERIOD,
+	    .inherit = true,
+	    .enable_on_exec = true,
+	    .clockid = -1,
 	};
 
 	snprintf(root_buf, sizeof(root_buf), "%s", fixture(tree));
@@ -135,7 +143,7 @@ static void check_attr(const char *name, const struct perf_event_attr *got,
 {
 #define CMP(f)                                                                                     \
 	if ((uint64_t)got->f != (uint64_t)want->f)                                                 \
-		fail_msg("%s: " #f " = 0x%llx, want 0x%llx", name, (unsigned long long)got->f,       \
+		fail_msg("%s: " #f " = 0x%llx, want 0x%llx", name, (unsigned long long)got->f,     \
 			 (unsigned long long)want->f);
 	CMP(type);
 	CMP(size);
@@ -273,10 +281,11 @@ static void test_plan__amd_zen4_software_with_notes(void **state)
 	check_group(&plan->groups[0], software, 4);
 	check_cpus(&plan->groups[0], 0, 15);
 	assert_int_equal(plan->note_cnt, 2);
-	assert_string_equal(plan->notes[0],
-			    "topdown-l2 not available: the cpu PMU has no slots, topdown-retiring, "
-			    "topdown-bad-spec, topdown-fe-bound, topdown-be-bound, topdown-heavy-ops, "
-			    "topdown-br-mispredict, topdown-fetch-lat, topdown-mem-bound");
+	assert_string_equal(
+	    plan->notes[0],
+	    "topdown-l2 not available: the cpu PMU has no slots, topdown-retiring, "
+	    "topdown-bad-spec, topdown-fe-bound, topdown-be-bound, topdown-heavy-ops, "
+	    "topdown-br-mispredict, topdown-fetch-lat, topdown-mem-bound");
 	assert_string_equal(plan->notes[1],
 			    "topdown-l1 not available: the cpu PMU has no slots, topdown-retiring, "
 			    "topdown-bad-spec, topdown-fe-bound, topdown-be-bound");
@@ -296,8 +305,9 @@ static void test_plan__amd_hardware_sampler_ignored_with_note(void **state)
 	assert_int_equal(plan->kind, TDR_PLAN_SOFTWARE);
 	check_group(&plan->groups[0], software, 4); /* precise_ip dropped with the event */
 	assert_int_equal(plan->note_cnt, 3);
-	assert_string_equal(plan->notes[2], "the software plan samples cpu-clock: -e cycles:pp is not "
-					    "a software event and was ignored");
+	assert_string_equal(plan->notes[2],
+			    "the software plan samples cpu-clock: -e cycles:pp is not "
+			    "a software event and was ignored");
 	tdr_plan__free(plan);
 	/* An AMD raw event through the split event format: still hardware. */
 	assert_int_equal(tdr_event_spec__parse("cpu/event=0x1a0/", &spec), 0);
@@ -319,7 +329,8 @@ static void test_plan__vm_software(void **state)
 	check_cpus(&plan->groups[0], 0, 1);
 	assert_int_equal(plan->note_cnt, 2);
 	snprintf(want, sizeof(want),
-		 "topdown-l2 not available: no core PMU (cpu or cpu_core) in %s/bus/event_source/devices",
+		 "topdown-l2 not available: no core PMU (cpu or cpu_core) in "
+		 "%s/bus/event_source/devices",
 		 o.sysfs_root);
 	assert_string_equal(plan->notes[0], want);
 	assert_string_equal(plan->notes[1] + 10, want + 10); /* "topdown-l1" */
@@ -348,15 +359,26 @@ static void test_plan__explicit_topdown_on_vm_is_noplan(void **state)
 static void test_plan__software_sampler_from_e(void **state)
 {
 	static const struct want want[] = {
-		{ "task-clock", "software", L | S,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK, MEMBER, LEADER,
-		    SAMPLER } },
-		{ "cpu-clock", "software", 0,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, MEMBER } },
-		{ "page-faults", "software", 0,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS, MEMBER } },
-		{ "context-switches", "software", 0,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, MEMBER } },
+	    {"task-clock",
+	     "software",
+	     L | S,
+	     {.type = PERF_TYPE_SOFTWARE,
+	      .config = PERF_COUNT_SW_TASK_CLOCK,
+	      MEMBER,
+	      LEADER,
+	      SAMPLER}},
+	    {"cpu-clock",
+	     "software",
+	     0,
+	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, MEMBER}},
+	    {"page-faults",
+	     "software",
+	     0,
+	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS, MEMBER}},
+	    {"context-switches",
+	     "software",
+	     0,
+	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, MEMBER}},
 	};
 	struct tdr_plan_opts o = std_opts("vm");
 	struct tdr_event_spec spec;
@@ -379,11 +401,11 @@ static void test_plan__sampler_variants_in_topdown(void **state)
 	struct tdr_plan_opts o = std_opts("sapphire-rapids");
 	struct tdr_event_spec spec;
 	struct tdr_plan *plan = NULL;
-	struct perf_event_attr want = { .type = PERF_TYPE_HARDWARE,
-					.config = PERF_COUNT_HW_INSTRUCTIONS,
-					.precise_ip = 2,
-					MEMBER,
-					SAMPLER };
+	struct perf_event_attr want = {.type = PERF_TYPE_HARDWARE,
+				       .config = PERF_COUNT_HW_INSTRUCTIONS,
+				       .precise_ip = 2,
+				       MEMBER,
+				       SAMPLER};
 
 	(void)state;
 	o.sampler = &spec;
@@ -398,13 +420,14 @@ static void test_plan__sampler_variants_in_topdown(void **state)
 
 	assert_int_equal(tdr_event_spec__parse("cpu/event=0xc0,umask=0x1/p", &spec), 0);
 	plan = choose_ok(&o, TDR_PLAN_TOPDOWN_L1);
-	want = (struct perf_event_attr){ .type = 4, .config = 0x1c0, .precise_ip = 1, MEMBER, SAMPLER };
+	want =
+	    (struct perf_event_attr){.type = 4, .config = 0x1c0, .precise_ip = 1, MEMBER, SAMPLER};
 	check_attr("cpu/event=0xc0,umask=0x1/p", &plan->groups[0].events[1].attr, &want);
 	tdr_plan__free(plan);
 
 	assert_int_equal(tdr_event_spec__parse("cpu-clock", &spec), 0);
 	plan = choose_ok(&o, TDR_PLAN_TOPDOWN_L1);
-	want = (struct perf_event_attr){ .type = PERF_TYPE_SOFTWARE, .config = 0, MEMBER, SAMPLER };
+	want = (struct perf_event_attr){.type = PERF_TYPE_SOFTWARE, .config = 0, MEMBER, SAMPLER};
 	check_attr("cpu-clock", &plan->groups[0].events[1].attr, &want);
 	assert_string_equal(plan->groups[0].events[1].pmu_name, "software");
 	tdr_plan__free(plan);
@@ -430,17 +453,26 @@ static void test_plan__freq_clock_kernel_lost(void **state)
 	 * inherit, attached (no enable_on_exec). */
 #define OPT_MEMBER                                                                                 \
 	.size = sizeof(struct perf_event_attr), .sample_type = ST,                                 \
-	.read_format = RF | PERF_FORMAT_LOST, .exclude_hv = 1, .sample_id_all = 1,                \
+	.read_format = RF | PERF_FORMAT_LOST, .exclude_hv = 1, .sample_id_all = 1,                 \
 	.use_clockid = 1, .clockid = CLOCK_MONOTONIC
 	static const struct want want[] = {
-		{ "slots", "cpu", L, { .type = 4, .config = 0x400, OPT_MEMBER } },
-		{ "cycles", "cpu", S,
-		  { .type = PERF_TYPE_HARDWARE, .freq = 1, .sample_freq = 4000, .mmap = 1, .mmap2 = 1,
-		    .comm = 1, .comm_exec = 1, .task = 1, OPT_MEMBER } },
-		{ "topdown-retiring", "cpu", 0, { .type = 4, .config = 0x8000, OPT_MEMBER } },
-		{ "topdown-bad-spec", "cpu", 0, { .type = 4, .config = 0x8100, OPT_MEMBER } },
-		{ "topdown-fe-bound", "cpu", 0, { .type = 4, .config = 0x8200, OPT_MEMBER } },
-		{ "topdown-be-bound", "cpu", 0, { .type = 4, .config = 0x8300, OPT_MEMBER } },
+	    {"slots", "cpu", L, {.type = 4, .config = 0x400, OPT_MEMBER}},
+	    {"cycles",
+	     "cpu",
+	     S,
+	     {.type = PERF_TYPE_HARDWARE,
+	      .freq = 1,
+	      .sample_freq = 4000,
+	      .mmap = 1,
+	      .mmap2 = 1,
+	      .comm = 1,
+	      .comm_exec = 1,
+	      .task = 1,
+	      OPT_MEMBER}},
+	    {"topdown-retiring", "cpu", 0, {.type = 4, .config = 0x8000, OPT_MEMBER}},
+	    {"topdown-bad-spec", "cpu", 0, {.type = 4, .config = 0x8100, OPT_MEMBER}},
+	    {"topdown-fe-bound", "cpu", 0, {.type = 4, .config = 0x8200, OPT_MEMBER}},
+	    {"topdown-be-bound", "cpu", 0, {.type = 4, .config = 0x8300, OPT_MEMBER}},
 	};
 #undef OPT_MEMBER
 	struct tdr_plan_opts o = std_opts("icelake-server");
@@ -476,11 +508,11 @@ static void test_plan__period_xor_freq(void **state)
 static void test_plan__counting_topdown_for_stat(void **state)
 {
 	static const struct want want[] = {
-		{ "slots", "cpu", L, { .type = 4, .config = 0x400, COUNTER, LEADER } },
-		{ "topdown-retiring", "cpu", 0, { .type = 4, .config = 0x8000, COUNTER } },
-		{ "topdown-bad-spec", "cpu", 0, { .type = 4, .config = 0x8100, COUNTER } },
-		{ "topdown-fe-bound", "cpu", 0, { .type = 4, .config = 0x8200, COUNTER } },
-		{ "topdown-be-bound", "cpu", 0, { .type = 4, .config = 0x8300, COUNTER } },
+	    {"slots", "cpu", L, {.type = 4, .config = 0x400, COUNTER, LEADER}},
+	    {"topdown-retiring", "cpu", 0, {.type = 4, .config = 0x8000, COUNTER}},
+	    {"topdown-bad-spec", "cpu", 0, {.type = 4, .config = 0x8100, COUNTER}},
+	    {"topdown-fe-bound", "cpu", 0, {.type = 4, .config = 0x8200, COUNTER}},
+	    {"topdown-be-bound", "cpu", 0, {.type = 4, .config = 0x8300, COUNTER}},
 	};
 	struct tdr_plan_opts o = std_opts("icelake-server");
 	struct tdr_event_spec spec;
@@ -501,14 +533,22 @@ static void test_plan__counting_topdown_for_stat(void **state)
 static void test_plan__counting_software_for_stat(void **state)
 {
 	static const struct want want[] = {
-		{ "task-clock", "software", L,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK, COUNTER, LEADER } },
-		{ "context-switches", "software", 0,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, COUNTER } },
-		{ "cpu-migrations", "software", 0,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_MIGRATIONS, COUNTER } },
-		{ "page-faults", "software", 0,
-		  { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS, COUNTER } },
+	    {"task-clock",
+	     "software",
+	     L,
+	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK, COUNTER, LEADER}},
+	    {"context-switches",
+	     "software",
+	     0,
+	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, COUNTER}},
+	    {"cpu-migrations",
+	     "software",
+	     0,
+	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_MIGRATIONS, COUNTER}},
+	    {"page-faults",
+	     "software",
+	     0,
+	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS, COUNTER}},
 	};
 	struct tdr_plan_opts o = std_opts("vm");
 	struct tdr_plan *plan;
@@ -534,7 +574,8 @@ static void test_plan__kinds_and_fallback_order(void **state)
 	assert_int_equal(tdr_plan_kind__fallback(TDR_PLAN_SOFTWARE), TDR_PLAN_KIND_CNT);
 	assert_int_equal(tdr_plan_kind__fallback(TDR_PLAN_AUTO), TDR_PLAN_KIND_CNT);
 	for (int i = 0; i < TDR_PLAN_KIND_CNT; i++) {
-		assert_int_equal(tdr_plan_kind_parse(tdr_plan_kind_name((enum tdr_plan_kind)i), &k), 0);
+		assert_int_equal(tdr_plan_kind_parse(tdr_plan_kind_name((enum tdr_plan_kind)i), &k),
+				 0);
 		assert_int_equal(k, i);
 	}
 	assert_string_equal(tdr_plan_kind_name(TDR_PLAN_TOPDOWN_L2), "topdown-l2");
@@ -582,11 +623,16 @@ static void test_plan__made_up_trees(void **state)
 	tree_write(rootc, "bus/event_source/devices/cpu_core/type", "4\n");
 	tree_write(rootc, "bus/event_source/devices/cpu_core/format/event", "config:0-7\n");
 	tree_write(rootc, "bus/event_source/devices/cpu_core/format/umask", "config:8-15\n");
-	tree_write(rootc, "bus/event_source/devices/cpu_core/events/slots", "event=0x00,umask=0x4\n");
-	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-retiring", "event=0x00,umask=0x80\n");
-	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-bad-spec", "event=0x00,umask=0x81\n");
-	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-fe-bound", "event=0x00,umask=0x82\n");
-	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-be-bound", "event=0x00,umask=0x83\n");
+	tree_write(rootc, "bus/event_source/devices/cpu_core/events/slots",
+		   "event=0x00,umask=0x4\n");
+	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-retiring",
+		   "event=0x00,umask=0x80\n");
+	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-bad-spec",
+		   "event=0x00,umask=0x81\n");
+	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-fe-bound",
+		   "event=0x00,umask=0x82\n");
+	tree_write(rootc, "bus/event_source/devices/cpu_core/events/topdown-be-bound",
+		   "event=0x00,umask=0x83\n");
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_CORRUPT);
 	/* offline CPUs of cpu_core are left out; no E-core note when all
 	 * online CPUs are measured */
@@ -652,25 +698,25 @@ static void test_plan__real_machine_is_software(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plan__icelake_auto_is_l1),
-		cmocka_unit_test(test_plan__sapphire_rapids_auto_is_l2),
-		cmocka_unit_test(test_plan__sapphire_rapids_explicit_l1),
-		cmocka_unit_test(test_plan__hybrid_topdown_on_cpu_core_only),
-		cmocka_unit_test(test_plan__amd_zen4_software_with_notes),
-		cmocka_unit_test(test_plan__amd_hardware_sampler_ignored_with_note),
-		cmocka_unit_test(test_plan__vm_software),
-		cmocka_unit_test(test_plan__explicit_topdown_on_vm_is_noplan),
-		cmocka_unit_test(test_plan__software_sampler_from_e),
-		cmocka_unit_test(test_plan__sampler_variants_in_topdown),
-		cmocka_unit_test(test_plan__freq_clock_kernel_lost),
-		cmocka_unit_test(test_plan__period_xor_freq),
-		cmocka_unit_test(test_plan__counting_topdown_for_stat),
-		cmocka_unit_test(test_plan__counting_software_for_stat),
-		cmocka_unit_test(test_plan__kinds_and_fallback_order),
-		cmocka_unit_test(test_plan__damaged_trees),
-		cmocka_unit_test(test_plan__made_up_trees),
-		cmocka_unit_test(test_plan__tdrec_sysfs_env),
-		cmocka_unit_test(test_plan__real_machine_is_software),
+	    cmocka_unit_test(test_plan__icelake_auto_is_l1),
+	    cmocka_unit_test(test_plan__sapphire_rapids_auto_is_l2),
+	    cmocka_unit_test(test_plan__sapphire_rapids_explicit_l1),
+	    cmocka_unit_test(test_plan__hybrid_topdown_on_cpu_core_only),
+	    cmocka_unit_test(test_plan__amd_zen4_software_with_notes),
+	    cmocka_unit_test(test_plan__amd_hardware_sampler_ignored_with_note),
+	    cmocka_unit_test(test_plan__vm_software),
+	    cmocka_unit_test(test_plan__explicit_topdown_on_vm_is_noplan),
+	    cmocka_unit_test(test_plan__software_sampler_from_e),
+	    cmocka_unit_test(test_plan__sampler_variants_in_topdown),
+	    cmocka_unit_test(test_plan__freq_clock_kernel_lost),
+	    cmocka_unit_test(test_plan__period_xor_freq),
+	    cmocka_unit_test(test_plan__counting_topdown_for_stat),
+	    cmocka_unit_test(test_plan__counting_software_for_stat),
+	    cmocka_unit_test(test_plan__kinds_and_fallback_order),
+	    cmocka_unit_test(test_plan__damaged_trees),
+	    cmocka_unit_test(test_plan__made_up_trees),
+	    cmocka_unit_test(test_plan__tdrec_sysfs_env),
+	    cmocka_unit_test(test_plan__real_machine_is_software),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,10 +25,10 @@ static char root_buf[4096];
 static struct tdr_plan_opts opts_for(const char *tree)
 {
 	struct tdr_plan_opts o = {
-		.sample_period = 100003,
-		.inherit = true,
-		.enable_on_exec = true,
-		.clockid = -1,
+	    .sample_period = 100003,
+	    .inherit = true,
+	    .enable_on_exec = true,
+	    .clockid = -1,
 	};
 
 	snprintf(root_buf, sizeof(root_buf), "%s", fixture(tree));
@@ -97,7 +97,8 @@ static void test_print__icelake_fields(void **state)
 	ev = event_block(copy, 0);
 	has(ev, "event 0: slots (pmu cpu) leader\n");
 	has(ev, "    type                 4 (PMU cpu)\n");
-	snprintf(line, sizeof(line), "    size                 %zu\n", sizeof(struct perf_event_attr));
+	snprintf(line, sizeof(line), "    size                 %zu\n",
+		 sizeof(struct perf_event_attr));
 	has(ev, line);
 	has(ev, "    config               0x400\n");
 	has(ev, "    config1              0x0\n");
@@ -194,7 +195,7 @@ static void test_meta__topdown_l2_events_and_categories(void **state)
 {
 	struct tdr_plan_opts o = opts_for("sapphire-rapids");
 	struct tdr_plan *plan = NULL;
-	struct tdr_meta meta = { 0 };
+	struct tdr_meta meta = {0};
 
 	(void)state;
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), 0);
@@ -207,7 +208,9 @@ static void test_meta__topdown_l2_events_and_categories(void **state)
 		assert_string_equal(d->name, plan->groups[0].events[i].name);
 		assert_string_equal(d->pmu_name, "cpu");
 		assert_int_equal(d->pmu_type, i == 1 ? PERF_TYPE_HARDWARE : 4);
-		assert_int_equal(d->flags, i == 0 ? TDR_EVENT_LEADER : i == 1 ? TDR_EVENT_SAMPLER : 0);
+		assert_int_equal(d->flags, i == 0   ? TDR_EVENT_LEADER
+					   : i == 1 ? TDR_EVENT_SAMPLER
+						    : 0);
 		assert_int_equal(d->group_idx, 0);
 		assert_memory_equal(&d->attr, &plan->groups[0].events[i].attr, sizeof(d->attr));
 		assert_int_equal(d->attr_disk_sz, sizeof(struct perf_event_attr));
@@ -230,7 +233,7 @@ static void test_meta__software_has_notes_and_no_categories(void **state)
 {
 	struct tdr_plan_opts o = opts_for("vm");
 	struct tdr_plan *plan = NULL;
-	struct tdr_meta meta = { 0 };
+	struct tdr_meta meta = {0};
 
 	(void)state;
 	o.sample_period = 0;
@@ -258,7 +261,7 @@ static void test_meta__level1_categories(void **state)
 {
 	struct tdr_plan_opts o = opts_for("icelake-server");
 	struct tdr_plan *plan = NULL;
-	struct tdr_meta meta = { 0 };
+	struct tdr_meta meta = {0};
 
 	(void)state;
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), 0);
@@ -273,7 +276,7 @@ static void test_meta__level1_categories(void **state)
  * failure must be a clean -ENOMEM, with nothing leaked (ASan checks). */
 static void test_fault__choose_and_to_meta(void **state)
 {
-	static const char *const trees[] = { "alderlake-hybrid", "amd-zen4", "vm" };
+	static const char *const trees[] = {"alderlake-hybrid", "amd-zen4", "vm"};
 
 	(void)state;
 	log_reset();
@@ -297,7 +300,7 @@ static void test_fault__choose_and_to_meta(void **state)
 		assert_int_equal(err, 0);
 		assert_true(n > 0);
 		for (n = 0; n < 1000; n++) {
-			struct tdr_meta meta = { 0 };
+			struct tdr_meta meta = {0};
 
 			tdr_mem_fail_after(n);
 			err = tdr_plan__to_meta(plan, &meta);
@@ -317,12 +320,12 @@ static void test_fault__choose_and_to_meta(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_print__icelake_fields),
-		cmocka_unit_test(test_print__options_and_hybrid),
-		cmocka_unit_test(test_meta__topdown_l2_events_and_categories),
-		cmocka_unit_test(test_meta__software_has_notes_and_no_categories),
-		cmocka_unit_test(test_meta__level1_categories),
-		cmocka_unit_test(test_fault__choose_and_to_meta),
+	    cmocka_unit_test(test_print__icelake_fields),
+	    cmocka_unit_test(test_print__options_and_hybrid),
+	    cmocka_unit_test(test_meta__topdown_l2_events_and_categories),
+	    cmocka_unit_test(test_meta__software_has_notes_and_no_categories),
+	    cmocka_unit_test(test_meta__level1_categories),
+	    cmocka_unit_test(test_fault__choose_and_to_meta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,7 +60,7 @@ struct tdr_event_spec {
 int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out);
 
 struct tdr_plan_opts {
-	const char *sysfs_root; /* NULL: $TDREC_SYSFS, else "/sys" */
+	const char *sysfs_root; /* NULL: $TDREC_SYSFS (if set and non-empty), else "/sys" */
 	/* NULL: "cycles" for TopDown plans; the software plan always samples
 	 * cpu-clock unless the sampler is itself a software event. */
 	const struct tdr_event_spec *sampler;
@@ -105,6 +105,11 @@ struct tdr_plan {
  * Build the plan kind (not AUTO) for this machine's sysfs.
  * Returns: 0, -TDR_E_NOPLAN when the PMU lacks the events (a note in the log
  * says which), -TDR_E_USAGE for a sampler that cannot be resolved, -ENOMEM.
+ * Also: -TDR_E_USAGE when a sampling plan has neither or both of
+ * sample_period and sample_freq; -TDR_E_CORRUPT for a damaged sysfs (a type
+ * that is not a number, an event term without a format file: logged, naming
+ * it); -ENOENT when <sysfs>/devices/system/cpu/online is missing; -EINVAL for
+ * kind AUTO. *out is set only on success; the caller owns it (__free).
  */
 int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		    struct tdr_plan **out);
@@ -112,16 +117,20 @@ int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 /*
  * Build opts->... for kind, or for AUTO the first plan that fits; the plan's
  * notes say why better plans were skipped. Same returns as __build.
+ * Under AUTO only -TDR_E_NOPLAN skips a plan; any other error is returned.
  */
 int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		     struct tdr_plan **out);
 
 /* Fill meta's plan name, events (name, PMU, attr; no ids) and TopDown
- * categories from plan. Returns 0 or -ENOMEM. */
+ * categories from plan. Returns 0 or -ENOMEM.
+ * Events and notes are appended to those already in meta; sample_period /
+ * sample_freq and clockid are set from the sampler's attr; meta->flags is
+ * not touched. On -ENOMEM meta stays valid for tdr_meta__clear. */
 int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta);
 
 /* --dry-run: the plan, its notes and every attr field by field, to out
- * (a stream the caller owns, e.g. stdout from cli/). */
+ * (a stream the caller owns, e.g. stdout from cli/). Shape: docs/plans.md. */
 void tdr_plan__print(const struct tdr_plan *plan, FILE *out);
 
 void tdr_plan__free(struct tdr_plan *plan);
