@@ -1,19 +1,347 @@
 /*
- * cli/cmd_record.c - 'tdrec record' (not built yet).
+ * cli/cmd_record.c - 'tdrec record': options, then the recorder, then the
+ * exit status and the one summary line.
  *
- * Until this command is implemented it says so and exits 2; it never prints
- * pretend output.
+ * Responsibility: parse argv once into struct tdr_record_opts (typed, bounds
+ * checked: style.md B9.3), run tdr_recorder__new/__run, and turn the
+ * summary into the exit status: the program's own status (128+N with a
+ * line when it died of signal N), 127/126 when it could not be started,
+ * 1 for a failure of tdrec itself (or a write error while the program
+ * succeeded), 2 for bad usage. --dry-run prints the plan and opens nothing.
  */
 #include "commands.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tdrec/plan.h"
+#include "tdrec/recorder.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+#define MAX_PIDS 64
+
+static const char usage_text[] =
+	"usage: tdrec record [options] [--] PROGRAM [ARGS...]\n"
+	"       tdrec record [options] -p PID[,PID...]\n"
+	"       tdrec record [options] -a [[--] PROGRAM [ARGS...]]\n"
+	"\n"
+	"Record TopDown samples of a program (or of running processes, or of the\n"
+	"whole system) into a .tdr file for 'tdrec report'. The first argument\n"
+	"that is not an option starts the program; use -- when the program's\n"
+	"name starts with '-'.\n"
+	"\n"
+	"what to record:\n"
+	"  PROGRAM ARGS       run it; counters start when it execs, tdrec exits with\n"
+	"                     its status (128+N if it died of signal N)\n"
+	"  -p, --pid PID,...  attach to running processes (all their threads, and\n"
+	"                     threads they create); Ctrl-C stops recording and\n"
+	"                     leaves them running\n"
+	"  -a, --all-cpus     every process on every CPU; until PROGRAM ends if one\n"
+	"                     is given, else until Ctrl-C\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE  output file (default tdrec.tdr); an existing file is\n"
+	"                     replaced only once the new one is complete (written\n"
+	"                     as FILE.partial until then)\n"
+	"  -F, --freq HZ      samples per second per thread (default 4000)\n"
+	"  -c, --count N      one sample every N events of the sampler instead of -F\n"
+	"  -e, --event EVENT  the sampling event: cycles (default for TopDown plans),\n"
+	"                     instructions, cpu-clock, a sysfs event name, rNNNN, or\n"
+	"                     pmu/event=0x3c,umask=0x0/; :p/:pp/:ppp set precision\n"
+	"      --plan PLAN    auto (default: the best that fits), topdown-l2,\n"
+	"                     topdown-l1 or software; a plan the kernel refuses\n"
+	"                     falls back to the next one, with a line saying why\n"
+	"      --mmap-pages N data pages per CPU ring, a power of two (default 128 =\n"
+	"                     512 KiB); halved automatically when over the\n"
+	"                     perf_event_mlock_kb budget\n"
+	"      --no-inherit   measure the program's main thread only, not the\n"
+	"                     threads and processes it creates\n"
+	"      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
+	"                     or root)\n"
+	"  -q, --quiet        no summary line (warnings are still printed)\n"
+	"      --dry-run      print the plan and every perf_event_attr it would\n"
+	"                     open, field by field, and exit without opening anything\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"At the end one line says how many samples were written and lost, the\n"
+	"throttles, the file size and the bytes per sample. Ctrl-C (SIGINT),\n"
+	"SIGTERM and SIGHUP are passed to the program and the file is finished\n"
+	"cleanly; a third one kills the program. If the disk fills up, recording\n"
+	"stops, the file keeps what was written, the program runs to its end and\n"
+	"tdrec exits non-zero.\n"
+	"\n"
+	"exit status: the program's; 127 if it does not exist (126 if it cannot be\n"
+	"run); 2 for bad options; 1 when recording failed.\n"
+	"\n"
+	"environment:\n"
+	"  TDREC_SYSFS  root of the sysfs tree used to find PMUs and events\n"
+	"               (default /sys), e.g. a fake tree for tests\n"
+	"\n"
+	"See docs/record.md and docs/plans.md.\n";
+
+enum {
+	OPT_PLAN = 256,
+	OPT_MMAP_PAGES,
+	OPT_NO_INHERIT,
+	OPT_KERNEL,
+	OPT_DRY_RUN,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "plan", required_argument, NULL, OPT_PLAN },
+	{ "mmap-pages", required_argument, NULL, OPT_MMAP_PAGES },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A positive integer no larger than max. */
+static int parse_u64(const char *opt, const char *text, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v == 0 || v > max) {
+		cli_err("%s needs a positive number up to %" PRIu64 ", not '%s'", opt, max, text);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_pids(const char *text, pid_t *pids, size_t *cnt)
+{
+	char buf[1024], *save = NULL, *tok;
+	uint64_t v;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*cnt >= MAX_PIDS) {
+			cli_err("-p: at most %d processes", MAX_PIDS);
+			return -1;
+		}
+		if (parse_u64("-p", tok, INT_MAX, &v))
+			return -1;
+		pids[(*cnt)++] = (pid_t)v;
+	}
+	if (!*cnt) {
+		cli_err("-p needs a process id");
+		return -1;
+	}
+	return 0;
+}
+
+static int dry_run(const struct tdr_record_opts *o)
+{
+	struct tdr_plan_opts p = {
+		.sysfs_root = o->sysfs_root,
+		.sampler = o->sampler,
+		.sample_period = o->sample_period,
+		.sample_freq = o->sample_period ? 0 :
+			       o->sample_freq	? o->sample_freq
+						: TDR_RECORD_DEFAULT_FREQ,
+		.kernel = o->kernel,
+		.inherit = !o->no_inherit && !o->system_wide,
+		.enable_on_exec = o->argv && !o->system_wide,
+		.read_lost = true, /* what is tried first; dropped if the kernel refuses */
+		.clockid = CLOCK_MONOTONIC,
+	};
+	struct tdr_plan *plan = NULL;
+	int err = tdr_plan__choose(&p, o->plan_kind, &plan);
+
+	if (err) {
+		cli_err("no plan: %s", tdr_strerror(err));
+		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
+	}
+	tdr_plan__print(plan, stdout);
+	printf("not opened (--dry-run). When recording, the sampler also gets watermark = 1 and\n"
+	       "wakeup_watermark = a quarter of its ring (%d data pages per CPU by default).\n",
+	       TDR_RECORD_DEFAULT_PAGES);
+	tdr_plan__free(plan);
+	return 0;
+}
+
+static void print_summary(const struct tdr_record_summary *s)
+{
+	double pct = s->samples + s->lost ? 100.0 * (double)s->lost / (double)(s->samples + s->lost)
+					  : 0.0;
+	double sz = (double)s->file_sz;
+	const char *unit = "bytes";
+
+	if (sz >= 1024.0 * 1024.0) {
+		sz /= 1024.0 * 1024.0;
+		unit = "MiB";
+	} else if (sz >= 1024.0) {
+		sz /= 1024.0;
+		unit = "KiB";
+	}
+	fprintf(stderr,
+		"tdrec record: %" PRIu64 " samples written, %" PRIu64 " lost (%.2f%%), %" PRIu64
+		" throttles, %.1f %s in %s (%.1f bytes/sample)\n",
+		s->samples, s->lost, pct, s->throttles, sz, unit, s->path,
+		s->samples ? (double)s->file_sz / (double)s->samples : 0.0);
+}
+
+/* The exit status for a run that happened. */
+static int run_status(const struct tdr_record_summary *s)
+{
+	int status = 0;
+
+	if (s->exec_err)
+		return s->exec_err == -ENOENT || s->exec_err == -ENOTDIR ? 127 : 126;
+	if (s->launched && s->exited) {
+		if (s->term_signal) {
+			const char *abbr = sigabbrev_np(s->term_signal);
+
+			fprintf(stderr, "tdrec record: the program was killed by signal %d (SIG%s)\n",
+				s->term_signal, abbr ? abbr : "?");
+			status = 128 + s->term_signal;
+		} else {
+			status = s->exit_code;
+		}
+	}
+	if (s->write_err && !status)
+		status = 1;
+	return status;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		printf("usage: tdrec record ...\n\n'tdrec record' is not built yet in this version of tdrec.\n");
-		return 0;
+	struct tdr_record_opts o = { .plan_kind = TDR_PLAN_AUTO };
+	struct tdr_event_spec spec;
+	struct tdr_recorder *rec = NULL;
+	pid_t pids[MAX_PIDS];
+	size_t pid_cnt = 0;
+	bool quiet = false, dry = false;
+	uint64_t v;
+	int c, err, status;
+
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option, which starts the program. */
+	while ((c = getopt_long(argc, argv, "+:p:ao:F:c:e:qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pids(optarg, pids, &pid_cnt))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'o':
+			if (!*optarg) {
+				cli_err("-o needs a file name");
+				return CLI_EXIT_USAGE;
+			}
+			o.output = optarg;
+			break;
+		case 'F':
+			if (parse_u64("-F", optarg, 10000000, &o.sample_freq))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'c':
+			if (parse_u64("-c", optarg, UINT64_MAX >> 1, &o.sample_period))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'e':
+			if (tdr_event_spec__parse(optarg, &spec)) {
+				cli_err("bad event '%s' (see --help for the forms)", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o.sampler = &spec;
+			break;
+		case OPT_PLAN:
+			if (tdr_plan_kind_parse(optarg, &o.plan_kind)) {
+				cli_err("unknown plan '%s': use auto, topdown-l2, topdown-l1 or "
+					"software",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_MMAP_PAGES:
+			if (parse_u64("--mmap-pages", optarg, 1u << 20, &v))
+				return CLI_EXIT_USAGE;
+			if (v & (v - 1)) {
+				cli_err("--mmap-pages must be a power of two, not %" PRIu64, v);
+				return CLI_EXIT_USAGE;
+			}
+			o.mmap_pages = (size_t)v;
+			break;
+		case OPT_NO_INHERIT:
+			o.no_inherit = true;
+			break;
+		case OPT_KERNEL:
+			o.kernel = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case OPT_DRY_RUN:
+			dry = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case ':':
+			cli_err("option '%s' needs a value", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		default:
+			cli_err("unknown option '%s' (see 'tdrec record --help')", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
 	}
-	cli_err("'tdrec record' is not built yet in this version of tdrec");
-	return CLI_EXIT_USAGE;
+	if (o.sample_freq && o.sample_period) {
+		cli_err("give -F or -c, not both");
+		return CLI_EXIT_USAGE;
+	}
+	if (optind < argc)
+		o.argv = argv + optind; /* NULL-terminated like main's argv */
+	if (pid_cnt) {
+		o.pids = pids;
+		o.pid_cnt = pid_cnt;
+	}
+	if (pid_cnt && (o.system_wide || o.argv)) {
+		cli_err("-p cannot be combined with -a or a program");
+		return CLI_EXIT_USAGE;
+	}
+	if (!dry && !o.argv && !pid_cnt && !o.system_wide) {
+		cli_err("nothing to record: give a program, -p PID or -a (see 'tdrec record --help')");
+		return CLI_EXIT_USAGE;
+	}
+	o.tdrec_argc = (size_t)argc + 1;
+	o.tdrec_argv = argv - 1; /* "tdrec", "record", ... */
+	if (dry)
+		return dry_run(&o);
+
+	err = tdr_recorder__new(&o, &rec);
+	if (err)
+		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
+	err = tdr_recorder__run(rec);
+	status = run_status(tdr_recorder__summary(rec));
+	if (!err && !quiet)
+		print_summary(tdr_recorder__summary(rec));
+	else if (err && !tdr_recorder__summary(rec)->exec_err && !quiet)
+		print_summary(tdr_recorder__summary(rec)); /* what the file holds */
+	tdr_recorder__free(rec);
+	return status;
 }

@@ -265,4 +265,40 @@ int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
 /* perf_event_paranoid's value, or INT_MIN when it cannot be read. */
 int tdr_machine__paranoid(const char *proc_root);
 
+/* ---------------------------------------------------------------------------
+ * recorder.c / record_open.c: the recorder object.
+ */
+struct tdr_recorder {
+	const struct tdr_record_opts *opts; /* borrowed */
+	struct tdr_record_summary sum;
+	struct tdr_sigwatch sw;
+	struct tdr_launch *launch;
+	struct tdr_plan_opts popts;
+	struct tdr_plan *plan;
+	struct tdr_session *session;
+	size_t mmap_pages; /* asked for */
+	pid_t *targets;	   /* perf_event_open pids */
+	size_t target_cnt;
+	int *pidfds; /* -p: one per process, -1 where pidfd_open failed */
+	size_t pidfd_cnt;
+	bool *pid_gone;
+	bool inherit_fallback;
+	bool read_lost;
+	struct tdr_meta meta;
+	struct tdr_writer *writer;
+	char *partial_path; /* "<output>.partial" when atomic_replace */
+	uint64_t start_clock_ns, start_wall_ns, start_mono_ns;
+	bool ran;
+};
+
+/* Whether the kernel accepts PERF_FORMAT_LOST (one probe). */
+bool tdr_record__probe_read_lost(void);
+/* Open rec->session from rec->plan, with the fallbacks; logs refusals.
+ * Returns 0 or -errno. */
+int tdr_record__open(struct tdr_recorder *rec);
+/* Append a note line to rec->meta. Returns 0 or -ENOMEM. */
+int tdr_record__add_note(struct tdr_recorder *rec, const char *line);
+/* The run loop and the finish (record_loop.c). */
+int tdr_record__loop(struct tdr_recorder *rec);
+
 #endif /* TDREC_RECORDER_INT_H */

@@ -1,0 +1,370 @@
+/*
+ * recorder/record_loop.c - the drain loop of a recording, and its finish.
+ *
+ * Responsibility: poll() the signal fd, the writer thread's wake fd, the -p
+ * pidfds and every ring fd; drain every ring into chunks on each wakeup
+ * (drain.c) and queue partial chunks at least every TDR_RECORD_FLUSH_MS;
+ * decide when the recording ends; then drain a last time, stop the writer
+ * thread, collect the totals (samples per sampler, PERF_FORMAT_LOST read
+ * from each group) and finish the file with the run's end.
+ * When it ends:
+ *   - launched program: when it exits. SIGINT/SIGTERM/SIGHUP are forwarded
+ *     (except a terminal's, which the program got itself); the third one
+ *     kills it with SIGKILL.
+ *   - -p: when every process has ended, or at the first signal (the
+ *     processes keep running).
+ *   - -a: when the program (if any) exits, else at the first signal.
+ * A write error stops the recording at once (counters disabled, nothing
+ * more drained) but not the program: the loop waits for it as usual.
+ * Objects and lifecycle: tdr_record__loop runs once per recorder.
+ * Ownership and threads: the loop's thread owns the rings and chunks being
+ * filled; the writer thread owns the tdr_writer until it is joined.
+ * See: docs/record.md "Lifetime"; shared kernel-facts.md section 7.
+ */
+#define LOG_PREFIX "record: "
+
+#include "recorder_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+#define CHUNK_MIN_SZ (256u << 10) /* above the 64 KiB record limit */
+#define CHUNK_MAX_SZ (4u << 20)
+
+struct loop {
+	struct tdr_recorder *rec;
+	struct tdr_wthread *wt;
+	struct tdr_drain drain;
+	struct pollfd *pfds;
+	size_t nfds;
+	size_t pidfd_base, ring_base;
+	bool recording;
+	bool stop;
+	bool interrupted;
+	int sig_cnt;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Runs on the writer thread. */
+static int frame_sink(void *ctx, uint32_t ring, const void *data, size_t sz)
+{
+	return tdr_writer__add_frame(ctx, ring, data, sz);
+}
+
+static void on_signal(struct loop *L, const struct signalfd_siginfo *si)
+{
+	struct tdr_recorder *rec = L->rec;
+	int sig = (int)si->ssi_signo;
+
+	if (sig == SIGCHLD) {
+		if (rec->launch && tdr_launch__poll(rec->launch) == 1)
+			L->stop = true;
+		return;
+	}
+	L->interrupted = true;
+	if (!rec->launch) {
+		/* -p, or -a alone: the signal ends the recording. */
+		rec->sum.stop_signal = sig;
+		L->stop = true;
+		return;
+	}
+	if (++L->sig_cnt >= 3) {
+		tdr_warn("third signal: killing %s", rec->opts->argv[0]);
+		tdr_launch__signal(rec->launch, SIGKILL);
+	} else if (si->ssi_code != SI_KERNEL) {
+		/* A terminal's signal (SI_KERNEL) went to the whole process
+		 * group, the program included: forward only the others. */
+		tdr_launch__signal(rec->launch, sig);
+	}
+}
+
+static void stop_rings_in_poll(struct loop *L)
+{
+	for (size_t i = L->ring_base; i < L->nfds; i++)
+		L->pfds[i].fd = -1;
+}
+
+/* The writer thread failed: stop recording, keep the program running. */
+static void check_write_error(struct loop *L)
+{
+	struct tdr_recorder *rec = L->rec;
+	int err = tdr_wthread__error(L->wt);
+
+	if (!err || !L->recording)
+		return;
+	L->recording = false;
+	rec->sum.write_err = err;
+	tdr_session__disable(rec->session);
+	stop_rings_in_poll(L);
+	tdr_warn("stopped recording: cannot write %s: %s; the file keeps the frames written "
+		 "before%s",
+		 rec->sum.path, tdr_strerror(err),
+		 rec->launch ? "; the program runs on to its end" : "");
+	if (!rec->launch)
+		L->stop = true;
+}
+
+static void check_pids(struct loop *L, bool tick)
+{
+	struct tdr_recorder *rec = L->rec;
+	size_t gone = 0;
+
+	for (size_t i = 0; i < rec->pidfd_cnt; i++) {
+		struct pollfd *p = &L->pfds[L->pidfd_base + i];
+
+		if (!rec->pid_gone[i]) {
+			if (rec->pidfds[i] >= 0)
+				rec->pid_gone[i] = p->revents & (POLLIN | POLLHUP | POLLERR);
+			else if (tick) /* no pidfd (before Linux 5.3) */
+				rec->pid_gone[i] = kill(rec->opts->pids[i], 0) < 0 && errno == ESRCH;
+			if (rec->pid_gone[i])
+				p->fd = -1;
+		}
+		gone += rec->pid_gone[i];
+	}
+	if (rec->pidfd_cnt && gone == rec->pidfd_cnt)
+		L->stop = true;
+}
+
+static int loop_setup(struct loop *L)
+{
+	struct tdr_recorder *rec = L->rec;
+	struct tdr_session *s = rec->session;
+	struct tdr_ring **rings = NULL;
+	size_t ring_sz = tdr_session__mmap_pages(s) * (size_t)sysconf(_SC_PAGESIZE);
+	struct tdr_wthread_opts wo = {
+		.chunk_sz = ring_sz < CHUNK_MIN_SZ ? CHUNK_MIN_SZ :
+			    ring_sz > CHUNK_MAX_SZ ? CHUNK_MAX_SZ
+						   : ring_sz,
+		.max_chunks = 2 * s->ring_cnt + 4,
+		.sink = frame_sink,
+		.ctx = rec->writer,
+	};
+	size_t i;
+	int err;
+
+	L->nfds = 2 + rec->pidfd_cnt + s->ring_cnt;
+	L->pfds = tdr_calloc(L->nfds, sizeof(*L->pfds));
+	rings = tdr_calloc(s->ring_cnt + 1, sizeof(*rings));
+	if (!L->pfds || !rings) {
+		free(rings);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->ring_cnt; i++)
+		rings[i] = &s->rings[i];
+	err = tdr_wthread__new(&wo, &L->wt);
+	if (!err)
+		err = tdr_drain__init(&L->drain, L->wt, rings, s->ring_cnt);
+	free(rings);
+	if (err)
+		return err;
+	L->pfds[0] = (struct pollfd){ .fd = rec->sw.fd, .events = POLLIN };
+	L->pfds[1] = (struct pollfd){ .fd = tdr_wthread__wake_fd(L->wt), .events = POLLIN };
+	L->pidfd_base = 2;
+	for (i = 0; i < rec->pidfd_cnt; i++)
+		L->pfds[L->pidfd_base + i] = (struct pollfd){ .fd = rec->pidfds[i], .events = POLLIN };
+	L->ring_base = L->pidfd_base + rec->pidfd_cnt;
+	for (i = 0; i < s->ring_cnt; i++)
+		L->pfds[L->ring_base + i] = (struct pollfd){ .fd = s->rings[i].fd, .events = POLLIN };
+	L->recording = true;
+	return 0;
+}
+
+static void loop_run(struct loop *L)
+{
+	struct tdr_recorder *rec = L->rec;
+	uint64_t next_flush = mono_ms() + TDR_RECORD_FLUSH_MS;
+	struct signalfd_siginfo si;
+
+	/* The program may have ended before the loop starts (SIGCHLD stays
+	 * pending in the signalfd, so this is only a shortcut). */
+	if (rec->launch && tdr_launch__poll(rec->launch) == 1)
+		L->stop = true;
+	while (!L->stop) {
+		uint64_t now = mono_ms();
+		int timeout = next_flush > now ? (int)(next_flush - now) : 0;
+		int n = poll(L->pfds, L->nfds, timeout);
+		bool tick;
+
+		if (n < 0 && errno != EINTR) {
+			tdr_warn("poll failed: %s", strerror(errno));
+			break;
+		}
+		while (tdr_sigwatch__read(&rec->sw, &si) == 1)
+			on_signal(L, &si);
+		if (n > 0 && (L->pfds[1].revents & POLLIN))
+			tdr_wthread__clear_wake(L->wt);
+		/* A ring fd whose task has exited reports POLLHUP for ever: take
+		 * it out of the poll set; the ring is still drained below. */
+		for (size_t i = L->ring_base; n > 0 && i < L->nfds; i++)
+			if (L->pfds[i].revents & (POLLHUP | POLLERR))
+				L->pfds[i].fd = -1;
+		now = mono_ms();
+		tick = now >= next_flush;
+		check_pids(L, tick);
+		if (L->recording) {
+			tdr_drain__all(&L->drain);
+			if (tick)
+				tdr_drain__flush(&L->drain);
+			check_write_error(L);
+		}
+		if (tick)
+			next_flush = now + TDR_RECORD_FLUSH_MS;
+	}
+}
+
+/* Drain what is left, waiting for free chunks when starved (bounded). */
+static void loop_final_drain(struct loop *L)
+{
+	struct pollfd wake = { .fd = tdr_wthread__wake_fd(L->wt), .events = POLLIN };
+
+	for (int i = 0; L->recording && i < 200; i++) {
+		tdr_drain__all(&L->drain);
+		tdr_drain__flush(&L->drain);
+		check_write_error(L);
+		if (!tdr_drain__starved(&L->drain))
+			break;
+		if (poll(&wake, 1, 50) > 0)
+			tdr_wthread__clear_wake(L->wt);
+	}
+	tdr_drain__flush(&L->drain);
+}
+
+/* Per-event totals: samples by sampler, lost from PERF_FORMAT_LOST. */
+static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t *fmt_lost)
+{
+	struct tdr_session *s = rec->session;
+	size_t cnt = rec->meta.event_cnt, base = 0;
+	struct tdr_event_totals *ev = tdr_calloc(cnt ? cnt : 1, sizeof(*ev));
+
+	*fmt_lost = 0;
+	if (!ev)
+		return NULL;
+	for (size_t gi = 0; gi < s->group_cnt; gi++) {
+		struct tdr_session_group *g = &s->groups[gi];
+
+		if (g->sampler_idx >= 0 && base + (size_t)g->sampler_idx < cnt) {
+			struct tdr_event_totals *t = &ev[base + (size_t)g->sampler_idx];
+
+			for (size_t r = 0; r < s->ring_cnt; r++) {
+				t->samples += s->rings[r].group_samples[gi];
+				if (!rec->read_lost && gi == 0)
+					t->lost_samples += s->rings[r].cnt.lost_samples;
+			}
+		}
+		for (size_t ci = 0; rec->read_lost && ci < g->cpu_cnt; ci++) {
+			for (size_t pi = 0; pi < s->pid_cnt; pi++) {
+				struct tdr_group_read rd;
+
+				if (tdr_session__read_group(s, gi, ci, pi, &rd))
+					continue;
+				for (size_t e = 0; e < rd.value_cnt && base + e < cnt; e++) {
+					ev[base + e].lost_samples += rd.lost[e];
+					*fmt_lost += rd.lost[e];
+				}
+			}
+		}
+		base += g->event_cnt;
+	}
+	return ev;
+}
+
+static void loop_finish(struct loop *L)
+{
+	struct tdr_recorder *rec = L->rec;
+	struct tdr_record_summary *sum = &rec->sum;
+	const struct tdr_totals *tot;
+	struct tdr_event_totals *ev;
+	struct tdr_run_end end = { 0 };
+	uint64_t fmt_lost = 0;
+	struct timespec ts;
+	int err;
+
+	if (rec->launch) {
+		int code = tdr_launch__exit_code(rec->launch, &sum->term_signal);
+
+		sum->exited = tdr_launch__poll(rec->launch) == 1;
+		sum->exit_code = code;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sum->duration_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec -
+			   rec->start_mono_ns;
+	ev = event_totals(rec, &fmt_lost);
+	end.duration_ns = sum->duration_ns;
+	end.exit_code = sum->exit_code;
+	end.term_signal = sum->term_signal;
+	if (sum->term_signal)
+		end.flags |= TDR_END_SIGNALLED;
+	if (L->interrupted)
+		end.flags |= TDR_END_INTERRUPTED;
+	if (sum->write_err)
+		end.flags |= TDR_END_WRITE_ERROR;
+	if (!rec->launch)
+		end.flags |= TDR_END_NO_PROGRAM;
+	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);
+	if (err && !sum->write_err) {
+		sum->write_err = err;
+		tdr_warn("cannot finish %s: %s; the frames written so far stay readable",
+			 sum->path, tdr_strerror(err));
+	}
+	sum->file_written = !err;
+	tot = tdr_writer__totals(rec->writer);
+	sum->samples = tot->samples;
+	sum->lost = tot->lost_samples > fmt_lost ? tot->lost_samples : fmt_lost;
+	sum->throttles = tot->throttles;
+	sum->file_sz = tdr_writer__file_size(rec->writer);
+	tdr_writer__free(rec->writer);
+	rec->writer = NULL;
+	free(ev);
+}
+
+int tdr_record__loop(struct tdr_recorder *rec)
+{
+	struct loop L = { .rec = rec };
+	int err;
+
+	err = loop_setup(&L);
+	if (err) {
+		tdr_warn("failed to start the drain loop: %s", tdr_strerror(err));
+		tdr_drain__release(&L.drain);
+		tdr_wthread__free(L.wt);
+		free(L.pfds);
+		if (rec->launch) /* the program runs: let it finish */
+			tdr_launch__wait(rec->launch);
+		return err;
+	}
+	loop_run(&L);
+	loop_final_drain(&L);
+	tdr_wthread__stop(L.wt);
+	check_write_error(&L);
+	tdr_drain__release(&L.drain);
+	/* Whatever stopped the recording, a launched program is waited for
+	 * (a write error does not end it). Signals are still forwarded. */
+	while (rec->launch && tdr_launch__poll(rec->launch) == 0) {
+		struct pollfd p = { .fd = rec->sw.fd, .events = POLLIN };
+		struct signalfd_siginfo si;
+
+		if (poll(&p, 1, 1000) > 0)
+			while (tdr_sigwatch__read(&rec->sw, &si) == 1)
+				on_signal(&L, &si);
+	}
+	loop_finish(&L);
+	tdr_wthread__free(L.wt);
+	free(L.pfds);
+	return rec->sum.write_err;
+}

@@ -1,0 +1,404 @@
+/*
+ * recorder/recorder.c - set up a recording: plan, program or targets,
+ * session, metadata, file, synthesized records.
+ *
+ * Responsibility: tdr_recorder__new does everything that can fail before
+ * the program runs, in an order that never touches an existing output file
+ * on failure: signals, the PERF_FORMAT_LOST probe, the plan, the child held
+ * before exec (or the -p threads), the session (record_open.c), the
+ * metadata, then the file and the synthesized MMAP2/COMM frame.
+ * tdr_recorder__run releases the program and runs the loop (record_loop.c).
+ * Objects and lifecycle: tdr_recorder__new -> __run -> __summary -> __free.
+ * Ownership and threads: the recorder owns every object it creates; opts
+ * is borrowed for its life. One thread, plus the writer thread __run starts.
+ * Invariants: the sample clock is read (start_clock_ns) before any event is
+ * opened, so synthesized records sort before every kernel record.
+ * See: docs/record.md; tdrec/recorder.h.
+ */
+#define LOG_PREFIX "record: "
+
+#include "recorder_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+#define SYNTH_FRAME_SZ (4u << 20)
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int tdr_record__add_note(struct tdr_recorder *rec, const char *line)
+{
+	size_t cap = rec->meta.note_cnt;
+	char *n = tdr_strdup(line);
+
+	if (!n || tdr_ensure_cap(&rec->meta.notes, &cap, sizeof(char *), rec->meta.note_cnt + 1)) {
+		free(n);
+		return -ENOMEM;
+	}
+	rec->meta.notes[rec->meta.note_cnt++] = n;
+	return 0;
+}
+
+static int check_opts(const struct tdr_record_opts *o)
+{
+	int what = !!o->argv + !!o->pid_cnt + !!o->system_wide;
+
+	if (o->argv && o->system_wide)
+		what = 1; /* -a with a program is fine */
+	if (what != 1 || (o->argv && !o->argv[0])) {
+		tdr_warn("give exactly one of: a program to run, -p PID, or -a");
+		return -TDR_E_USAGE;
+	}
+	if (o->pid_cnt && o->system_wide) {
+		tdr_warn("-p and -a cannot be combined");
+		return -TDR_E_USAGE;
+	}
+	if (o->sample_period && o->sample_freq) {
+		tdr_warn("give -F or -c, not both");
+		return -TDR_E_USAGE;
+	}
+	if (o->mmap_pages & (o->mmap_pages - 1)) {
+		tdr_warn("--mmap-pages must be a power of two (got %zu)", o->mmap_pages);
+		return -TDR_E_USAGE;
+	}
+	return 0;
+}
+
+/* -p: every thread of every process becomes a target; pidfds tell when
+ * the processes end. */
+static int attach_targets(struct tdr_recorder *rec)
+{
+	const struct tdr_record_opts *o = rec->opts;
+	size_t cap = 0;
+
+	rec->pidfds = tdr_calloc(o->pid_cnt, sizeof(*rec->pidfds));
+	rec->pid_gone = tdr_calloc(o->pid_cnt, sizeof(*rec->pid_gone));
+	if (!rec->pidfds || !rec->pid_gone)
+		return -ENOMEM;
+	rec->pidfd_cnt = o->pid_cnt;
+	for (size_t i = 0; i < o->pid_cnt; i++)
+		rec->pidfds[i] = -1;
+	for (size_t i = 0; i < o->pid_cnt; i++) {
+		pid_t *tids = NULL;
+		int n = tdr_proc__tids(NULL, o->pids[i], &tids);
+
+		if (n < 0) {
+			if (n == -ENOENT)
+				tdr_warn("process %d does not exist", (int)o->pids[i]);
+			return n;
+		}
+		if (tdr_ensure_cap(&rec->targets, &cap, sizeof(*rec->targets),
+				   rec->target_cnt + (size_t)n)) {
+			free(tids);
+			return -ENOMEM;
+		}
+		memcpy(rec->targets + rec->target_cnt, tids, (size_t)n * sizeof(*tids));
+		rec->target_cnt += (size_t)n;
+		free(tids);
+		/* -ENOSYS before Linux 5.3: the loop then checks with kill(). */
+		rec->pidfds[i] = tdr_sys_pidfd_open(o->pids[i]);
+		if (rec->pidfds[i] < 0)
+			rec->pidfds[i] = -1;
+	}
+	return 0;
+}
+
+static int choose_plan(struct tdr_recorder *rec)
+{
+	const struct tdr_record_opts *o = rec->opts;
+	struct tdr_plan_opts *p = &rec->popts;
+	int err;
+
+	rec->read_lost = tdr_record__probe_read_lost();
+	p->sysfs_root = o->sysfs_root;
+	p->sampler = o->sampler;
+	p->sample_period = o->sample_period;
+	p->sample_freq = o->sample_period ? 0 :
+			 o->sample_freq	  ? o->sample_freq
+					  : TDR_RECORD_DEFAULT_FREQ;
+	p->kernel = o->kernel;
+	/* -a measures every task per CPU: nothing to inherit. */
+	p->inherit = !o->no_inherit && !o->system_wide;
+	/* Counters start at exec for a launched program; -p and -a count
+	 * from the moment the groups are open. */
+	p->enable_on_exec = o->argv && !o->system_wide;
+	p->read_lost = rec->read_lost;
+	p->clockid = CLOCK_MONOTONIC;
+	err = tdr_plan__choose(p, o->plan_kind, &rec->plan);
+	if (err == -TDR_E_NOPLAN)
+		tdr_warn("no event plan fits this machine (plan %s)",
+			 tdr_plan_kind_name(o->plan_kind));
+	return err;
+}
+
+static int build_meta(struct tdr_recorder *rec)
+{
+	const struct tdr_record_opts *o = rec->opts;
+	struct tdr_meta *m = &rec->meta;
+	int err;
+
+	m->tdrec_version = tdr_strdup(TDREC_VERSION);
+	if (!m->tdrec_version)
+		return -ENOMEM;
+	if (o->tdrec_argc) {
+		m->argv = tdr_calloc(o->tdrec_argc, sizeof(char *));
+		if (!m->argv)
+			return -ENOMEM;
+		for (size_t i = 0; i < o->tdrec_argc; i++) {
+			m->argv[i] = tdr_strdup(o->tdrec_argv[i] ? o->tdrec_argv[i] : "");
+			if (!m->argv[i])
+				return -ENOMEM;
+			m->argc = i + 1;
+		}
+	}
+	err = tdr_machine__fill(m, NULL);
+	if (!err)
+		err = tdr_plan__to_meta(rec->plan, m);
+	if (!err)
+		err = tdr_session__fill_meta(rec->session, m);
+	if (err)
+		return err;
+	if (rec->popts.inherit && !rec->inherit_fallback)
+		m->flags |= TDR_META_INHERIT;
+	if (o->system_wide)
+		m->flags |= TDR_META_SYSTEM_WIDE;
+	if (o->pid_cnt)
+		m->flags |= TDR_META_ATTACHED;
+	if (o->kernel)
+		m->flags |= TDR_META_KERNEL;
+	m->clockid = CLOCK_MONOTONIC;
+	m->start_wall_ns = rec->start_wall_ns;
+	m->start_clock_ns = rec->start_clock_ns;
+	return 0;
+}
+
+/* The file: atomic replace for regular files (and new ones); a device or
+ * FIFO (/dev/null, /dev/full) is written in place, never renamed over. */
+static int open_writer(struct tdr_recorder *rec)
+{
+	struct tdr_writer_opts wo = {
+		.path = rec->sum.path,
+		.atomic_replace = true,
+		.zstd_level = rec->opts->zstd_level,
+	};
+	struct stat st;
+	int err;
+
+	if (!stat(wo.path, &st) && !S_ISREG(st.st_mode))
+		wo.atomic_replace = false;
+	if (wo.atomic_replace) {
+		size_t n = strlen(wo.path);
+
+		rec->partial_path = tdr_malloc(n + sizeof(".partial"));
+		if (!rec->partial_path)
+			return -ENOMEM;
+		memcpy(rec->partial_path, wo.path, n);
+		memcpy(rec->partial_path + n, ".partial", sizeof(".partial"));
+	}
+	err = tdr_writer__open(&wo, &rec->meta, &rec->writer);
+	if (err)
+		tdr_warn("cannot create %s: %s", wo.atomic_replace ? rec->partial_path : wo.path,
+			 tdr_strerror(err));
+	return err;
+}
+
+/* Synthesized MMAP2/COMM for -p / -a, one frame (ring TDR_RING_SYNTHETIC)
+ * per SYNTH_FRAME_SZ, before any kernel record. */
+static int write_synth(struct tdr_recorder *rec)
+{
+	const struct tdr_record_opts *o = rec->opts;
+	const struct tdr_session_group *g = &rec->session->groups[0];
+	struct tdr_synth_buf buf = { 0 };
+	struct tdr_synth_id sid;
+	pid_t *all = NULL;
+	const pid_t *pids = o->pids;
+	int n = (int)o->pid_cnt, err = 0;
+	size_t pi = 0;
+
+	if (g->sampler_idx < 0 || (!o->pid_cnt && !o->system_wide))
+		return 0;
+	if (o->system_wide) {
+		n = tdr_proc__pids(NULL, &all);
+		if (n < 0)
+			return 0; /* no /proc: nothing to add */
+		pids = all;
+	} else {
+		for (pi = 0; pi < rec->target_cnt && rec->targets[pi] != o->pids[0]; pi++)
+			;
+		if (pi == rec->target_cnt)
+			pi = 0;
+	}
+	sid.sample_type = g->events[g->sampler_idx].attr.sample_type;
+	sid.time_ns = rec->start_clock_ns;
+	sid.cpu = (uint32_t)g->cpus[0];
+	sid.id = g->ids[tdr_session_slot(rec->session, g, 0, pi, (size_t)g->sampler_idx)];
+	for (int i = 0; i < n && !err; i++) {
+		int e = tdr_synth__process(&buf, NULL, pids[i], &sid);
+
+		if (e == -ENOMEM)
+			err = e; /* a process that ended meanwhile is fine */
+		if (!err && buf.sz >= SYNTH_FRAME_SZ) {
+			err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data, buf.sz);
+			buf.sz = 0;
+		}
+	}
+	if (!err && buf.sz)
+		err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data, buf.sz);
+	if (err)
+		tdr_warn("cannot write the process maps to %s: %s", rec->sum.path,
+			 tdr_strerror(err));
+	free(buf.data);
+	free(all);
+	return err;
+}
+
+int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out)
+{
+	static const pid_t system_wide_target = -1;
+	struct tdr_recorder *rec;
+	int err;
+
+	err = check_opts(opts);
+	if (err)
+		return err;
+	rec = tdr_calloc(1, sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	rec->opts = opts;
+	rec->sw.fd = -1;
+	rec->sum.path = opts->output ? opts->output : TDR_RECORD_DEFAULT_OUTPUT;
+	rec->sum.exit_code = -1;
+	rec->mmap_pages = opts->mmap_pages ? opts->mmap_pages : TDR_RECORD_DEFAULT_PAGES;
+
+	/* Before fork and before any thread: signals become an fd. */
+	err = tdr_sigwatch__open(&rec->sw);
+	if (err) {
+		tdr_warn("failed to set up signal handling: %s", tdr_strerror(err));
+		goto err_out;
+	}
+	err = choose_plan(rec);
+	if (err)
+		goto err_out;
+	if (opts->argv) {
+		err = tdr_launch__start(opts->argv, &rec->sw.old_mask, &rec->launch);
+		if (err) {
+			tdr_warn("failed to start %s: %s", opts->argv[0], tdr_strerror(err));
+			goto err_out;
+		}
+		rec->sum.launched = true;
+	}
+	if (opts->system_wide) {
+		rec->targets = tdr_malloc(sizeof(*rec->targets));
+		if (!rec->targets) {
+			err = -ENOMEM;
+			goto err_out;
+		}
+		rec->targets[0] = system_wide_target;
+		rec->target_cnt = 1;
+	} else if (opts->pid_cnt) {
+		err = attach_targets(rec);
+		if (err)
+			goto err_out;
+	} else {
+		rec->targets = tdr_malloc(sizeof(*rec->targets));
+		if (!rec->targets) {
+			err = -ENOMEM;
+			goto err_out;
+		}
+		rec->targets[0] = tdr_launch__pid(rec->launch);
+		rec->target_cnt = 1;
+	}
+	/* The sample clock before any event exists (see Invariants). */
+	rec->start_clock_ns = clock_ns(CLOCK_MONOTONIC);
+	rec->start_wall_ns = clock_ns(CLOCK_REALTIME);
+	err = tdr_record__open(rec);
+	if (err)
+		goto err_out;
+	err = build_meta(rec);
+	if (err)
+		goto err_out;
+	err = open_writer(rec);
+	if (err)
+		goto err_out;
+	err = write_synth(rec);
+	if (err) {
+		rec->sum.write_err = err;
+		goto err_out;
+	}
+	*out = rec;
+	return 0;
+err_out:
+	if (rec->writer && rec->partial_path) {
+		/* Failed before recording anything: no half-made file. */
+		tdr_writer__free(rec->writer);
+		rec->writer = NULL;
+		unlink(rec->partial_path);
+	}
+	tdr_recorder__free(rec);
+	return err;
+}
+
+int tdr_recorder__run(struct tdr_recorder *rec)
+{
+	int err;
+
+	if (rec->ran)
+		return -EINVAL;
+	rec->ran = true;
+	if (rec->launch) {
+		err = tdr_launch__go(rec->launch);
+		if (err) {
+			rec->sum.exec_err = err;
+			tdr_warn("cannot run '%s': %s", rec->opts->argv[0], tdr_strerror(err));
+			/* Nothing was recorded: leave no file behind, and an
+			 * existing output file untouched. */
+			tdr_writer__free(rec->writer);
+			rec->writer = NULL;
+			if (rec->partial_path)
+				unlink(rec->partial_path);
+			return err;
+		}
+	}
+	rec->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	return tdr_record__loop(rec);
+}
+
+const struct tdr_record_summary *tdr_recorder__summary(const struct tdr_recorder *rec)
+{
+	return &rec->sum;
+}
+
+void tdr_recorder__free(struct tdr_recorder *rec)
+{
+	if (!rec)
+		return;
+	/* A writer still here was never finished: the file keeps its frames
+	 * under its current (".partial") name. */
+	tdr_writer__free(rec->writer);
+	tdr_session__free(rec->session);
+	tdr_launch__free(rec->launch);
+	tdr_plan__free(rec->plan);
+	for (size_t i = 0; i < rec->pidfd_cnt; i++)
+		zclose(rec->pidfds[i]);
+	free(rec->pidfds);
+	free(rec->pid_gone);
+	free(rec->targets);
+	free(rec->partial_path);
+	tdr_meta__clear(&rec->meta);
+	tdr_sigwatch__close(&rec->sw);
+	free(rec);
+}
