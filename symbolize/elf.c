@@ -1,0 +1,420 @@
+/*
+ * symbolize/elf.c - open one object file: libdwfl session, build-id check,
+ * program headers and the sorted function symbol table.
+ *
+ * Responsibility: turn a recorded (path, build-id) into a struct sym_dso that
+ * is either usable (status OK) or final in its failure (MISSING, CHANGED).
+ * Each object gets its own Dwfl session, reported with dwfl_report_elf at
+ * base 0, so libdwfl module addresses are the file's own virtual addresses
+ * plus main_bias (0 for the usual ET_EXEC/ET_DYN). Separate debug files come
+ * from our find_debuginfo callback: libdwfl's build-id lookup
+ * (/usr/lib/debug/.build-id/xx/yyyy.debug) and then .gnu_debuglink in the
+ * standard directories, searched here so that debuginfod is never contacted
+ * (dwfl_standard_find_debuginfo would try it when DEBUGINFOD_URLS is set).
+ * The "[vdso]" object is the running process's own vDSO image, copied into a
+ * memfd: valid when the report runs on the kernel that recorded.
+ * Ownership and threads: the Dwfl owns the file descriptor once reported;
+ * symbol names are borrowed from its ELF string tables until sym_dso__close.
+ * See: docs/symbolize.md; elfutils libdwfl.h.
+ */
+#include "symbolize_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+
+#define LOG_PREFIX "symbolize: "
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+#define VDSO_NAME "[vdso]"
+#define VDSO_MAX_SZ (1u << 20)
+#define DEBUG_DIR "/usr/lib/debug"
+
+/* Main files are always given to libdwfl with their descriptor. */
+static int find_elf_none(Dwfl_Module *mod, void **userdata, const char *modname,
+			 Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	*elfp = NULL;
+	return -1;
+}
+
+/* Open dir/name and keep it when it is not the main file itself and, when the
+ * main file has a build-id, when the candidate carries the same one. */
+static int try_debug_file(const char *dir, const char *name, const struct stat *main_st,
+			  const unsigned char *bid, int bid_sz, char **out_name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, n;
+
+	n = snprintf(path, sizeof(path), "%s%s%s", dir, dir[0] ? "/" : "", name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || (main_st && st.st_dev == main_st->st_dev &&
+			       st.st_ino == main_st->st_ino))
+		goto reject;
+	if (bid_sz > 0) {
+		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		const void *dbid = NULL;
+		ssize_t dn = elf ? dwelf_elf_gnu_build_id(elf, &dbid) : -1;
+		bool same = dn == bid_sz && memcmp(dbid, bid, (size_t)dn) == 0;
+
+		elf_end(elf);
+		if (!same)
+			goto reject;
+	}
+	*out_name = strdup(path); /* freed by libdwfl with free() */
+	return fd;
+reject:
+	close(fd);
+	return -1;
+}
+
+/*
+ * Dwfl_Callbacks.find_debuginfo without network: the build-id tree first (the
+ * standard libdwfl callback for it), then the .gnu_debuglink name in the
+ * file's directory, its .debug/ and /usr/lib/debug/<dir>/ (the default
+ * debuginfo path ":.debug:/usr/lib/debug"). An absolute link name (a dwz
+ * alternate file) is tried as it is.
+ */
+static int find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
+				Dwarf_Addr base, const char *file_name, const char *debuglink,
+				GElf_Word crc, char **debuginfo_file_name)
+{
+	const unsigned char *bid = NULL;
+	char dir[PATH_MAX], sub[PATH_MAX];
+	struct stat main_st, *mst = NULL;
+	GElf_Addr bid_vaddr;
+	const char *slash;
+	int fd, bid_sz;
+
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc,
+					  debuginfo_file_name);
+	if (fd >= 0 || !debuglink || !debuglink[0])
+		return fd;
+	bid_sz = dwfl_module_build_id(mod, &bid, &bid_vaddr);
+	if (debuglink[0] == '/')
+		return try_debug_file("", debuglink, NULL, NULL, 0, debuginfo_file_name);
+	if (!file_name || file_name[0] != '/')
+		return -1;
+	if (stat(file_name, &main_st) == 0)
+		mst = &main_st;
+	slash = strrchr(file_name, '/');
+	if ((size_t)(slash - file_name) >= sizeof(dir))
+		return -1;
+	memcpy(dir, file_name, (size_t)(slash - file_name));
+	dir[slash - file_name] = '\0';
+
+	fd = try_debug_file(dir[0] ? dir : "/", debuglink, mst, bid, bid_sz, debuginfo_file_name);
+	if (fd < 0 && snprintf(sub, sizeof(sub), "%s/.debug", dir) < (int)sizeof(sub))
+		fd = try_debug_file(sub, debuglink, mst, bid, bid_sz, debuginfo_file_name);
+	if (fd < 0 && snprintf(sub, sizeof(sub), DEBUG_DIR "%s", dir) < (int)sizeof(sub))
+		fd = try_debug_file(sub, debuglink, mst, bid, bid_sz, debuginfo_file_name);
+	return fd;
+}
+
+static const Dwfl_Callbacks dso_callbacks = {
+	.find_elf = find_elf_none,
+	.find_debuginfo = find_debuginfo_local,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Copy the running vDSO (getauxval(AT_SYSINFO_EHDR)) into a memfd so that it
+ * goes through the same path as a file. Returns an fd or -errno. */
+static int vdso_memfd(void)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)img;
+	uint64_t sz;
+	int fd, err;
+
+	if (!img)
+		return -ENOENT;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -ENOEXEC;
+	/* The image is the whole vdso.so: headers, sections and section
+	 * headers all lie inside the mapping. */
+	sz = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(img + eh->e_phoff + i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > sz)
+			sz = ph->p_offset + ph->p_filesz;
+	}
+	if (sz < sizeof(*eh) || sz > VDSO_MAX_SZ)
+		return -E2BIG;
+	fd = memfd_create("tdrec-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (uint64_t done = 0; done < sz;) {
+		ssize_t n = write(fd, img + done, sz - done);
+
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			close(fd);
+			return err;
+		}
+		done += (uint64_t)n;
+	}
+	return fd;
+}
+
+/* The recorded build-id may be zero-padded to 20 bytes by the recorder. */
+static bool build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
+			     int file_sz)
+{
+	if (file_sz <= 0 || rec_sz < (size_t)file_sz)
+		return false;
+	if (memcmp(rec, file, (size_t)file_sz))
+		return false;
+	for (size_t i = (size_t)file_sz; i < rec_sz; i++)
+		if (rec[i])
+			return false;
+	return true;
+}
+
+static int load_segments(struct sym_dso *d, Elf *elf)
+{
+	size_t n = 0;
+
+	if (elf_getphdrnum(elf, &n) || !n)
+		return 0;
+	d->segs = tdr_calloc(n, sizeof(*d->segs));
+	if (!d->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->seg_cnt++] = (struct sym_seg){
+			.off = ph.p_offset,
+			.filesz = ph.p_filesz,
+			.vaddr = ph.p_vaddr,
+			.memsz = ph.p_memsz,
+			.exec = ph.p_flags & PF_X,
+		};
+	}
+	return 0;
+}
+
+bool sym_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr)
+{
+	/* Executable segments first: samples land in code. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < d->seg_cnt; i++) {
+			const struct sym_seg *g = &d->segs[i];
+
+			if (g->exec != (pass == 0))
+				continue;
+			if (off >= g->off && off - g->off < g->filesz) {
+				*maddr = off - g->off + g->vaddr + d->main_bias;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+struct sym_cand {
+	uint64_t lo, size;
+	const char *name;
+	int rank;
+};
+
+static int bind_rank(int bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Order by address, then the alias to show first: global over weak over
+ * local, fewer leading underscores, shorter, then by name (deterministic). */
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct sym_cand *x = a, *y = b;
+	size_t ux, uy, lx, ly;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* End of the segment (maddr) holding maddr, or 0 when none does. */
+static uint64_t seg_end(const struct sym_dso *d, uint64_t maddr)
+{
+	for (size_t i = 0; i < d->seg_cnt; i++) {
+		uint64_t lo = d->segs[i].vaddr + d->main_bias;
+
+		if (maddr >= lo && maddr - lo < d->segs[i].memsz)
+			return lo + d->segs[i].memsz;
+	}
+	return 0;
+}
+
+/*
+ * Function symbols (symtab, else dynsym, as libdwfl picks: the main file, a
+ * separate debug file, or .gnu_debugdata) into a sorted range table. Aliases
+ * at one address collapse to one name; a symbol without size extends to the
+ * next symbol or the end of its segment.
+ */
+static int load_symbols(struct sym_dso *d)
+{
+	struct sym_cand *c = NULL;
+	struct sym_range *r = NULL;
+	size_t cnt = 0, out = 0;
+	int n, err = -ENOMEM;
+
+	n = dwfl_module_getsymtab(d->mod);
+	if (n <= 0) {
+		tdr_debug("%s: no symbol table: %s", d->path, dwfl_errmsg(-1));
+		return 0;
+	}
+	c = tdr_calloc((size_t)n, sizeof(*c));
+	if (!c)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL,
+							   NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || shndx == SHN_UNDEF || addr == 0)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		c[cnt++] = (struct sym_cand){ .lo = addr, .size = sym.st_size, .name = name,
+					      .rank = bind_rank(GELF_ST_BIND(sym.st_info)) };
+	}
+	qsort(c, cnt, sizeof(*c), cand_cmp);
+
+	r = tdr_calloc(cnt ? cnt : 1, sizeof(*r));
+	d->sym_names = tdr_calloc(cnt ? cnt : 1, sizeof(*d->sym_names));
+	if (!r || !d->sym_names)
+		goto out;
+	for (size_t i = 0; i < cnt;) {
+		size_t j = i;
+		uint64_t size = 0;
+
+		for (; j < cnt && c[j].lo == c[i].lo; j++)
+			if (c[j].size > size)
+				size = c[j].size;
+		d->sym_names[out] = c[i].name;
+		r[out] = (struct sym_range){ .lo = c[i].lo, .hi = c[i].lo + size, .idx = (uint32_t)out };
+		if (!size) {
+			uint64_t end = seg_end(d, c[i].lo);
+
+			if (j < cnt && (!end || c[j].lo < end))
+				end = c[j].lo;
+			r[out].hi = end > c[i].lo ? end : c[i].lo + 1;
+		}
+		out++;
+		i = j;
+	}
+	err = sym_range_table__build(&d->syms, r, out);
+	r = NULL;
+out:
+	free(c);
+	free(r);
+	return err;
+}
+
+int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
+{
+	const unsigned char *bid = NULL;
+	GElf_Addr bid_vaddr, bias = 0;
+	bool vdso = strcmp(d->path, VDSO_NAME) == 0;
+	int fd, bid_sz;
+	Elf *elf;
+
+	(void)s;
+	d->status = TDR_SYM_MISSING;
+	fd = vdso ? vdso_memfd() : open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = vdso ? fd : -errno;
+
+		tdr_warn("failed to open %s: %s", d->path, strerror(-err));
+		return 0;
+	}
+	d->dwfl = dwfl_begin(&dso_callbacks);
+	if (!d->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(d->dwfl);
+	/* Base 0 without p_vaddr: module addresses are the file's vaddrs. On
+	 * success libdwfl owns fd. */
+	d->mod = dwfl_report_elf(d->dwfl, d->path, d->path, fd, 0, false);
+	if (!d->mod) {
+		tdr_warn("failed to read ELF %s: %s", d->path, dwfl_errmsg(-1));
+		close(fd);
+		return 0;
+	}
+	dwfl_report_end(d->dwfl, NULL, NULL);
+
+	bid_sz = dwfl_module_build_id(d->mod, &bid, &bid_vaddr);
+	if (d->build_id_sz && !build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz)) {
+		tdr_warn("%s: build-id differs from the recorded one (file changed since "
+			 "recording); not symbolized", d->path);
+		d->status = TDR_SYM_CHANGED;
+		return 0;
+	}
+	elf = dwfl_module_getelf(d->mod, &bias);
+	if (!elf) {
+		tdr_warn("failed to read ELF %s: %s", d->path, dwfl_errmsg(-1));
+		return 0;
+	}
+	d->main_bias = bias;
+	if (load_segments(d, elf) || load_symbols(d))
+		return -ENOMEM;
+	d->status = TDR_SYM_OK;
+	return 0;
+}
+
+void sym_dso__close(struct sym_dso *d)
+{
+	sym_dwarf__free(d);
+	sym_range_table__free(&d->syms);
+	zfree(&d->sym_names);
+	zfree(&d->segs);
+	d->seg_cnt = 0;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+}

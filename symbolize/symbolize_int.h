@@ -1,0 +1,212 @@
+/*
+ * symbolize/symbolize_int.h - private structures of the symbolizer.
+ *
+ * Responsibility: the structs shared by the .c files of symbolize/ and the
+ * small helpers they share (arena, sorted range tables, demangler). Nothing
+ * here is visible outside the module (CMake keeps this directory private).
+ * Objects and lifecycle: one struct tdr_symbolizer owns everything: the DSO
+ * table (struct sym_dso, one libdwfl session each), the result cache, the
+ * arena that holds result strings and inline arrays, and the kernel table.
+ * Ownership and threads: single-threaded; all memory is released by
+ * tdr_symbolizer__free.
+ * Invariants: a DSO is entered in the table only when fully opened (or when
+ * its failure status is final); a result is cached only when complete.
+ * Addresses: "vaddr" is an ELF virtual address of the file (as in its symbol
+ * table); "maddr" is a libdwfl module address, vaddr + sym_dso.main_bias;
+ * "pc" is a DWARF address, maddr - sym_dso.dw_bias.
+ */
+#ifndef TDREC_SYMBOLIZE_INT_H
+#define TDREC_SYMBOLIZE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include "tdrec/symbolize.h"
+
+/* ---- arena: bump allocator for results, freed all at once ---- */
+
+struct sym_arena_chunk;
+
+struct sym_arena {
+	struct sym_arena_chunk *head;
+};
+
+/* Returns 8-byte aligned memory valid until sym_arena_free, or NULL. */
+void *sym_arena_alloc(struct sym_arena *a, size_t sz);
+char *sym_arena_strdup(struct sym_arena *a, const char *s);
+void sym_arena_free(struct sym_arena *a);
+
+/* ---- sorted range tables ---- */
+
+/* [lo, hi) with the index of what it describes in a side array. */
+struct sym_range {
+	uint64_t lo, hi;
+	uint32_t idx;
+};
+
+/*
+ * Ranges sorted by lo, with max_hi[i] = max(hi of ranges 0..i) so that a
+ * lookup can stop walking back as soon as nothing earlier can contain the
+ * address. Overlapping (nested) ranges are allowed: the innermost (latest
+ * start) range containing the address wins.
+ */
+struct sym_range_table {
+	struct sym_range *r;
+	uint64_t *max_hi;
+	size_t cnt;
+};
+
+/* Sort r (cnt entries, takes ownership) and build t. Returns 0 or -ENOMEM
+ * (r is freed either way). */
+int sym_range_table__build(struct sym_range_table *t, struct sym_range *r, size_t cnt);
+/* The innermost range containing addr, or NULL. */
+const struct sym_range *sym_range_table__find(const struct sym_range_table *t, uint64_t addr);
+void sym_range_table__free(struct sym_range_table *t);
+
+/* ---- one object file (or the vDSO) ---- */
+
+struct sym_seg {
+	uint64_t off, filesz, vaddr, memsz;
+	bool exec;
+};
+
+/* A compile unit of a DSO's DWARF, with its lazily built subprogram table. */
+struct sym_cu {
+	Dwarf_Die cudie;   /* for line tables and file names */
+	Dwarf_Die walkdie; /* the DIE whose tree holds the code: split unit or cudie */
+	bool subs_loaded;
+	struct sym_range_table subs; /* pc ranges -> sub_dies[idx] */
+	Dwarf_Die *sub_dies;
+	Dwarf_Files *files; /* for DW_AT_call_file, NULL until needed */
+	bool files_tried;
+};
+
+struct sym_dso {
+	char *path;
+	uint8_t *build_id; /* recorded build-id (part of the key), may be NULL */
+	size_t build_id_sz;
+	uint64_t hash;
+	uint32_t idx; /* position in the symbolizer's table */
+	/* TDR_SYM_OK when the object is usable; MISSING or CHANGED for all of it. */
+	enum tdr_sym_status status;
+
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	uint64_t main_bias; /* maddr - vaddr */
+	struct sym_seg *segs;
+	size_t seg_cnt;
+
+	/* Function symbols: ranges in maddr space, idx into sym_names. */
+	struct sym_range_table syms;
+	const char **sym_names; /* borrowed from the ELF string table */
+
+	/* DWARF, loaded on first need. */
+	bool dwarf_tried;
+	Dwarf *dw; /* NULL when the object has no usable DWARF */
+	uint64_t dw_bias;
+	struct sym_range_table cus; /* pc ranges -> cu[idx] */
+	struct sym_cu *cu;
+	size_t cu_cnt;
+
+	bool warned_dwarf; /* one DWARF error message per object */
+};
+
+/* What the DWARF walk found for one address. */
+struct sym_dwarf_res {
+	const char *sub_name; /* physical subprogram name (demangled), or NULL */
+	uint64_t sub_entry;   /* its entry maddr, valid when sub_name != NULL */
+	const char *file;
+	uint32_t line, column;
+	size_t inline_cnt;
+	struct tdr_inline_frame *inlines; /* arena memory, innermost first */
+};
+
+/* ---- kernel symbols ---- */
+
+struct sym_kernel {
+	bool tried;
+	bool usable;
+	char *buf; /* the kallsyms text; names point into it */
+	struct sym_range_table syms;
+	const char **names;
+};
+
+/* ---- the symbolizer ---- */
+
+struct sym_res_ent;
+
+typedef char *(*sym_cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+struct sym_demangle_ent {
+	const char *mangled; /* key: pointer identity (strings owned by libdw/libelf) */
+	const char *out;
+};
+
+struct tdr_symbolizer {
+	struct tdr_symbolizer_opts opts;
+	char *kallsyms_path;
+
+	/* DSOs: an array plus an open-addressing index of idx + 1 (0 = empty). */
+	struct sym_dso **dsos;
+	size_t dso_cnt, dso_cap;
+	uint32_t *dso_index;
+	size_t dso_index_cap; /* power of two */
+
+	/* Results: open addressing on (dso idx, offset). */
+	struct sym_res_ent *res;
+	size_t res_cnt, res_cap; /* res_cap is a power of two */
+
+	struct sym_arena arena;
+
+	/* C++ demangler, looked up at run time (no build dependency). */
+	bool cxx_tried;
+	void *cxx_lib;
+	sym_cxa_demangle_fn cxa_demangle;
+	struct sym_demangle_ent *dm;
+	size_t dm_cnt, dm_cap;
+
+	/* Scratch for the inline walk, reused across lookups. */
+	Dwarf_Die *chain;
+	size_t chain_cap;
+
+	struct sym_kernel kernel;
+};
+
+/* elf.c */
+int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d);
+void sym_dso__close(struct sym_dso *d);
+/* File offset -> maddr. Returns false when no PT_LOAD holds the offset. */
+bool sym_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr);
+
+/* dwarf.c: fill r for maddr (r is zeroed first). Returns 0 or -ENOMEM. */
+int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
+		       struct sym_dwarf_res *r);
+void sym_dwarf__free(struct sym_dso *d);
+
+/* kernel.c */
+int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
+void sym_kernel__free(struct sym_kernel *k);
+
+/* demangle.c: the display name of a symbol or DWARF linkage name; returns
+ * name itself when it is not a C++ name or cannot be demangled, NULL only on
+ * allocation failure. The result lives until the symbolizer is freed. */
+const char *sym_demangle(struct tdr_symbolizer *s, const char *name);
+void sym_demangle__free(struct tdr_symbolizer *s);
+
+/* Hash helpers shared by the tables. */
+static inline uint64_t sym_hash64(uint64_t x)
+{
+	/* splitmix64 finalizer: good avalanche for pointer and offset keys */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+#endif /* TDREC_SYMBOLIZE_INT_H */

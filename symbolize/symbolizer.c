@@ -1,0 +1,331 @@
+/*
+ * symbolize/symbolizer.c - the public API: DSO cache, result cache, lookups.
+ *
+ * Responsibility: tdr_symbolizer__new/__lookup/__lookup_kernel/__free. A
+ * lookup finds (or opens, once) the object keyed by (path, recorded build-id),
+ * then answers (object, file offset) from the result cache or resolves it
+ * once: file offset -> ELF vaddr through the PT_LOAD that holds it, the ELF
+ * function symbol (elf.c), and DWARF subprogram, inline chain and line
+ * (dwarf.c). The outermost function is named by its ELF symbol when there is
+ * one (so "foo.cold" and "foo.isra.0" stay what the binary calls them), else
+ * by its DWARF subprogram.
+ * Objects and lifecycle: new -> lookup* -> free. Results are copied into the
+ * caller's struct tdr_sym; the strings and inline arrays it points to belong
+ * to the symbolizer and stay valid (and identical) until __free.
+ * Ownership and threads: one symbolizer per thread; no global state besides
+ * what libelf/libdw keep themselves.
+ */
+#include "symbolize_int.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PREFIX "symbolize: "
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+struct sym_res_ent {
+	uint64_t off;
+	uint32_t dso_idx; /* idx + 1; 0 = empty slot */
+	struct tdr_sym sym;
+};
+
+int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbolizer **out)
+{
+	struct tdr_symbolizer *s = tdr_calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	if (opts)
+		s->opts = *opts;
+	s->opts.kallsyms_path = NULL; /* ours is the copy below */
+	if (opts && opts->kallsyms_path) {
+		s->kallsyms_path = tdr_strdup(opts->kallsyms_path);
+		if (!s->kallsyms_path) {
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	/* libdw reads ELF files through libelf, which needs its version set. */
+	elf_version(EV_CURRENT);
+	*out = s;
+	return 0;
+}
+
+static uint64_t dso_key_hash(const char *path, const uint8_t *bid, size_t bid_sz)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (const unsigned char *p = (const void *)path; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	h = (h ^ 0xff) * 0x100000001b3ull;
+	for (size_t i = 0; i < bid_sz; i++)
+		h = (h ^ bid[i]) * 0x100000001b3ull;
+	return sym_hash64(h);
+}
+
+static bool dso_key_eq(const struct sym_dso *d, uint64_t h, const struct tdr_dso_ref *ref,
+		       size_t bid_sz)
+{
+	return d->hash == h && d->build_id_sz == bid_sz && strcmp(d->path, ref->path) == 0 &&
+	       (bid_sz == 0 || memcmp(d->build_id, ref->build_id, bid_sz) == 0);
+}
+
+static int dso_index_grow(struct tdr_symbolizer *s)
+{
+	size_t cap = s->dso_index_cap ? s->dso_index_cap * 2 : 64;
+	uint32_t *n = tdr_calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->dso_cnt; i++) {
+		size_t j = s->dsos[i]->hash & (cap - 1);
+
+		while (n[j])
+			j = (j + 1) & (cap - 1);
+		n[j] = (uint32_t)i + 1;
+	}
+	free(s->dso_index);
+	s->dso_index = n;
+	s->dso_index_cap = cap;
+	return 0;
+}
+
+static void dso_free(struct sym_dso *d)
+{
+	if (!d)
+		return;
+	sym_dso__close(d);
+	free(d->path);
+	free(d->build_id);
+	free(d);
+}
+
+/* The object for ref, opened on first use. Returns 0 (with *out) or -ENOMEM. */
+static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, struct sym_dso **out)
+{
+	size_t bid_sz = ref->build_id ? ref->build_id_sz : 0;
+	uint64_t h = dso_key_hash(ref->path, ref->build_id, bid_sz);
+	struct sym_dso *d;
+	size_t j;
+	int err;
+
+	if (s->dso_index_cap) {
+		j = h & (s->dso_index_cap - 1);
+		for (; s->dso_index[j]; j = (j + 1) & (s->dso_index_cap - 1)) {
+			d = s->dsos[s->dso_index[j] - 1];
+			if (dso_key_eq(d, h, ref, bid_sz)) {
+				*out = d;
+				return 0;
+			}
+		}
+	}
+	if ((s->dso_cnt + 1) * 2 > s->dso_index_cap && dso_index_grow(s))
+		return -ENOMEM;
+	if (tdr_ensure_cap(&s->dsos, &s->dso_cap, sizeof(*s->dsos), s->dso_cnt + 1))
+		return -ENOMEM;
+
+	d = tdr_calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->path = tdr_strdup(ref->path);
+	d->build_id = bid_sz ? tdr_malloc(bid_sz) : NULL;
+	if (!d->path || (bid_sz && !d->build_id)) {
+		dso_free(d);
+		return -ENOMEM;
+	}
+	if (bid_sz)
+		memcpy(d->build_id, ref->build_id, bid_sz);
+	d->build_id_sz = bid_sz;
+	d->hash = h;
+	d->idx = (uint32_t)s->dso_cnt;
+	err = sym_dso__open(s, d);
+	if (err) {
+		dso_free(d);
+		return err;
+	}
+	/* A final failure keeps only its status: release the files now. */
+	if (d->status != TDR_SYM_OK)
+		sym_dso__close(d);
+
+	j = h & (s->dso_index_cap - 1);
+	while (s->dso_index[j])
+		j = (j + 1) & (s->dso_index_cap - 1);
+	s->dso_index[j] = d->idx + 1;
+	s->dsos[s->dso_cnt++] = d;
+	*out = d;
+	return 0;
+}
+
+static uint64_t res_hash(uint32_t dso_idx, uint64_t off)
+{
+	return sym_hash64(off ^ ((uint64_t)dso_idx << 40) ^ ((uint64_t)dso_idx >> 24));
+}
+
+static struct sym_res_ent *res_find(struct tdr_symbolizer *s, uint32_t dso_idx, uint64_t off)
+{
+	size_t j;
+
+	if (!s->res_cap)
+		return NULL;
+	j = res_hash(dso_idx, off) & (s->res_cap - 1);
+	for (; s->res[j].dso_idx; j = (j + 1) & (s->res_cap - 1))
+		if (s->res[j].dso_idx == dso_idx + 1 && s->res[j].off == off)
+			return &s->res[j];
+	return NULL;
+}
+
+static int res_grow(struct tdr_symbolizer *s)
+{
+	size_t cap = s->res_cap ? s->res_cap * 2 : 1024;
+	struct sym_res_ent *n = tdr_calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->res_cap; i++) {
+		const struct sym_res_ent *e = &s->res[i];
+		size_t j;
+
+		if (!e->dso_idx)
+			continue;
+		j = res_hash(e->dso_idx - 1, e->off) & (cap - 1);
+		while (n[j].dso_idx)
+			j = (j + 1) & (cap - 1);
+		n[j] = *e;
+	}
+	free(s->res);
+	s->res = n;
+	s->res_cap = cap;
+	return 0;
+}
+
+static int res_insert(struct tdr_symbolizer *s, uint32_t dso_idx, uint64_t off,
+		      const struct tdr_sym *sym)
+{
+	size_t j;
+
+	/* Keep the load at or under 1/2 for short probe chains. */
+	if ((s->res_cnt + 1) * 2 > s->res_cap && res_grow(s))
+		return -ENOMEM;
+	j = res_hash(dso_idx, off) & (s->res_cap - 1);
+	while (s->res[j].dso_idx)
+		j = (j + 1) & (s->res_cap - 1);
+	s->res[j].dso_idx = dso_idx + 1;
+	s->res[j].off = off;
+	s->res[j].sym = *sym;
+	s->res_cnt++;
+	return 0;
+}
+
+/* Resolve (d, off) from scratch into *out. Returns 0 or -ENOMEM. */
+static int resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t off, struct tdr_sym *out)
+{
+	struct sym_dwarf_res dr = { 0 };
+	const struct sym_range *sr;
+	uint64_t maddr;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->status = TDR_SYM_NO_SYMBOL;
+	if (!sym_dso__off_to_maddr(d, off, &maddr))
+		return 0;
+	sr = sym_range_table__find(&d->syms, maddr);
+	/* DWARF only when asked for, or to name code the symbol table misses. */
+	if (s->opts.want_lines || s->opts.want_inlines || !sr) {
+		err = sym_dwarf__resolve(s, d, maddr, &dr);
+		if (err)
+			return err;
+	}
+	if (sr) {
+		out->function = sym_demangle(s, d->sym_names[sr->idx]);
+		if (!out->function)
+			return -ENOMEM;
+		out->function_offset = maddr - sr->lo;
+	} else if (dr.sub_name) {
+		out->function = dr.sub_name;
+		out->function_offset = maddr - dr.sub_entry;
+	}
+	if (out->function)
+		out->status = TDR_SYM_OK;
+	out->file = dr.file;
+	out->line = dr.line;
+	out->column = dr.column;
+	out->inline_cnt = dr.inline_cnt;
+	out->inlines = dr.inlines;
+	return 0;
+}
+
+int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+			   uint64_t file_off, struct tdr_sym *out)
+{
+	struct sym_res_ent *e;
+	struct sym_dso *d;
+	struct tdr_sym tmp;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!dso || !dso->path || !dso->path[0]) {
+		out->status = TDR_SYM_MISSING;
+		return 0;
+	}
+	err = dso_get(s, dso, &d);
+	if (err)
+		return err;
+	if (d->status != TDR_SYM_OK) {
+		out->status = d->status;
+		return 0;
+	}
+	e = res_find(s, d->idx, file_off);
+	if (e) {
+		*out = e->sym;
+		return 0;
+	}
+	err = resolve(s, d, file_off, &tmp);
+	if (!err)
+		err = res_insert(s, d->idx, file_off, &tmp);
+	if (err)
+		return err;
+	*out = tmp;
+	return 0;
+}
+
+int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
+{
+	return sym_kernel__lookup(s, ip, out);
+}
+
+const char *tdr_sym_status_name(enum tdr_sym_status st)
+{
+	switch (st) {
+	case TDR_SYM_OK:
+		return "ok";
+	case TDR_SYM_NO_SYMBOL:
+		return "no-symbol";
+	case TDR_SYM_MISSING:
+		return "missing";
+	case TDR_SYM_CHANGED:
+		return "changed";
+	case TDR_SYM_NO_KERNEL:
+		return "no-kernel";
+	}
+	return "unknown";
+}
+
+void tdr_symbolizer__free(struct tdr_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->dso_cnt; i++)
+		dso_free(s->dsos[i]);
+	free(s->dsos);
+	free(s->dso_index);
+	free(s->res);
+	free(s->chain);
+	sym_kernel__free(&s->kernel);
+	sym_demangle__free(s);
+	sym_arena_free(&s->arena);
+	free(s->kallsyms_path);
+	free(s);
+}

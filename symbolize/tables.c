@@ -1,0 +1,146 @@
+/*
+ * symbolize/tables.c - the arena and the sorted range tables of symbolize/.
+ *
+ * Responsibility: two small data structures used by every other file of the
+ * module. The arena holds result strings and inline arrays for the life of
+ * the symbolizer (results are borrowed by callers until __free). A range table
+ * answers "which [lo, hi) contains this address" by binary search; it is used
+ * for ELF symbols, compile units, subprograms and kernel symbols.
+ * Ownership and threads: single owner, no locking.
+ */
+#include "symbolize_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdrec/tdr_mem.h"
+
+#define ARENA_CHUNK_SZ (64 * 1024)
+
+struct sym_arena_chunk {
+	struct sym_arena_chunk *next;
+	size_t used, cap;
+	_Alignas(8) char data[];
+};
+
+void *sym_arena_alloc(struct sym_arena *a, size_t sz)
+{
+	struct sym_arena_chunk *c = a->head;
+	void *p;
+
+	sz = (sz + 7) & ~(size_t)7;
+	if (!c || c->cap - c->used < sz) {
+		/* A request larger than a chunk gets a chunk of its own. */
+		size_t cap = sz > ARENA_CHUNK_SZ ? sz : ARENA_CHUNK_SZ;
+
+		c = tdr_malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		/* Keep the partly used head in front so its free tail stays usable
+		 * when the new chunk is a one-off big one. */
+		if (a->head && cap > ARENA_CHUNK_SZ) {
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			c->next = a->head;
+			a->head = c;
+		}
+	}
+	p = c->data + c->used;
+	c->used += sz;
+	return p;
+}
+
+char *sym_arena_strdup(struct sym_arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = sym_arena_alloc(a, n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+void sym_arena_free(struct sym_arena *a)
+{
+	struct sym_arena_chunk *c = a->head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct sym_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	/* Same start: the longer range first, so the shorter (inner) one is
+	 * found first when walking back from the end. */
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int sym_range_table__build(struct sym_range_table *t, struct sym_range *r, size_t cnt)
+{
+	uint64_t m = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!cnt) {
+		free(r);
+		return 0;
+	}
+	t->max_hi = tdr_malloc(cnt * sizeof(*t->max_hi));
+	if (!t->max_hi) {
+		free(r);
+		return -ENOMEM;
+	}
+	qsort(r, cnt, sizeof(*r), range_cmp);
+	for (size_t i = 0; i < cnt; i++) {
+		if (r[i].hi > m)
+			m = r[i].hi;
+		t->max_hi[i] = m;
+	}
+	t->r = r;
+	t->cnt = cnt;
+	return 0;
+}
+
+const struct sym_range *sym_range_table__find(const struct sym_range_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->cnt;
+
+	/* First index whose lo is above addr; candidates are before it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Walk back to the latest-starting range that still covers addr; once
+	 * max_hi says nothing earlier reaches addr, stop. */
+	while (lo > 0) {
+		lo--;
+		if (t->max_hi[lo] <= addr)
+			return NULL;
+		if (t->r[lo].hi > addr)
+			return &t->r[lo];
+	}
+	return NULL;
+}
+
+void sym_range_table__free(struct sym_range_table *t)
+{
+	zfree(&t->r);
+	zfree(&t->max_hi);
+	t->cnt = 0;
+}
