@@ -118,6 +118,8 @@ static int parse_pmu_form(const char *text, const char *slash, struct tdr_event_
 	if ((size_t)(close - terms) >= sizeof(s->terms) ||
 	    !valid_terms(terms, (size_t)(close - terms)))
 		return usage(text, "terms must be NAME or NAME=NUMBER, separated by commas");
+	/* perf writes the modifiers straight after the slash ("/pp"); accept
+	 * the colon form too, since users carry it over from "cycles:pp". */
 	mods = close + 1;
 	if (*mods == ':')
 		mods++;
@@ -284,6 +286,8 @@ int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_
 			set_pmu_name(ev, core_name);
 			return 0;
 		}
+		/* Not generic: an alias of the core PMU, or a typo. Refuse typos
+		 * instead of opening something else. */
 		if (!env->has_core || !tdr_pmu__has_event(&env->core, spec->name)) {
 			tdr_warn("unknown event '%s': not a generic event%s%s%s", spec->text,
 				 env->has_core ? " and not in " : "",
@@ -300,6 +304,8 @@ int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_
 		set_pmu_name(ev, core_name);
 		return 0;
 	case TDR_SPEC_RAW:
+		/* perf uses PERF_TYPE_RAW; on hybrid parts the PMU must be named,
+		 * and cpu_core's type (4) says it without the extended type. */
 		a->type = env->has_core ? env->core.type : PERF_TYPE_RAW;
 		a->config = spec->config;
 		set_pmu_name(ev, core_name);

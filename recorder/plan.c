@@ -131,6 +131,8 @@ static int probe_core(struct builder *b)
 	if (b->core_probed)
 		return b->core_err;
 	b->core_probed = true;
+	/* Hybrid parts register cpu_core and cpu_atom and no "cpu" PMU; only
+	 * cpu_core has perf metrics (KF 1.5). */
 	err = tdr_pmu__open(b->env.root, "cpu_core", &b->env.core);
 	if (!err) {
 		b->env.has_core = b->env.hybrid = true;
@@ -241,6 +243,8 @@ static int add_software_event(struct builder *b, struct tdr_plan_group *g, const
 /* g->cpus = a ∩ online (a == NULL: all online CPUs). */
 static int set_cpus(struct builder *b, struct tdr_plan_group *g, const int *a, size_t n)
 {
+	/* Offline CPUs cannot be opened on, and the session opens one group
+	 * per listed CPU, so every list is cut down to online CPUs. */
 	g->cpus = tdr_calloc(b->online_cnt, sizeof(*g->cpus));
 	if (!g->cpus)
 		return -ENOMEM;
@@ -386,6 +390,8 @@ static int build_topdown(struct builder *b, int level)
 		fmt(b->why, sizeof(b->why), "the %s PMU has no %s", b->env.core.name, missing);
 		return -TDR_E_NOPLAN;
 	}
+	/* {slots, sampler, metrics...}: slots leads and counts, the sampler
+	 * is the second member (KF 3, topdown.txt); counting plans have none. */
 	b->plan->group_cnt = 1;
 	err = add_sysfs_event(b, g, "slots", TDR_EVENT_LEADER);
 	if (!err && !b->opts->counting) {
@@ -470,6 +476,8 @@ static int build_software(struct builder *b)
 		lead->attr.config1 = lead->attr.config2 = 0;
 		lead->attr.precise_ip = 0;
 	}
+	/* The usual members after the sampler, minus the sampler's own event
+	 * (two identical software events would be a wasted slot). */
 	for (size_t i = 0; !err && i < TDR_ARRAY_SIZE(sampling); i++)
 		if (sampling[i].config != lead->attr.config)
 			err = add_software_event(b, g, sampling[i].name, sampling[i].config, 0);
@@ -488,6 +496,8 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 			 (int)kind);
 		return -EINVAL;
 	}
+	/* period and freq share a union in the attr: exactly one must be
+	 * given, or the sampler would silently take whichever came last. */
 	if (!opts->counting && !opts->sample_period == !opts->sample_freq) {
 		tdr_warn("a sampling plan needs exactly one of a sample period and a frequency");
 		return -TDR_E_USAGE;
@@ -539,6 +549,9 @@ int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 
 	if (kind != TDR_PLAN_AUTO)
 		return tdr_plan__build(opts, kind, out);
+	/* Best first. Each attempt is a fresh build: plans share no state, and
+	 * rereading a few sysfs files costs microseconds. Only "does not fit"
+	 * moves on; damage and usage errors stop here (docs/plans.md). */
 	for (int k = TDR_PLAN_TOPDOWN_L2; k <= TDR_PLAN_SOFTWARE; k++) {
 		char why[256] = "";
 
@@ -589,6 +602,8 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 	free(meta->plan_name);
 	meta->plan_name = name;
 	meta->clockid = -1;
+	/* event_cnt only counts complete entries, so a failure part-way
+	 * leaves meta valid for tdr_meta__clear. */
 	if (tdr_ensure_cap(&meta->events, &cap, sizeof(*meta->events), total))
 		return -ENOMEM;
 	for (size_t g = 0; g < plan->group_cnt; g++) {
@@ -630,6 +645,7 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 		meta->notes = notes;
 		meta->notes[meta->note_cnt++] = note;
 	}
+	/* The formulas live in format/ so perf.data import shares them. */
 	err = tdr_meta__add_topdown_categories(meta);
 	return err < 0 ? err : 0;
 }

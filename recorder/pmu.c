@@ -100,7 +100,10 @@ static int join(char *out, size_t sz, const char *a, const char *b, const char *
 	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
 }
 
-/* Parse a decimal or 0x-hex unsigned number filling all of s. */
+/* Parse a decimal or 0x-hex unsigned number filling all of s. This is the
+ * number syntax of sysfs event strings and of perf's event lexer (num_dec,
+ * num_hex): a leading 0 is not octal, and a sign or trailing junk is an
+ * error rather than a silently truncated value. */
 static int parse_u64(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -139,11 +142,15 @@ int tdr_pmu__open(const char *root, const char *name, struct tdr_pmu *out)
 	uint64_t type;
 	int err;
 
+	/* name may come from -e: keep it to one path component. */
 	if (!valid_component(name) || strlen(name) >= sizeof(pmu.name))
 		return -ENOENT;
 	err = join(pmu.dir, sizeof(pmu.dir), root, "bus/event_source/devices", name);
 	if (err)
 		return err;
+	/* No directory: no such PMU, which callers treat as "not this
+	 * machine". A directory without a readable numeric type is damage,
+	 * reported as such, never guessed around. */
 	if (stat(pmu.dir, &st) || !S_ISDIR(st.st_mode))
 		return -ENOENT;
 	strcpy(pmu.name, name);
@@ -233,6 +240,8 @@ static int parse_format(const char *text, struct format *f)
 	} else {
 		return -EINVAL; /* config3 and unknown words: this build cannot set them */
 	}
+	/* A comma-separated list of bits or bit ranges; the kernel prints them
+	 * ascending, but the mask makes the order irrelevant anyway. */
 	f->mask = 0;
 	for (;;) {
 		unsigned long lo, hi;
@@ -297,6 +306,7 @@ static int place_value(const struct format *f, uint64_t value, struct perf_event
 	uint64_t out = 0;
 	unsigned vbit = 0;
 
+	/* Value bit vbit goes to the vbit-th set bit of the mask. */
 	for (unsigned b = 0; b < 64; b++) {
 		if (!(f->mask & (1ull << b)))
 			continue;
@@ -304,6 +314,7 @@ static int place_value(const struct format *f, uint64_t value, struct perf_event
 			out |= 1ull << b;
 		vbit++;
 	}
+	/* Bits left over do not fit the field: refuse rather than drop them. */
 	if (vbit < 64 && value >> vbit)
 		return -EINVAL;
 	*w = (*w & ~f->mask) | out;
@@ -334,6 +345,8 @@ static int encode_term(const struct tdr_pmu *pmu, char *term, const char *all,
 		tdr_warn("empty term in '%s' for %s PMU", all, pmu->name);
 		return -EINVAL;
 	}
+	/* Precedence, as in perf: a format file, then the raw config words,
+	 * then an alias name; anything else is an unknown term. */
 	err = read_format(pmu, term, &f);
 	if (err == -ENOENT && eq &&
 	    (!strcmp(term, "config") || !strcmp(term, "config1") || !strcmp(term, "config2"))) {
@@ -399,6 +412,8 @@ void tdr_pmu__caps_name(const struct tdr_pmu *pmu, char *buf, size_t sz)
 		buf[0] = '\0';
 }
 
+/* A bitmap of all possible CPUs sorts and de-duplicates for free; 8 KiB of
+ * stack is fine for a function called a few times per run. */
 int tdr_cpulist__parse(const char *text, int **cpus, size_t *cnt)
 {
 	uint64_t bm[(MAX_CPU + 1) / 64] = {0};
@@ -483,6 +498,8 @@ static int read_cpulist(const char *path, int **cpus, size_t *cnt)
 	char buf[TDR_SYSFS_MAX];
 	int err;
 
+	/* A missing file is for the caller to judge (non-hybrid PMUs have no
+	 * cpus file); any other failure means a damaged sysfs. */
 	err = read_text(path, buf, sizeof(buf));
 	if (err == -ENOENT)
 		return err;
