@@ -43,11 +43,15 @@ static bool few(const struct tdr_diff *d, const struct tdr_diff_row *row)
 	       (row->new.samples && row->new.samples < d->side[1].min_samples);
 }
 
-static void side_text(const struct tdr_diff *d, int s, char *buf, size_t sz)
+/* File name cut from the left to at most w bytes ("...dir/file.tdr"). */
+static const char *tail(const char *s, size_t w, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "%s = %s (%s, %" PRIu64 " samples)", s ? "NEW" : "OLD",
-		 d->side[s].file ? d->side[s].file : "?", d->side[s].plan ? d->side[s].plan : "?",
-		 d->side[s].samples);
+	size_t n = strlen(s);
+
+	if (n <= w || w < 4)
+		return s;
+	snprintf(buf, sz, "...%s", s + n - (w - 3));
+	return buf;
 }
 
 static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *f)
@@ -66,9 +70,15 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	if (o->limit && o->limit < n)
 		n = o->limit;
 
-	side_text(d, 0, a, sizeof(a));
-	side_text(d, 1, b, sizeof(b));
-	snprintf(line, sizeof(line), "tdrec diff: %s -> %s; change = NEW - OLD", a, b);
+	/* The summary: which file is OLD and which is NEW, both always visible. */
+	fprintf(f, "tdrec diff: OLD = %s, NEW = %s\n",
+		tail(d->side[0].file ? d->side[0].file : "?", (width - 30) / 2, a, sizeof(a)),
+		tail(d->side[1].file ? d->side[1].file : "?", (width - 30) / 2, b, sizeof(b)));
+	snprintf(line, sizeof(line),
+		 "change = NEW - OLD in points; OLD: %s, %" PRIu64 " samples; NEW: %s, %" PRIu64
+		 " samples",
+		 d->side[0].plan ? d->side[0].plan : "?", d->side[0].samples,
+		 d->side[1].plan ? d->side[1].plan : "?", d->side[1].samples);
 	put_cut(f, line, width);
 	fputc('\n', f);
 	for (size_t i = 0; i < d->warn_cnt; i++) {
@@ -114,11 +124,9 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		}
 	}
 	fputc('\n', f);
-	snprintf(line, sizeof(line),
-		 "shares and changes in points; matched by (object basename, function name)%s",
-		 d->cat_cnt ? "; category changes are points of each function's own slots" : "");
-	put_cut(f, line, width);
-	fputc('\n', f);
+	fputs("functions are matched by (object basename, name), never by address\n", f);
+	if (d->cat_cnt)
+		fputs("category changes are points of each function's own slots\n", f);
 	snprintf(line, sizeof(line), "~ fewer than %" PRIu64 " samples on a side: too few to trust",
 		 d->side[0].min_samples);
 	if (d->side[0].min_samples)

@@ -82,9 +82,23 @@ static size_t bytes_for_cols(const char *s, size_t cols)
 	return i;
 }
 
-/* Print s in at most w columns: cut at the end ("abc...") or, keep_tail, at the start. */
-static void put_fit(FILE *f, const char *s, size_t w, bool keep_tail)
+/* Copy s into buf (sz bytes) with control characters shown as '?', so a
+ * name holding a newline or tab cannot break the table. */
+static const char *printable(const char *s, char *buf, size_t sz)
 {
+	size_t i = 0;
+
+	for (; s[i] && i + 1 < sz; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Print s in at most w columns: cut at the end ("abc...") or, keep_tail, at the start. */
+static void put_fit(FILE *f, const char *raw, size_t w, bool keep_tail)
+{
+	char buf[2048];
+	const char *s = printable(raw, buf, sizeof(buf));
 	size_t cols = text_cols(s);
 
 	if (cols <= w) {
@@ -110,7 +124,8 @@ static void put_wrapped(const struct text *t, const char *prefix, const char *co
 			const char *text)
 {
 	size_t indent = strlen(prefix), avail = t->width > indent + 10 ? t->width - indent : 10;
-	const char *p = text;
+	char buf[2048];
+	const char *p = printable(text, buf, sizeof(buf));
 	bool first = true;
 
 	while (*p) {

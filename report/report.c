@@ -285,7 +285,11 @@ static int copy_filter(struct tdr_report *r, const struct tdr_report_filter *f)
 		if (!(r->f_comms[i] = tdr_strdup(f->comms[i] ? f->comms[i] : "")))
 			return -ENOMEM;
 	d->pids = r->f_pids;
+	d->pid_cnt = f->pid_cnt;
 	d->tids = r->f_tids;
+	d->tid_cnt = f->tid_cnt;
+	d->dso_cnt = f->dso_cnt;
+	d->comm_cnt = f->comm_cnt;
 	d->dsos = (const char *const *)r->f_dsos;
 	d->comms = (const char *const *)r->f_comms;
 	return 0;

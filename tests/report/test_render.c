@@ -1,0 +1,390 @@
+/*
+ * tests/report/test_render.c - JSON, CSV and text output of reports.
+ *
+ * JSON is parsed back with a strict parser (json_mini.c) and its documented
+ * keys are read; CSV is split with RFC 4180 quoting and every line must have
+ * the header's number of fields; text lines must fit 100 columns when colour
+ * is off, in every mode and plan, with long names and warnings.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "json_mini.h"
+#include "report_fixture.h"
+
+static const char long_name[] =
+	"std::__detail::_Hashtable_base<std::basic_string<char>, std::pair<const std::basic_string"
+	"<char>, int>, std::__detail::_Select1st>::_M_equals(const std::basic_string<char>&)";
+static const char odd_name[] = "odd \"name\", with\ttab and \\ backslash\n";
+
+static struct tdr_report *l2_report(struct fx_meta *m, enum tdr_report_by by)
+{
+	static char *argv[] = { (char *)"tdrec", (char *)"record", (char *)"--",
+				(char *)"./app with space", (char *)"--size=1000000000000000000000"
+				"00000000000000000000000000000000000000000000000000000000000000000" };
+	struct tdr_report_opts o;
+	struct tdr_report *r;
+	const uint64_t hot[EV_L2_CNT] = { [EV_SLOTS] = 10000, [EV_RET] = 2000, [EV_BAD] = 500,
+					  [EV_FE] = 1500, [EV_BE] = 6000, [EV_HEAVY] = 100,
+					  [EV_BRM] = 300, [EV_FLAT] = 1000, [EV_MEM] = 4500 };
+	const uint64_t mild[EV_L2_CNT] = { [EV_SLOTS] = 1000, [EV_RET] = 700, [EV_BAD] = 100,
+					   [EV_FE] = 100, [EV_BE] = 100, [EV_HEAVY] = 100,
+					   [EV_BRM] = 50, [EV_FLAT] = 50, [EV_MEM] = 50 };
+	struct tdr_row_key k = { .dso = "/usr/lib/x86_64-linux-gnu/libsomething-really-long.so.6" };
+
+	fx_meta_l2(m);
+	m->meta.argv = argv;
+	m->meta.argc = 5;
+	tdr_report_opts__init(&o);
+	o.by = by;
+	r = fx_report(m, &o);
+	k.name = "compute_kernel";
+	if (by == TDR_BY_INLINE)
+		k.inlined_into = "a_very_long_function_name_that_it_was_inlined_into_for_testing";
+	if (by == TDR_BY_LINE) {
+		k.file = "/home/user/src/project/a/very/deep/directory/structure/kernel.c";
+		k.line = 1234;
+	}
+	if (by == TDR_BY_THREAD || by == TDR_BY_PROCESS) {
+		k.pid = 4242;
+		k.tid = by == TDR_BY_THREAD ? 4243 : 0;
+		k.dso = NULL;
+	}
+	assert_int_equal(tdr_report__add(r, &k, hot, 500), 0);
+	k.name = long_name;
+	assert_int_equal(tdr_report__add(r, &k, mild, 300), 0);
+	k.name = odd_name;
+	assert_int_equal(tdr_report__add(r, &k, mild, 10), 0);
+	tdr_report__warn(r, "a long warning that goes on and on about lost samples in "
+			    "/some/very/long/path/name/that/does/not/fit/on/one/line/at/all/"
+			    "because/it/is/much/longer/than/a/hundred/columns/libx.so and more");
+	assert_int_equal(tdr_report__finish(r), 0);
+	return r;
+}
+
+static struct tdr_report *sw_report(struct fx_meta *m)
+{
+	struct tdr_report *r;
+	const uint64_t d[SW_CNT] = { 123456789012ull, 123456789000ull, 77, 5 };
+	const uint64_t small[SW_CNT] = { 1000000, 1000000, 0, 0 };
+
+	fx_meta_sw(m);
+	r = fx_report(m, NULL);
+	fx_add(r, "main", "/usr/bin/app", d, 40);
+	fx_add(r, long_name, "/usr/bin/app", small, 2);
+	assert_int_equal(tdr_report__finish(r), 0);
+	return r;
+}
+
+static struct jm *parse_json(const char *text)
+{
+	size_t where = 0;
+	struct jm *j = jm_parse(text, &where);
+
+	if (!j) {
+		print_error("invalid JSON at byte %zu: '%.40s'\n", where, text + where);
+		fail();
+	}
+	return j;
+}
+
+static void check_row_keys(const struct jm *row, bool topdown)
+{
+	assert_non_null(row);
+	assert_int_equal(jm_get(row, "name")->t, JM_STR);
+	assert_non_null(jm_get(row, "dso"));
+	assert_int_equal(jm_get(row, "samples")->t, JM_NUM);
+	assert_int_equal(jm_get(row, "share")->t, JM_NUM);
+	assert_true(jm_get(row, "share")->num >= 0 && jm_get(row, "share")->num <= 1);
+	assert_int_equal(jm_get(row, "events")->t, JM_OBJ);
+	assert_int_equal(jm_get(row, "topdown")->t, topdown ? JM_OBJ : JM_NULL);
+	assert_int_equal(jm_get(row, "low_confidence")->t, JM_BOOL);
+	assert_non_null(jm_get(row, "slots_share"));
+	assert_non_null(jm_get(row, "bottleneck"));
+}
+
+static void test_render__json_topdown_is_valid_with_documented_keys(void **state)
+{
+	struct fx_meta m;
+	struct tdr_report *r = l2_report(&m, TDR_BY_FUNCTION);
+	char *out = fx_render(r, TDR_FMT_JSON, false, 0);
+	struct jm *j = parse_json(out);
+	const struct jm *rows = jm_get(j, "rows"), *row, *td, *rec;
+
+	(void)state;
+	assert_string_equal(jm_get(j, "schema")->str, "tdrec-report/1");
+	rec = jm_get(j, "recording");
+	assert_string_equal(jm_get(rec, "plan")->str, "topdown-l2");
+	assert_string_equal(jm_get(rec, "host")->str, "testhost");
+	assert_non_null(strstr(jm_get(rec, "command")->str, "'./app with space'"));
+	assert_non_null(jm_get(rec, "cpu"));
+	assert_non_null(jm_get(rec, "duration_ns"));
+	assert_int_equal(jm_get(j, "warnings")->t, JM_ARR);
+	assert_int_equal(jm_get(j, "warnings")->n, 1);
+	check_row_keys(jm_get(j, "totals"), true);
+	assert_int_equal(rows->n, 3);
+	for (size_t i = 0; i < rows->n; i++)
+		check_row_keys(jm_at(rows, i), true);
+	row = jm_at(rows, 0);
+	assert_string_equal(jm_get(row, "name")->str, "compute_kernel");
+	assert_int_equal(jm_get(row, "samples")->num, 500);
+	assert_true(fabs(jm_get(row, "share")->num - 500.0 / 810) < 1e-9);
+	assert_int_equal(jm_get(jm_get(row, "events"), "slots")->num, 10000);
+	assert_int_equal(jm_get(jm_get(row, "events"), "topdown-mem-bound")->num, 4500);
+	td = jm_get(row, "topdown");
+	assert_int_equal(td->n, CAT_L2_CNT);
+	assert_true(fabs(jm_get(td, "be-bound")->num - 0.60) < 1e-9);
+	assert_true(fabs(jm_get(td, "mem-bound")->num - 0.45) < 1e-9);
+	assert_true(fabs(jm_get(td, "core-bound")->num - 0.15) < 1e-9);
+	assert_string_equal(jm_get(row, "bottleneck")->str, "be-bound");
+	assert_string_equal(jm_get(row, "bottleneck_l2")->str, "mem-bound");
+	/* Control characters, quotes and backslashes survive the round trip. */
+	row = jm_at(rows, 2);
+	assert_string_equal(jm_get(row, "name")->str, odd_name);
+	assert_true(jm_get(row, "low_confidence")->b);
+	assert_int_equal(jm_get(j, "categories")->n, CAT_L2_CNT);
+	jm_free(j);
+	free(out);
+	tdr_report__free(r);
+}
+
+static void test_render__json_software_plan_has_null_topdown(void **state)
+{
+	struct fx_meta m;
+	struct tdr_report *r = sw_report(&m);
+	char *out = fx_render(r, TDR_FMT_JSON, false, 0);
+	struct jm *j = parse_json(out);
+	const struct jm *row = jm_at(jm_get(j, "rows"), 0), *ev;
+
+	(void)state;
+	check_row_keys(row, false);
+	check_row_keys(jm_get(j, "totals"), false);
+	ev = jm_get(row, "events");
+	assert_int_equal(jm_get(ev, "cpu-clock")->num, 123456789012.0);
+	assert_int_equal(jm_get(ev, "page-faults")->num, 77);
+	assert_int_equal(jm_get(row, "slots_share")->t, JM_NULL);
+	assert_int_equal(jm_get(j, "categories")->n, 0);
+	assert_string_equal(jm_get(jm_at(jm_get(j, "events"), 0), "unit")->str, "ns");
+	assert_string_equal(jm_get(jm_at(jm_get(j, "events"), 2), "unit")->str, "count");
+	jm_free(j);
+	free(out);
+	tdr_report__free(r);
+}
+
+static void test_render__json_mode_specific_keys(void **state)
+{
+	struct fx_meta m;
+
+	(void)state;
+	for (int by = TDR_BY_FUNCTION; by <= TDR_BY_PROCESS; by++) {
+		struct tdr_report *r = l2_report(&m, (enum tdr_report_by)by);
+		char *out = fx_render(r, TDR_FMT_JSON, false, 2);
+		struct jm *j = parse_json(out);
+		const struct jm *row = jm_at(jm_get(j, "rows"), 0);
+
+		assert_int_equal(jm_get(j, "rows")->n, 2); /* limit */
+		assert_int_equal(jm_get(j, "rows_total")->num, 3);
+		assert_string_equal(jm_get(j, "by")->str, tdr_report_by_name((enum tdr_report_by)by));
+		check_row_keys(row, true);
+		assert_int_equal(jm_get(row, "inlined_into") != NULL, by == TDR_BY_INLINE);
+		assert_int_equal(jm_get(row, "file") != NULL, by == TDR_BY_LINE);
+		assert_int_equal(jm_get(row, "line") != NULL, by == TDR_BY_LINE);
+		assert_int_equal(jm_get(row, "pid") != NULL,
+				 by == TDR_BY_THREAD || by == TDR_BY_PROCESS);
+		assert_int_equal(jm_get(row, "tid") != NULL, by == TDR_BY_THREAD);
+		if (by == TDR_BY_INLINE)
+			assert_string_equal(jm_get(row, "inlined_into")->str,
+					    "a_very_long_function_name_that_it_was_inlined_into_for_testing");
+		if (by == TDR_BY_LINE)
+			assert_int_equal(jm_get(row, "line")->num, 1234);
+		if (by == TDR_BY_THREAD)
+			assert_int_equal(jm_get(row, "tid")->num, 4243);
+		jm_free(j);
+		free(out);
+		tdr_report__free(r);
+	}
+}
+
+/* Split one CSV record (RFC 4180) starting at *p; returns the field count. */
+static size_t csv_fields(const char **p, char fields[][512], size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		size_t len = 0;
+		char *f = fields[n < max ? n : max - 1];
+
+		if (**p == '"') {
+			(*p)++;
+			for (;;) {
+				assert_true(**p != '\0');
+				if (**p == '"' && (*p)[1] == '"') {
+					f[len++] = '"';
+					*p += 2;
+				} else if (**p == '"') {
+					(*p)++;
+					break;
+				} else {
+					f[len++] = *(*p)++;
+				}
+				assert_true(len < 511);
+			}
+		} else {
+			while (**p && **p != ',' && **p != '\n') {
+				assert_true(**p != '"');
+				f[len++] = *(*p)++;
+				assert_true(len < 511);
+			}
+		}
+		f[len] = '\0';
+		n++;
+		if (**p == ',') {
+			(*p)++;
+			continue;
+		}
+		assert_int_equal(**p, '\n');
+		(*p)++;
+		return n;
+	}
+}
+
+static void test_render__csv_quotes_and_has_one_line_per_row(void **state)
+{
+	static char fields[64][512], header[64][512];
+	struct fx_meta m;
+	struct tdr_report *r = l2_report(&m, TDR_BY_FUNCTION);
+	char *out = fx_render(r, TDR_FMT_CSV, false, 0);
+	const char *p = out;
+	size_t cols = csv_fields(&p, header, 64), lines = 0;
+	bool saw_odd = false;
+
+	(void)state;
+	assert_int_equal(cols, 13 + CAT_L2_CNT + EV_L2_CNT);
+	memcpy(fields, header, sizeof(fields));
+	assert_string_equal(header[0], "kind");
+	assert_string_equal(header[1], "name");
+	assert_string_equal(header[9], "share");
+	assert_string_equal(header[13], "topdown:retiring");
+	assert_string_equal(header[13 + CAT_L2_CNT], "event:slots");
+	while (*p) {
+		assert_int_equal(csv_fields(&p, fields, 64), cols);
+		assert_string_equal(fields[0], lines ? "row" : "total");
+		if (!strcmp(fields[1], odd_name))
+			saw_odd = true;
+		if (!strcmp(fields[1], "compute_kernel")) {
+			assert_true(fabs(atof(fields[13 + CAT_BE]) - 0.6) < 1e-9);
+			assert_string_equal(fields[12], "be-bound");
+			assert_string_equal(fields[13 + CAT_L2_CNT], "10000");
+		}
+		lines++;
+	}
+	assert_int_equal(lines, 4); /* totals + 3 rows */
+	assert_true(saw_odd);
+	assert_non_null(strstr(out, "\"odd \"\"name\"\", with\ttab"));
+	free(out);
+	tdr_report__free(r);
+}
+
+static void test_render__text_fits_100_columns_everywhere(void **state)
+{
+	struct fx_meta m;
+
+	(void)state;
+	for (int by = TDR_BY_FUNCTION; by <= TDR_BY_PROCESS; by++) {
+		struct tdr_report *r = l2_report(&m, (enum tdr_report_by)by);
+		char *out = fx_render(r, TDR_FMT_TEXT, false, 0);
+
+		fx_assert_width(out, 100);
+		assert_null(strchr(out, '\033'));
+		assert_non_null(strstr(out, "compute_kernel"));
+		free(out);
+		tdr_report__free(r);
+	}
+	{
+		struct tdr_report *r = sw_report(&m);
+		char *out = fx_render(r, TDR_FMT_TEXT, false, 0);
+
+		fx_assert_width(out, 100);
+		free(out);
+		tdr_report__free(r);
+	}
+}
+
+static void test_render__text_shows_markers_and_units(void **state)
+{
+	struct fx_meta m;
+	struct tdr_report *r = l2_report(&m, TDR_BY_FUNCTION);
+	char *out = fx_render(r, TDR_FMT_TEXT, false, 0);
+	const char *line;
+
+	(void)state;
+	/* compute_kernel: be-bound 60.0% is its bottleneck, mem-bound 45.0% below it. */
+	line = strstr(out, "     500 ");
+	assert_non_null(line);
+	assert_non_null(strstr(line, " 60.0*"));
+	assert_non_null(strstr(line, "mem 45.0*"));
+	assert_non_null(strstr(out, "      10~")); /* 10 samples: low confidence */
+	assert_non_null(strstr(out, "testhost, Test CPU (family 6 model 143)"));
+	assert_non_null(strstr(out, "warning: a long warning"));
+	/* Names with control characters cannot break lines. */
+	assert_non_null(strstr(out, "odd \"name\", with?tab"));
+	free(out);
+	out = fx_render(r, TDR_FMT_TEXT, true, 1);
+	assert_non_null(strchr(out, '\033'));
+	assert_non_null(strstr(out, "2 more rows not shown"));
+	free(out);
+	tdr_report__free(r);
+
+	r = sw_report(&m);
+	out = fx_render(r, TDR_FMT_TEXT, false, 0);
+	/* 123456789012 ns of cpu-clock = 123456.8 ms; 1 ms for the small row. */
+	assert_non_null(strstr(out, " 123456.8 "));
+	assert_non_null(strstr(out, "      1.0 "));
+	assert_non_null(strstr(out, "cpu-ms = cpu-clock (ms)"));
+	assert_non_null(strstr(out, "  main  app\n")); /* object basename after the name */
+	assert_non_null(strstr(out, "no TopDown"));
+	assert_null(strstr(out, "Retire"));
+	free(out);
+	tdr_report__free(r);
+}
+
+static void test_render__unfinished_report_is_refused(void **state)
+{
+	struct fx_meta m;
+	struct tdr_report *r;
+	struct tdr_render_opts o = { .fmt = TDR_FMT_JSON };
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	(void)state;
+	fx_meta_sw(&m);
+	r = fx_report(&m, NULL);
+	assert_int_equal(tdr_report__render(r, &o, f), -EINVAL);
+	fclose(f);
+	free(buf);
+	tdr_report__free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_render__json_topdown_is_valid_with_documented_keys),
+		cmocka_unit_test(test_render__json_software_plan_has_null_topdown),
+		cmocka_unit_test(test_render__json_mode_specific_keys),
+		cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
+		cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
+		cmocka_unit_test(test_render__text_shows_markers_and_units),
+		cmocka_unit_test(test_render__unfinished_report_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
