@@ -336,8 +336,8 @@ int parser_setup(struct tdr_parser *p);
 /* Feed with a thread table / maps update; shared by __feed and the file paths. */
 int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
 		tdr_sample_fn cb, void *ctx);
-/* perf.data files (perfdata.c): open fills p->meta and p->pd; run feeds. */
+/* perf.data files (perfdata.c): open fills p->meta and p->pd, sets up the
+ * parser and its source_fini; perfdata_read_data (perfdata_int.h) feeds. */
 int perfdata_open(struct tdr_parser *p, const char *path);
-int perfdata_run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
 
 #endif /* TDREC_PARSER_INT_H */

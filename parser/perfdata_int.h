@@ -1,0 +1,79 @@
+/*
+ * parser/perfdata_int.h - private state of the perf.data importer.
+ *
+ * Responsibility: what perfdata.c (header, attrs, feature sections -> meta)
+ * and perfdata_read.c (data section, zstd, rounds -> parser_feed) share.
+ * See: kernel-facts.md section 6; perf's tools/perf/Documentation/perf.data-file-format.txt.
+ */
+#ifndef TDREC_PERFDATA_INT_H
+#define TDREC_PERFDATA_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* perf_file_header (104 bytes; the old form is 72 bytes, without features). */
+#define PD_HEADER_SZ 104
+#define PD_HEADER_OLD_SZ 72
+#define PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
+
+/* Feature bits (perf header.h). */
+enum {
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_HOSTNAME = 3,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_VERSION = 5,
+	PD_FEAT_NRCPUS = 7,
+	PD_FEAT_CPUDESC = 8,
+	PD_FEAT_CPUID = 9,
+	PD_FEAT_CMDLINE = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_GROUP_DESC = 17,
+	PD_FEAT_COMPRESSED = 27,
+};
+
+/* User record types (perf event.h). */
+enum {
+	PD_REC_USER_FIRST = 64,
+	PD_REC_FINISHED_ROUND = 68,
+	PD_REC_COMPRESSED = 81,
+	PD_REC_COMPRESSED2 = 83,
+};
+
+/* Caps on what a hostile file can make us allocate. */
+#define PD_MAX_ATTRS 4096
+#define PD_MAX_IDS (1u << 22)
+#define PD_MAX_ROUND (512u << 20) /* bytes of records held for one round */
+
+struct pd_ent {
+	uint64_t time;
+	uint64_t seq;
+	size_t off; /* of the record in round[] */
+};
+
+struct perfdata {
+	int fd;
+	const uint8_t *map; /* the whole file, read-only */
+	size_t sz;
+	uint64_t data_off, data_sz;
+	/* BUILD_ID feature payload, applied once the maps exist */
+	uint64_t build_id_off, build_id_sz;
+	char *perf_version;
+	/* one zstd stream for the whole file */
+	void *zds;
+	uint8_t *pend; /* decompressed bytes not yet a whole record */
+	size_t pend_sz, pend_cap;
+	/* records of the current round, 8-byte aligned copies */
+	uint8_t *round;
+	size_t round_sz, round_cap;
+	struct pd_ent *ents;
+	size_t ent_cnt, ent_cap;
+	uint64_t seq, last_time;
+	uint64_t compressed_records, rounds, user_records;
+	bool warned_round, warned_zstd;
+};
+
+/* perfdata_read.c */
+int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
+void perfdata_read_fini(struct perfdata *pd);
+
+#endif /* TDREC_PERFDATA_INT_H */

@@ -1,0 +1,229 @@
+/*
+ * parser/perfdata_read.c - perf.data import: the data section.
+ *
+ * Responsibility: walk the records of the data section; decompress
+ * PERF_RECORD_COMPRESSED (81) and COMPRESSED2 (83) payloads as ONE
+ * continuous zstd stream for the whole file (perf never ends its frames),
+ * carrying a record that straddles two compressed records over to the next;
+ * skip perf's own records (type >= 64: FINISHED_ROUND ends a round, the
+ * others such as ID_INDEX, THREAD_MAP, CPU_MAP, TIME_CONV are not needed);
+ * and, because perf writes the per-CPU buffers one after the other, sort the
+ * kernel records of each round by time (stable) before feeding them to the
+ * parser, as perf report does.
+ * Objects and lifecycle: state in struct perfdata; perfdata_read_fini frees it.
+ * Ownership: records are copied into an 8-byte aligned round buffer, so a
+ * hostile file's odd offsets never become misaligned loads.
+ * Limits: a round holds at most PD_MAX_ROUND bytes; beyond that it is fed
+ * early (ordering across CPUs may then suffer; a warning says so).
+ * See: kernel-facts.md section 6 ("Compressed records", "Ordering").
+ */
+#include "parser_int.h"
+#include "perfdata_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "tdrec/tdr_endian.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "parser: "
+#include "tdrec/tdr_log.h"
+
+void perfdata_read_fini(struct perfdata *pd)
+{
+	if (pd->zds)
+		ZSTD_freeDStream(pd->zds);
+	pd->zds = NULL;
+	zfree(&pd->pend);
+	zfree(&pd->round);
+	zfree(&pd->ents);
+	pd->pend_sz = pd->pend_cap = pd->round_sz = pd->round_cap = 0;
+	pd->ent_cnt = pd->ent_cap = 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct pd_ent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Feed the round's records in time order, then empty it. */
+static int flush_round(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
+{
+	struct perfdata *pd = p->pd;
+	size_t i;
+	int err = 0;
+
+	qsort(pd->ents, pd->ent_cnt, sizeof(*pd->ents), ent_cmp);
+	for (i = 0; i < pd->ent_cnt && !err; i++)
+		err = parser_feed(p, TDR_RING_SYNTHETIC,
+				  (const struct perf_event_header *)(pd->round + pd->ents[i].off),
+				  cb, ctx);
+	pd->ent_cnt = 0;
+	pd->round_sz = 0;
+	return err;
+}
+
+static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_sample_fn cb,
+		      void *ctx);
+
+/* One record of sz bytes (sz >= 8, checked), from the file or the zstd stream. */
+static int handle(struct tdr_parser *p, const uint8_t *rec, size_t sz, bool from_zstd,
+		  tdr_sample_fn cb, void *ctx)
+{
+	struct perfdata *pd = p->pd;
+	uint32_t type = tdr_get_le32(rec);
+	size_t asz = (sz + 7) & ~(size_t)7;
+	const struct perf_event_header *h;
+	uint64_t t;
+	int err;
+
+	if (type == PD_REC_FINISHED_ROUND) {
+		pd->rounds++;
+		return flush_round(p, cb, ctx);
+	}
+	if (type == PD_REC_COMPRESSED || type == PD_REC_COMPRESSED2) {
+		pd->compressed_records++;
+		if (from_zstd)
+			return 0; /* never nested */
+		if (type == PD_REC_COMPRESSED)
+			return decompress(p, rec + 8, sz - 8, cb, ctx);
+		/* COMPRESSED2: header, u64 data_size, data padded to 8 bytes */
+		if (sz < 16 || tdr_get_le64(rec + 8) > sz - 16) {
+			p->stats.malformed_records++;
+			return 0;
+		}
+		return decompress(p, rec + 16, (size_t)tdr_get_le64(rec + 8), cb, ctx);
+	}
+	if (type >= PD_REC_USER_FIRST) {
+		pd->user_records++; /* ID_INDEX, THREAD_MAP, CPU_MAP, TIME_CONV, ... */
+		return 0;
+	}
+	if (pd->round_sz + asz > PD_MAX_ROUND) {
+		if (!pd->warned_round)
+			tdr_warn("perf.data round larger than %u MiB: fed early, order across "
+				 "CPUs may suffer", PD_MAX_ROUND >> 20);
+		pd->warned_round = true;
+		err = flush_round(p, cb, ctx);
+		if (err)
+			return err;
+	}
+	err = tdr_ensure_cap(&pd->round, &pd->round_cap, 1, pd->round_sz + asz);
+	if (!err)
+		err = tdr_ensure_cap(&pd->ents, &pd->ent_cap, sizeof(*pd->ents), pd->ent_cnt + 1);
+	if (err)
+		return err;
+	memcpy(pd->round + pd->round_sz, rec, sz);
+	memset(pd->round + pd->round_sz + sz, 0, asz - sz);
+	h = (const struct perf_event_header *)(pd->round + pd->round_sz);
+	/* Records without a time keep their place after the previous one. */
+	if (tdr_decoder__time(&p->dec, h, &t))
+		pd->last_time = t;
+	pd->ents[pd->ent_cnt].time = pd->last_time;
+	pd->ents[pd->ent_cnt].seq = pd->seq++;
+	pd->ents[pd->ent_cnt].off = pd->round_sz;
+	pd->ent_cnt++;
+	pd->round_sz += asz;
+	return 0;
+}
+
+/* Take the whole records out of pend[], keep a partial one for the next chunk. */
+static int drain_pending(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
+{
+	struct perfdata *pd = p->pd;
+	size_t pos = 0;
+	int err = 0;
+
+	while (pd->pend_sz - pos >= 8) {
+		uint16_t sz = tdr_get_le16(pd->pend + pos + 6);
+
+		if (sz < 8) {
+			/* The stream is out of step: nothing after this can be trusted. */
+			p->stats.malformed_records++;
+			pos = pd->pend_sz;
+			pd->warned_zstd = true;
+			break;
+		}
+		if (sz > pd->pend_sz - pos)
+			break;
+		err = handle(p, pd->pend + pos, sz, true, cb, ctx);
+		if (err)
+			break;
+		pos += sz;
+	}
+	memmove(pd->pend, pd->pend + pos, pd->pend_sz - pos);
+	pd->pend_sz -= pos;
+	return err;
+}
+
+static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_sample_fn cb,
+		      void *ctx)
+{
+	struct perfdata *pd = p->pd;
+	ZSTD_inBuffer in = { src, sz, 0 };
+	ZSTD_outBuffer out;
+	size_t r;
+	int err;
+
+	if (pd->warned_zstd)
+		return 0; /* the stream broke earlier: the rest cannot be decoded */
+	if (!pd->zds) {
+		pd->zds = ZSTD_createDStream();
+		if (!pd->zds)
+			return -ENOMEM;
+		ZSTD_initDStream(pd->zds);
+	}
+	do {
+		err = tdr_ensure_cap(&pd->pend, &pd->pend_cap, 1, pd->pend_sz + (128u << 10));
+		if (err)
+			return err;
+		out.dst = pd->pend + pd->pend_sz;
+		out.size = pd->pend_cap - pd->pend_sz;
+		out.pos = 0;
+		r = ZSTD_decompressStream(pd->zds, &out, &in);
+		if (ZSTD_isError(r)) {
+			tdr_warn("failed to decompress perf.data records: %s; the rest of the "
+				 "compressed data is skipped", ZSTD_getErrorName(r));
+			pd->warned_zstd = true;
+			p->stats.malformed_records++;
+			return 0;
+		}
+		pd->pend_sz += out.pos;
+		err = drain_pending(p, cb, ctx);
+		if (err)
+			return err;
+	} while (in.pos < in.size || out.pos == out.size);
+	return 0;
+}
+
+int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
+{
+	struct perfdata *pd = p->pd;
+	const uint8_t *base = pd->map + pd->data_off;
+	uint64_t pos = 0, end = pd->data_sz;
+	int err;
+
+	while (end - pos >= 8) {
+		uint16_t sz = tdr_get_le16(base + pos + 6);
+
+		if (sz < 8 || sz > end - pos) {
+			/* A bad size loses the record boundaries: stop here. */
+			p->stats.malformed_records++;
+			tdr_warn("perf.data record at data offset %llu has a bad size (%u): "
+				 "the rest of the data section is skipped",
+				 (unsigned long long)pos, sz);
+			break;
+		}
+		err = handle(p, base + pos, sz, false, cb, ctx);
+		if (err)
+			return err;
+		pos += sz;
+	}
+	return flush_round(p, cb, ctx);
+}

@@ -1,0 +1,271 @@
+/*
+ * parser/run.c - parse whole files: tdr_parser__open and tdr_parser__run.
+ *
+ * Responsibility: tell a .tdr file from a perf.data file by its magic, open
+ * it, and feed every record to the parser in time order. For .tdr files the
+ * frames of each ring (CPU) are in time order, so the rings are merged by
+ * record timestamp (a k-way merge on a small heap), after the records tdrec
+ * synthesized itself (TDR_RING_SYNTHETIC frames), which describe the state
+ * before the first sample. This keeps each stream's deltas in time order and
+ * side-band records (mmap, comm, fork) before the samples that need them.
+ * A frame that fails to load (checksum, codec) is counted in
+ * stats.bad_frames and skipped; its ring goes on with the next frame.
+ * Objects and lifecycle: called on a parser from tdr_parser__open; __run once.
+ * Ownership: one decompression buffer per ring, released at the end of __run.
+ * See: docs/format.md (frames); docs/parser.md "Reading files".
+ */
+#include "parser_int.h"
+#include "perfdata_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+#define LOG_PREFIX "parser: "
+#include "tdrec/tdr_log.h"
+
+/* One ring's cursor in the merge. */
+struct ring_cur {
+	uint32_t ring;
+	size_t *frames; /* frame indexes of this ring, in file order */
+	size_t frame_cnt, frame_cap, next_frame;
+	struct tdr_frame_buf buf;
+	struct tdr_record_iter it;
+	const struct perf_event_header *rec; /* current record, NULL when done */
+	uint64_t time;
+};
+
+struct merge {
+	struct ring_cur *rings;
+	size_t ring_cnt, ring_cap;
+	size_t *heap; /* indexes into rings, min-heap on (time, ring) */
+	size_t heap_cnt;
+};
+
+static void tdr_source_fini(struct tdr_parser *p)
+{
+	tdr_reader__free(p->reader);
+	p->reader = NULL;
+}
+
+int tdr_parser__open(const char *path, struct tdr_parser **out)
+{
+	struct tdr_parser *p;
+	uint8_t magic[8] = { 0 };
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, magic, sizeof(magic));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	p = tdr_calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (n == 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8))) {
+		err = perfdata_open(p, path);
+	} else {
+		p->source = TDR_SOURCE_TDR;
+		p->source_fini = tdr_source_fini;
+		err = tdr_reader__open(path, &p->reader);
+		if (!err)
+			err = tdr_meta__copy(&p->meta, tdr_reader__meta(p->reader));
+		if (!err)
+			err = parser_setup(p);
+	}
+	if (err) {
+		tdr_parser__free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Merge.
+ */
+static bool before(const struct merge *m, size_t a, size_t b)
+{
+	const struct ring_cur *x = &m->rings[a], *y = &m->rings[b];
+
+	if (x->time != y->time)
+		return x->time < y->time;
+	return x->ring < y->ring;
+}
+
+static void sift_down(struct merge *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i, t;
+
+		if (l < m->heap_cnt && before(m, m->heap[l], m->heap[min]))
+			min = l;
+		if (r < m->heap_cnt && before(m, m->heap[r], m->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[min];
+		m->heap[min] = t;
+		i = min;
+	}
+}
+
+/* Move the ring to its next record, loading frames as needed. Returns 0
+ * (rc->rec NULL when the ring is done) or -ENOMEM. */
+static int ring_advance(struct tdr_parser *p, struct ring_cur *rc)
+{
+	int err;
+
+	for (;;) {
+		if (rc->it.data) {
+			err = tdr_records__next(&rc->it, &rc->rec);
+			if (err > 0) {
+				uint64_t t;
+
+				/* no time: keep the place after the ring's previous record */
+				if (tdr_decoder__time(&p->dec, rc->rec, &t))
+					rc->time = t;
+				return 0;
+			}
+			if (err < 0)
+				p->stats.bad_frames++; /* the rest of this frame is damaged */
+			rc->it.data = NULL;
+		}
+		rc->rec = NULL;
+		if (rc->next_frame >= rc->frame_cnt)
+			return 0;
+		err = tdr_reader__load_frame(p->reader, rc->frames[rc->next_frame++], &rc->buf);
+		if (err == -ENOMEM)
+			return err;
+		if (err) {
+			p->stats.bad_frames++;
+			continue;
+		}
+		rc->it.data = rc->buf.data;
+		rc->it.sz = rc->buf.sz;
+		rc->it.pos = 0;
+	}
+}
+
+static void merge_fini(struct merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->ring_cnt; i++) {
+		free(m->rings[i].frames);
+		tdr_frame_buf__release(&m->rings[i].buf);
+	}
+	free(m->rings);
+	free(m->heap);
+}
+
+static int merge_build(struct tdr_parser *p, struct merge *m, size_t *syn_idx)
+{
+	size_t i, j, cnt = tdr_reader__frame_cnt(p->reader);
+
+	*syn_idx = SIZE_MAX;
+	for (i = 0; i < cnt; i++) {
+		const struct tdr_frame_info *fi = tdr_reader__frame(p->reader, i);
+		struct ring_cur *rc;
+
+		for (j = 0; j < m->ring_cnt && m->rings[j].ring != fi->ring; j++)
+			;
+		if (j == m->ring_cnt) {
+			if (tdr_ensure_cap(&m->rings, &m->ring_cap, sizeof(*m->rings), j + 1))
+				return -ENOMEM;
+			memset(&m->rings[j], 0, sizeof(m->rings[j]));
+			m->rings[j].ring = fi->ring;
+			m->ring_cnt++;
+			if (fi->ring == TDR_RING_SYNTHETIC)
+				*syn_idx = j;
+		}
+		rc = &m->rings[j];
+		if (tdr_ensure_cap(&rc->frames, &rc->frame_cap, sizeof(size_t), rc->frame_cnt + 1))
+			return -ENOMEM;
+		rc->frames[rc->frame_cnt++] = i;
+	}
+	m->heap = tdr_calloc(m->ring_cnt ? m->ring_cnt : 1, sizeof(*m->heap));
+	return m->heap ? 0 : -ENOMEM;
+}
+
+static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
+{
+	struct merge m = { 0 };
+	size_t i, syn;
+	int err;
+
+	err = merge_build(p, &m, &syn);
+	if (err)
+		goto out;
+	/* tdrec's own records (initial mmaps, comms) come before every ring. */
+	if (syn != SIZE_MAX) {
+		for (err = ring_advance(p, &m.rings[syn]); !err && m.rings[syn].rec;
+		     err = ring_advance(p, &m.rings[syn])) {
+			err = parser_feed(p, TDR_RING_SYNTHETIC, m.rings[syn].rec, cb, ctx);
+			if (err)
+				goto out;
+		}
+		if (err)
+			goto out;
+	}
+	for (i = 0; i < m.ring_cnt; i++) {
+		if (i == syn)
+			continue;
+		err = ring_advance(p, &m.rings[i]);
+		if (err)
+			goto out;
+		if (m.rings[i].rec)
+			m.heap[m.heap_cnt++] = i;
+	}
+	for (i = m.heap_cnt; i-- > 0;)
+		sift_down(&m, i);
+	while (m.heap_cnt) {
+		struct ring_cur *rc = &m.rings[m.heap[0]];
+
+		err = parser_feed(p, rc->ring, rc->rec, cb, ctx);
+		if (!err)
+			err = ring_advance(p, rc);
+		if (err)
+			goto out;
+		if (!rc->rec)
+			m.heap[0] = m.heap[--m.heap_cnt];
+		sift_down(&m, 0);
+	}
+out:
+	merge_fini(&m);
+	return err;
+}
+
+int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
+{
+	if (p->ran || p->source == TDR_SOURCE_DIRECT)
+		return -EINVAL;
+	p->ran = true;
+	if (p->source == TDR_SOURCE_PERF_DATA)
+		return perfdata_read_data(p, cb, ctx);
+	return run_tdr(p, cb, ctx);
+}
+
+const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p)
+{
+	return p->reader ? tdr_reader__status(p->reader) : NULL;
+}
+
+const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p)
+{
+	return p->reader ? tdr_reader__totals(p->reader) : NULL;
+}
+
+const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p)
+{
+	return p->reader ? tdr_reader__run_end(p->reader) : NULL;
+}

@@ -1,0 +1,345 @@
+/*
+ * tests/parser/test_perfdata.c - perf.data import checked against perf itself.
+ *
+ * Records tests/parser/perf_workload (single-threaded, so perf 6.1's per-id
+ * delta keying is a valid oracle) with
+ *   perf record -e '{cpu-clock,task-clock,page-faults}:S' -c 100000 [-z]
+ * then compares, per bucket and per group member, tdrec's share of the
+ * member's total with the share perf report prints from its raw periods
+ * (perf report --group --stdio -F period,dso,sym): within 0.1 percentage
+ * points. Buckets: each function of the workload (tdrec's map offsets turned
+ * into symbols with the binary's program headers and nm), all kernel samples
+ * together, and every other object by name. Skips with a message when perf is
+ * missing or perf_event_open is not allowed. Label: integration.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tdrec/parser.h"
+#include "tdrec/tdr_err.h"
+
+#define NMEM 3
+#define MAX_BUCKETS 512
+#define MAX_SYMS 4096
+
+struct bucket {
+	char key[128];
+	uint64_t perf[NMEM], tdrec[NMEM];
+};
+
+struct sym {
+	uint64_t addr, size;
+	char name[96];
+};
+
+struct seg {
+	uint64_t off, vaddr, filesz;
+};
+
+struct ctx {
+	char dir[64];
+	char workload[4096];
+	struct bucket b[MAX_BUCKETS];
+	size_t bcnt;
+	struct sym syms[MAX_SYMS];
+	size_t scnt;
+	struct seg segs[8];
+	size_t segcnt;
+	uint64_t samples;
+};
+
+static struct bucket *bucket(struct ctx *c, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < c->bcnt; i++)
+		if (!strcmp(c->b[i].key, key))
+			return &c->b[i];
+	assert_true(c->bcnt < MAX_BUCKETS);
+	memset(&c->b[c->bcnt], 0, sizeof(c->b[0]));
+	snprintf(c->b[c->bcnt].key, sizeof(c->b[0].key), "%s", key);
+	return &c->b[c->bcnt++];
+}
+
+static int run_cmd(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* The workload's executable segments and function symbols. */
+static void load_symbols(struct ctx *c)
+{
+	char cmd[4300], line[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf -lW '%s'", c->workload);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) && c->segcnt < 8) {
+		unsigned long long off, va, pa, fsz;
+
+		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%llx 0x%llx", &off, &va, &pa, &fsz) == 4) {
+			c->segs[c->segcnt].off = off;
+			c->segs[c->segcnt].vaddr = va;
+			c->segs[c->segcnt].filesz = fsz;
+			c->segcnt++;
+		}
+	}
+	pclose(f);
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", c->workload);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) && c->scnt < MAX_SYMS) {
+		unsigned long long a, s;
+		char t, name[96];
+
+		if (sscanf(line, "%llx %llx %c %95s", &a, &s, &t, name) == 4 &&
+		    (t == 't' || t == 'T' || t == 'W' || t == 'w')) {
+			c->syms[c->scnt].addr = a;
+			c->syms[c->scnt].size = s;
+			snprintf(c->syms[c->scnt].name, sizeof(c->syms[0].name), "%s", name);
+			c->scnt++;
+		}
+	}
+	pclose(f);
+	assert_true(c->segcnt > 0);
+	assert_true(c->scnt > 0);
+}
+
+static const char *symbol_of(const struct ctx *c, uint64_t file_off)
+{
+	size_t i;
+
+	for (i = 0; i < c->segcnt; i++) {
+		const struct seg *s = &c->segs[i];
+
+		if (file_off < s->off || file_off - s->off >= s->filesz)
+			continue;
+		uint64_t va = file_off - s->off + s->vaddr;
+
+		for (size_t j = 0; j < c->scnt; j++)
+			if (va >= c->syms[j].addr && va - c->syms[j].addr < c->syms[j].size)
+				return c->syms[j].name;
+	}
+	return NULL;
+}
+
+static int on_sample(const struct tdr_sample *s, void *arg)
+{
+	struct ctx *c = arg;
+	char key[128];
+	const char *sym;
+	struct bucket *b;
+
+	if (s->map && s->map->kind == TDR_MAP_KERNEL) {
+		snprintf(key, sizeof(key), "[k]");
+	} else if (!s->map) {
+		snprintf(key, sizeof(key), "dso:[unknown]");
+	} else if (!strcmp(base_name(s->map->path), "perf_workload")) {
+		sym = symbol_of(c, s->map_off);
+		snprintf(key, sizeof(key), "%s", sym ? sym : "?");
+	} else {
+		snprintf(key, sizeof(key), "dso:%s", base_name(s->map->path));
+	}
+	b = bucket(c, key);
+	for (int i = 0; i < NMEM; i++)
+		b->tdrec[i] += s->deltas[i];
+	c->samples++;
+	return 0;
+}
+
+static void read_perf_report(struct ctx *c, const char *data)
+{
+	char cmd[4300], line[1024];
+	FILE *f;
+	unsigned rows = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf report -i '%s' --group --stdio -F period,dso,sym 2>/dev/null", data);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long p[NMEM];
+		char dso[100], mode[8], sym[100], key[128];
+		int n;
+
+		if (line[0] == '#')
+			continue;
+		n = sscanf(line, "%llu %llu %llu %99s %7s %99s", &p[0], &p[1], &p[2], dso, mode,
+			   sym);
+		if (n < 5)
+			continue;
+		if (!strcmp(dso, "[kernel.kallsyms]") || !strcmp(mode, "[k]"))
+			snprintf(key, sizeof(key), "[k]");
+		else if (!strcmp(dso, "perf_workload"))
+			snprintf(key, sizeof(key), "%s", n == 6 ? sym : "?");
+		else
+			snprintf(key, sizeof(key), "dso:%s", dso);
+		struct bucket *b = bucket(c, key);
+
+		for (int i = 0; i < NMEM; i++)
+			b->perf[i] += p[i];
+		rows++;
+	}
+	pclose(f);
+	assert_true(rows > 0);
+}
+
+static void compare(struct ctx *c, bool compressed)
+{
+	char data[128], cmd[4600];
+	struct tdr_parser *p;
+	uint64_t tp[NMEM] = { 0 }, tt[NMEM] = { 0 };
+	size_t i;
+	int m, err;
+
+	snprintf(data, sizeof(data), "%s/perf%s.data", c->dir, compressed ? "-z" : "");
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q %s -e '{cpu-clock,task-clock,page-faults}:S' -c 100000 "
+		 "-o '%s' '%s' 20 >/dev/null 2>&1",
+		 compressed ? "-z" : "", data, c->workload);
+	if (run_cmd(cmd) != 0) {
+		print_message("perf record failed (perf_event_open not allowed?): skipped\n");
+		skip();
+	}
+	err = tdr_parser__open(data, &p);
+	assert_int_equal(err, 0);
+	assert_int_equal(tdr_parser__source(p), TDR_SOURCE_PERF_DATA);
+	assert_int_equal(tdr_parser__meta(p)->event_cnt, NMEM);
+	assert_string_equal(tdr_parser__meta(p)->events[0].name, "cpu-clock");
+	assert_string_equal(tdr_parser__meta(p)->events[2].name, "page-faults");
+	assert_true(tdr_parser__meta(p)->events[0].flags & TDR_EVENT_SAMPLER);
+	assert_int_equal(tdr_parser__run(p, on_sample, c), 0);
+	assert_int_equal(tdr_parser__stats(p)->malformed_records, 0);
+	assert_true(c->samples > 500);
+	tdr_parser__free(p);
+	read_perf_report(c, data);
+
+	for (i = 0; i < c->bcnt; i++)
+		for (m = 0; m < NMEM; m++) {
+			tp[m] += c->b[i].perf[m];
+			tt[m] += c->b[i].tdrec[m];
+		}
+	for (m = 0; m < NMEM; m++) {
+		assert_true(tp[m] > 0);
+		assert_true(tt[m] > 0);
+	}
+	for (i = 0; i < c->bcnt; i++) {
+		for (m = 0; m < NMEM; m++) {
+			double a = 100.0 * (double)c->b[i].perf[m] / (double)tp[m];
+			double b = 100.0 * (double)c->b[i].tdrec[m] / (double)tt[m];
+
+			if (a - b > 0.1 || b - a > 0.1)
+				fail_msg("%s member %d: perf %.3f%% tdrec %.3f%%", c->b[i].key, m, a,
+					 b);
+		}
+	}
+	/* the comparison means something: the work functions are there, 1:2:3 */
+	struct bucket *w1 = bucket(c, "work_one"), *w3 = bucket(c, "work_three");
+
+	assert_true(w1->tdrec[0] > 0);
+	assert_true(w3->tdrec[0] > 2 * w1->tdrec[0]);
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	const char *bin = getenv("TDR_BINARY_DIR");
+
+	snprintf(c->dir, sizeof(c->dir), "/tmp/tdr-perfdata-XXXXXX");
+	if (!mkdtemp(c->dir))
+		return -1;
+	snprintf(c->workload, sizeof(c->workload), "%s/tests/parser/perf_workload",
+		 bin ? bin : ".");
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->dir);
+	run_cmd(cmd);
+	free(c);
+	return 0;
+}
+
+static void check_prereqs(struct ctx *c)
+{
+	if (run_cmd("perf --version >/dev/null 2>&1") != 0) {
+		print_message("perf is not installed: skipped\n");
+		skip();
+	}
+	if (access(c->workload, X_OK)) {
+		print_message("%s not built: skipped\n", c->workload);
+		skip();
+	}
+	load_symbols(c);
+}
+
+static void test_perfdata__matches_perf_report(void **state)
+{
+	struct ctx *c = *state;
+
+	check_prereqs(c);
+	compare(c, false);
+}
+
+static void test_perfdata__zstd_matches_perf_report(void **state)
+{
+	struct ctx *c = *state;
+
+	check_prereqs(c);
+	compare(c, true);
+}
+
+static void test_perfdata__not_a_profile(void **state)
+{
+	struct ctx *c = *state;
+	char path[128];
+	struct tdr_parser *p = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/junk", c->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("this is not a profile, just some text long enough for a header\n", f);
+	fclose(f);
+	assert_int_equal(tdr_parser__open(path, &p), -TDR_E_FORMAT);
+	assert_null(p);
+	snprintf(path, sizeof(path), "%s/missing", c->dir);
+	assert_int_equal(tdr_parser__open(path, &p), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_perfdata__matches_perf_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_perfdata__zstd_matches_perf_report, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_perfdata__not_a_profile, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
