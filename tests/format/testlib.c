@@ -262,14 +262,23 @@ void tl_std_init(struct tl_std *std)
 
 int tl_write_std(const char *path, const struct tl_std *std, bool finish)
 {
-	struct tdr_writer_opts opts = { .path = path };
-	struct tdr_writer *w = NULL;
 	struct tdr_meta m;
 	int err;
 
 	tl_make_meta(&m);
-	err = tdr_writer__open(&opts, &m, &w);
+	err = tl_write_std_meta(path, std, &m, finish);
 	tdr_meta__clear(&m);
+	return err;
+}
+
+int tl_write_std_meta(const char *path, const struct tl_std *std, const struct tdr_meta *m,
+		      bool finish)
+{
+	struct tdr_writer_opts opts = { .path = path };
+	struct tdr_writer *w = NULL;
+	int err;
+
+	err = tdr_writer__open(&opts, m, &w);
 	if (err)
 		return err;
 	for (size_t i = 0; !err && i < TL_STD_FRAMES; i++) {

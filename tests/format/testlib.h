@@ -51,6 +51,9 @@ void tl_std_init(struct tl_std *std);
 /* Write the standard file to path; finish it unless finish is false.
  * Returns 0 or the first error. */
 int tl_write_std(const char *path, const struct tl_std *std, bool finish);
+/* The same with a given metadata (no allocation before the writer's). */
+int tl_write_std_meta(const char *path, const struct tl_std *std, const struct tdr_meta *m,
+		      bool finish);
 
 /* Read a whole file into memory (caller frees *data). Returns 0 or -errno. */
 int tl_slurp(const char *path, uint8_t **data, size_t *sz);

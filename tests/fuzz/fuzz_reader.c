@@ -1,0 +1,126 @@
+/*
+ * tests/fuzz/fuzz_reader.c - libFuzzer target for the .tdr reader.
+ *
+ * Opens the input with tdr_reader__open_mem and touches everything a
+ * consumer would: metadata, status, totals, every frame (loaded and walked
+ * record by record) and every section. Each input is tried twice: as it is,
+ * and with all its checksums repaired (tests/format/fixup_crcs.h), so that
+ * mutations reach the decoders behind the CRC checks instead of stopping
+ * there. Built with -DTDR_FUZZ=ON and clang; the corpus in
+ * tests/fuzz/corpus/reader is also replayed by every ctest run.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/fixup_crcs.h"
+#include "tdrec/format.h"
+#include "tdrec/tdr_log.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void quiet(enum tdr_log_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+}
+
+static size_t touch_str(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+static uint64_t touch_meta(const struct tdr_meta *m)
+{
+	uint64_t h = touch_str(m->tdrec_version) + touch_str(m->hostname) +
+		     touch_str(m->kernel_release) + touch_str(m->boot_id) +
+		     touch_str(m->cpu_vendor) + touch_str(m->cpu_model_name) +
+		     touch_str(m->plan_name);
+
+	for (size_t i = 0; i < m->argc; i++)
+		h += touch_str(m->argv[i]);
+	for (size_t i = 0; i < m->note_cnt; i++)
+		h += touch_str(m->notes[i]);
+	for (size_t i = 0; i < m->event_cnt; i++) {
+		const struct tdr_event_desc *e = &m->events[i];
+
+		h += touch_str(e->name) + touch_str(e->pmu_name) + e->attr.config +
+		     e->attr_disk_sz;
+		for (size_t j = 0; j < e->id_cnt; j++)
+			h += e->ids[j].id;
+	}
+	for (size_t i = 0; i < m->category_cnt; i++) {
+		const struct tdr_category *c = &m->categories[i];
+
+		h += touch_str(c->name) + touch_str(c->parent);
+		/* Event indexes must be valid: a consumer indexes with them. */
+		for (size_t j = 0; j < c->num_cnt; j++)
+			h += m->events[c->num[j].event_idx].attr.type;
+		for (size_t j = 0; j < c->den_cnt; j++)
+			h += m->events[c->den[j].event_idx].attr.type;
+	}
+	return h;
+}
+
+static uint64_t exercise(const uint8_t *data, size_t size)
+{
+	const struct perf_event_header *h;
+	struct tdr_frame_buf buf = { 0 };
+	const struct tdr_totals *t;
+	struct tdr_reader *r;
+	uint64_t sum;
+
+	if (tdr_reader__open_mem(data, size, &r))
+		return 0;
+	sum = touch_meta(tdr_reader__meta(r));
+	sum += tdr_reader__status(r)->intact_sz;
+	t = tdr_reader__totals(r);
+	if (t) {
+		sum += t->records;
+		for (size_t i = 0; i < t->event_cnt; i++)
+			sum += t->events[i].samples;
+	}
+	if (tdr_reader__run_end(r))
+		sum += tdr_reader__run_end(r)->duration_ns;
+	for (size_t i = 0; i < tdr_reader__frame_cnt(r); i++) {
+		struct tdr_record_iter it;
+
+		sum += tdr_reader__frame(r, i)->raw_sz;
+		if (tdr_reader__load_frame(r, i, &buf))
+			continue;
+		it = (struct tdr_record_iter){ .data = buf.data, .sz = buf.sz };
+		while (tdr_records__next(&it, &h) > 0)
+			sum += h->type + ((const uint8_t *)h)[h->size - 1];
+	}
+	for (uint32_t type = 0; type <= 4; type++) {
+		const void *d;
+		size_t sz;
+
+		if (!tdr_reader__section(r, type, &d, &sz) && sz)
+			sum += ((const uint8_t *)d)[0] + ((const uint8_t *)d)[sz - 1];
+	}
+	tdr_frame_buf__release(&buf);
+	tdr_reader__free(r);
+	return sum;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static volatile uint64_t sink;
+	uint8_t *copy;
+
+	tdr_log_set_sink(quiet);
+	sink += exercise(data, size);
+	if (size < TDR_FILE_HDR_SZ || size > (4u << 20))
+		return 0;
+	copy = malloc(size);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	tdr_test_fixup_crcs(copy, size);
+	if (memcmp(copy, data, size))
+		sink += exercise(copy, size);
+	free(copy);
+	return 0;
+}
