@@ -1,0 +1,584 @@
+/*
+ * tests/recorder/test_record.c - real recordings with the software plan.
+ *
+ * Each test runs the tdrec binary ($TDREC) on a small program from
+ * tests/recorder/progs (or on nothing at all), then reads the file back with
+ * the format reader and the parser: samples present, per-thread group
+ * values, the trailer, exit statuses, error messages, files left alone.
+ * Real runs are short (about 0.2 s of work) and nothing asserts timing.
+ * Tests skip() when perf_event_open is forbidden here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tdrec/format.h"
+#include "tdrec/parser.h"
+
+struct fixture {
+	char dir[256];
+	char out[300];	/* dir/out.tdr */
+	char errf[300]; /* dir/stderr */
+	char partial[320];
+};
+
+static bool perf_allowed(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.disabled = 1,
+		.exclude_kernel = 1,
+	};
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
+#define SKIP_UNLESS_PERF()                                                                         \
+	do {                                                                                       \
+		if (!perf_allowed()) {                                                             \
+			fprintf(stderr, "perf_event_open is not allowed here: skipped\n");         \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/tdrec-test-record.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->out, sizeof(f->out), "%s/out.tdr", f->dir);
+	snprintf(f->errf, sizeof(f->errf), "%s/stderr", f->dir);
+	snprintf(f->partial, sizeof(f->partial), "%s.partial", f->out);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd)) {
+	}
+	free(f);
+	return 0;
+}
+
+/* Start $TDREC with args (NULL-terminated), stderr to f->errf, stdout to
+ * outf (or /dev/null). Returns the pid. */
+static pid_t start_tdrec(struct fixture *f, const char *outf, const char *const *args)
+{
+	const char *tdrec = getenv("TDREC");
+	char *argv[32];
+	size_t n = 0;
+	pid_t pid;
+
+	assert_non_null(tdrec);
+	argv[n++] = (char *)tdrec;
+	for (; *args && n < 31; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int e = open(f->errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int o = open(outf ? outf : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(e, 2);
+		dup2(o, 1);
+		execv(tdrec, argv);
+		_exit(99);
+	}
+	return pid;
+}
+
+/* Wait and return the exit status (128+N for a signal). */
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run_tdrec(struct fixture *f, const char *outf, const char *const *args)
+{
+	return wait_status(start_tdrec(f, outf, args));
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[16384];
+	FILE *fp = fopen(path, "r");
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (fp) {
+		n = fread(buf, 1, sizeof(buf) - 1, fp);
+		fclose(fp);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Wait (bounded) until path exists: the recorder has opened its file. */
+static void wait_for_file(const char *path)
+{
+	for (int i = 0; i < 500 && !exists(path); i++)
+		usleep(10000);
+	assert_true(exists(path));
+}
+
+/* ---- reading a recording back ---- */
+
+#define MAX_TIDS 64
+
+struct tid_stats {
+	uint32_t pid, tid;
+	uint64_t samples;
+	char comm[32];
+	/* raw group values of this thread's samples (task-clock = member 1) */
+	uint64_t first_val1, last_val1;
+	bool val1_backwards;
+};
+
+struct readback {
+	size_t tid_cnt;
+	struct tid_stats tids[MAX_TIDS];
+	uint64_t samples;
+	uint64_t samples_with_comm;
+};
+
+static int on_sample(const struct tdr_sample *s, void *ctx)
+{
+	struct readback *rb = ctx;
+	struct tid_stats *t = NULL;
+
+	rb->samples++;
+	for (size_t i = 0; i < rb->tid_cnt; i++)
+		if (rb->tids[i].tid == s->tid)
+			t = &rb->tids[i];
+	if (!t && rb->tid_cnt < MAX_TIDS) {
+		t = &rb->tids[rb->tid_cnt++];
+		t->pid = s->pid;
+		t->tid = s->tid;
+	}
+	if (t) {
+		t->samples++;
+		if (s->comm && s->comm[0])
+			snprintf(t->comm, sizeof(t->comm), "%s", s->comm);
+	}
+	if (s->comm && s->comm[0])
+		rb->samples_with_comm++;
+	return 0;
+}
+
+/*
+ * A minimal SAMPLE decoder for the software plan's sample_type
+ * (IDENTIFIER|IP|TID|TIME|CPU|PERIOD|READ, read_format GROUP|ID|TOTAL_TIME_*
+ * [|LOST]): per thread, the first and last value of group member 1.
+ */
+static void raw_group_values(const char *path, struct readback *rb)
+{
+	const uint64_t want_st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+				 PERF_SAMPLE_READ;
+	struct tdr_reader *r = NULL;
+	struct tdr_frame_buf fb = { 0 };
+	const struct tdr_meta *m;
+	uint64_t rf;
+	size_t per;
+
+	assert_int_equal(tdr_reader__open(path, &r), 0);
+	m = tdr_reader__meta(r);
+	assert_true(m->event_cnt >= 2);
+	assert_int_equal(m->events[0].attr.sample_type, want_st);
+	rf = m->events[0].attr.read_format;
+	assert_true(rf & PERF_FORMAT_GROUP);
+	per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+	for (size_t fi = 0; fi < tdr_reader__frame_cnt(r); fi++) {
+		struct tdr_record_iter it;
+		const struct perf_event_header *h;
+
+		assert_int_equal(tdr_reader__load_frame(r, fi, &fb), 0);
+		it = (struct tdr_record_iter){ .data = fb.data, .sz = fb.sz };
+		while (tdr_records__next(&it, &h) > 0) {
+			const uint64_t *u = (const uint64_t *)(const void *)(h + 1);
+			uint32_t tid;
+			uint64_t nr, v1;
+			size_t base;
+
+			if (h->type != PERF_RECORD_SAMPLE)
+				continue;
+			/* id, ip, pid|tid, time, cpu, period, nr, ena, run, values */
+			tid = (uint32_t)(u[2] >> 32);
+			nr = u[6];
+			assert_true(nr >= 2);
+			base = 9;
+			assert_true((base + per * nr) * 8 + 8 <= h->size);
+			v1 = u[base + per];
+			for (size_t i = 0; i < rb->tid_cnt; i++) {
+				struct tid_stats *t = &rb->tids[i];
+
+				if (t->tid != tid)
+					continue;
+				if (!t->first_val1)
+					t->first_val1 = v1;
+				if (v1 < t->last_val1)
+					t->val1_backwards = true;
+				t->last_val1 = v1;
+			}
+		}
+	}
+	tdr_frame_buf__release(&fb);
+	tdr_reader__free(r);
+}
+
+/* Parse the file: every sample, per thread. Checks the trailer. */
+static void read_back(const char *path, struct readback *rb, bool want_trailer)
+{
+	struct tdr_parser *p = NULL;
+	const struct tdr_file_status *st;
+
+	memset(rb, 0, sizeof(*rb));
+	assert_int_equal(tdr_parser__open(path, &p), 0);
+	st = tdr_parser__file_status(p);
+	assert_non_null(st);
+	if (want_trailer)
+		assert_true(st->has_trailer);
+	assert_int_equal(tdr_parser__run(p, on_sample, rb), 0);
+	assert_string_equal(tdr_parser__meta(p)->plan_name, "software");
+	tdr_parser__free(p);
+}
+
+/* ---- tests ---- */
+
+static void test_record__single_thread(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", SPIN_PATH,
+			       "0.2", NULL };
+	struct readback rb;
+	struct tdr_reader *r = NULL;
+	const struct tdr_run_end *end;
+	const struct tdr_meta *m;
+
+	SKIP_UNLESS_PERF();
+	assert_int_equal(run_tdrec(f, NULL, args), 0);
+	assert_non_null(strstr(slurp(f->errf), "samples written"));
+	read_back(f->out, &rb, true);
+	assert_true(rb.samples > 10);
+	/* The work is the main thread's. (A sanitizer build's exit-time
+	 * leak check may add a short-lived helper thread with a sample or
+	 * two, hence not "exactly one thread".) */
+	assert_int_equal(rb.tids[0].pid, rb.tids[0].tid);
+	assert_true(rb.tids[0].samples * 10 >= rb.samples * 9);
+	assert_non_null(strstr(rb.tids[0].comm, "spin"));
+
+	assert_int_equal(tdr_reader__open(f->out, &r), 0);
+	end = tdr_reader__run_end(r);
+	assert_non_null(end);
+	assert_int_equal(end->exit_code, 0);
+	assert_int_equal(end->flags & (TDR_END_SIGNALLED | TDR_END_INTERRUPTED), 0);
+	m = tdr_reader__meta(r);
+	assert_true(m->flags & TDR_META_INHERIT);
+	assert_non_null(m->hostname);
+	assert_non_null(m->kernel_release);
+	assert_true(m->nr_cpus >= 1);
+	assert_true(m->events[0].id_cnt >= 1);
+	assert_int_equal(m->events[0].attr.watermark, 1);
+	assert_true(m->events[0].attr.wakeup_watermark > 0);
+	assert_true(tdr_reader__totals(r)->samples == rb.samples);
+	assert_true(tdr_reader__totals(r)->events[0].samples == rb.samples);
+	assert_false(exists(f->partial));
+	tdr_reader__free(r);
+}
+
+static void test_record__two_threads_have_their_own_values(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "record", "--plan", "software", "-q", "-o", f->out, "--", SPIN_PATH,
+			       "0.2", "2", NULL };
+	struct readback rb;
+	size_t workers = 0;
+
+	SKIP_UNLESS_PERF();
+	assert_int_equal(run_tdrec(f, NULL, args), 0);
+	assert_null(strstr(slurp(f->errf), "samples written")); /* -q */
+	read_back(f->out, &rb, true);
+	raw_group_values(f->out, &rb);
+	for (size_t i = 0; i < rb.tid_cnt; i++) {
+		struct tid_stats *t = &rb.tids[i];
+
+		if (t->tid == t->pid || t->samples < 5)
+			continue; /* the main thread only waits */
+		workers++;
+		/* Per-thread counts (inherit + PERF_SAMPLE_READ): values only
+		 * grow within a thread and start near this thread's 0, not at
+		 * the other thread's running total. */
+		assert_false(t->val1_backwards);
+		assert_true(t->first_val1 < t->last_val1 / 2);
+	}
+	assert_int_equal(workers, 2);
+}
+
+static void test_record__fork_and_exec(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", FORKEXEC_PATH,
+			       SPIN_PATH, "0.2", NULL };
+	struct readback rb;
+	bool child_seen = false;
+
+	SKIP_UNLESS_PERF();
+	assert_int_equal(run_tdrec(f, NULL, args), 0);
+	read_back(f->out, &rb, true);
+	for (size_t i = 0; i < rb.tid_cnt; i++)
+		if (strstr(rb.tids[i].comm, "spin") && rb.tids[i].samples > 5)
+			child_seen = true;
+	assert_true(child_seen);
+}
+
+static void test_record__attach_to_running_process(void **state)
+{
+	struct fixture *f = *state;
+	char pidtxt[32];
+	const char *args[] = { "record", "--plan", "software", "-o", f->out, "-p", pidtxt, NULL };
+	pid_t spin, rec;
+	struct readback rb;
+	struct tdr_reader *r = NULL;
+	bool synth_first;
+
+	SKIP_UNLESS_PERF();
+	spin = fork();
+	assert_true(spin >= 0);
+	if (spin == 0) {
+		execl(SPIN_PATH, SPIN_PATH, "30", NULL);
+		_exit(99);
+	}
+	snprintf(pidtxt, sizeof(pidtxt), "%d", (int)spin);
+	rec = start_tdrec(f, NULL, args);
+	wait_for_file(f->partial);
+	usleep(200000); /* let it record a little; nothing is asserted on time */
+	kill(rec, SIGINT);
+	assert_int_equal(wait_status(rec), 0);
+	/* The process keeps running after the recorder stopped. */
+	assert_int_equal(kill(spin, 0), 0);
+	kill(spin, SIGKILL);
+	waitpid(spin, NULL, 0);
+
+	read_back(f->out, &rb, true);
+	assert_true(rb.samples > 0);
+	/* MMAP2/COMM synthesized from /proc come first and name the thread. */
+	assert_true(rb.samples_with_comm == rb.samples);
+	assert_int_equal(tdr_reader__open(f->out, &r), 0);
+	synth_first = tdr_reader__frame_cnt(r) > 0 &&
+		      tdr_reader__frame(r, 0)->ring == TDR_RING_SYNTHETIC;
+	assert_true(synth_first);
+	assert_true(tdr_reader__meta(r)->flags & TDR_META_ATTACHED);
+	assert_true(tdr_reader__run_end(r)->flags & TDR_END_NO_PROGRAM);
+	tdr_reader__free(r);
+}
+
+static void test_record__sigint_finishes_the_file(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", SPIN_PATH, "30",
+			       NULL };
+	struct tdr_reader *r = NULL;
+	const struct tdr_run_end *end;
+	pid_t rec;
+
+	SKIP_UNLESS_PERF();
+	rec = start_tdrec(f, NULL, args);
+	wait_for_file(f->partial);
+	usleep(200000);
+	kill(rec, SIGINT); /* forwarded: the program dies of SIGINT */
+	assert_int_equal(wait_status(rec), 128 + SIGINT);
+	assert_non_null(strstr(slurp(f->errf), "killed by signal 2"));
+	assert_int_equal(tdr_reader__open(f->out, &r), 0);
+	assert_true(tdr_reader__status(r)->has_trailer);
+	assert_false(tdr_reader__status(r)->truncated);
+	end = tdr_reader__run_end(r);
+	assert_non_null(end);
+	assert_true(end->flags & TDR_END_INTERRUPTED);
+	assert_true(end->flags & TDR_END_SIGNALLED);
+	assert_int_equal(end->term_signal, SIGINT);
+	assert_true(tdr_reader__totals(r)->samples > 0);
+	tdr_reader__free(r);
+}
+
+static void test_record__exit_status_is_the_programs(void **state)
+{
+	struct fixture *f = *state;
+	const char *exit7[] = { "record", "-q", "-o", f->out, SPIN_PATH, "0.01", "0", "7", NULL };
+	const char *segv[] = { "record", "-q", "-o", f->out, "--", "/bin/sh", "-c", "kill -SEGV $$",
+			       NULL };
+
+	SKIP_UNLESS_PERF();
+	assert_int_equal(run_tdrec(f, NULL, exit7), 7);
+	assert_int_equal(run_tdrec(f, NULL, segv), 128 + SIGSEGV);
+	assert_non_null(strstr(slurp(f->errf), "killed by signal 11 (SIGSEGV)"));
+}
+
+static void test_record__missing_program_exits_127_and_keeps_file(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "record", "-o", f->out, "--", "/nonexistent/tdrec-no-such-program",
+			       NULL };
+	FILE *fp;
+	int lines = 0;
+	const char *err;
+
+	SKIP_UNLESS_PERF();
+	fp = fopen(f->out, "w");
+	fputs("precious", fp);
+	fclose(fp);
+	assert_int_equal(run_tdrec(f, NULL, args), 127);
+	err = slurp(f->errf);
+	assert_non_null(strstr(err, "cannot run"));
+	for (const char *c = err; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, 1);
+	assert_string_equal(slurp(f->out), "precious");
+	assert_false(exists(f->partial));
+}
+
+static void test_record__dev_full_fails_clearly(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "record", "-o", "/dev/full", "--", SPIN_PATH, "0.05", NULL };
+	struct stat st;
+
+	SKIP_UNLESS_PERF();
+	assert_int_equal(run_tdrec(f, NULL, args), 1);
+	assert_non_null(strstr(slurp(f->errf), "/dev/full"));
+	/* Still the device: never renamed over. */
+	assert_int_equal(stat("/dev/full", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_false(exists("/dev/full.partial"));
+}
+
+/* A tmpfs too small for the recording: stop, keep what was written, let
+ * the program finish, exit 1. */
+static void test_record__full_disk_keeps_readable_file(void **state)
+{
+	struct fixture *f = *state;
+	char mnt[300], out[320];
+	const char *args[] = { "record", "--plan", "software", "-F", "20000", "-o", out, "--",
+			       SPIN_PATH, "0.4", "2", NULL };
+	struct tdr_reader *r = NULL;
+
+	SKIP_UNLESS_PERF();
+	snprintf(mnt, sizeof(mnt), "%s/small", f->dir);
+	snprintf(out, sizeof(out), "%s/out.tdr", mnt);
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	if (mount("tdrec-test", mnt, "tmpfs", 0, "size=24k")) {
+		fprintf(stderr, "cannot mount a tmpfs (%s): skipped\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(run_tdrec(f, NULL, args), 1);
+	assert_non_null(strstr(slurp(f->errf), "No space left on device"));
+	assert_non_null(strstr(slurp(f->errf), out));
+	/* What was written is readable (renamed into place by the writer). */
+	assert_int_equal(tdr_reader__open(out, &r), 0);
+	assert_true(tdr_reader__status(r)->intact_sz > 0);
+	tdr_reader__free(r);
+	umount(mnt);
+}
+
+static void test_record__dry_run_prints_plan_and_opens_nothing(void **state)
+{
+	struct fixture *f = *state;
+	char stdout_path[320];
+	const char *args[] = { "record", "--dry-run", "--plan", "software", "-o", f->out, "--",
+			       "true", NULL };
+	const char *text;
+
+	snprintf(stdout_path, sizeof(stdout_path), "%s/stdout", f->dir);
+	assert_int_equal(run_tdrec(f, stdout_path, args), 0);
+	text = slurp(stdout_path);
+	assert_non_null(strstr(text, "plan: software"));
+	assert_non_null(strstr(text, "sampler"));
+	assert_non_null(strstr(text, "sample_type"));
+	assert_false(exists(f->out));
+	assert_false(exists(f->partial));
+}
+
+static void test_record__usage_errors(void **state)
+{
+	struct fixture *f = *state;
+	const char *none[] = { "record", "-o", f->out, NULL };
+	const char *both[] = { "record", "-F", "100", "-c", "1000", "true", NULL };
+	const char *pages[] = { "record", "--mmap-pages", "3", "true", NULL };
+	const char *help[] = { "record", "--help", NULL };
+	char stdout_path[320];
+
+	assert_int_equal(run_tdrec(f, NULL, none), 2);
+	assert_int_equal(run_tdrec(f, NULL, both), 2);
+	assert_int_equal(run_tdrec(f, NULL, pages), 2);
+	snprintf(stdout_path, sizeof(stdout_path), "%s/help", f->dir);
+	assert_int_equal(run_tdrec(f, stdout_path, help), 0);
+	assert_non_null(strstr(slurp(stdout_path), "TDREC_SYSFS"));
+	assert_false(exists(f->out));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_record__single_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record__two_threads_have_their_own_values,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record__fork_and_exec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record__attach_to_running_process, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_record__missing_program_exits_127_and_keeps_file,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_record__dry_run_prints_plan_and_opens_nothing,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record__usage_errors, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
