@@ -150,7 +150,8 @@ static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid,
 	const char *name = m->name[0] ? m->name : "//anon";
 	size_t len = strnlen(name, SYNTH_MAX_NAME - 1);
 	size_t name_sz = (len + 1 + 7) & ~(size_t)7;
-	size_t sz = 8 + 8 + 4 * 8 + 2 * 4 + name_sz + id_trailer_sz(sid);
+	/* header, pid tid, addr len pgoff, maj min, ino ino_generation, prot flags */
+	size_t sz = 8 + 8 + 3 * 8 + 2 * 4 + 2 * 8 + 2 * 4 + name_sz + id_trailer_sz(sid);
 	struct perf_event_header h = { .type = PERF_RECORD_MMAP2,
 				       .misc = PERF_RECORD_MISC_USER,
 				       .size = (uint16_t)sz };

@@ -170,9 +170,17 @@ struct tid_stats {
 	uint32_t pid, tid;
 	uint64_t samples;
 	char comm[32];
-	/* raw group values of this thread's samples (task-clock = member 1) */
+	/* raw group values of this thread's samples (task-clock = member 1),
+	 * sorted by (sampler id, time): an inherited thread has one child
+	 * event per CPU, each with its own count, so a stream is (id, tid);
+	 * and frames come per CPU, not in time order. first/last: of the
+	 * thread's longest stream. */
 	uint64_t first_val1, last_val1;
 	bool val1_backwards;
+	size_t val_cnt;
+	struct tv {
+		uint64_t id, time, val;
+	} vals[8192];
 };
 
 struct readback {
@@ -180,6 +188,7 @@ struct readback {
 	struct tid_stats tids[MAX_TIDS];
 	uint64_t samples;
 	uint64_t samples_with_comm;
+	uint64_t samples_in_spin; /* whose IP maps into the spin executable */
 };
 
 static int on_sample(const struct tdr_sample *s, void *ctx)
@@ -203,7 +212,18 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	}
 	if (s->comm && s->comm[0])
 		rb->samples_with_comm++;
+	if (s->map && s->map->path && strstr(s->map->path, "tdr_prog_spin"))
+		rb->samples_in_spin++;
 	return 0;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct tv *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
 }
 
 /*
@@ -253,18 +273,35 @@ static void raw_group_values(const char *path, struct readback *rb)
 			for (size_t i = 0; i < rb->tid_cnt; i++) {
 				struct tid_stats *t = &rb->tids[i];
 
-				if (t->tid != tid)
-					continue;
-				if (!t->first_val1)
-					t->first_val1 = v1;
-				if (v1 < t->last_val1)
-					t->val1_backwards = true;
-				t->last_val1 = v1;
+				if (t->tid == tid && t->val_cnt < 8192)
+					t->vals[t->val_cnt++] = (struct tv){ u[0], u[3], v1 };
 			}
 		}
 	}
 	tdr_frame_buf__release(&fb);
 	tdr_reader__free(r);
+	for (size_t i = 0; i < rb->tid_cnt; i++) {
+		struct tid_stats *t = &rb->tids[i];
+
+		if (!t->val_cnt)
+			continue;
+		size_t start = 0, best = 0;
+
+		qsort(t->vals, t->val_cnt, sizeof(t->vals[0]), cmp_time);
+		for (size_t k = 1; k <= t->val_cnt; k++) {
+			if (k < t->val_cnt && t->vals[k].id == t->vals[start].id) {
+				if (t->vals[k].val < t->vals[k - 1].val)
+					t->val1_backwards = true;
+				continue;
+			}
+			if (k - start > best) { /* end of a stream */
+				best = k - start;
+				t->first_val1 = t->vals[start].val;
+				t->last_val1 = t->vals[k - 1].val;
+			}
+			start = k;
+		}
+	}
 }
 
 /* Parse the file: every sample, per thread. Checks the trailer. */
@@ -291,7 +328,7 @@ static void test_record__single_thread(void **state)
 	struct fixture *f = *state;
 	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", SPIN_PATH,
 			       "0.2", NULL };
-	struct readback rb;
+	static struct readback rb; /* large: per-thread value arrays */
 	struct tdr_reader *r = NULL;
 	const struct tdr_run_end *end;
 	const struct tdr_meta *m;
@@ -332,7 +369,7 @@ static void test_record__two_threads_have_their_own_values(void **state)
 	struct fixture *f = *state;
 	const char *args[] = { "record", "--plan", "software", "-q", "-o", f->out, "--", SPIN_PATH,
 			       "0.2", "2", NULL };
-	struct readback rb;
+	static struct readback rb; /* large: per-thread value arrays */
 	size_t workers = 0;
 
 	SKIP_UNLESS_PERF();
@@ -360,7 +397,7 @@ static void test_record__fork_and_exec(void **state)
 	struct fixture *f = *state;
 	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", FORKEXEC_PATH,
 			       SPIN_PATH, "0.2", NULL };
-	struct readback rb;
+	static struct readback rb; /* large: per-thread value arrays */
 	bool child_seen = false;
 
 	SKIP_UNLESS_PERF();
@@ -378,7 +415,7 @@ static void test_record__attach_to_running_process(void **state)
 	char pidtxt[32];
 	const char *args[] = { "record", "--plan", "software", "-o", f->out, "-p", pidtxt, NULL };
 	pid_t spin, rec;
-	struct readback rb;
+	static struct readback rb; /* large: per-thread value arrays */
 	struct tdr_reader *r = NULL;
 	bool synth_first;
 
@@ -404,6 +441,8 @@ static void test_record__attach_to_running_process(void **state)
 	assert_true(rb.samples > 0);
 	/* MMAP2/COMM synthesized from /proc come first and name the thread. */
 	assert_true(rb.samples_with_comm == rb.samples);
+	/* ...and the spin executable's mapping: its work loop is sampled. */
+	assert_true(rb.samples_in_spin > 0);
 	assert_int_equal(tdr_reader__open(f->out, &r), 0);
 	synth_first = tdr_reader__frame_cnt(r) > 0 &&
 		      tdr_reader__frame(r, 0)->ring == TDR_RING_SYNTHETIC;
