@@ -1,19 +1,385 @@
 /*
- * cli/cmd_report.c - 'tdrec report' (not built yet).
+ * cli/cmd_report.c - 'tdrec report': options, then tdr_report__load, then output.
  *
- * Until this command is implemented it says so and exits 2; it never prints
- * pretend output.
+ * Responsibility: parse argv once into struct tdr_report_opts (modes,
+ * filters as typed lists, bounds-checked numbers: style.md B9.3), load the
+ * recording (.tdr or perf.data) through report/, apply --sort against the
+ * recording's own columns, and print text (colour only on a terminal without
+ * NO_COLOR), JSON or CSV. Errors: one line naming the file and the reason,
+ * exit 1; bad usage exits 2.
+ * See: docs/report.md.
  */
 #include "commands.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tdrec/report.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+#define DEFAULT_FILE "tdrec.tdr"
+#define TEXT_LIMIT_DEFAULT 50
+#define MAX_LIST 64
+
+static const char usage_text[] =
+	"usage: tdrec report [-i FILE] [options]\n"
+	"\n"
+	"Attribute a recording's samples to functions (or inlined functions, source\n"
+	"lines, objects, threads, processes) and show each row's TopDown split:\n"
+	"retiring, bad speculation, frontend bound, backend bound as % of the row's\n"
+	"own slots (level 2 too when recorded). Recordings of the software plan show\n"
+	"samples and event totals instead. perf.data files are read the same way.\n"
+	"\n"
+	"input:\n"
+	"  -i, --input FILE     the recording (default tdrec.tdr)\n"
+	"\n"
+	"rows:\n"
+	"      --inline         innermost inlined function, with the function it is\n"
+	"                       inlined into\n"
+	"      --lines          source file:line of each sample, within its function\n"
+	"      --by WHAT        function (default), inline, lines, dso, thread, process\n"
+	"\n"
+	"filters (comma-separated lists; a sample must match every filter given):\n"
+	"      --pid PIDS       these processes\n"
+	"      --tid TIDS       these threads\n"
+	"      --dso NAMES      samples in these objects (full path or basename;\n"
+	"                       [kernel.kallsyms] for the kernel)\n"
+	"      --comm NAMES     these thread names\n"
+	"      --min-share PCT  hide rows under PCT percent of the samples (default 0)\n"
+	"\n"
+	"display:\n"
+	"  -s, --sort COLUMN    samples, share, slots, name, a TopDown category\n"
+	"                       (retiring, bad-spec, fe-bound, be-bound, mem-bound, ...)\n"
+	"                       or an event name (page-faults, ...); default: slots,\n"
+	"                       or samples when the plan has no TopDown\n"
+	"      --min-samples N  mark rows with fewer samples as too few to trust\n"
+	"                       (default 30; 0 = never)\n"
+	"  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
+	"                       CSV; 0 = all)\n"
+	"      --json           JSON (schema in docs/report.md)\n"
+	"      --csv            CSV, one line per row after a header line\n"
+	"      --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
+	"                       always, never\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"A row's TopDown numbers are sums over the sampling intervals that ended in\n"
+	"it: trust rows with many samples. Rows under --min-samples are marked '~';\n"
+	"a bottleneck (a category above its threshold in a row with over 5% of the\n"
+	"samples) is marked '*'. Thresholds and schemas: docs/report.md.\n"
+	"\n"
+	"exit status: 0; 1 when the file cannot be read; 2 for bad options.\n";
+
+enum {
+	OPT_INLINE = 256,
+	OPT_LINES,
+	OPT_BY,
+	OPT_PID,
+	OPT_TID,
+	OPT_DSO,
+	OPT_COMM,
+	OPT_MIN_SHARE,
+	OPT_MIN_SAMPLES,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_COLOR,
+};
+
+static const struct option long_opts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "dso", required_argument, NULL, OPT_DSO },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
+	{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
+	{ "sort", required_argument, NULL, 's' },
+	{ "limit", required_argument, NULL, 'n' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "colour", required_argument, NULL, OPT_COLOR },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct report_args {
+	const char *file;
+	const char *sort;
+	struct tdr_report_opts opts;
+	struct tdr_render_opts render;
+	bool limit_given;
+	int colour; /* -1 auto, 0 never, 1 always */
+	uint32_t pids[MAX_LIST], tids[MAX_LIST];
+	char *dso_buf, *comm_buf; /* the lists point into these copies */
+	const char *dsos[MAX_LIST], *comms[MAX_LIST];
+};
+
+static int parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v > max) {
+		cli_err("%s: '%s' is not a number from 0 to %" PRIu64, opt, text, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_ids(const char *opt, const char *text, uint32_t *ids, size_t *cnt)
+{
+	char *copy = tdr_strdup(text), *save = NULL, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -1;
+	*cnt = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (*cnt == MAX_LIST) {
+			cli_err("%s: at most %d ids", opt, MAX_LIST);
+			err = -1;
+		} else if (!(err = parse_uint(opt, tok, UINT32_MAX, &v))) {
+			ids[(*cnt)++] = (uint32_t)v;
+		}
+	}
+	if (!err && !*cnt) {
+		cli_err("%s: empty list", opt);
+		err = -1;
+	}
+	free(copy);
+	return err;
+}
+
+/* Split text at commas into names pointing into *buf (caller frees *buf). */
+static int parse_names(const char *opt, const char *text, char **buf, const char **names,
+		       size_t *cnt)
+{
+	char *save = NULL, *tok;
+
+	free(*buf);
+	*buf = tdr_strdup(text);
+	if (!*buf)
+		return -1;
+	*cnt = 0;
+	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*cnt == MAX_LIST) {
+			cli_err("%s: at most %d names", opt, MAX_LIST);
+			return -1;
+		}
+		names[(*cnt)++] = tok;
+	}
+	if (!*cnt) {
+		cli_err("%s: empty list", opt);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_by(const char *text, enum tdr_report_by *by)
+{
+	for (int b = TDR_BY_FUNCTION; b <= TDR_BY_PROCESS; b++) {
+		if (!strcmp(text, tdr_report_by_name((enum tdr_report_by)b))) {
+			*by = (enum tdr_report_by)b;
+			return 0;
+		}
+	}
+	cli_err("--by: '%s' is not one of function, inline, lines, dso, thread, process", text);
+	return -1;
+}
+
+static int parse_min_share(const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !(v >= 0 && v <= 100)) {
+		cli_err("--min-share: '%s' is not a percentage from 0 to 100", text);
+		return -1;
+	}
+	*out = v / 100;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	struct tdr_report_filter *f = &a->opts.filter;
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+i:s:n:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->file = optarg;
+			break;
+		case 's':
+			a->sort = optarg;
+			break;
+		case 'n':
+			if (parse_uint("--limit", optarg, SIZE_MAX, &v))
+				return -1;
+			a->render.limit = (size_t)v;
+			a->limit_given = true;
+			break;
+		case OPT_INLINE:
+			a->opts.by = TDR_BY_INLINE;
+			break;
+		case OPT_LINES:
+			a->opts.by = TDR_BY_LINE;
+			break;
+		case OPT_BY:
+			if (parse_by(optarg, &a->opts.by))
+				return -1;
+			break;
+		case OPT_PID:
+			if (parse_ids("--pid", optarg, a->pids, &f->pid_cnt))
+				return -1;
+			f->pids = a->pids;
+			break;
+		case OPT_TID:
+			if (parse_ids("--tid", optarg, a->tids, &f->tid_cnt))
+				return -1;
+			f->tids = a->tids;
+			break;
+		case OPT_DSO:
+			if (parse_names("--dso", optarg, &a->dso_buf, a->dsos, &f->dso_cnt))
+				return -1;
+			f->dsos = a->dsos;
+			break;
+		case OPT_COMM:
+			if (parse_names("--comm", optarg, &a->comm_buf, a->comms, &f->comm_cnt))
+				return -1;
+			f->comms = a->comms;
+			break;
+		case OPT_MIN_SHARE:
+			if (parse_min_share(optarg, &a->opts.min_share))
+				return -1;
+			break;
+		case OPT_MIN_SAMPLES:
+			if (parse_uint("--min-samples", optarg, UINT32_MAX, &a->opts.min_samples))
+				return -1;
+			break;
+		case OPT_JSON:
+			a->render.fmt = TDR_FMT_JSON;
+			cli_err_set_json(true);
+			break;
+		case OPT_CSV:
+			a->render.fmt = TDR_FMT_CSV;
+			break;
+		case OPT_COLOR:
+			if (!strcmp(optarg, "auto"))
+				a->colour = -1;
+			else if (!strcmp(optarg, "always"))
+				a->colour = 1;
+			else if (!strcmp(optarg, "never"))
+				a->colour = 0;
+			else {
+				cli_err("--color: '%s' is not auto, always or never", optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		default:
+			cli_err("see 'tdrec report --help'");
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		cli_err("unexpected argument '%s' (the file is given with -i)", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* This boot's id, for deciding whether /proc/kallsyms fits the recording. */
+static void read_boot_id(char *buf, size_t sz)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)sz, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static bool want_colour(int setting)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	if (setting >= 0)
+		return setting;
+	return isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
 
 int cmd_report(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		printf("usage: tdrec report ...\n\n'tdrec report' is not built yet in this version of tdrec.\n");
-		return 0;
+	struct report_args a = { .file = DEFAULT_FILE, .colour = -1 };
+	struct tdr_report_load_opts lo = { 0 };
+	struct tdr_report *r = NULL;
+	char boot_id[64];
+	int err, ret = 1;
+
+	tdr_report_opts__init(&a.opts);
+	err = parse_args(argc, argv, &a);
+	if (err) {
+		ret = err > 0 ? 0 : CLI_EXIT_USAGE;
+		goto out;
 	}
-	cli_err("'tdrec report' is not built yet in this version of tdrec");
-	return CLI_EXIT_USAGE;
+	read_boot_id(boot_id, sizeof(boot_id));
+	lo.boot_id = boot_id[0] ? boot_id : NULL;
+	err = tdr_report__load(a.file, &a.opts, &lo, &r);
+	if (err) {
+		cli_err("%s: %s%s", a.file, tdr_strerror(err),
+			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)
+				? " (record one with 'tdrec record -- PROGRAM')"
+				: "");
+		goto out;
+	}
+	if (a.sort) {
+		struct tdr_report_sort s;
+
+		if (tdr_report__parse_sort(r, a.sort, &s)) {
+			cli_err("--sort: this recording has no column '%s' (samples, share, slots, "
+				"name, its TopDown categories or its event names)",
+				a.sort);
+			ret = CLI_EXIT_USAGE;
+			goto out;
+		}
+		tdr_report__sort(r, &s);
+	}
+	if (a.render.fmt == TDR_FMT_TEXT) {
+		if (!a.limit_given)
+			a.render.limit = TEXT_LIMIT_DEFAULT;
+		a.render.colour = want_colour(a.colour);
+	}
+	err = tdr_report__render(r, &a.render, stdout);
+	if (err) {
+		cli_err("failed to write the report: %s", tdr_strerror(err));
+		goto out;
+	}
+	ret = 0;
+out:
+	tdr_report__free(r);
+	free(a.dso_buf);
+	free(a.comm_buf);
+	return ret;
 }

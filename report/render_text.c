@@ -197,8 +197,15 @@ static void put_header(const struct text *t)
 			 r->kept, r->seen, 100.0 * (double)r->kept / (double)r->seen);
 		put_field(t, "filter", buf);
 	}
-	for (size_t i = 0; i < r->warn_cnt; i++)
-		put_wrapped(t, "warning: ", C_WARN, r->warnings[i]);
+	for (size_t i = 0; i < r->warn_cnt; i++) {
+		const char *w = r->warnings[i];
+
+		/* The plan's notes are information, not trouble. */
+		if (!strncmp(w, "note: ", 6))
+			put_wrapped(t, "note:    ", "", w + 6);
+		else
+			put_wrapped(t, "warning: ", C_WARN, w);
+	}
 	fputc('\n', t->f);
 }
 
@@ -481,7 +488,7 @@ static void put_table_header(const struct text *t)
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++)
 			fprintf(t->f, " %*s", EV_W, event_label(r, t->evs[i], buf, sizeof(buf)));
-		fprintf(t->f, " %-*s", BAR_W, "share");
+		fprintf(t->f, " %-*s", BAR_W, "bar");
 	}
 	fprintf(t->f, "  %s", tdr_report_by_name(r->opts.by));
 	colour_off(t);

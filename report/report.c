@@ -363,6 +363,28 @@ int tdr_report_sort__parse(const struct tdr_meta *meta, const char *text,
 	return 0;
 }
 
+int tdr_report__parse_sort(const struct tdr_report *r, const char *text,
+			   struct tdr_report_sort *out)
+{
+	if (!tdr_report_sort__parse(NULL, text, out))
+		return 0;
+	for (size_t i = 0; i < r->cat_cnt; i++) {
+		if (!strcmp(r->cats[i].name, text)) {
+			out->key = TDR_SORT_CATEGORY;
+			out->idx = i;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < r->event_cnt; i++) {
+		if (!strcmp(r->event_names[i], text)) {
+			out->key = TDR_SORT_EVENT;
+			out->idx = i;
+			return 0;
+		}
+	}
+	return -TDR_E_USAGE;
+}
+
 static void free_cats(struct tdr_report *r)
 {
 	for (size_t i = 0; r->cats && i < r->cat_cnt; i++) {

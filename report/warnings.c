@@ -66,10 +66,12 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 		if (st->unmapped_samples)
 			tdr_report__warn(r, "%" PRIu64 " user samples (%.1f%%) are in no known mapping",
 					 st->unmapped_samples, pct(st->unmapped_samples, st->samples));
-		if (st->malformed_records || st->unknown_ids)
-			tdr_report__warn(r, "skipped %" PRIu64 " malformed records and %" PRIu64
-					    " records of unknown events", st->malformed_records,
-					 st->unknown_ids);
+		if (st->malformed_records)
+			tdr_report__warn(r, "skipped %" PRIu64 " malformed records",
+					 st->malformed_records);
+		if (st->unknown_ids)
+			tdr_report__warn(r, "skipped %" PRIu64 " records of events not in the "
+					    "recording's metadata", st->unknown_ids);
 	}
 	if ((st && st->bad_frames) || (fs && fs->bad_frames))
 		tdr_report__warn(r, "%" PRIu64 " frames could not be read (checksum or codec) "

@@ -78,6 +78,10 @@ struct tdr_report_sort {
 int tdr_report_sort__parse(const struct tdr_meta *meta, const char *text,
 			   struct tdr_report_sort *out);
 
+/* The same against a report's own events and categories (after __load). */
+int tdr_report__parse_sort(const struct tdr_report *r, const char *text,
+			   struct tdr_report_sort *out);
+
 /* Which samples count. An empty list lets everything through. Lists are borrowed
  * during tdr_report__new only (copied). */
 struct tdr_report_filter {

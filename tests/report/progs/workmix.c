@@ -1,0 +1,48 @@
+/*
+ * tests/report/progs/workmix.c - two CPU-bound functions with separate work sizes.
+ *
+ * usage: workmix UNITS_A UNITS_B
+ * spin_a runs UNITS_A units of work and spin_b UNITS_B units (about 10 ms
+ * each), so two recordings with different arguments shift the share of
+ * samples between the two functions by a known direction: the diff test.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define UNIT_ITERS 10000000ull
+
+__attribute__((noinline, noclone)) static uint64_t spin_a(uint64_t units)
+{
+	uint64_t x = 1;
+
+	for (uint64_t i = 0; i < units * UNIT_ITERS; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+__attribute__((noinline, noclone)) static uint64_t spin_b(uint64_t units)
+{
+	uint64_t x = 7, y = 3;
+
+	for (uint64_t i = 0; i < units * UNIT_ITERS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		y += x;
+	}
+	return x ^ y;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t a, b;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: workmix UNITS_A UNITS_B\n");
+		return 2;
+	}
+	a = strtoull(argv[1], NULL, 10);
+	b = strtoull(argv[2], NULL, 10);
+	printf("workmix: %llx\n", (unsigned long long)(spin_a(a) ^ spin_b(b)));
+	return 0;
+}

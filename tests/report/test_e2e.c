@@ -1,0 +1,365 @@
+/*
+ * tests/report/test_e2e.c - tdrec record, report and diff on real programs.
+ *
+ * Runs the tdrec binary ($TDREC) with the software plan (the only one a VM
+ * without a PMU can open): the bundled example's four hot functions must
+ * appear; a report of a perf.data file must count exactly the samples
+ * 'perf report' counts per function (perf is the oracle, skipped when not
+ * installed); a diff of two runs of a program whose arguments move work from
+ * one function to the other must show that direction; bad input and bad
+ * options give one line and the documented exit status.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "json_mini.h"
+#include "report_fixture.h"
+
+struct env {
+	char dir[64];
+	const char *tdrec;
+	char hotloop[4096], workmix[4096];
+};
+
+/* Run a shell command; returns its exit status and its stdout (caller frees). */
+static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int run(char **out, const char *fmt, ...)
+{
+	char cmd[16384];
+	size_t cap = 65536, len = 0, n;
+	char *buf = malloc(cap);
+	va_list ap;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	st = pclose(p);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const char *bin = getenv("TDR_BINARY_DIR");
+
+	e->tdrec = getenv("TDREC");
+	if (!e->tdrec || !bin) {
+		fprintf(stderr, "TDREC and TDR_BINARY_DIR must be set (run through ctest)\n");
+		free(e);
+		return -1;
+	}
+	snprintf(e->hotloop, sizeof(e->hotloop), "%s/examples/hotloop", bin);
+	snprintf(e->workmix, sizeof(e->workmix), "%s/tests/report/report_workmix", bin);
+	snprintf(e->dir, sizeof(e->dir), "/tmp/tdrec-report-e2e-XXXXXX");
+	if (!mkdtemp(e->dir)) {
+		free(e);
+		return -1;
+	}
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	run(NULL, "rm -rf '%s'", e->dir);
+	free(e);
+	return 0;
+}
+
+/* Record argv into file; skip the test when perf events are not allowed. */
+static void record(const struct env *e, const char *file, const char *prog_and_args)
+{
+	char *out = NULL;
+	int st = run(&out, "'%s' record -q -o '%s/%s' -- %s 2>&1", e->tdrec, e->dir, file,
+		     prog_and_args);
+
+	if (st && strstr(out, "perf_event_paranoid")) {
+		free(out);
+		skip();
+	}
+	if (st)
+		print_error("tdrec record failed (%d): %s\n", st, out);
+	assert_int_equal(st, 0);
+	free(out);
+}
+
+static struct jm *report_json(const struct env *e, const char *file, const char *opts)
+{
+	char *out = NULL;
+	size_t where = 0;
+	struct jm *j;
+	int st = run(&out, "'%s' report -i '%s/%s' --json %s", e->tdrec, e->dir, file, opts);
+
+	assert_int_equal(st, 0);
+	j = jm_parse(out, &where);
+	if (!j)
+		print_error("invalid JSON at %zu: %.60s\n", where, out + where);
+	assert_non_null(j);
+	free(out);
+	return j;
+}
+
+static const struct jm *row_named(const struct jm *j, const char *name)
+{
+	const struct jm *rows = jm_get(j, "rows");
+
+	for (size_t i = 0; rows && i < rows->n; i++) {
+		const struct jm *n = jm_get(jm_at(rows, i), "name");
+
+		if (n && n->t == JM_STR && !strcmp(n->str, name))
+			return jm_at(rows, i);
+	}
+	return NULL;
+}
+
+static const char *const hot[] = { "compute_kernel", "chase_pointers", "branchy_filter",
+				   "hash_blocks" };
+
+static void test_e2e__hotloop_hot_functions_appear(void **state)
+{
+	struct env *e = *state;
+	struct jm *j;
+	char *out = NULL;
+	double sum = 0;
+
+	record(e, "hot.tdr", e->hotloop);
+	j = report_json(e, "hot.tdr", "");
+	assert_true(jm_get(jm_get(j, "totals"), "samples")->num > 200);
+	for (size_t i = 0; i < 4; i++) {
+		const struct jm *row = row_named(j, hot[i]);
+		const char *dso;
+
+		if (!row)
+			print_error("%s not in the report\n", hot[i]);
+		assert_non_null(row);
+		dso = jm_get(row, "dso")->str;
+		assert_string_equal(dso + strlen(dso) - strlen("/hotloop"), "/hotloop");
+		/* The split is about 3:3:2:2; each has well over 5%. */
+		assert_true(jm_get(row, "share")->num > 0.05);
+		sum += jm_get(row, "share")->num;
+		/* The software plan: event totals, never TopDown numbers. */
+		if (!jm_get(j, "categories")->n)
+			assert_int_equal(jm_get(row, "topdown")->t, JM_NULL);
+		assert_true(jm_get(jm_get(row, "events"), "cpu-clock")->num > 0);
+	}
+	assert_true(sum > 0.6);
+	assert_string_equal(jm_get(jm_get(j, "recording"), "end")->str, "exit 0");
+	jm_free(j);
+
+	/* The text report names them too and fits 100 columns. */
+	assert_int_equal(run(&out, "'%s' report -i '%s/hot.tdr' --color never", e->tdrec, e->dir),
+			 0);
+	fx_assert_width(out, 100);
+	for (size_t i = 0; i < 4; i++)
+		assert_non_null(strstr(out, hot[i]));
+	free(out);
+
+	/* The always-inline helpers of hash_blocks show up inlined into it. */
+	j = report_json(e, "hot.tdr", "--inline");
+	{
+		const struct jm *m = row_named(j, "mix64"), *r = row_named(j, "rotl64");
+		const struct jm *x = m ? m : r;
+
+		assert_non_null(x);
+		assert_string_equal(jm_get(x, "inlined_into")->str, "hash_blocks");
+	}
+	jm_free(j);
+
+	/* Source lines of the example. */
+	j = report_json(e, "hot.tdr", "--lines -n 5");
+	{
+		const struct jm *row = jm_at(jm_get(j, "rows"), 0);
+		const char *file = jm_get(row, "file")->str;
+
+		assert_non_null(file);
+		assert_string_equal(file + strlen(file) - strlen("hotloop.c"), "hotloop.c");
+		assert_true(jm_get(row, "line")->num > 0);
+	}
+	jm_free(j);
+}
+
+/* perf report -F sample,sym lines: "  3143  [.] branchy_filter" */
+static long perf_samples(const char *perf_out, const char *sym)
+{
+	const char *p = perf_out;
+
+	while ((p = strstr(p, sym))) {
+		const char *bol = p;
+
+		while (bol > perf_out && bol[-1] != '\n')
+			bol--;
+		if ((p[strlen(sym)] == '\n' || p[strlen(sym)] == ' ') && strstr(bol, "[.] ") &&
+		    strstr(bol, "[.] ") + 4 == p)
+			return strtol(bol, NULL, 10);
+		p++;
+	}
+	return -1;
+}
+
+static void test_e2e__perf_data_counts_match_perf_report(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+	struct jm *j;
+	int st;
+
+	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+		skip();
+	st = run(&out, "perf record -q -e cpu-clock -F 2000 -o '%s/perf.data' '%s' 2>&1",
+		 e->dir, e->hotloop);
+	if (st) {
+		print_message("perf record failed, skipping: %s\n", out);
+		free(out);
+		skip();
+	}
+	free(out);
+	j = report_json(e, "perf.data", "");
+	assert_string_equal(jm_get(jm_get(j, "recording"), "source")->str, "perf.data");
+	assert_int_equal(run(&out, "perf report -i '%s/perf.data' -q --stdio -F sample,sym "
+				   "2>/dev/null", e->dir), 0);
+	for (size_t i = 0; i < 4; i++) {
+		const struct jm *row = row_named(j, hot[i]);
+		long want = perf_samples(out, hot[i]);
+
+		assert_non_null(row);
+		assert_true(want > 0);
+		if ((long)jm_get(row, "samples")->num != want)
+			print_error("%s: tdrec %ld samples, perf %ld\n", hot[i],
+				    (long)jm_get(row, "samples")->num, want);
+		assert_int_equal((long)jm_get(row, "samples")->num, want);
+	}
+	free(out);
+	jm_free(j);
+}
+
+static void test_e2e__diff_shows_direction_of_change(void **state)
+{
+	struct env *e = *state;
+	char cmd[8192], *out = NULL;
+	const struct jm *a = NULL, *b = NULL, *rows;
+	struct jm *j;
+	size_t where = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s' 10 10", e->workmix);
+	record(e, "old.tdr", cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' 10 40", e->workmix);
+	record(e, "new.tdr", cmd);
+	assert_int_equal(run(&out, "'%s' diff '%s/old.tdr' '%s/new.tdr' --json", e->tdrec, e->dir,
+			     e->dir),
+			 0);
+	j = jm_parse(out, &where);
+	assert_non_null(j);
+	free(out);
+	rows = jm_get(j, "rows");
+	for (size_t i = 0; i < rows->n; i++) {
+		const char *name = jm_get(jm_at(rows, i), "name")->str;
+
+		if (!strcmp(name, "spin_a"))
+			a = jm_at(rows, i);
+		if (!strcmp(name, "spin_b"))
+			b = jm_at(rows, i);
+	}
+	assert_non_null(a);
+	assert_non_null(b);
+	/* spin_b: about 50% -> 80%; spin_a: 50% -> 20%. */
+	assert_true(jm_get(b, "share_change")->num > 0.15);
+	assert_true(jm_get(a, "share_change")->num < -0.15);
+	assert_string_equal(jm_get(a, "dso")->str, "report_workmix");
+	/* The two largest changes come first. */
+	assert_true(fabs(jm_get(jm_at(rows, 0), "share_change")->num) > 0.15);
+	assert_true(fabs(jm_get(jm_at(rows, 1), "share_change")->num) > 0.15);
+	jm_free(j);
+
+	assert_int_equal(run(&out, "'%s' diff '%s/old.tdr' '%s/new.tdr'", e->tdrec, e->dir, e->dir),
+			 0);
+	fx_assert_width(out, 100);
+	assert_non_null(strstr(out, "OLD = "));
+	assert_non_null(strstr(out, "old.tdr, NEW = "));
+	free(out);
+}
+
+static void test_e2e__errors_and_usage(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+	struct jm *j;
+
+	/* A missing file: one line naming it, exit 1. */
+	assert_int_equal(run(&out, "'%s' report -i '%s/missing.tdr' 2>&1", e->tdrec, e->dir), 1);
+	assert_non_null(strstr(out, "missing.tdr: No such file or directory"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
+	free(out);
+	/* Not a recording. */
+	assert_int_equal(run(&out, "echo hello > '%s/junk'; '%s' report -i '%s/junk' 2>&1",
+			     e->dir, e->tdrec, e->dir),
+			 1);
+	assert_non_null(strstr(out, "junk: "));
+	free(out);
+	/* With --json the error is JSON on stdout. */
+	assert_int_equal(run(&out, "'%s' report --json -i '%s/missing.tdr' 2>/dev/null", e->tdrec,
+			     e->dir),
+			 1);
+	j = jm_parse(out, NULL);
+	assert_non_null(j);
+	assert_non_null(strstr(jm_get(j, "error")->str, "missing.tdr"));
+	jm_free(j);
+	free(out);
+	/* Usage errors exit 2; --help exits 0 and says what it does. */
+	assert_int_equal(run(NULL, "'%s' report --no-such-option 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(run(NULL, "'%s' report --by nothing 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(run(NULL, "'%s' report --min-share 200 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(run(NULL, "'%s' diff only-one.tdr 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(run(&out, "'%s' report --help", e->tdrec), 0);
+	assert_non_null(strstr(out, "usage: tdrec report"));
+	assert_non_null(strstr(out, "--inline"));
+	free(out);
+	assert_int_equal(run(&out, "'%s' diff --help", e->tdrec), 0);
+	assert_non_null(strstr(out, "usage: tdrec diff"));
+	free(out);
+	/* A missing NEW is named. */
+	assert_int_equal(run(&out, "'%s' diff '%s/missing1.tdr' '%s/missing2.tdr' 2>&1", e->tdrec,
+			     e->dir, e->dir),
+			 1);
+	assert_non_null(strstr(out, "missing1.tdr"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
+		cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
+		cmocka_unit_test(test_e2e__diff_shows_direction_of_change),
+		cmocka_unit_test(test_e2e__errors_and_usage),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
