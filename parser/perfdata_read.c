@@ -60,7 +60,8 @@ static int flush_round(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	size_t i;
 	int err = 0;
 
-	qsort(pd->ents, pd->ent_cnt, sizeof(*pd->ents), ent_cmp);
+	if (pd->ent_cnt)
+		qsort(pd->ents, pd->ent_cnt, sizeof(*pd->ents), ent_cmp);
 	for (i = 0; i < pd->ent_cnt && !err; i++)
 		err = parser_feed(p, TDR_RING_SYNTHETIC,
 				  (const struct perf_event_header *)(pd->round + pd->ents[i].off),
