@@ -249,7 +249,9 @@ static int count_records(const uint8_t *p, size_t sz, struct frame_counts *c)
 			    "partial record header at %zu of %zu", pos, sz);
 		type = tdr_get_le32(p + pos);
 		rsz = tdr_get_le16(p + pos + 6); /* perf_event_header.size */
-		TDR_BAIL_IF(rsz < sizeof(struct perf_event_header) || rsz > sz - pos,
+		/* The same rule as tdr_records__next, so every frame written
+		 * loads again. */
+		TDR_BAIL_IF(rsz < sizeof(struct perf_event_header) || rsz % 8 || rsz > sz - pos,
 			    -TDR_E_CORRUPT, "record of %u bytes at %zu of %zu", rsz, pos, sz);
 		c->records++;
 		switch (type) {

@@ -279,6 +279,9 @@ static void test_faults__bad_frames_are_refused_before_writing(void **state)
 	memcpy(rec, &h, sizeof(h));
 	assert_int_equal(tdr_writer__add_frame(w, 0, rec, sizeof(rec)), -TDR_E_CORRUPT);
 	assert_int_equal(tdr_writer__add_frame(w, 0, rec, 12), -TDR_E_CORRUPT);
+	h.size = 12; /* not a multiple of 8 */
+	memcpy(rec, &h, sizeof(h));
+	assert_int_equal(tdr_writer__add_frame(w, 0, rec, 12), -TDR_E_CORRUPT);
 	/* Above the frame cap (checked before the bytes are read). */
 	assert_int_equal(tdr_writer__add_frame(w, 0, rec, (size_t)TDR_FRAME_MAX_RAW + 8),
 			 -TDR_E_LIMIT);

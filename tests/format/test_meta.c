@@ -232,6 +232,28 @@ static void test_records__walk(void **state)
 	assert_int_equal(tdr_records__next(&it, &got), 1);
 	assert_int_equal(tdr_records__next(&it, &got), -TDR_E_CORRUPT);
 
+	/* A size that is not a multiple of 8 (the kernel pads every record). */
+	h->size = 20;
+	it = (struct tdr_record_iter){ .data = (const uint8_t *)buf, .sz = 40 };
+	assert_int_equal(tdr_records__next(&it, &got), 1);
+	assert_int_equal(tdr_records__next(&it, &got), -TDR_E_CORRUPT);
+
+	/* An unaligned buffer is walked without unaligned reads (UBSan). */
+	{
+		uint8_t odd[1 + 32];
+		struct perf_event_header x = { .type = PERF_RECORD_COMM, .size = 16 };
+
+		memset(odd, 0, sizeof(odd));
+		memcpy(odd + 1, &x, sizeof(x));
+		memcpy(odd + 17, &x, sizeof(x));
+		it = (struct tdr_record_iter){ .data = odd + 1, .sz = 32 };
+		assert_int_equal(tdr_records__next(&it, &got), 1);
+		assert_ptr_equal(got, odd + 1);
+		assert_int_equal(tdr_records__next(&it, &got), 1);
+		assert_ptr_equal(got, odd + 17);
+		assert_int_equal(tdr_records__next(&it, &got), 0);
+	}
+
 	/* An empty buffer has no records. */
 	it = (struct tdr_record_iter){ .data = NULL, .sz = 0 };
 	assert_int_equal(tdr_records__next(&it, &got), 0);

@@ -19,6 +19,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Where the touched values go, so the compiler cannot drop the reads. */
+volatile uint64_t tdr_fuzz_sink;
+
 static void quiet(enum tdr_log_level level, const char *fmt, va_list ap)
 {
 	(void)level;
@@ -107,11 +110,10 @@ static uint64_t exercise(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static volatile uint64_t sink;
 	uint8_t *copy;
 
 	tdr_log_set_sink(quiet);
-	sink += exercise(data, size);
+	tdr_fuzz_sink += exercise(data, size);
 	if (size < TDR_FILE_HDR_SZ || size > (4u << 20))
 		return 0;
 	copy = malloc(size);
@@ -120,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	tdr_test_fixup_crcs(copy, size);
 	if (memcmp(copy, data, size))
-		sink += exercise(copy, size);
+		tdr_fuzz_sink += exercise(copy, size);
 	free(copy);
 	return 0;
 }

@@ -212,8 +212,9 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
  * Compress and append one frame: sz bytes of whole kernel records drained
  * from ring (a CPU number, or TDR_RING_SYNTHETIC for records tdrec made
  * itself). sz must be at most TDR_FRAME_MAX_RAW. Record headers are walked to
- * count records; a record that overruns the buffer gives -TDR_E_CORRUPT and
- * nothing is written. sz == 0 writes nothing and returns 0. records need no
+ * count records; a record that overruns the buffer (or whose size is below 8
+ * or not a multiple of 8, the tdr_records__next rule) gives -TDR_E_CORRUPT
+ * and nothing is written. sz == 0 writes nothing and returns 0. records need no
  * particular alignment.
  * Returns: 0, -errno (write: -ENOSPC on a full disk), -TDR_E_ZSTD, -TDR_E_LIMIT,
  * -ENOMEM, -EINVAL (after __finish).
@@ -328,7 +329,8 @@ void tdr_reader__free(struct tdr_reader *r);
  *   const struct perf_event_header *h;
  *   while ((err = tdr_records__next(&it, &h)) > 0)
  *           use(h);   // h->size bytes, 8-byte aligned when data is
- *   if (err < 0) ... // -TDR_E_CORRUPT: a header with size < 8 or past the end
+ *   if (err < 0) ... // -TDR_E_CORRUPT: a header with size < 8, not a
+ *                     // multiple of 8 (the kernel pads every record), or past the end
  */
 struct tdr_record_iter {
 	const uint8_t *data;
