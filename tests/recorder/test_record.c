@@ -110,6 +110,8 @@ static pid_t start_tdrec(struct fixture *f, const char *outf, const char *const 
 		int e = open(f->errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int o = open(outf ? outf : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
+		/* Own process group, so a test can kill tdrec and its program. */
+		setpgid(0, 0);
 		dup2(e, 2);
 		dup2(o, 1);
 		execv(tdrec, argv);
@@ -480,6 +482,46 @@ static void test_record__sigint_finishes_the_file(void **state)
 	tdr_reader__free(r);
 }
 
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* A recorder killed with SIGKILL leaves FILE.partial, readable up to its
+ * last frame; frames are written while recording (the periodic flush), not
+ * only at the end. */
+static void test_record__killed_recorder_leaves_readable_partial(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", SPIN_PATH, "30",
+			       NULL };
+	struct tdr_reader *r = NULL;
+	off_t meta_sz;
+	size_t kernel_frames = 0;
+	pid_t rec;
+
+	SKIP_UNLESS_PERF();
+	rec = start_tdrec(f, NULL, args);
+	wait_for_file(f->partial);
+	usleep(50000);
+	meta_sz = file_size(f->partial);
+	/* Wait (bounded, 10 s) for a frame to be flushed while recording. */
+	for (int i = 0; i < 1000 && file_size(f->partial) <= meta_sz; i++)
+		usleep(10000);
+	assert_true(file_size(f->partial) > meta_sz);
+	kill(-rec, SIGKILL); /* tdrec and the program */
+	wait_status(rec);
+	assert_false(exists(f->out));
+	assert_int_equal(tdr_reader__open(f->partial, &r), 0);
+	assert_false(tdr_reader__status(r)->has_trailer);
+	for (size_t i = 0; i < tdr_reader__frame_cnt(r); i++)
+		kernel_frames += tdr_reader__frame(r, i)->ring != TDR_RING_SYNTHETIC;
+	assert_true(kernel_frames > 0);
+	tdr_reader__free(r);
+}
+
 static void test_record__exit_status_is_the_programs(void **state)
 {
 	struct fixture *f = *state;
@@ -606,6 +648,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_record__killed_recorder_leaves_readable_partial,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_record__missing_program_exits_127_and_keeps_file,
