@@ -361,7 +361,7 @@ static int check_terms(const struct tdr_meta *m)
 static int decode_item(struct tdr_meta *m, uint32_t tag, const uint8_t *val, size_t len,
 		       size_t caps[4])
 {
-	uint32_t u32;
+	uint32_t u32 = 0;
 	int err;
 
 	switch (tag) {
@@ -391,7 +391,8 @@ static int decode_item(struct tdr_meta *m, uint32_t tag, const uint8_t *val, siz
 		return get_u32(val, len, &m->flags);
 	case TDR_MT_CLOCKID:
 		err = get_u32(val, len, &u32);
-		m->clockid = (int32_t)u32;
+		if (!err)
+			m->clockid = (int32_t)u32;
 		return err;
 	case TDR_MT_START_WALL_NS:
 		return get_u64(val, len, &m->start_wall_ns);
