@@ -30,63 +30,63 @@
 #define MAX_PIDS 64
 
 static const char usage_text[] =
-	"usage: tdrec record [options] [--] PROGRAM [ARGS...]\n"
-	"       tdrec record [options] -p PID[,PID...]\n"
-	"       tdrec record [options] -a [[--] PROGRAM [ARGS...]]\n"
-	"\n"
-	"Record TopDown samples of a program (or of running processes, or of the\n"
-	"whole system) into a .tdr file for 'tdrec report'. The first argument\n"
-	"that is not an option starts the program; use -- when the program's\n"
-	"name starts with '-'.\n"
-	"\n"
-	"what to record:\n"
-	"  PROGRAM ARGS       run it; counters start when it execs, tdrec exits with\n"
-	"                     its status (128+N if it died of signal N)\n"
-	"  -p, --pid PID,...  attach to running processes (all their threads, and\n"
-	"                     threads they create); Ctrl-C stops recording and\n"
-	"                     leaves them running\n"
-	"  -a, --all-cpus     every process on every CPU; until PROGRAM ends if one\n"
-	"                     is given, else until Ctrl-C\n"
-	"\n"
-	"options:\n"
-	"  -o, --output FILE  output file (default tdrec.tdr); an existing file is\n"
-	"                     replaced only once the new one is complete (written\n"
-	"                     as FILE.partial until then)\n"
-	"  -F, --freq HZ      samples per second per thread (default 4000)\n"
-	"  -c, --count N      one sample every N events of the sampler instead of -F\n"
-	"  -e, --event EVENT  the sampling event: cycles (default for TopDown plans),\n"
-	"                     instructions, cpu-clock, a sysfs event name, rNNNN, or\n"
-	"                     pmu/event=0x3c,umask=0x0/; :p/:pp/:ppp set precision\n"
-	"      --plan PLAN    auto (default: the best that fits), topdown-l2,\n"
-	"                     topdown-l1 or software; a plan the kernel refuses\n"
-	"                     falls back to the next one, with a line saying why\n"
-	"      --mmap-pages N data pages per CPU ring, a power of two (default 128 =\n"
-	"                     512 KiB); halved automatically when over the\n"
-	"                     perf_event_mlock_kb budget\n"
-	"      --no-inherit   measure the program's main thread only, not the\n"
-	"                     threads and processes it creates\n"
-	"      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
-	"                     or root)\n"
-	"  -q, --quiet        no summary line (warnings are still printed)\n"
-	"      --dry-run      print the plan and every perf_event_attr it would\n"
-	"                     open, field by field, and exit without opening anything\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"At the end one line says how many samples were written and lost, the\n"
-	"throttles, the file size and the bytes per sample. Ctrl-C (SIGINT),\n"
-	"SIGTERM and SIGHUP are passed to the program and the file is finished\n"
-	"cleanly; a third one kills the program. If the disk fills up, recording\n"
-	"stops, the file keeps what was written, the program runs to its end and\n"
-	"tdrec exits non-zero.\n"
-	"\n"
-	"exit status: the program's; 127 if it does not exist (126 if it cannot be\n"
-	"run); 2 for bad options; 1 when recording failed.\n"
-	"\n"
-	"environment:\n"
-	"  TDREC_SYSFS  root of the sysfs tree used to find PMUs and events\n"
-	"               (default /sys), e.g. a fake tree for tests\n"
-	"\n"
-	"See docs/record.md and docs/plans.md.\n";
+    "usage: tdrec record [options] [--] PROGRAM [ARGS...]\n"
+    "       tdrec record [options] -p PID[,PID...]\n"
+    "       tdrec record [options] -a [[--] PROGRAM [ARGS...]]\n"
+    "\n"
+    "Record TopDown samples of a program (or of running processes, or of the\n"
+    "whole system) into a .tdr file for 'tdrec report'. The first argument\n"
+    "that is not an option starts the program; use -- when the program's\n"
+    "name starts with '-'.\n"
+    "\n"
+    "what to record:\n"
+    "  PROGRAM ARGS       run it; counters start when it execs, tdrec exits with\n"
+    "                     its status (128+N if it died of signal N)\n"
+    "  -p, --pid PID,...  attach to running processes (all their threads, and\n"
+    "                     threads they create); Ctrl-C stops recording and\n"
+    "                     leaves them running\n"
+    "  -a, --all-cpus     every process on every CPU; until PROGRAM ends if one\n"
+    "                     is given, else until Ctrl-C\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE  output file (default tdrec.tdr); an existing file is\n"
+    "                     replaced only once the new one is complete (written\n"
+    "                     as FILE.partial until then)\n"
+    "  -F, --freq HZ      samples per second per thread (default 4000)\n"
+    "  -c, --count N      one sample every N events of the sampler instead of -F\n"
+    "  -e, --event EVENT  the sampling event: cycles (default for TopDown plans),\n"
+    "                     instructions, cpu-clock, a sysfs event name, rNNNN, or\n"
+    "                     pmu/event=0x3c,umask=0x0/; :p/:pp/:ppp set precision\n"
+    "      --plan PLAN    auto (default: the best that fits), topdown-l2,\n"
+    "                     topdown-l1 or software; a plan the kernel refuses\n"
+    "                     falls back to the next one, with a line saying why\n"
+    "      --mmap-pages N data pages per CPU ring, a power of two (default 128 =\n"
+    "                     512 KiB); halved automatically when over the\n"
+    "                     perf_event_mlock_kb budget\n"
+    "      --no-inherit   measure the program's main thread only, not the\n"
+    "                     threads and processes it creates\n"
+    "      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
+    "                     or root)\n"
+    "  -q, --quiet        no summary line (warnings are still printed)\n"
+    "      --dry-run      print the plan and every perf_event_attr it would\n"
+    "                     open, field by field, and exit without opening anything\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "At the end one line says how many samples were written and lost, the\n"
+    "throttles, the file size and the bytes per sample. Ctrl-C (SIGINT),\n"
+    "SIGTERM and SIGHUP are passed to the program and the file is finished\n"
+    "cleanly; a third one kills the program. If the disk fills up, recording\n"
+    "stops, the file keeps what was written, the program runs to its end and\n"
+    "tdrec exits non-zero.\n"
+    "\n"
+    "exit status: the program's; 127 if it does not exist (126 if it cannot be\n"
+    "run); 2 for bad options; 1 when recording failed.\n"
+    "\n"
+    "environment:\n"
+    "  TDREC_SYSFS  root of the sysfs tree used to find PMUs and events\n"
+    "               (default /sys), e.g. a fake tree for tests\n"
+    "\n"
+    "See docs/record.md and docs/plans.md.\n";
 
 enum {
 	OPT_PLAN = 256,
@@ -97,20 +97,20 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "plan", required_argument, NULL, OPT_PLAN },
-	{ "mmap-pages", required_argument, NULL, OPT_MMAP_PAGES },
-	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"pid", required_argument, NULL, 'p'},
+    {"all-cpus", no_argument, NULL, 'a'},
+    {"output", required_argument, NULL, 'o'},
+    {"freq", required_argument, NULL, 'F'},
+    {"count", required_argument, NULL, 'c'},
+    {"event", required_argument, NULL, 'e'},
+    {"plan", required_argument, NULL, OPT_PLAN},
+    {"mmap-pages", required_argument, NULL, OPT_MMAP_PAGES},
+    {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
+    {"kernel", no_argument, NULL, OPT_KERNEL},
+    {"quiet", no_argument, NULL, 'q'},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* A positive integer no larger than max. */
@@ -154,17 +154,17 @@ static int parse_pids(const char *text, pid_t *pids, size_t *cnt)
 static int dry_run(const struct tdr_record_opts *o)
 {
 	struct tdr_plan_opts p = {
-		.sysfs_root = o->sysfs_root,
-		.sampler = o->sampler,
-		.sample_period = o->sample_period,
-		.sample_freq = o->sample_period ? 0 :
-			       o->sample_freq	? o->sample_freq
-						: TDR_RECORD_DEFAULT_FREQ,
-		.kernel = o->kernel,
-		.inherit = !o->no_inherit && !o->system_wide,
-		.enable_on_exec = o->argv && !o->system_wide,
-		.read_lost = true, /* what is tried first; dropped if the kernel refuses */
-		.clockid = CLOCK_MONOTONIC,
+	    .sysfs_root = o->sysfs_root,
+	    .sampler = o->sampler,
+	    .sample_period = o->sample_period,
+	    .sample_freq = o->sample_period ? 0
+			   : o->sample_freq ? o->sample_freq
+					    : TDR_RECORD_DEFAULT_FREQ,
+	    .kernel = o->kernel,
+	    .inherit = !o->no_inherit && !o->system_wide,
+	    .enable_on_exec = o->argv && !o->system_wide,
+	    .read_lost = true, /* what is tried first; dropped if the kernel refuses */
+	    .clockid = CLOCK_MONOTONIC,
 	};
 	struct tdr_plan *plan = NULL;
 	int err = tdr_plan__choose(&p, o->plan_kind, &plan);
@@ -183,8 +183,8 @@ static int dry_run(const struct tdr_record_opts *o)
 
 static void print_summary(const struct tdr_record_summary *s)
 {
-	double pct = s->samples + s->lost ? 100.0 * (double)s->lost / (double)(s->samples + s->lost)
-					  : 0.0;
+	double pct =
+	    s->samples + s->lost ? 100.0 * (double)s->lost / (double)(s->samples + s->lost) : 0.0;
 	double sz = (double)s->file_sz;
 	const char *unit = "bytes";
 
@@ -213,7 +213,8 @@ static int run_status(const struct tdr_record_summary *s)
 		if (s->term_signal) {
 			const char *abbr = sigabbrev_np(s->term_signal);
 
-			fprintf(stderr, "tdrec record: the program was killed by signal %d (SIG%s)\n",
+			fprintf(stderr,
+				"tdrec record: the program was killed by signal %d (SIG%s)\n",
 				s->term_signal, abbr ? abbr : "?");
 			status = 128 + s->term_signal;
 		} else {
@@ -227,7 +228,7 @@ static int run_status(const struct tdr_record_summary *s)
 
 int cmd_record(int argc, char **argv)
 {
-	struct tdr_record_opts o = { .plan_kind = TDR_PLAN_AUTO };
+	struct tdr_record_opts o = {.plan_kind = TDR_PLAN_AUTO};
 	struct tdr_event_spec spec;
 	struct tdr_recorder *rec = NULL;
 	pid_t pids[MAX_PIDS];
@@ -306,7 +307,8 @@ int cmd_record(int argc, char **argv)
 			cli_err("option '%s' needs a value", argv[optind - 1]);
 			return CLI_EXIT_USAGE;
 		default:
-			cli_err("unknown option '%s' (see 'tdrec record --help')", argv[optind - 1]);
+			cli_err("unknown option '%s' (see 'tdrec record --help')",
+				argv[optind - 1]);
 			return CLI_EXIT_USAGE;
 		}
 	}
@@ -325,7 +327,8 @@ int cmd_record(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (!dry && !o.argv && !pid_cnt && !o.system_wide) {
-		cli_err("nothing to record: give a program, -p PID or -a (see 'tdrec record --help')");
+		cli_err(
+		    "nothing to record: give a program, -p PID or -a (see 'tdrec record --help')");
 		return CLI_EXIT_USAGE;
 	}
 	o.tdrec_argc = (size_t)argc + 1;

@@ -109,7 +109,7 @@ static void child_run(char *const argv[], const sigset_t *mask, int go_rd, int e
 int tdr_launch__start(char *const argv[], const sigset_t *child_mask, struct tdr_launch **out)
 {
 	struct tdr_launch *l;
-	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
+	int go[2] = {-1, -1}, ex[2] = {-1, -1};
 	int err;
 
 	if (!argv || !argv[0])

@@ -97,7 +97,7 @@ static int emit_comm(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid, 
 {
 	size_t name_sz = (strlen(comm) + 1 + 7) & ~(size_t)7;
 	size_t sz = 8 + 8 + name_sz + id_trailer_sz(sid);
-	struct perf_event_header h = { .type = PERF_RECORD_COMM, .misc = 0, .size = (uint16_t)sz };
+	struct perf_event_header h = {.type = PERF_RECORD_COMM, .misc = 0, .size = (uint16_t)sz};
 	uint8_t *p = buf_reserve(buf, sz);
 
 	if (!p)
@@ -152,9 +152,8 @@ static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid,
 	size_t name_sz = (len + 1 + 7) & ~(size_t)7;
 	/* header, pid tid, addr len pgoff, maj min, ino ino_generation, prot flags */
 	size_t sz = 8 + 8 + 3 * 8 + 2 * 4 + 2 * 8 + 2 * 4 + name_sz + id_trailer_sz(sid);
-	struct perf_event_header h = { .type = PERF_RECORD_MMAP2,
-				       .misc = PERF_RECORD_MISC_USER,
-				       .size = (uint16_t)sz };
+	struct perf_event_header h = {
+	    .type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER, .size = (uint16_t)sz};
 	uint8_t *p;
 
 	p = buf_reserve(buf, sz);

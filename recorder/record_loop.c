@@ -131,7 +131,8 @@ static void check_pids(struct loop *L, bool tick)
 			if (rec->pidfds[i] >= 0)
 				rec->pid_gone[i] = p->revents & (POLLIN | POLLHUP | POLLERR);
 			else if (tick) /* no pidfd (before Linux 5.3) */
-				rec->pid_gone[i] = kill(rec->opts->pids[i], 0) < 0 && errno == ESRCH;
+				rec->pid_gone[i] =
+				    kill(rec->opts->pids[i], 0) < 0 && errno == ESRCH;
 			if (rec->pid_gone[i])
 				p->fd = -1;
 		}
@@ -148,12 +149,12 @@ static int loop_setup(struct loop *L)
 	struct tdr_ring **rings = NULL;
 	size_t ring_sz = tdr_session__mmap_pages(s) * (size_t)sysconf(_SC_PAGESIZE);
 	struct tdr_wthread_opts wo = {
-		.chunk_sz = ring_sz < CHUNK_MIN_SZ ? CHUNK_MIN_SZ :
-			    ring_sz > CHUNK_MAX_SZ ? CHUNK_MAX_SZ
-						   : ring_sz,
-		.max_chunks = 2 * s->ring_cnt + 4,
-		.sink = frame_sink,
-		.ctx = rec->writer,
+	    .chunk_sz = ring_sz < CHUNK_MIN_SZ	 ? CHUNK_MIN_SZ
+			: ring_sz > CHUNK_MAX_SZ ? CHUNK_MAX_SZ
+						 : ring_sz,
+	    .max_chunks = 2 * s->ring_cnt + 4,
+	    .sink = frame_sink,
+	    .ctx = rec->writer,
 	};
 	size_t i;
 	int err;
@@ -173,14 +174,15 @@ static int loop_setup(struct loop *L)
 	free(rings);
 	if (err)
 		return err;
-	L->pfds[0] = (struct pollfd){ .fd = rec->sw.fd, .events = POLLIN };
-	L->pfds[1] = (struct pollfd){ .fd = tdr_wthread__wake_fd(L->wt), .events = POLLIN };
+	L->pfds[0] = (struct pollfd){.fd = rec->sw.fd, .events = POLLIN};
+	L->pfds[1] = (struct pollfd){.fd = tdr_wthread__wake_fd(L->wt), .events = POLLIN};
 	L->pidfd_base = 2;
 	for (i = 0; i < rec->pidfd_cnt; i++)
-		L->pfds[L->pidfd_base + i] = (struct pollfd){ .fd = rec->pidfds[i], .events = POLLIN };
+		L->pfds[L->pidfd_base + i] =
+		    (struct pollfd){.fd = rec->pidfds[i], .events = POLLIN};
 	L->ring_base = L->pidfd_base + rec->pidfd_cnt;
 	for (i = 0; i < s->ring_cnt; i++)
-		L->pfds[L->ring_base + i] = (struct pollfd){ .fd = s->rings[i].fd, .events = POLLIN };
+		L->pfds[L->ring_base + i] = (struct pollfd){.fd = s->rings[i].fd, .events = POLLIN};
 	L->recording = true;
 	return 0;
 }
@@ -231,7 +233,7 @@ static void loop_run(struct loop *L)
 /* Drain what is left, waiting for free chunks when starved (bounded). */
 static void loop_final_drain(struct loop *L)
 {
-	struct pollfd wake = { .fd = tdr_wthread__wake_fd(L->wt), .events = POLLIN };
+	struct pollfd wake = {.fd = tdr_wthread__wake_fd(L->wt), .events = POLLIN};
 
 	for (int i = 0; L->recording && i < 200; i++) {
 		tdr_drain__all(&L->drain);
@@ -290,7 +292,7 @@ static void loop_finish(struct loop *L)
 	struct tdr_record_summary *sum = &rec->sum;
 	const struct tdr_totals *tot;
 	struct tdr_event_totals *ev;
-	struct tdr_run_end end = { 0 };
+	struct tdr_run_end end = {0};
 	uint64_t fmt_lost = 0;
 	struct timespec ts;
 	int err;
@@ -302,8 +304,8 @@ static void loop_finish(struct loop *L)
 		sum->exit_code = code;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	sum->duration_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec -
-			   rec->start_mono_ns;
+	sum->duration_ns =
+	    (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - rec->start_mono_ns;
 	ev = event_totals(rec, &fmt_lost);
 	end.duration_ns = sum->duration_ns;
 	end.exit_code = sum->exit_code;
@@ -319,8 +321,8 @@ static void loop_finish(struct loop *L)
 	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);
 	if (err && !sum->write_err) {
 		sum->write_err = err;
-		tdr_warn("cannot finish %s: %s; the frames written so far stay readable",
-			 sum->path, tdr_strerror(err));
+		tdr_warn("cannot finish %s: %s; the frames written so far stay readable", sum->path,
+			 tdr_strerror(err));
 	}
 	sum->file_written = !err;
 	tot = tdr_writer__totals(rec->writer);
@@ -335,7 +337,7 @@ static void loop_finish(struct loop *L)
 
 int tdr_record__loop(struct tdr_recorder *rec)
 {
-	struct loop L = { .rec = rec };
+	struct loop L = {.rec = rec};
 	int err;
 
 	err = loop_setup(&L);
@@ -356,7 +358,7 @@ int tdr_record__loop(struct tdr_recorder *rec)
 	/* Whatever stopped the recording, a launched program is waited for
 	 * (a write error does not end it). Signals are still forwarded. */
 	while (rec->launch && tdr_launch__poll(rec->launch) == 0) {
-		struct pollfd p = { .fd = rec->sw.fd, .events = POLLIN };
+		struct pollfd p = {.fd = rec->sw.fd, .events = POLLIN};
 		struct signalfd_siginfo si;
 
 		if (poll(&p, 1, 1000) > 0)

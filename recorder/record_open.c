@@ -35,13 +35,13 @@
 bool tdr_record__probe_read_lost(void)
 {
 	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(a),
-		.config = PERF_COUNT_SW_DUMMY,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.read_format = PERF_FORMAT_LOST,
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = sizeof(a),
+	    .config = PERF_COUNT_SW_DUMMY,
+	    .disabled = 1,
+	    .exclude_kernel = 1,
+	    .exclude_hv = 1,
+	    .read_format = PERF_FORMAT_LOST,
 	};
 	int fd = tdr_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -85,11 +85,15 @@ static void explain_permission(const struct tdr_open_error *f, const struct tdr_
 		 "%s needs %s. Run as root (or with CAP_PERFMON), or lower it: "
 		 "sysctl kernel.perf_event_paranoid=%d%s",
 		 f->event_name, where(f, w, sizeof(w)), tdr_strerror(f->err), pv,
-		 o->system_wide ? "-a (all processes)" :
-		 o->kernel     ? "--kernel"
-			       : "recording your own programs",
-		 o->system_wide ? "0 or less" : o->kernel ? "1 or less" : "2 or less",
-		 o->system_wide ? 0 : o->kernel ? 1 : 2,
+		 o->system_wide ? "-a (all processes)"
+		 : o->kernel	? "--kernel"
+				: "recording your own programs",
+		 o->system_wide ? "0 or less"
+		 : o->kernel	? "1 or less"
+				: "2 or less",
+		 o->system_wide ? 0
+		 : o->kernel	? 1
+				: 2,
 		 o->pid_cnt ? "; -p also needs permission to trace the process (same user, "
 			      "or CAP_SYS_PTRACE)"
 			    : "");
@@ -148,10 +152,10 @@ int tdr_record__open(struct tdr_recorder *c)
 
 	for (;;) {
 		struct tdr_session_opts so = {
-			.plan = c->plan,
-			.pids = c->targets,
-			.pid_cnt = c->target_cnt,
-			.mmap_pages = c->mmap_pages,
+		    .plan = c->plan,
+		    .pids = c->targets,
+		    .pid_cnt = c->target_cnt,
+		    .mmap_pages = c->mmap_pages,
 		};
 
 		err = tdr_session__open(&so, &c->session, &f);
@@ -173,10 +177,11 @@ int tdr_record__open(struct tdr_recorder *c)
 			enum tdr_plan_kind next = tdr_plan_kind__fallback(from);
 
 			if (next == TDR_PLAN_KIND_CNT) {
-				tdr_warn("the kernel refused event '%s' of plan %s (%s): %s; no other "
-					 "plan to fall back to",
-					 f.event_name, tdr_plan_kind_name(from),
-					 where(&f, w, sizeof(w)), tdr_strerror(err));
+				tdr_warn(
+				    "the kernel refused event '%s' of plan %s (%s): %s; no other "
+				    "plan to fall back to",
+				    f.event_name, tdr_plan_kind_name(from), where(&f, w, sizeof(w)),
+				    tdr_strerror(err));
 				return err;
 			}
 			snprintf(line, sizeof(line),
@@ -229,10 +234,11 @@ int tdr_record__open(struct tdr_recorder *c)
 	}
 	if (tdr_session__mmap_pages(c->session) &&
 	    tdr_session__mmap_pages(c->session) < c->mmap_pages) {
-		snprintf(line, sizeof(line),
-			 "ring buffers reduced from %zu to %zu pages per CPU (locked-memory budget, "
-			 "perf_event_mlock_kb): samples may be lost at high rates",
-			 c->mmap_pages, tdr_session__mmap_pages(c->session));
+		snprintf(
+		    line, sizeof(line),
+		    "ring buffers reduced from %zu to %zu pages per CPU (locked-memory budget, "
+		    "perf_event_mlock_kb): samples may be lost at high rates",
+		    c->mmap_pages, tdr_session__mmap_pages(c->session));
 		tdr_warn("%s", line);
 		err = tdr_record__add_note(c, line);
 		if (err)

@@ -127,8 +127,8 @@ static int choose_plan(struct tdr_recorder *rec)
 	p->sysfs_root = o->sysfs_root;
 	p->sampler = o->sampler;
 	p->sample_period = o->sample_period;
-	p->sample_freq = o->sample_period ? 0 :
-			 o->sample_freq	  ? o->sample_freq
+	p->sample_freq = o->sample_period ? 0
+			 : o->sample_freq ? o->sample_freq
 					  : TDR_RECORD_DEFAULT_FREQ;
 	p->kernel = o->kernel;
 	/* -a measures every task per CPU: nothing to inherit. */
@@ -191,9 +191,9 @@ static int build_meta(struct tdr_recorder *rec)
 static int open_writer(struct tdr_recorder *rec)
 {
 	struct tdr_writer_opts wo = {
-		.path = rec->sum.path,
-		.atomic_replace = true,
-		.zstd_level = rec->opts->zstd_level,
+	    .path = rec->sum.path,
+	    .atomic_replace = true,
+	    .zstd_level = rec->opts->zstd_level,
 	};
 	struct stat st;
 	int err;
@@ -222,7 +222,7 @@ static int write_synth(struct tdr_recorder *rec)
 {
 	const struct tdr_record_opts *o = rec->opts;
 	const struct tdr_session_group *g = &rec->session->groups[0];
-	struct tdr_synth_buf buf = { 0 };
+	struct tdr_synth_buf buf = {0};
 	struct tdr_synth_id sid;
 	pid_t *all = NULL;
 	const pid_t *pids = o->pids;
@@ -252,7 +252,8 @@ static int write_synth(struct tdr_recorder *rec)
 		if (e == -ENOMEM)
 			err = e; /* a process that ended meanwhile is fine */
 		if (!err && buf.sz >= SYNTH_FRAME_SZ) {
-			err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data, buf.sz);
+			err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data,
+						    buf.sz);
 			buf.sz = 0;
 		}
 	}

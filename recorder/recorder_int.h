@@ -54,12 +54,12 @@ struct tdr_ring_counts {
 	uint64_t lost_records; /* PERF_RECORD_LOST */
 	uint64_t lost_samples; /* sum of their lost fields */
 	uint64_t throttles;
-	uint64_t resyncs; /* bad headers: the ring was skipped to data_head */
+	uint64_t resyncs;   /* bad headers: the ring was skipped to data_head */
 	uint64_t oversized; /* records larger than a whole chunk: skipped */
 };
 
 struct tdr_ring {
-	void *base;   /* the mapping: the perf_event_mmap_page, then data */
+	void *base;    /* the mapping: the perf_event_mmap_page, then data */
 	size_t map_sz; /* 0 for a ring given by tdr_ring__init_mem */
 	struct perf_event_mmap_page *pg;
 	uint8_t *data;
@@ -195,7 +195,7 @@ void tdr_drain__release(struct tdr_drain *d);
 struct tdr_session_group {
 	size_t event_cnt;
 	struct tdr_plan_event events[TDR_PLAN_MAX_EVENTS]; /* names, flags, attrs as opened */
-	int sampler_idx;	/* -1 without sampler */
+	int sampler_idx;				   /* -1 without sampler */
 	size_t cpu_cnt;
 	int *cpus;
 	/* fds[(cpu_idx * pid_cnt + pid_idx) * event_cnt + e], ids alike */
@@ -214,8 +214,9 @@ struct tdr_session {
 };
 
 /* fd index helper. */
-static inline size_t tdr_session_slot(const struct tdr_session *s, const struct tdr_session_group *g,
-				      size_t cpu_idx, size_t pid_idx, size_t e)
+static inline size_t tdr_session_slot(const struct tdr_session *s,
+				      const struct tdr_session_group *g, size_t cpu_idx,
+				      size_t pid_idx, size_t e)
 {
 	return (cpu_idx * s->pid_cnt + pid_idx) * g->event_cnt + e;
 }

@@ -113,8 +113,8 @@ static int group_open(struct tdr_session *s, size_t gi, struct tdr_open_error *f
 			for (size_t e = 0; e < g->event_cnt; e++) {
 				/* The kernel may write attr.size back (E2BIG): use a copy. */
 				struct perf_event_attr a = g->events[e].attr;
-				int fd = tdr_sys_perf_event_open(&a, s->pids[pi], g->cpus[ci], leader,
-								 PERF_FLAG_FD_CLOEXEC);
+				int fd = tdr_sys_perf_event_open(&a, s->pids[pi], g->cpus[ci],
+								 leader, PERF_FLAG_FD_CLOEXEC);
 				int err;
 
 				if (fd < 0) {
@@ -258,8 +258,8 @@ int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **
 			break;
 		session_close(s);
 		/* Over the mlock budget (kernel-facts 7): try a smaller ring. */
-		if (err == -EPERM && fail && fail->stage == TDR_STAGE_MMAP && pages / 2 >= min_pages &&
-		    pages > 1) {
+		if (err == -EPERM && fail && fail->stage == TDR_STAGE_MMAP &&
+		    pages / 2 >= min_pages && pages > 1) {
 			pages /= 2;
 			continue;
 		}
@@ -394,8 +394,10 @@ int tdr_session__fill_meta(const struct tdr_session *s, struct tdr_meta *meta)
 				return -ENOMEM;
 			for (size_t ci = 0; ci < g->cpu_cnt; ci++) {
 				for (size_t pi = 0; pi < s->pid_cnt; pi++, k++) {
-					ids[k].cpu = g->cpus[ci] < 0 ? UINT32_MAX : (uint32_t)g->cpus[ci];
-					ids[k].pid = s->pids[pi] < 0 ? UINT32_MAX : (uint32_t)s->pids[pi];
+					ids[k].cpu =
+					    g->cpus[ci] < 0 ? UINT32_MAX : (uint32_t)g->cpus[ci];
+					ids[k].pid =
+					    s->pids[pi] < 0 ? UINT32_MAX : (uint32_t)s->pids[pi];
 					ids[k].id = g->ids[tdr_session_slot(s, g, ci, pi, e)];
 				}
 			}

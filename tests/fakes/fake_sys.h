@@ -31,8 +31,7 @@ struct fake_open_call {
 };
 
 /* Return 0 to let an open succeed, or -errno to fail it. */
-typedef int (*fake_open_hook_fn)(const struct perf_event_attr *a, pid_t pid, int cpu,
-				 void *ctx);
+typedef int (*fake_open_hook_fn)(const struct perf_event_attr *a, pid_t pid, int cpu, void *ctx);
 
 struct fake_sys {
 	fake_open_hook_fn open_hook;

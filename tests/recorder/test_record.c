@@ -42,11 +42,11 @@ struct fixture {
 static bool perf_allowed(void)
 {
 	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(a),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.disabled = 1,
-		.exclude_kernel = 1,
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = sizeof(a),
+	    .config = PERF_COUNT_SW_CPU_CLOCK,
+	    .disabled = 1,
+	    .exclude_kernel = 1,
 	};
 	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 
@@ -239,7 +239,7 @@ static void raw_group_values(const char *path, struct readback *rb)
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 				 PERF_SAMPLE_READ;
 	struct tdr_reader *r = NULL;
-	struct tdr_frame_buf fb = { 0 };
+	struct tdr_frame_buf fb = {0};
 	const struct tdr_meta *m;
 	uint64_t rf;
 	size_t per;
@@ -256,7 +256,7 @@ static void raw_group_values(const char *path, struct readback *rb)
 		const struct perf_event_header *h;
 
 		assert_int_equal(tdr_reader__load_frame(r, fi, &fb), 0);
-		it = (struct tdr_record_iter){ .data = fb.data, .sz = fb.sz };
+		it = (struct tdr_record_iter){.data = fb.data, .sz = fb.sz};
 		while (tdr_records__next(&it, &h) > 0) {
 			const uint64_t *u = (const uint64_t *)(const void *)(h + 1);
 			uint32_t tid;
@@ -276,7 +276,7 @@ static void raw_group_values(const char *path, struct readback *rb)
 				struct tid_stats *t = &rb->tids[i];
 
 				if (t->tid == tid && t->val_cnt < 8192)
-					t->vals[t->val_cnt++] = (struct tv){ u[0], u[3], v1 };
+					t->vals[t->val_cnt++] = (struct tv){u[0], u[3], v1};
 			}
 		}
 	}
@@ -328,8 +328,8 @@ static void read_back(const char *path, struct readback *rb, bool want_trailer)
 static void test_record__single_thread(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", SPIN_PATH,
-			       "0.2", NULL };
+	const char *args[] = {"record", "--plan",  "software", "-o", f->out,
+			      "--",	SPIN_PATH, "0.2",      NULL};
 	static struct readback rb; /* large: per-thread value arrays */
 	struct tdr_reader *r = NULL;
 	const struct tdr_run_end *end;
@@ -369,8 +369,8 @@ static void test_record__single_thread(void **state)
 static void test_record__two_threads_have_their_own_values(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "record", "--plan", "software", "-q", "-o", f->out, "--", SPIN_PATH,
-			       "0.2", "2", NULL };
+	const char *args[] = {"record", "--plan",  "software", "-q", "-o", f->out,
+			      "--",	SPIN_PATH, "0.2",      "2",  NULL};
 	static struct readback rb; /* large: per-thread value arrays */
 	size_t workers = 0;
 
@@ -397,8 +397,8 @@ static void test_record__two_threads_have_their_own_values(void **state)
 static void test_record__fork_and_exec(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", FORKEXEC_PATH,
-			       SPIN_PATH, "0.2", NULL };
+	const char *args[] = {"record", "--plan",      "software", "-o",  f->out,
+			      "--",	FORKEXEC_PATH, SPIN_PATH,  "0.2", NULL};
 	static struct readback rb; /* large: per-thread value arrays */
 	bool child_seen = false;
 
@@ -415,7 +415,7 @@ static void test_record__attach_to_running_process(void **state)
 {
 	struct fixture *f = *state;
 	char pidtxt[32];
-	const char *args[] = { "record", "--plan", "software", "-o", f->out, "-p", pidtxt, NULL };
+	const char *args[] = {"record", "--plan", "software", "-o", f->out, "-p", pidtxt, NULL};
 	pid_t spin, rec;
 	static struct readback rb; /* large: per-thread value arrays */
 	struct tdr_reader *r = NULL;
@@ -446,8 +446,8 @@ static void test_record__attach_to_running_process(void **state)
 	/* ...and the spin executable's mapping: its work loop is sampled. */
 	assert_true(rb.samples_in_spin > 0);
 	assert_int_equal(tdr_reader__open(f->out, &r), 0);
-	synth_first = tdr_reader__frame_cnt(r) > 0 &&
-		      tdr_reader__frame(r, 0)->ring == TDR_RING_SYNTHETIC;
+	synth_first =
+	    tdr_reader__frame_cnt(r) > 0 && tdr_reader__frame(r, 0)->ring == TDR_RING_SYNTHETIC;
 	assert_true(synth_first);
 	assert_true(tdr_reader__meta(r)->flags & TDR_META_ATTACHED);
 	assert_true(tdr_reader__run_end(r)->flags & TDR_END_NO_PROGRAM);
@@ -457,8 +457,8 @@ static void test_record__attach_to_running_process(void **state)
 static void test_record__sigint_finishes_the_file(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", SPIN_PATH, "30",
-			       NULL };
+	const char *args[] = {"record", "--plan",  "software", "-o", f->out,
+			      "--",	SPIN_PATH, "30",       NULL};
 	struct tdr_reader *r = NULL;
 	const struct tdr_run_end *end;
 	pid_t rec;
@@ -495,8 +495,8 @@ static off_t file_size(const char *path)
 static void test_record__killed_recorder_leaves_readable_partial(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "record", "--plan", "software", "-o", f->out, "--", SPIN_PATH, "30",
-			       NULL };
+	const char *args[] = {"record", "--plan",  "software", "-o", f->out,
+			      "--",	SPIN_PATH, "30",       NULL};
 	struct tdr_reader *r = NULL;
 	off_t meta_sz;
 	size_t kernel_frames = 0;
@@ -525,9 +525,9 @@ static void test_record__killed_recorder_leaves_readable_partial(void **state)
 static void test_record__exit_status_is_the_programs(void **state)
 {
 	struct fixture *f = *state;
-	const char *exit7[] = { "record", "-q", "-o", f->out, SPIN_PATH, "0.01", "0", "7", NULL };
-	const char *segv[] = { "record", "-q", "-o", f->out, "--", "/bin/sh", "-c", "kill -SEGV $$",
-			       NULL };
+	const char *exit7[] = {"record", "-q", "-o", f->out, SPIN_PATH, "0.01", "0", "7", NULL};
+	const char *segv[] = {"record",	       "-q", "-o", f->out, "--", "/bin/sh", "-c",
+			      "kill -SEGV $$", NULL};
 
 	SKIP_UNLESS_PERF();
 	assert_int_equal(run_tdrec(f, NULL, exit7), 7);
@@ -538,8 +538,8 @@ static void test_record__exit_status_is_the_programs(void **state)
 static void test_record__missing_program_exits_127_and_keeps_file(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "record", "-o", f->out, "--", "/nonexistent/tdrec-no-such-program",
-			       NULL };
+	const char *args[] = {"record", "-o", f->out, "--", "/nonexistent/tdrec-no-such-program",
+			      NULL};
 	FILE *fp;
 	int lines = 0;
 	const char *err;
@@ -561,7 +561,7 @@ static void test_record__missing_program_exits_127_and_keeps_file(void **state)
 static void test_record__dev_full_fails_clearly(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "record", "-o", "/dev/full", "--", SPIN_PATH, "0.05", NULL };
+	const char *args[] = {"record", "-o", "/dev/full", "--", SPIN_PATH, "0.05", NULL};
 	struct stat st;
 
 	SKIP_UNLESS_PERF();
@@ -579,8 +579,8 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 {
 	struct fixture *f = *state;
 	char mnt[300], out[320];
-	const char *args[] = { "record", "--plan", "software", "-F", "20000", "-o", out, "--",
-			       SPIN_PATH, "0.4", "2", NULL };
+	const char *args[] = {"record", "--plan", "software", "-F",  "20000", "-o",
+			      out,	"--",	  SPIN_PATH,  "0.4", "2",     NULL};
 	struct tdr_reader *r = NULL;
 
 	SKIP_UNLESS_PERF();
@@ -605,8 +605,8 @@ static void test_record__dry_run_prints_plan_and_opens_nothing(void **state)
 {
 	struct fixture *f = *state;
 	char stdout_path[320];
-	const char *args[] = { "record", "--dry-run", "--plan", "software", "-o", f->out, "--",
-			       "true", NULL };
+	const char *args[] = {"record", "--dry-run", "--plan", "software", "-o",
+			      f->out,	"--",	     "true",   NULL};
 	const char *text;
 
 	snprintf(stdout_path, sizeof(stdout_path), "%s/stdout", f->dir);
@@ -622,10 +622,10 @@ static void test_record__dry_run_prints_plan_and_opens_nothing(void **state)
 static void test_record__usage_errors(void **state)
 {
 	struct fixture *f = *state;
-	const char *none[] = { "record", "-o", f->out, NULL };
-	const char *both[] = { "record", "-F", "100", "-c", "1000", "true", NULL };
-	const char *pages[] = { "record", "--mmap-pages", "3", "true", NULL };
-	const char *help[] = { "record", "--help", NULL };
+	const char *none[] = {"record", "-o", f->out, NULL};
+	const char *both[] = {"record", "-F", "100", "-c", "1000", "true", NULL};
+	const char *pages[] = {"record", "--mmap-pages", "3", "true", NULL};
+	const char *help[] = {"record", "--help", NULL};
 	char stdout_path[320];
 
 	assert_int_equal(run_tdrec(f, NULL, none), 2);
@@ -640,27 +640,25 @@ static void test_record__usage_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_record__single_thread, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record__two_threads_have_their_own_values,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record__fork_and_exec, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record__attach_to_running_process, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_record__killed_recorder_leaves_readable_partial,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_record__missing_program_exits_127_and_keeps_file,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_record__dry_run_prints_plan_and_opens_nothing,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record__usage_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__single_thread, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__two_threads_have_their_own_values, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__fork_and_exec, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__attach_to_running_process, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__killed_recorder_leaves_readable_partial,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__missing_program_exits_127_and_keeps_file,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__dry_run_prints_plan_and_opens_nothing,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__usage_errors, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,16 +95,16 @@ static int fk_write_sample(struct fake_kernel *k, size_t size)
 		return 0;
 	}
 	if (k->lost_pending) {
-		uint64_t body[2] = { LOST_ID, k->lost_pending };
+		uint64_t body[2] = {LOST_ID, k->lost_pending};
 
-		h = (struct perf_event_header){ .type = PERF_RECORD_LOST, .size = LOST_SZ };
+		h = (struct perf_event_header){.type = PERF_RECORD_LOST, .size = LOST_SZ};
 		memcpy(rec, &h, sizeof(h));
 		memcpy(rec + 8, body, sizeof(body));
 		fk_put(k, rec, LOST_SZ);
 		k->lost_reported += k->lost_pending;
 		k->lost_pending = 0;
 	}
-	h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .size = (uint16_t)size };
+	h = (struct perf_event_header){.type = PERF_RECORD_SAMPLE, .size = (uint16_t)size};
 	memcpy(rec, &h, sizeof(h));
 	memcpy(rec + 8, &seq, sizeof(seq));
 	for (size_t i = 16; i < size; i++)
@@ -233,10 +233,13 @@ static void run_concurrent(uint64_t pages, long records, uint32_t seed)
 	void *mem = aligned_alloc(PAGE, PAGE + data_sz);
 	struct fake_kernel k;
 	struct tdr_ring ring;
-	struct tdr_ring *rings[1] = { &ring };
-	struct collect col = { .rng = seed * 7 + 1 };
+	struct tdr_ring *rings[1] = {&ring};
+	struct collect col = {.rng = seed * 7 + 1};
 	struct tdr_wthread_opts wo = {
-		.chunk_sz = 2048, .max_chunks = 4, .sink = collect_sink, .ctx = &col,
+	    .chunk_sz = 2048,
+	    .max_chunks = 4,
+	    .sink = collect_sink,
+	    .ctx = &col,
 	};
 	struct tdr_wthread *wt = NULL;
 	struct tdr_drain d;
@@ -401,7 +404,7 @@ static void test_ring__bad_header_resyncs(void **state)
 	struct tdr_ring ring;
 	uint8_t out[PAGE];
 	size_t copied;
-	struct perf_event_header bad = { .type = 9, .size = 0 };
+	struct perf_event_header bad = {.type = 9, .size = 0};
 
 	(void)state;
 	fk_init(&k, mem, PAGE, 10, 1);
@@ -422,9 +425,12 @@ static void test_ring__bad_header_resyncs(void **state)
 /* After the sink fails, later chunks are dropped and counted, not written. */
 static void test_wthread__sink_error_stops_writing(void **state)
 {
-	struct collect col = { .rng = 3, .fail_at = 2 };
+	struct collect col = {.rng = 3, .fail_at = 2};
 	struct tdr_wthread_opts wo = {
-		.chunk_sz = 256, .max_chunks = 2, .sink = collect_sink, .ctx = &col,
+	    .chunk_sz = 256,
+	    .max_chunks = 2,
+	    .sink = collect_sink,
+	    .ctx = &col,
 	};
 	struct tdr_wthread *wt = NULL;
 	struct tdr_chunk *c;
@@ -449,12 +455,12 @@ static void test_wthread__sink_error_stops_writing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring__wrapped_record_is_contiguous),
-		cmocka_unit_test(test_ring__partial_read_keeps_whole_records),
-		cmocka_unit_test(test_ring__bad_header_resyncs),
-		cmocka_unit_test(test_ring__full_ring_drops_then_reports_lost),
-		cmocka_unit_test(test_wthread__sink_error_stops_writing),
-		cmocka_unit_test(test_drain__every_byte_once_in_order_1_to_64_pages),
+	    cmocka_unit_test(test_ring__wrapped_record_is_contiguous),
+	    cmocka_unit_test(test_ring__partial_read_keeps_whole_records),
+	    cmocka_unit_test(test_ring__bad_header_resyncs),
+	    cmocka_unit_test(test_ring__full_ring_drops_then_reports_lost),
+	    cmocka_unit_test(test_wthread__sink_error_stops_writing),
+	    cmocka_unit_test(test_drain__every_byte_once_in_order_1_to_64_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

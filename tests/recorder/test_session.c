@@ -61,12 +61,12 @@ static int setup(void **state)
 static struct tdr_plan *build(const char *tree, enum tdr_plan_kind kind, bool inherit)
 {
 	struct tdr_plan_opts o = {
-		.sysfs_root = fixture(tree),
-		.sample_freq = 4000,
-		.inherit = inherit,
-		.enable_on_exec = true,
-		.read_lost = true,
-		.clockid = 1,
+	    .sysfs_root = fixture(tree),
+	    .sample_freq = 4000,
+	    .inherit = inherit,
+	    .enable_on_exec = true,
+	    .read_lost = true,
+	    .clockid = 1,
 	};
 	struct tdr_plan *p = NULL;
 
@@ -78,9 +78,9 @@ static void test_session__groups_per_cpu_leader_first(void **state)
 {
 	struct tdr_plan *plan = build("vm", TDR_PLAN_SOFTWARE, true);
 	pid_t pid = 4242;
-	struct tdr_session_opts so = { .plan = plan, .pids = &pid, .pid_cnt = 1, .mmap_pages = 16 };
+	struct tdr_session_opts so = {.plan = plan, .pids = &pid, .pid_cnt = 1, .mmap_pages = 16};
 	struct tdr_session *s = NULL;
-	struct tdr_meta meta = { 0 };
+	struct tdr_meta meta = {0};
 	size_t ev = plan->groups[0].event_cnt, cpus = plan->groups[0].cpu_cnt;
 	const struct perf_event_attr *sa;
 
@@ -125,8 +125,8 @@ static void test_session__groups_per_cpu_leader_first(void **state)
 static void test_session__second_target_shares_the_cpu_ring(void **state)
 {
 	struct tdr_plan *plan = build("vm", TDR_PLAN_SOFTWARE, true);
-	pid_t pids[2] = { 10, 11 };
-	struct tdr_session_opts so = { .plan = plan, .pids = pids, .pid_cnt = 2, .mmap_pages = 8 };
+	pid_t pids[2] = {10, 11};
+	struct tdr_session_opts so = {.plan = plan, .pids = pids, .pid_cnt = 2, .mmap_pages = 8};
 	struct tdr_session *s = NULL;
 	size_t cpus = plan->groups[0].cpu_cnt;
 
@@ -144,7 +144,7 @@ static void test_session__mmap_eperm_halves_the_ring(void **state)
 {
 	struct tdr_plan *plan = build("vm", TDR_PLAN_SOFTWARE, true);
 	pid_t pid = 5;
-	struct tdr_session_opts so = { .plan = plan, .pids = &pid, .pid_cnt = 1, .mmap_pages = 128 };
+	struct tdr_session_opts so = {.plan = plan, .pids = &pid, .pid_cnt = 1, .mmap_pages = 128};
 	struct tdr_session *s = NULL;
 	struct tdr_open_error f;
 
@@ -180,12 +180,12 @@ static void ladder_init(struct ladder *l, const char *tree, enum tdr_plan_kind k
 	l->pid = 77;
 	l->rec.opts = &l->opts;
 	l->rec.popts = (struct tdr_plan_opts){
-		.sysfs_root = fixture(tree),
-		.sample_freq = 4000,
-		.inherit = true,
-		.enable_on_exec = true,
-		.read_lost = true,
-		.clockid = 1,
+	    .sysfs_root = fixture(tree),
+	    .sample_freq = 4000,
+	    .inherit = true,
+	    .enable_on_exec = true,
+	    .read_lost = true,
+	    .clockid = 1,
 	};
 	assert_int_equal(tdr_plan__build(&l->rec.popts, kind, &l->rec.plan), 0);
 	l->rec.targets = &l->pid;
@@ -329,18 +329,16 @@ static void test_open__mmap_budget_too_small_is_explained(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_session__groups_per_cpu_leader_first, setup),
-		cmocka_unit_test_setup(test_session__second_target_shares_the_cpu_ring, setup),
-		cmocka_unit_test_setup(test_session__mmap_eperm_halves_the_ring, setup),
-		cmocka_unit_test_setup(test_open__l2_refused_falls_back_to_l1_naming_the_event,
-				       setup),
-		cmocka_unit_test_setup(test_open__inherit_with_sample_read_refused_retries_without,
-				       setup),
-		cmocka_unit_test_setup(test_open__plan_refused_falls_back_with_inherit_restored,
-				       setup),
-		cmocka_unit_test_setup(test_open__emfile_raises_the_limit_and_retries, setup),
-		cmocka_unit_test_setup(test_open__permission_refusal_is_explained, setup),
-		cmocka_unit_test_setup(test_open__mmap_budget_too_small_is_explained, setup),
+	    cmocka_unit_test_setup(test_session__groups_per_cpu_leader_first, setup),
+	    cmocka_unit_test_setup(test_session__second_target_shares_the_cpu_ring, setup),
+	    cmocka_unit_test_setup(test_session__mmap_eperm_halves_the_ring, setup),
+	    cmocka_unit_test_setup(test_open__l2_refused_falls_back_to_l1_naming_the_event, setup),
+	    cmocka_unit_test_setup(test_open__inherit_with_sample_read_refused_retries_without,
+				   setup),
+	    cmocka_unit_test_setup(test_open__plan_refused_falls_back_with_inherit_restored, setup),
+	    cmocka_unit_test_setup(test_open__emfile_raises_the_limit_and_retries, setup),
+	    cmocka_unit_test_setup(test_open__permission_refusal_is_explained, setup),
+	    cmocka_unit_test_setup(test_open__mmap_budget_too_small_is_explained, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
