@@ -323,7 +323,6 @@ struct tdr_parser {
 	 * system-wide: only there does time_running < time_enabled mean
 	 * multiplexing (a per-CPU task event also shows it after a migration). */
 	struct u64map id_everywhere;
-	bool warned_unknown_id;
 	/* File sources (run.c, perfdata.c); source_fini releases them. */
 	void (*source_fini)(struct tdr_parser *p);
 	struct tdr_reader *reader;
