@@ -169,7 +169,9 @@ struct tdr_totals {
 	uint64_t unthrottles;
 	uint64_t raw_bytes;	   /* record bytes before compression */
 	uint64_t compressed_bytes; /* frame payload bytes on disk */
-	/* Given by the caller of tdr_writer__finish: */
+	/* Given by the caller of tdr_writer__finish. Read from a file,
+	 * event_cnt is what the file holds, normally meta.event_cnt but not
+	 * guaranteed: index events[] only below event_cnt. */
 	size_t event_cnt;
 	struct tdr_event_totals *events;
 };
