@@ -135,8 +135,11 @@ static int copy_side_info(struct tdr_diff *d, int side, const struct tdr_report 
 		return -ENOMEM;
 	if (r->plan && !(s->plan = tdr_strdup(r->plan)))
 		return -ENOMEM;
+	/* The plans' notes are information about each recording, not about
+	 * the comparison: only real warnings are repeated. */
 	for (size_t i = 0; i < r->warn_cnt; i++)
-		if (diff_warn(d, "%s: %s", side ? "NEW" : "OLD", r->warnings[i]))
+		if (strncmp(r->warnings[i], "note: ", 6) &&
+		    diff_warn(d, "%s: %s", side ? "NEW" : "OLD", r->warnings[i]))
 			return -ENOMEM;
 	return 0;
 }

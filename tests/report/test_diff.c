@@ -237,6 +237,7 @@ static void test_diff__output_json_and_text(void **state)
 	(void)state;
 	make_pair(&mo, &mn, &old, &new, &fs);
 	tdr_report__warn(old, "something about OLD");
+	tdr_report__warn(new, "note: plan notes are not repeated in a diff");
 	assert_int_equal(tdr_diff__new(old, "/tmp/before.tdr", new, "/tmp/after.tdr", &d), 0);
 	out = fx_render_diff(d, TDR_FMT_JSON, 0);
 	j = jm_parse(out, &where);

@@ -321,7 +321,8 @@ static void test_e2e__errors_and_usage(void **state)
 	assert_int_equal(run(&out, "echo hello > '%s/junk'; '%s' report -i '%s/junk' 2>&1",
 			     e->dir, e->tdrec, e->dir),
 			 1);
-	assert_non_null(strstr(out, "junk: "));
+	assert_non_null(strstr(out, "junk: not a tdrec or perf.data file"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out)); /* one line */
 	free(out);
 	/* With --json the error is JSON on stdout. */
 	assert_int_equal(run(&out, "'%s' report --json -i '%s/missing.tdr' 2>/dev/null", e->tdrec,
