@@ -26,6 +26,7 @@
 #include "recorder_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -286,6 +287,26 @@ static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t 
 	return ev;
 }
 
+/* Problems counted on the hot path, reported once (style.md B6). */
+static void report_ring_problems(struct loop *L)
+{
+	struct tdr_session *s = L->rec->session;
+	uint64_t resyncs = 0, oversized = 0, bytes = 0;
+
+	for (size_t r = 0; r < s->ring_cnt; r++) {
+		resyncs += s->rings[r].cnt.resyncs;
+		oversized += s->rings[r].cnt.oversized;
+		bytes += s->rings[r].cnt.bytes;
+	}
+	if (resyncs || oversized)
+		tdr_warn("ring buffers held %" PRIu64 " bad record headers and %" PRIu64
+			 " oversized records; the rest of those rings was skipped",
+			 resyncs, oversized);
+	tdr_debug("drained %" PRIu64 " bytes from %zu rings; %" PRIu64
+		  " times a ring waited for a free chunk",
+		  bytes, s->ring_cnt, L->drain.starved_cnt);
+}
+
 static void loop_finish(struct loop *L)
 {
 	struct tdr_recorder *rec = L->rec;
@@ -307,6 +328,7 @@ static void loop_finish(struct loop *L)
 	sum->duration_ns =
 	    (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - rec->start_mono_ns;
 	ev = event_totals(rec, &fmt_lost);
+	report_ring_problems(L);
 	end.duration_ns = sum->duration_ns;
 	end.exit_code = sum->exit_code;
 	end.term_signal = sum->term_signal;
