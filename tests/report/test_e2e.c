@@ -5,7 +5,7 @@
  * without a PMU can open): the bundled example's four hot functions must
  * appear; a report of a perf.data file must count exactly the samples
  * 'perf report' counts per function (perf is the oracle, skipped when not
- * installed); a diff of two runs of a program whose arguments move work from
+ * installed); two threads each show their own function; a diff of two runs of a program whose arguments move work from
  * one function to the other must show that direction; bad input and bad
  * options give one line and the documented exit status.
  */
@@ -306,6 +306,49 @@ static void test_e2e__diff_shows_direction_of_change(void **state)
 	free(out);
 }
 
+static void test_e2e__two_threads_each_with_its_function(void **state)
+{
+	struct env *e = *state;
+	char cmd[8192], opt[64];
+	const struct jm *rows;
+	struct jm *j;
+	const char *tops[2] = { NULL, NULL };
+	size_t threads = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s' 20 20 threads", e->workmix);
+	record(e, "thr.tdr", cmd);
+	j = report_json(e, "thr.tdr", "");
+	assert_non_null(row_named(j, "spin_a"));
+	assert_non_null(row_named(j, "spin_b"));
+	assert_true(jm_get(row_named(j, "spin_a"), "share")->num > 0.2);
+	assert_true(jm_get(row_named(j, "spin_b"), "share")->num > 0.2);
+	jm_free(j);
+
+	/* Two busy threads of one process; each one's top function is its own. */
+	j = report_json(e, "thr.tdr", "--by thread");
+	rows = jm_get(j, "rows");
+	for (size_t i = 0; i < rows->n && threads < 2; i++) {
+		const struct jm *row = jm_at(rows, i);
+		struct jm *f;
+
+		if (jm_get(row, "share")->num < 0.2)
+			continue;
+		assert_int_equal(jm_get(row, "pid")->num, jm_get(jm_at(rows, 0), "pid")->num);
+		snprintf(opt, sizeof(opt), "--tid %.0f", jm_get(row, "tid")->num);
+		f = report_json(e, "thr.tdr", opt);
+		tops[threads++] = strdup(jm_get(jm_at(jm_get(f, "rows"), 0), "name")->str);
+		assert_true(jm_get(jm_at(jm_get(f, "rows"), 0), "share")->num > 0.8);
+		jm_free(f);
+	}
+	assert_int_equal(threads, 2);
+	assert_true(!strcmp(tops[0], "spin_a") || !strcmp(tops[0], "spin_b"));
+	assert_true(!strcmp(tops[1], "spin_a") || !strcmp(tops[1], "spin_b"));
+	assert_string_not_equal(tops[0], tops[1]);
+	free((void *)tops[0]);
+	free((void *)tops[1]);
+	jm_free(j);
+}
+
 static void test_e2e__errors_and_usage(void **state)
 {
 	struct env *e = *state;
@@ -359,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
 		cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
 		cmocka_unit_test(test_e2e__diff_shows_direction_of_change),
+		cmocka_unit_test(test_e2e__two_threads_each_with_its_function),
 		cmocka_unit_test(test_e2e__errors_and_usage),
 	};
 

@@ -1,14 +1,18 @@
 /*
  * tests/report/progs/workmix.c - two CPU-bound functions with separate work sizes.
  *
- * usage: workmix UNITS_A UNITS_B
+ * usage: workmix UNITS_A UNITS_B [threads]
  * spin_a runs UNITS_A units of work and spin_b UNITS_B units (about 10 ms
  * each), so two recordings with different arguments shift the share of
  * samples between the two functions by a known direction: the diff test.
+ * With "threads", spin_a runs in a second thread while the main thread runs
+ * spin_b: each thread has its own hot function.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define UNIT_ITERS 10000000ull
 
@@ -33,16 +37,35 @@ __attribute__((noinline, noclone)) static uint64_t spin_b(uint64_t units)
 	return x ^ y;
 }
 
+static void *thread_a(void *arg)
+{
+	uint64_t *units = arg;
+
+	*units = spin_a(*units);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t a, b;
+	pthread_t t;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: workmix UNITS_A UNITS_B\n");
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "threads"))) {
+		fprintf(stderr, "usage: workmix UNITS_A UNITS_B [threads]\n");
 		return 2;
 	}
 	a = strtoull(argv[1], NULL, 10);
 	b = strtoull(argv[2], NULL, 10);
+	if (argc == 4) {
+		if (pthread_create(&t, NULL, thread_a, &a)) {
+			perror("pthread_create");
+			return 1;
+		}
+		b = spin_b(b);
+		pthread_join(t, NULL);
+		printf("workmix: %llx\n", (unsigned long long)(a ^ b));
+		return 0;
+	}
 	printf("workmix: %llx\n", (unsigned long long)(spin_a(a) ^ spin_b(b)));
 	return 0;
 }
