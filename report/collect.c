@@ -145,7 +145,10 @@ static bool sample_passes(struct tdr_report *r, const struct tdr_sample *s)
 	if (f->dso_cnt) {
 		/* Mappings live as long as the parser: cache the last answer. */
 		if (!s->map || s->map != r->f_last_map) {
-			r->f_last_ok = dso_matches(r, sample_dso(s));
+			/* Kernel code also answers to [kernel.kallsyms], whatever its
+			 * mapping is called (perf.data: "[kernel.kallsyms]_text"). */
+			r->f_last_ok = dso_matches(r, sample_dso(s)) ||
+				       (kernel_sample(s) && dso_matches(r, KERNEL_DSO));
 			r->f_last_map = s->map;
 		}
 		if (!r->f_last_ok)
@@ -308,7 +311,10 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 		uc->no_map += e->samples;
 		return 0;
 	case ADDR_KERNEL:
-		path = path ? path : KERNEL_DSO;
+		/* The kernel image is [kernel.kallsyms] (perf.data calls its
+		 * mapping "[kernel.kallsyms]_text"); modules keep their path. */
+		if (!path || !strncmp(path, KERNEL_DSO, strlen(KERNEL_DSO)))
+			path = KERNEL_DSO;
 		if (r->opts.by == TDR_BY_DSO)
 			break;
 		if (syms && syms->lookup_kernel)

@@ -27,6 +27,8 @@ static const struct tdr_mapping map_changed = { .path = "/opt/changed", .kind = 
 static const struct tdr_mapping map_stripped = { .path = "/opt/stripped", .kind = TDR_MAP_FILE };
 static const struct tdr_mapping map_anon = { .path = "//anon", .kind = TDR_MAP_ANON };
 static const struct tdr_mapping map_vdso = { .path = "[vdso]", .kind = TDR_MAP_VDSO };
+static const struct tdr_mapping map_ktext = { .path = "[kernel.kallsyms]_text",
+					      .kind = TDR_MAP_KERNEL };
 
 static const struct fx_sym_entry syms_table[] = {
 	{ "/usr/bin/app", 0x1000, 0x1100, TDR_SYM_OK, "main", NULL, "/src/app.c", 10 },
@@ -157,7 +159,7 @@ static void test_collect__kernel_symbols_when_usable(void **state)
 	fs.kernel_function = "do_syscall_64";
 	r = new_report(&m, TDR_BY_FUNCTION, NULL);
 	add(r, 1, 1, "app", NULL, 0xffffffff81000000ull, TDR_MODE_KERNEL, 4);
-	add(r, 1, 1, "app", NULL, 0xffffffff81000010ull, TDR_MODE_KERNEL, 4);
+	add(r, 1, 1, "app", &map_ktext, 0xffffffff81000010ull, TDR_MODE_KERNEL, 4);
 	finish(r, &fs);
 	assert_int_equal(fs.kernel_lookups, 2);
 	assert_int_equal(fx_row(r, "do_syscall_64", "[kernel.kallsyms]")->samples, 8);
@@ -288,7 +290,7 @@ static void test_collect__filters_select_samples(void **state)
 		add(r, 10, 11, "worker", &map_app, 0x1110, TDR_MODE_USER, 7);                    \
 		add(r, 10, 12, "worker", &map_lib, 0x510, TDR_MODE_USER, 5);                     \
 		add(r, 20, 20, "other", &map_lib, 0x510, TDR_MODE_USER, 4);                      \
-		add(r, 20, 20, "other", NULL, 0xffffffff81000000ull, TDR_MODE_KERNEL, 2);        \
+		add(r, 20, 20, "other", &map_ktext, 0xffffffff81000000ull, TDR_MODE_KERNEL, 2);  \
 	} while (0)
 
 	memset(&f, 0, sizeof(f));
