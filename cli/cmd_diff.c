@@ -27,41 +27,41 @@
 #define MAX_LIST 64
 
 static const char usage_text[] =
-	"usage: tdrec diff [options] OLD NEW\n"
-	"\n"
-	"Compare two recordings (.tdr or perf.data) function by function. Functions\n"
-	"are matched by (object basename, function name), never by address, so a\n"
-	"rebuilt binary compares with the old one. For each: its share of samples in\n"
-	"OLD and NEW, the change in points (NEW - OLD), and when both recordings have\n"
-	"the same TopDown plan the change of each category in points of the\n"
-	"function's own slots. Rows are sorted by the largest change of share;\n"
-	"functions found in one recording only are marked.\n"
-	"\n"
-	"options:\n"
-	"      --inline         compare inlined functions (innermost) instead\n"
-	"      --dso NAMES      only samples in these objects (comma-separated,\n"
-	"                       full path or basename), in both recordings\n"
-	"      --comm NAMES     only these thread names, in both recordings\n"
-	"      --min-samples N  mark rows with fewer samples on a side as too few to\n"
-	"                       trust (default 30; 0 = never)\n"
-	"  -n, --limit N        at most N rows (default 40 for text, all for JSON;\n"
-	"                       0 = all)\n"
-	"      --json           JSON (schema in docs/report.md)\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"exit status: 0; 1 when a file cannot be read; 2 for bad options.\n";
+    "usage: tdrec diff [options] OLD NEW\n"
+    "\n"
+    "Compare two recordings (.tdr or perf.data) function by function. Functions\n"
+    "are matched by (object basename, function name), never by address, so a\n"
+    "rebuilt binary compares with the old one. For each: its share of samples in\n"
+    "OLD and NEW, the change in points (NEW - OLD), and when both recordings have\n"
+    "the same TopDown plan the change of each category in points of the\n"
+    "function's own slots. Rows are sorted by the largest change of share;\n"
+    "functions found in one recording only are marked.\n"
+    "\n"
+    "options:\n"
+    "      --inline         compare inlined functions (innermost) instead\n"
+    "      --dso NAMES      only samples in these objects (comma-separated,\n"
+    "                       full path or basename), in both recordings\n"
+    "      --comm NAMES     only these thread names, in both recordings\n"
+    "      --min-samples N  mark rows with fewer samples on a side as too few to\n"
+    "                       trust (default 30; 0 = never)\n"
+    "  -n, --limit N        at most N rows (default 40 for text, all for JSON;\n"
+    "                       0 = all)\n"
+    "      --json           JSON (schema in docs/report.md)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "exit status: 0; 1 when a file cannot be read; 2 for bad options.\n";
 
 enum { OPT_INLINE = 256, OPT_DSO, OPT_COMM, OPT_MIN_SAMPLES, OPT_JSON };
 
 static const struct option long_opts[] = {
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "dso", required_argument, NULL, OPT_DSO },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
-	{ "limit", required_argument, NULL, 'n' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"dso", required_argument, NULL, OPT_DSO},
+    {"comm", required_argument, NULL, OPT_COMM},
+    {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
+    {"limit", required_argument, NULL, 'n'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 struct diff_args {
@@ -202,8 +202,8 @@ static void read_boot_id(char *buf, size_t sz)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = { 0 };
-	struct tdr_report_load_opts lo = { 0 };
+	struct diff_args a = {0};
+	struct tdr_report_load_opts lo = {0};
 	struct tdr_report *old = NULL, *new = NULL;
 	struct tdr_diff *d = NULL;
 	const char *old_file, *new_file;

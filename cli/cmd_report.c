@@ -30,52 +30,52 @@
 #define MAX_LIST 64
 
 static const char usage_text[] =
-	"usage: tdrec report [-i FILE] [options]\n"
-	"\n"
-	"Attribute a recording's samples to functions (or inlined functions, source\n"
-	"lines, objects, threads, processes) and show each row's TopDown split:\n"
-	"retiring, bad speculation, frontend bound, backend bound as % of the row's\n"
-	"own slots (level 2 too when recorded). Recordings of the software plan show\n"
-	"samples and event totals instead. perf.data files are read the same way.\n"
-	"\n"
-	"input:\n"
-	"  -i, --input FILE     the recording (default tdrec.tdr)\n"
-	"\n"
-	"rows:\n"
-	"      --inline         innermost inlined function, with the function it is\n"
-	"                       inlined into\n"
-	"      --lines          source file:line of each sample, within its function\n"
-	"      --by WHAT        function (default), inline, lines, dso, thread, process\n"
-	"\n"
-	"filters (comma-separated lists; a sample must match every filter given):\n"
-	"      --pid PIDS       these processes\n"
-	"      --tid TIDS       these threads\n"
-	"      --dso NAMES      samples in these objects (full path or basename;\n"
-	"                       [kernel.kallsyms] for the kernel)\n"
-	"      --comm NAMES     these thread names\n"
-	"      --min-share PCT  hide rows under PCT percent of the samples (default 0)\n"
-	"\n"
-	"display:\n"
-	"  -s, --sort COLUMN    samples, share, slots, name, a TopDown category\n"
-	"                       (retiring, bad-spec, fe-bound, be-bound, mem-bound, ...)\n"
-	"                       or an event name (page-faults, ...); default: slots,\n"
-	"                       or samples when the plan has no TopDown\n"
-	"      --min-samples N  mark rows with fewer samples as too few to trust\n"
-	"                       (default 30; 0 = never)\n"
-	"  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
-	"                       CSV; 0 = all)\n"
-	"      --json           JSON (schema in docs/report.md)\n"
-	"      --csv            CSV, one line per row after a header line\n"
-	"      --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
-	"                       always, never\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"A row's TopDown numbers are sums over the sampling intervals that ended in\n"
-	"it: trust rows with many samples. Rows under --min-samples are marked '~';\n"
-	"a bottleneck (a category above its threshold in a row with over 5% of the\n"
-	"samples) is marked '*'. Thresholds and schemas: docs/report.md.\n"
-	"\n"
-	"exit status: 0; 1 when the file cannot be read; 2 for bad options.\n";
+    "usage: tdrec report [-i FILE] [options]\n"
+    "\n"
+    "Attribute a recording's samples to functions (or inlined functions, source\n"
+    "lines, objects, threads, processes) and show each row's TopDown split:\n"
+    "retiring, bad speculation, frontend bound, backend bound as % of the row's\n"
+    "own slots (level 2 too when recorded). Recordings of the software plan show\n"
+    "samples and event totals instead. perf.data files are read the same way.\n"
+    "\n"
+    "input:\n"
+    "  -i, --input FILE     the recording (default tdrec.tdr)\n"
+    "\n"
+    "rows:\n"
+    "      --inline         innermost inlined function, with the function it is\n"
+    "                       inlined into\n"
+    "      --lines          source file:line of each sample, within its function\n"
+    "      --by WHAT        function (default), inline, lines, dso, thread, process\n"
+    "\n"
+    "filters (comma-separated lists; a sample must match every filter given):\n"
+    "      --pid PIDS       these processes\n"
+    "      --tid TIDS       these threads\n"
+    "      --dso NAMES      samples in these objects (full path or basename;\n"
+    "                       [kernel.kallsyms] for the kernel)\n"
+    "      --comm NAMES     these thread names\n"
+    "      --min-share PCT  hide rows under PCT percent of the samples (default 0)\n"
+    "\n"
+    "display:\n"
+    "  -s, --sort COLUMN    samples, share, slots, name, a TopDown category\n"
+    "                       (retiring, bad-spec, fe-bound, be-bound, mem-bound, ...)\n"
+    "                       or an event name (page-faults, ...); default: slots,\n"
+    "                       or samples when the plan has no TopDown\n"
+    "      --min-samples N  mark rows with fewer samples as too few to trust\n"
+    "                       (default 30; 0 = never)\n"
+    "  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
+    "                       CSV; 0 = all)\n"
+    "      --json           JSON (schema in docs/report.md)\n"
+    "      --csv            CSV, one line per row after a header line\n"
+    "      --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
+    "                       always, never\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "A row's TopDown numbers are sums over the sampling intervals that ended in\n"
+    "it: trust rows with many samples. Rows under --min-samples are marked '~';\n"
+    "a bottleneck (a category above its threshold in a row with over 5% of the\n"
+    "samples) is marked '*'. Thresholds and schemas: docs/report.md.\n"
+    "\n"
+    "exit status: 0; 1 when the file cannot be read; 2 for bad options.\n";
 
 enum {
 	OPT_INLINE = 256,
@@ -93,24 +93,24 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "by", required_argument, NULL, OPT_BY },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "tid", required_argument, NULL, OPT_TID },
-	{ "dso", required_argument, NULL, OPT_DSO },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
-	{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
-	{ "sort", required_argument, NULL, 's' },
-	{ "limit", required_argument, NULL, 'n' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "csv", no_argument, NULL, OPT_CSV },
-	{ "color", required_argument, NULL, OPT_COLOR },
-	{ "colour", required_argument, NULL, OPT_COLOR },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"input", required_argument, NULL, 'i'},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"lines", no_argument, NULL, OPT_LINES},
+    {"by", required_argument, NULL, OPT_BY},
+    {"pid", required_argument, NULL, OPT_PID},
+    {"tid", required_argument, NULL, OPT_TID},
+    {"dso", required_argument, NULL, OPT_DSO},
+    {"comm", required_argument, NULL, OPT_COMM},
+    {"min-share", required_argument, NULL, OPT_MIN_SHARE},
+    {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
+    {"sort", required_argument, NULL, 's'},
+    {"limit", required_argument, NULL, 'n'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"colour", required_argument, NULL, OPT_COLOR},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 struct report_args {
@@ -358,8 +358,8 @@ static bool want_colour(int setting)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .file = DEFAULT_FILE, .colour = -1 };
-	struct tdr_report_load_opts lo = { 0 };
+	struct report_args a = {.file = DEFAULT_FILE, .colour = -1};
+	struct tdr_report_load_opts lo = {0};
 	struct tdr_report *r = NULL;
 	char boot_id[64];
 	int err, ret = 1;
@@ -378,8 +378,8 @@ int cmd_report(int argc, char **argv)
 	if (err) {
 		cli_err("%s: %s%s", a.file, tdr_strerror(err),
 			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)
-				? " (record one with 'tdrec record -- PROGRAM')"
-				: "");
+			    ? " (record one with 'tdrec record -- PROGRAM')"
+			    : "");
 		goto out;
 	}
 	if (a.sort) {

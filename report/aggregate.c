@@ -82,7 +82,7 @@ int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row
 		memset(t->sums + old * event_cnt, 0,
 		       (t->sums_cap - old) * event_cnt * sizeof(*t->sums));
 	}
-	t->rows[t->cnt] = (struct row_ent){ .key = *key, .hash = h };
+	t->rows[t->cnt] = (struct row_ent){.key = *key, .hash = h};
 	t->index[j] = (uint32_t)(t->cnt + 1);
 	return (int)t->cnt++;
 }

@@ -58,9 +58,9 @@ static int addr_index_grow(struct addrtab *t)
 /* Entry for key (its map/off/pid/tid/kind), created when new. Returns index or -ENOMEM. */
 static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct addr_ent *key)
 {
-	uint64_t h = report_hash_mix(report_hash_mix((uintptr_t)key->map, key->off),
-				     ((uint64_t)key->pid << 32 | key->tid) ^
-					     ((uint64_t)key->kind << 60));
+	uint64_t h =
+	    report_hash_mix(report_hash_mix((uintptr_t)key->map, key->off),
+			    ((uint64_t)key->pid << 32 | key->tid) ^ ((uint64_t)key->kind << 60));
 	size_t j;
 	int err;
 
@@ -220,9 +220,9 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	}
 	if (key.kind == ADDR_TASK && s->comm) {
 		/* A thread's latest name wins; a process is named by its main thread. */
-		bool take = !e->comm || (r->opts.by == TDR_BY_THREAD ? strcmp(e->comm, s->comm)
-								       : s->tid == s->pid &&
-										 strcmp(e->comm, s->comm));
+		bool take = !e->comm || (r->opts.by == TDR_BY_THREAD
+					     ? strcmp(e->comm, s->comm)
+					     : s->tid == s->pid && strcmp(e->comm, s->comm));
 
 		if (take && *s->comm) {
 			e->comm = strpool__intern(&r->pool, s->comm, &err);
@@ -285,7 +285,7 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 		       const struct addr_ent *e, struct tdr_row_key *k, char *buf, size_t bufsz,
 		       struct unsym_counts *uc)
 {
-	struct tdr_sym sym = { .status = TDR_SYM_MISSING };
+	struct tdr_sym sym = {.status = TDR_SYM_MISSING};
 	const char *path = e->map && e->map->path ? e->map->path : NULL;
 	int err = 0;
 
@@ -333,7 +333,7 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 		if (r->opts.by == TDR_BY_DSO)
 			break;
 		if (syms && syms->lookup) {
-			struct tdr_dso_ref ref = { .path = path };
+			struct tdr_dso_ref ref = {.path = path};
 
 			if (e->map && e->map->build_id_sz) {
 				ref.build_id = e->map->build_id;
@@ -370,7 +370,8 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 	tdr_report__warn(r,
 			 "%.1f%% of samples (%" PRIu64 ") could not be symbolized: "
 			 "missing binary %" PRIu64 ", changed binary %" PRIu64
-			 ", no symbol %" PRIu64 ", kernel %" PRIu64 ", unmapped or anonymous %" PRIu64,
+			 ", no symbol %" PRIu64 ", kernel %" PRIu64
+			 ", unmapped or anonymous %" PRIu64,
 			 100.0 * (double)bad / tot, bad, uc->missing, uc->changed, uc->no_symbol,
 			 uc->no_kernel, uc->no_map);
 	/* Name the missing and changed objects: their rows are "[unknown] path"
@@ -386,21 +387,24 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 			continue;
 		}
 		listed++;
-		tdr_report__warn(r, "%s: %s (%.1f%% of samples)", changed ?
-				 "binary changed since recording (build-id differs), not symbolized" :
-				 "binary not found", e->key.name + 10, 100.0 * (double)e->samples / tot);
+		tdr_report__warn(
+		    r, "%s: %s (%.1f%% of samples)",
+		    changed ? "binary changed since recording (build-id differs), not symbolized"
+			    : "binary not found",
+		    e->key.name + 10, 100.0 * (double)e->samples / tot);
 	}
 	if (more)
 		tdr_report__warn(r, "... and %zu more missing or changed binaries", more);
 	if (uc->no_kernel)
-		tdr_report__warn(r, "kernel symbols not usable (recorded on another host or boot, "
-				    "or /proc/kallsyms hidden): %" PRIu64 " samples shown as [kernel]",
+		tdr_report__warn(r,
+				 "kernel symbols not usable (recorded on another host or boot, "
+				 "or /proc/kallsyms hidden): %" PRIu64 " samples shown as [kernel]",
 				 uc->no_kernel);
 }
 
 int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *syms)
 {
-	struct unsym_counts uc = { 0 };
+	struct unsym_counts uc = {0};
 	char buf[4096 + 64];
 	int err;
 
@@ -408,15 +412,15 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 		return -EINVAL;
 	for (size_t i = 0; i < r->addrs.cnt; i++) {
 		const struct addr_ent *e = &r->addrs.ents[i];
-		struct tdr_row_key k = { 0 };
+		struct tdr_row_key k = {0};
 
 		err = resolve_one(r, syms, e, &k, buf, sizeof(buf), &uc);
 		if (!err && !k.name)
 			k.name = "[unknown]";
 		if (!err)
-			err = tdr_report__add(r, &k,
-					      r->event_cnt ? r->addrs.sums + i * r->event_cnt : NULL,
-					      e->samples);
+			err = tdr_report__add(
+			    r, &k, r->event_cnt ? r->addrs.sums + i * r->event_cnt : NULL,
+			    e->samples);
 		if (err)
 			return err;
 	}

@@ -24,7 +24,7 @@
 #include "tdrec/tdr_mem.h"
 
 static int diff_warn(struct tdr_diff *d, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static int diff_warn(struct tdr_diff *d, const char *fmt, ...)
 {
@@ -69,7 +69,7 @@ static int merge_side(struct tdr_diff *d, const struct tdr_report *r, int side)
 
 	for (size_t i = 0; i < r->rows.cnt; i++) {
 		const struct tdr_report_row *row = &r->view[i];
-		struct tdr_row_key k = { 0 };
+		struct tdr_row_key k = {0};
 		uint64_t *sums;
 		int idx;
 
@@ -119,8 +119,9 @@ static int cmp_diff_rows(const void *pa, const void *pb)
 	if (!c && a->dso != b->dso)
 		c = !a->dso ? -1 : !b->dso ? 1 : strcmp(a->dso, b->dso);
 	if (!c && a->inlined_into != b->inlined_into)
-		c = !a->inlined_into ? -1 : !b->inlined_into ? 1 :
-					strcmp(a->inlined_into, b->inlined_into);
+		c = !a->inlined_into   ? -1
+		    : !b->inlined_into ? 1
+				       : strcmp(a->inlined_into, b->inlined_into);
 	return c;
 }
 
@@ -146,7 +147,7 @@ static int copy_side_info(struct tdr_diff *d, int side, const struct tdr_report 
 
 static int build(struct tdr_diff *d, const struct tdr_report *old, const struct tdr_report *new)
 {
-	int cat_map_new[64] = { 0 }, cat_map_old[64];
+	int cat_map_new[64] = {0}, cat_map_old[64];
 	size_t cc, n;
 	int err;
 
@@ -166,8 +167,9 @@ static int build(struct tdr_diff *d, const struct tdr_report *old, const struct 
 				return -ENOMEM;
 		}
 	} else if (old->cat_cnt || new->cat_cnt) {
-		err = diff_warn(d, "the plans differ (OLD %s, NEW %s): comparing shares of samples "
-				   "only, no TopDown changes",
+		err = diff_warn(d,
+				"the plans differ (OLD %s, NEW %s): comparing shares of samples "
+				"only, no TopDown changes",
 				old->plan ? old->plan : "?", new->plan ? new->plan : "?");
 		if (err)
 			return err;
@@ -210,8 +212,8 @@ static int build(struct tdr_diff *d, const struct tdr_report *old, const struct 
 	return 0;
 }
 
-int tdr_diff__new(const struct tdr_report *old, const char *old_file,
-		  const struct tdr_report *new, const char *new_file, struct tdr_diff **out)
+int tdr_diff__new(const struct tdr_report *old, const char *old_file, const struct tdr_report *new,
+		  const char *new_file, struct tdr_diff **out)
 {
 	struct tdr_diff *d;
 	int err;

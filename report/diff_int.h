@@ -23,7 +23,7 @@ struct tdr_diff {
 	size_t cat_cnt;		       /* categories compared, 0 = shares only */
 	char **cat_names;
 	uint32_t *cat_levels;
-	size_t old_ev, stride;	       /* merged sums layout, see diff.c */
+	size_t old_ev, stride; /* merged sums layout, see diff.c */
 	struct strpool pool;
 	struct rowtab tab;
 	struct tdr_diff_row *rows;

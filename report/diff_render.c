@@ -93,8 +93,9 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	for (size_t i = 0; i < n; i++) {
 		const struct tdr_diff_row *row = &d->rows[i];
 		char name[1024];
-		const char *tag = row->only_old ? "  [only in OLD]" : row->only_new ? "  [only in NEW]"
-										     : "";
+		const char *tag = row->only_old	  ? "  [only in OLD]"
+				  : row->only_new ? "  [only in NEW]"
+						  : "";
 
 		put_side_share(f, &row->old);
 		put_side_share(f, &row->new);
@@ -114,8 +115,8 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 			snprintf(name, sizeof(name), "%s", row->name);
 		fputs("  ", f);
 		if (strlen(name) + strlen(tag) + (row->dso ? strlen(row->dso) + 2 : 0) <= name_w) {
-			fprintf(f, "%s%s%s%s\n", name, row->dso ? "  " : "", row->dso ? row->dso : "",
-				tag);
+			fprintf(f, "%s%s%s%s\n", name, row->dso ? "  " : "",
+				row->dso ? row->dso : "", tag);
 		} else {
 			size_t tw = strlen(tag);
 
@@ -224,7 +225,7 @@ static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_op
 
 int tdr_diff__render(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *out)
 {
-	struct tdr_render_opts defaults = { 0 };
+	struct tdr_render_opts defaults = {0};
 	int err;
 
 	if (!o)

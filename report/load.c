@@ -45,7 +45,7 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		     const struct tdr_report_load_opts *lopts, struct tdr_report **out)
 {
-	struct tdr_report_load_opts no_lopts = { 0 };
+	struct tdr_report_load_opts no_lopts = {0};
 	struct tdr_parser *p = NULL;
 	struct tdr_symbolizer *sym = NULL;
 	struct tdr_report *r = NULL;
@@ -68,12 +68,12 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 	tdr_report__note_parse(r, tdr_parser__stats(p), tdr_parser__file_status(p));
 	if (r->opts.by <= TDR_BY_LINE) {
 		struct tdr_symbolizer_opts so = {
-			.want_lines = r->opts.by == TDR_BY_LINE,
-			.want_inlines = r->opts.by == TDR_BY_INLINE,
-			.kallsyms_path = lopts->kallsyms_path,
-			/* /proc/kallsyms describes this boot only. */
-			.kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
-					   !strcmp(meta->boot_id, lopts->boot_id),
+		    .want_lines = r->opts.by == TDR_BY_LINE,
+		    .want_inlines = r->opts.by == TDR_BY_INLINE,
+		    .kallsyms_path = lopts->kallsyms_path,
+		    /* /proc/kallsyms describes this boot only. */
+		    .kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
+				       !strcmp(meta->boot_id, lopts->boot_id),
 		};
 		struct tdr_report_symbols rs;
 

@@ -120,8 +120,9 @@ int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 	put_recording(r, f);
 	fputs("  \"by\": ", f);
 	json_put_string(f, tdr_report_by_name(r->opts.by));
-	fprintf(f, ",\n  \"samples_seen\": %" PRIu64 ", \"samples_kept\": %" PRIu64
-		   ", \"min_samples\": %" PRIu64 ", \"min_share\": ",
+	fprintf(f,
+		",\n  \"samples_seen\": %" PRIu64 ", \"samples_kept\": %" PRIu64
+		", \"min_samples\": %" PRIu64 ", \"min_share\": ",
 		r->seen ? r->seen : r->totals.samples, r->seen ? r->kept : r->totals.samples,
 		r->opts.min_samples);
 	json_put_number(f, r->opts.min_share);
@@ -167,8 +168,8 @@ static void csv_number(FILE *f, double v)
 		fprintf(f, "%.10g", v);
 }
 
-static void csv_row(const struct tdr_report *r, const char *kind,
-		    const struct tdr_report_row *row, FILE *f)
+static void csv_row(const struct tdr_report *r, const char *kind, const struct tdr_report_row *row,
+		    FILE *f)
 {
 	fputs(kind, f);
 	fputc(',', f);

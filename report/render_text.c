@@ -261,8 +261,8 @@ static const char *glyph_colour(const char *name)
 /* Stacked bar of the row's level-1 split (largest remainder, BAR_W cells). */
 static void put_topdown_bar(const struct text *t, const struct tdr_report_row *row)
 {
-	size_t cells[MAX_CAT_COLS] = { 0 }, used = 0;
-	double rem[MAX_CAT_COLS] = { 0 }, sum = 0;
+	size_t cells[MAX_CAT_COLS] = {0}, used = 0;
+	double rem[MAX_CAT_COLS] = {0}, sum = 0;
 
 	fputc(' ', t->f);
 	for (size_t i = 0; row->topdown && i < t->col_cnt; i++) {
@@ -342,8 +342,8 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 			snprintf(main, sizeof(main), "%s (inlined into %s)", row->name,
 				 row->inlined_into);
 		else if (row->file)
-			snprintf(main, sizeof(main), "%s:%" PRIu32 " %s", report_basename(row->file),
-				 row->line, row->name);
+			snprintf(main, sizeof(main), "%s:%" PRIu32 " %s",
+				 report_basename(row->file), row->line, row->name);
 		else
 			snprintf(main, sizeof(main), "%s", row->name);
 		if (row->dso && !strstr(row->name, row->dso))
@@ -388,11 +388,13 @@ static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
 							first ? (any_group ? " | " : "") : " ",
 							report_category_label(r->cats[c].name));
 				if (isnan(v))
-					len += (size_t)snprintf(line + len, sizeof(line) - len, "-");
+					len +=
+					    (size_t)snprintf(line + len, sizeof(line) - len, "-");
 				else
 					len += (size_t)snprintf(line + len, sizeof(line) - len,
 								pass ? "%.0f%s" : "%.1f%s", 100 * v,
-								(int)c == row->bottleneck_l2 ? "*" : "");
+								(int)c == row->bottleneck_l2 ? "*"
+											     : "");
 				first = false;
 				any_group = true;
 			}
@@ -460,10 +462,10 @@ static const char *event_label(const struct tdr_report *r, size_t e, char *buf, 
 	static const struct {
 		const char *name, *label;
 	} short_names[] = {
-		{ "cpu-clock", "cpu-ms" },	  { "task-clock", "task-ms" },
-		{ "page-faults", "faults" },	  { "context-switches", "ctx-sw" },
-		{ "cpu-migrations", "migrate" }, { "minor-faults", "minflt" },
-		{ "major-faults", "majflt" },
+	    {"cpu-clock", "cpu-ms"},	   {"task-clock", "task-ms"},
+	    {"page-faults", "faults"},	   {"context-switches", "ctx-sw"},
+	    {"cpu-migrations", "migrate"}, {"minor-faults", "minflt"},
+	    {"major-faults", "majflt"},
 	};
 
 	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
@@ -503,8 +505,9 @@ static void put_legend(const struct text *t, size_t shown)
 	bool any = false;
 
 	if (t->topdown) {
-		len = (size_t)snprintf(buf, sizeof(buf), "category columns are %% of the row's "
-							"slots; split:");
+		len = (size_t)snprintf(buf, sizeof(buf),
+				       "category columns are %% of the row's "
+				       "slots; split:");
 		for (size_t i = 0; i < t->col_cnt && len < 900; i++)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %c=%s",
 						report_category_glyph(r->cats[t->cols[i]].name),
@@ -519,8 +522,8 @@ static void put_legend(const struct text *t, size_t shown)
 						100 * r->cats[c].threshold);
 			any = true;
 		}
-		snprintf(buf + len, sizeof(buf) - len,
-			 ") in a row with over %.0f%% of samples", 100 * TDR_REPORT_HOT_SHARE);
+		snprintf(buf + len, sizeof(buf) - len, ") in a row with over %.0f%% of samples",
+			 100 * TDR_REPORT_HOT_SHARE);
 		if (any)
 			put_wrapped(t, "", "", buf);
 		put_wrapped(t, "", "",
@@ -532,15 +535,16 @@ static void put_legend(const struct text *t, size_t shown)
 			char lb[64];
 			size_t e = t->evs[i];
 
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s = %s%s",
-						i ? ", " : "columns: ",
-						event_label(r, e, lb, sizeof(lb)), r->event_names[e],
-						r->event_units[e] == UNIT_NS ? " (ms)" : "");
+			len += (size_t)snprintf(
+			    buf + len, sizeof(buf) - len, "%s%s = %s%s",
+			    i ? ", " : "columns: ", event_label(r, e, lb, sizeof(lb)),
+			    r->event_names[e], r->event_units[e] == UNIT_NS ? " (ms)" : "");
 		}
 		if (len)
 			put_wrapped(t, "", "", buf);
-		put_wrapped(t, "", "", "no TopDown categories in this plan: samples and event "
-				       "totals only");
+		put_wrapped(t, "", "",
+			    "no TopDown categories in this plan: samples and event "
+			    "totals only");
 	}
 	if (r->opts.min_samples) {
 		snprintf(buf, sizeof(buf), "~ fewer than %" PRIu64 " samples: too few to trust",
@@ -578,7 +582,8 @@ static void plan_columns(struct text *t)
 			t->evs[t->ev_cnt++] = e;
 		fixed = 9 + 7 + 1 + BAR_W + 2;
 		/* Drop event columns rather than squeeze the names. */
-		while (t->ev_cnt && fixed + (EV_W + 1) * (unsigned)t->ev_cnt + NAME_MIN_W > t->width)
+		while (t->ev_cnt &&
+		       fixed + (EV_W + 1) * (unsigned)t->ev_cnt + NAME_MIN_W > t->width)
 			t->ev_cnt--;
 		fixed += (EV_W + 1) * (unsigned)t->ev_cnt;
 	}
@@ -587,7 +592,7 @@ static void plan_columns(struct text *t)
 
 int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
-	struct text t = { .r = r, .f = f, .colour = o->colour };
+	struct text t = {.r = r, .f = f, .colour = o->colour};
 	size_t n = r->visible_cnt;
 
 	t.width = o->width ? o->width : WIDTH_DEFAULT;

@@ -75,7 +75,7 @@ void csv_put_field(FILE *f, const char *s)
 
 int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out)
 {
-	struct tdr_render_opts defaults = { 0 };
+	struct tdr_render_opts defaults = {0};
 	int err;
 
 	if (!r->finished)

@@ -34,12 +34,12 @@ static const struct {
 	const char *label; /* text column label, at most 6 characters */
 	char glyph;	   /* text bar */
 } known_cats[] = {
-	{ "retiring", NAN, "Retire", 'r' },	   { "bad-spec", 0.15, "BadSpc", 's' },
-	{ "fe-bound", 0.15, "FE-Bnd", 'f' },	   { "be-bound", 0.20, "BE-Bnd", 'b' },
-	{ "heavy-ops", NAN, "heavy", 'h' },	   { "light-ops", NAN, "light", 'l' },
-	{ "br-mispredict", 0.10, "brmisp", 'm' }, { "machine-clears", 0.10, "mclear", 'c' },
-	{ "fetch-lat", 0.10, "fetlat", 'L' },	   { "fetch-bw", 0.10, "fetbw", 'W' },
-	{ "mem-bound", 0.20, "mem", 'M' },	   { "core-bound", 0.10, "core", 'C' },
+    {"retiring", NAN, "Retire", 'r'},	    {"bad-spec", 0.15, "BadSpc", 's'},
+    {"fe-bound", 0.15, "FE-Bnd", 'f'},	    {"be-bound", 0.20, "BE-Bnd", 'b'},
+    {"heavy-ops", NAN, "heavy", 'h'},	    {"light-ops", NAN, "light", 'l'},
+    {"br-mispredict", 0.10, "brmisp", 'm'}, {"machine-clears", 0.10, "mclear", 'c'},
+    {"fetch-lat", 0.10, "fetlat", 'L'},	    {"fetch-bw", 0.10, "fetbw", 'W'},
+    {"mem-bound", 0.20, "mem", 'M'},	    {"core-bound", 0.10, "core", 'C'},
 };
 
 char report_category_glyph(const char *name)
@@ -68,8 +68,8 @@ static double known_threshold(const char *name)
 
 const char *tdr_report_by_name(enum tdr_report_by by)
 {
-	static const char *const names[] = { "function", "inline",  "lines",
-					     "dso",	 "thread", "process" };
+	static const char *const names[] = {"function", "inline", "lines",
+					    "dso",	"thread", "process"};
 
 	return (unsigned)by < TDR_ARRAY_SIZE(names) ? names[by] : "unknown";
 }
@@ -119,7 +119,7 @@ void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
 static uint32_t event_unit(const struct tdr_event_desc *e)
 {
 	if (e->attr.type == PERF_TYPE_SOFTWARE && (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-						    e->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+						   e->attr.config == PERF_COUNT_SW_TASK_CLOCK))
 		return UNIT_NS;
 	if (e->name && (!strcmp(e->name, "cpu-clock") || !strcmp(e->name, "task-clock")))
 		return UNIT_NS;

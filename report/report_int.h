@@ -77,7 +77,7 @@ struct addr_ent {
 	const struct tdr_mapping *map; /* borrowed from the parser */
 	uint64_t off;
 	uint32_t pid, tid;
-	uint32_t kind; /* enum addr_kind */
+	uint32_t kind;	  /* enum addr_kind */
 	const char *comm; /* interned, thread and process reports only */
 	uint64_t hash;
 	uint64_t samples;
@@ -110,7 +110,7 @@ struct rep_category {
 	char *name;
 	char *parent;
 	uint32_t level;
-	int parent_idx; /* level-1 category index of a level-2 one, else -1 */
+	int parent_idx;	  /* level-1 category index of a level-2 one, else -1 */
 	double threshold; /* NAN: never a bottleneck */
 	size_t num_cnt, den_cnt;
 	struct rep_term *num, *den;
@@ -172,9 +172,9 @@ const char *report_basename(const char *path);
 
 /* ---- rendering helpers (render_util.c) ----------------------------------- */
 
-void json_put_string(FILE *f, const char *s);	 /* "..." or null */
-void json_put_number(FILE *f, double v);	 /* null for NAN / inf */
-void csv_put_field(FILE *f, const char *s);	 /* quoted when needed */
+void json_put_string(FILE *f, const char *s); /* "..." or null */
+void json_put_number(FILE *f, double v);      /* null for NAN / inf */
+void csv_put_field(FILE *f, const char *s);   /* quoted when needed */
 
 int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
 int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);

@@ -18,10 +18,10 @@
 /* Own texts for the parser's re-base reasons (enum tdr_rebase_reason), so
  * this file does not need the parser library. */
 static const char *const rebase_text[TDR_REBASE_REASON_CNT] = {
-	[TDR_REBASE_BACKWARDS] = "a counter went backwards",
-	[TDR_REBASE_LOST] = "records were lost on the stream's ring",
-	[TDR_REBASE_THROTTLE] = "the sampler was throttled",
-	[TDR_REBASE_NOT_RUNNING] = "the group was not running",
+    [TDR_REBASE_BACKWARDS] = "a counter went backwards",
+    [TDR_REBASE_LOST] = "records were lost on the stream's ring",
+    [TDR_REBASE_THROTTLE] = "the sampler was throttled",
+    [TDR_REBASE_NOT_RUNNING] = "the group was not running",
 };
 
 static double pct(uint64_t part, uint64_t whole)
@@ -50,32 +50,39 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 		for (int i = 0; i < TDR_REBASE_REASON_CNT; i++)
 			if (st->rebases[i])
 				tdr_report__warn(r,
-						 "%" PRIu64 " samples (%.1f%%) carry no deltas: their "
+						 "%" PRIu64
+						 " samples (%.1f%%) carry no deltas: their "
 						 "stream was re-based because %s",
 						 st->rebases[i], pct(st->rebases[i], st->samples),
 						 rebase_text[i]);
 		if (st->multiplexed_samples)
-			tdr_report__warn(r,
-					 "%" PRIu64 " samples (%.1f%%) come from a multiplexed group "
-					 "(time running < time enabled)",
-					 st->multiplexed_samples,
-					 pct(st->multiplexed_samples, st->samples));
+			tdr_report__warn(
+			    r,
+			    "%" PRIu64 " samples (%.1f%%) come from a multiplexed group "
+			    "(time running < time enabled)",
+			    st->multiplexed_samples, pct(st->multiplexed_samples, st->samples));
 		if (st->throttles)
-			tdr_report__warn(r, "the kernel throttled sampling %" PRIu64
-					    " times (perf_event_max_sample_rate)", st->throttles);
+			tdr_report__warn(r,
+					 "the kernel throttled sampling %" PRIu64
+					 " times (perf_event_max_sample_rate)",
+					 st->throttles);
 		if (st->unmapped_samples)
-			tdr_report__warn(r, "%" PRIu64 " user samples (%.1f%%) are in no known mapping",
-					 st->unmapped_samples, pct(st->unmapped_samples, st->samples));
+			tdr_report__warn(
+			    r, "%" PRIu64 " user samples (%.1f%%) are in no known mapping",
+			    st->unmapped_samples, pct(st->unmapped_samples, st->samples));
 		if (st->malformed_records)
 			tdr_report__warn(r, "skipped %" PRIu64 " malformed records",
 					 st->malformed_records);
 		if (st->unknown_ids)
-			tdr_report__warn(r, "skipped %" PRIu64 " records of events not in the "
-					    "recording's metadata", st->unknown_ids);
+			tdr_report__warn(r,
+					 "skipped %" PRIu64 " records of events not in the "
+					 "recording's metadata",
+					 st->unknown_ids);
 	}
 	if ((st && st->bad_frames) || (fs && fs->bad_frames))
-		tdr_report__warn(r, "%" PRIu64 " frames could not be read (checksum or codec) "
-				    "and were skipped",
+		tdr_report__warn(r,
+				 "%" PRIu64 " frames could not be read (checksum or codec) "
+				 "and were skipped",
 				 st && st->bad_frames ? st->bad_frames : (uint64_t)fs->bad_frames);
 }
 
@@ -102,8 +109,9 @@ void report_describe_end(const struct tdr_report *r, char *buf, size_t sz)
 	if (!r->have_end)
 		snprintf(buf, sz, "run end not recorded");
 	else if (e->flags & TDR_END_NO_PROGRAM)
-		snprintf(buf, sz, "%s", e->flags & TDR_END_INTERRUPTED ? "attached, stopped by signal"
-								   : "attached");
+		snprintf(buf, sz, "%s",
+			 e->flags & TDR_END_INTERRUPTED ? "attached, stopped by signal"
+							: "attached");
 	else if (e->flags & TDR_END_SIGNALLED)
 		snprintf(buf, sz, "killed by signal %d", e->term_signal);
 	else if (e->flags & TDR_END_INTERRUPTED)

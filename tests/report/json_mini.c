@@ -45,14 +45,26 @@ static char *string(struct parser *p)
 		}
 		c = (unsigned char)p->s[p->pos++];
 		switch (c) {
-		case '"': case '\\': case '/':
+		case '"':
+		case '\\':
+		case '/':
 			out[n++] = (char)c;
 			break;
-		case 'b': out[n++] = '\b'; break;
-		case 'f': out[n++] = '\f'; break;
-		case 'n': out[n++] = '\n'; break;
-		case 'r': out[n++] = '\r'; break;
-		case 't': out[n++] = '\t'; break;
+		case 'b':
+			out[n++] = '\b';
+			break;
+		case 'f':
+			out[n++] = '\f';
+			break;
+		case 'n':
+			out[n++] = '\n';
+			break;
+		case 'r':
+			out[n++] = '\r';
+			break;
+		case 't':
+			out[n++] = '\t';
+			break;
 		case 'u': {
 			unsigned cp = 0;
 
@@ -61,8 +73,9 @@ static char *string(struct parser *p)
 
 				if (!isxdigit((unsigned char)h))
 					goto bad;
-				cp = cp * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0'
-										: (h | 32) - 'a' + 10);
+				cp = cp * 16 + (unsigned)(isdigit((unsigned char)h)
+							      ? h - '0'
+							      : (h | 32) - 'a' + 10);
 			}
 			if (cp < 0x80) {
 				out[n++] = (char)cp;
@@ -209,7 +222,7 @@ static bool value(struct parser *p, struct jm *v)
 
 struct jm *jm_parse(const char *text, size_t *where)
 {
-	struct parser p = { .s = text };
+	struct parser p = {.s = text};
 	struct jm *v = calloc(1, sizeof(*v));
 
 	if (value(&p, v)) {

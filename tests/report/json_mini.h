@@ -18,9 +18,9 @@ struct jm {
 	bool b;
 	double num;
 	char *str;
-	size_t n;	   /* items of an array or object */
-	char **keys;	   /* object keys */
-	struct jm *items;  /* values */
+	size_t n;	  /* items of an array or object */
+	char **keys;	  /* object keys */
+	struct jm *items; /* values */
 };
 
 /* Parse text; NULL when invalid (with *where set to the offending byte offset). */

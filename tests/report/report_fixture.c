@@ -156,13 +156,12 @@ struct tdr_report *fx_report(const struct fx_meta *m, const struct tdr_report_op
 void fx_add(struct tdr_report *r, const char *name, const char *dso, const uint64_t *deltas,
 	    uint64_t samples)
 {
-	struct tdr_row_key k = { .name = name, .dso = dso };
+	struct tdr_row_key k = {.name = name, .dso = dso};
 
 	assert_int_equal(tdr_report__add(r, &k, deltas, samples), 0);
 }
 
-const struct tdr_report_row *fx_row(const struct tdr_report *r, const char *name,
-				    const char *dso)
+const struct tdr_report_row *fx_row(const struct tdr_report *r, const char *name, const char *dso)
 {
 	for (size_t i = 0; i < tdr_report__row_cnt(r); i++) {
 		const struct tdr_report_row *row = tdr_report__row(r, i);
@@ -173,8 +172,7 @@ const struct tdr_report_row *fx_row(const struct tdr_report *r, const char *name
 	return NULL;
 }
 
-static int fake_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t off,
-		       struct tdr_sym *out)
+static int fake_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t off, struct tdr_sym *out)
 {
 	struct fx_syms *s = ctx;
 	bool known = false;
@@ -257,17 +255,16 @@ static int render_diff_fn(const void *obj, const struct tdr_render_opts *o, FILE
 	return tdr_diff__render(obj, o, f);
 }
 
-char *fx_render(const struct tdr_report *r, enum tdr_report_format fmt, bool colour,
-		size_t limit)
+char *fx_render(const struct tdr_report *r, enum tdr_report_format fmt, bool colour, size_t limit)
 {
-	struct tdr_render_opts o = { .fmt = fmt, .colour = colour, .limit = limit };
+	struct tdr_render_opts o = {.fmt = fmt, .colour = colour, .limit = limit};
 
 	return render_with(render_report_fn, r, &o);
 }
 
 char *fx_render_diff(const struct tdr_diff *d, enum tdr_report_format fmt, size_t limit)
 {
-	struct tdr_render_opts o = { .fmt = fmt, .limit = limit };
+	struct tdr_render_opts o = {.fmt = fmt, .limit = limit};
 
 	return render_with(render_diff_fn, d, &o);
 }

@@ -72,8 +72,7 @@ struct tdr_report *fx_report(const struct fx_meta *m, const struct tdr_report_op
 void fx_add(struct tdr_report *r, const char *name, const char *dso, const uint64_t *deltas,
 	    uint64_t samples);
 /* Row with this name (and dso when not NULL), or NULL. */
-const struct tdr_report_row *fx_row(const struct tdr_report *r, const char *name,
-				    const char *dso);
+const struct tdr_report_row *fx_row(const struct tdr_report *r, const char *name, const char *dso);
 
 /* The fake symbolizer: an address table per object path. */
 struct fx_sym_entry {
@@ -81,7 +80,7 @@ struct fx_sym_entry {
 	uint64_t lo, hi; /* file offsets [lo, hi) */
 	enum tdr_sym_status status;
 	const char *function;
-	const char *inlined;	/* innermost inlined function, NULL = none */
+	const char *inlined; /* innermost inlined function, NULL = none */
 	const char *file;
 	uint32_t line;
 };
@@ -98,8 +97,7 @@ struct fx_syms {
 void fx_syms_init(struct fx_syms *s, const struct fx_sym_entry *entries, size_t cnt);
 
 /* Rendered output in a heap string (caller frees). */
-char *fx_render(const struct tdr_report *r, enum tdr_report_format fmt, bool colour,
-		size_t limit);
+char *fx_render(const struct tdr_report *r, enum tdr_report_format fmt, bool colour, size_t limit);
 char *fx_render_diff(const struct tdr_diff *d, enum tdr_report_format fmt, size_t limit);
 /* Assert every line of text has at most width bytes. */
 void fx_assert_width(const char *text, size_t width);

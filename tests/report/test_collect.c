@@ -19,35 +19,42 @@
 
 #include "report_fixture.h"
 
-static const struct tdr_mapping map_app = { .path = "/usr/bin/app", .kind = TDR_MAP_FILE,
-					    .build_id_sz = 2, .build_id = { 0xab, 0xcd } };
-static const struct tdr_mapping map_lib = { .path = "/lib/libfoo.so", .kind = TDR_MAP_FILE };
-static const struct tdr_mapping map_gone = { .path = "/gone/libgone.so", .kind = TDR_MAP_FILE };
-static const struct tdr_mapping map_changed = { .path = "/opt/changed", .kind = TDR_MAP_FILE };
-static const struct tdr_mapping map_stripped = { .path = "/opt/stripped", .kind = TDR_MAP_FILE };
-static const struct tdr_mapping map_anon = { .path = "//anon", .kind = TDR_MAP_ANON };
-static const struct tdr_mapping map_vdso = { .path = "[vdso]", .kind = TDR_MAP_VDSO };
-static const struct tdr_mapping map_ktext = { .path = "[kernel.kallsyms]_text",
-					      .kind = TDR_MAP_KERNEL };
+static const struct tdr_mapping map_app = {
+    .path = "/usr/bin/app", .kind = TDR_MAP_FILE, .build_id_sz = 2, .build_id = {0xab, 0xcd}};
+static const struct tdr_mapping map_lib = {.path = "/lib/libfoo.so", .kind = TDR_MAP_FILE};
+static const struct tdr_mapping map_gone = {.path = "/gone/libgone.so", .kind = TDR_MAP_FILE};
+static const struct tdr_mapping map_changed = {.path = "/opt/changed", .kind = TDR_MAP_FILE};
+static const struct tdr_mapping map_stripped = {.path = "/opt/stripped", .kind = TDR_MAP_FILE};
+static const struct tdr_mapping map_anon = {.path = "//anon", .kind = TDR_MAP_ANON};
+static const struct tdr_mapping map_vdso = {.path = "[vdso]", .kind = TDR_MAP_VDSO};
+static const struct tdr_mapping map_ktext = {.path = "[kernel.kallsyms]_text",
+					     .kind = TDR_MAP_KERNEL};
 
 static const struct fx_sym_entry syms_table[] = {
-	{ "/usr/bin/app", 0x1000, 0x1100, TDR_SYM_OK, "main", NULL, "/src/app.c", 10 },
-	{ "/usr/bin/app", 0x1100, 0x1200, TDR_SYM_OK, "compute", NULL, "/src/app.c", 20 },
-	{ "/usr/bin/app", 0x1200, 0x1300, TDR_SYM_OK, "hash_blocks", "mix64", "/src/app.c", 30 },
-	{ "/lib/libfoo.so", 0x500, 0x600, TDR_SYM_OK, "foo", NULL, "/src/foo.c", 5 },
-	{ "/opt/changed", 0, 0, TDR_SYM_CHANGED, NULL, NULL, NULL, 0 },
-	{ "/opt/stripped", 0x9000, 0x9001, TDR_SYM_OK, "never", NULL, NULL, 0 },
+    {"/usr/bin/app", 0x1000, 0x1100, TDR_SYM_OK, "main", NULL, "/src/app.c", 10},
+    {"/usr/bin/app", 0x1100, 0x1200, TDR_SYM_OK, "compute", NULL, "/src/app.c", 20},
+    {"/usr/bin/app", 0x1200, 0x1300, TDR_SYM_OK, "hash_blocks", "mix64", "/src/app.c", 30},
+    {"/lib/libfoo.so", 0x500, 0x600, TDR_SYM_OK, "foo", NULL, "/src/foo.c", 5},
+    {"/opt/changed", 0, 0, TDR_SYM_CHANGED, NULL, NULL, NULL, 0},
+    {"/opt/stripped", 0x9000, 0x9001, TDR_SYM_OK, "never", NULL, NULL, 0},
 };
 
 /* sw plan deltas: cpu-clock ns, task-clock ns, page-faults, context-switches */
-static const uint64_t d1[SW_CNT] = { 1000, 900, 1, 0 };
+static const uint64_t d1[SW_CNT] = {1000, 900, 1, 0};
 
 static void add(struct tdr_report *r, uint32_t pid, uint32_t tid, const char *comm,
 		const struct tdr_mapping *map, uint64_t off, enum tdr_cpumode mode, int times)
 {
 	struct tdr_sample s = {
-		.pid = pid, .tid = tid, .comm = comm, .map = map, .map_off = off,
-		.ip = 0x400000 + off, .cpumode = mode, .deltas = d1, .time_ns = 1000 + (uint64_t)times,
+	    .pid = pid,
+	    .tid = tid,
+	    .comm = comm,
+	    .map = map,
+	    .map_off = off,
+	    .ip = 0x400000 + off,
+	    .cpumode = mode,
+	    .deltas = d1,
+	    .time_ns = 1000 + (uint64_t)times,
 	};
 
 	for (int i = 0; i < times; i++) {
@@ -275,22 +282,22 @@ static void test_collect__filters_select_samples(void **state)
 	struct fx_meta m;
 	struct fx_syms fs;
 	struct tdr_report *r;
-	const uint32_t pids[] = { 20 };
-	const uint32_t tids[] = { 11, 12 };
-	const char *const comms[] = { "worker" };
-	const char *const dsos_base[] = { "libfoo.so" };
-	const char *const dsos_full[] = { "/usr/bin/app", "[kernel.kallsyms]" };
+	const uint32_t pids[] = {20};
+	const uint32_t tids[] = {11, 12};
+	const char *const comms[] = {"worker"};
+	const char *const dsos_base[] = {"libfoo.so"};
+	const char *const dsos_full[] = {"/usr/bin/app", "[kernel.kallsyms]"};
 	struct tdr_report_filter f;
 
 	(void)state;
 	fx_syms_init(&fs, syms_table, sizeof(syms_table) / sizeof(syms_table[0]));
 #define FEED(r)                                                                                    \
 	do {                                                                                       \
-		add(r, 10, 10, "app", &map_app, 0x1010, TDR_MODE_USER, 10);                      \
-		add(r, 10, 11, "worker", &map_app, 0x1110, TDR_MODE_USER, 7);                    \
-		add(r, 10, 12, "worker", &map_lib, 0x510, TDR_MODE_USER, 5);                     \
-		add(r, 20, 20, "other", &map_lib, 0x510, TDR_MODE_USER, 4);                      \
-		add(r, 20, 20, "other", &map_ktext, 0xffffffff81000000ull, TDR_MODE_KERNEL, 2);  \
+		add(r, 10, 10, "app", &map_app, 0x1010, TDR_MODE_USER, 10);                        \
+		add(r, 10, 11, "worker", &map_app, 0x1110, TDR_MODE_USER, 7);                      \
+		add(r, 10, 12, "worker", &map_lib, 0x510, TDR_MODE_USER, 5);                       \
+		add(r, 20, 20, "other", &map_lib, 0x510, TDR_MODE_USER, 4);                        \
+		add(r, 20, 20, "other", &map_ktext, 0xffffffff81000000ull, TDR_MODE_KERNEL, 2);    \
 	} while (0)
 
 	memset(&f, 0, sizeof(f));
@@ -347,10 +354,13 @@ static void test_collect__parse_stats_become_warnings(void **state)
 {
 	struct fx_meta m;
 	struct tdr_report *r;
-	struct tdr_parse_stats st = { .samples = 1000, .lost_samples = 40, .lost_samples_pmu = 10,
-				      .multiplexed_samples = 250, .throttles = 2 };
-	struct tdr_file_status fs = { .file_sz = 5000, .truncated = true, .intact_sz = 4096 };
-	struct tdr_run_end end = { .duration_ns = 2000000000ull, .flags = TDR_END_WRITE_ERROR };
+	struct tdr_parse_stats st = {.samples = 1000,
+				     .lost_samples = 40,
+				     .lost_samples_pmu = 10,
+				     .multiplexed_samples = 250,
+				     .throttles = 2};
+	struct tdr_file_status fs = {.file_sz = 5000, .truncated = true, .intact_sz = 4096};
+	struct tdr_run_end end = {.duration_ns = 2000000000ull, .flags = TDR_END_WRITE_ERROR};
 
 	(void)state;
 	st.rebases[TDR_REBASE_BACKWARDS] = 3;
@@ -376,7 +386,7 @@ static void test_collect__plan_notes_are_warnings(void **state)
 {
 	struct fx_meta m;
 	struct tdr_report *r;
-	char *notes[] = { (char *)"no PMU: software plan" };
+	char *notes[] = {(char *)"no PMU: software plan"};
 
 	(void)state;
 	fx_meta_sw(&m);
@@ -392,8 +402,8 @@ static void test_collect__no_adding_after_finish(void **state)
 {
 	struct fx_meta m;
 	struct tdr_report *r;
-	struct tdr_sample s = { .pid = 1, .tid = 1, .comm = "x", .deltas = d1 };
-	struct tdr_row_key k = { .name = "f" };
+	struct tdr_sample s = {.pid = 1, .tid = 1, .comm = "x", .deltas = d1};
+	struct tdr_row_key k = {.name = "f"};
 
 	(void)state;
 	r = new_report(&m, TDR_BY_FUNCTION, NULL);
@@ -409,16 +419,16 @@ static void test_collect__no_adding_after_finish(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_collect__each_address_is_symbolized_once),
-		cmocka_unit_test(test_collect__unsymbolized_samples_are_named),
-		cmocka_unit_test(test_collect__kernel_symbols_when_usable),
-		cmocka_unit_test(test_collect__inline_mode_names_innermost_function),
-		cmocka_unit_test(test_collect__lines_mode_keys_by_file_and_line),
-		cmocka_unit_test(test_collect__by_dso_thread_process),
-		cmocka_unit_test(test_collect__filters_select_samples),
-		cmocka_unit_test(test_collect__parse_stats_become_warnings),
-		cmocka_unit_test(test_collect__plan_notes_are_warnings),
-		cmocka_unit_test(test_collect__no_adding_after_finish),
+	    cmocka_unit_test(test_collect__each_address_is_symbolized_once),
+	    cmocka_unit_test(test_collect__unsymbolized_samples_are_named),
+	    cmocka_unit_test(test_collect__kernel_symbols_when_usable),
+	    cmocka_unit_test(test_collect__inline_mode_names_innermost_function),
+	    cmocka_unit_test(test_collect__lines_mode_keys_by_file_and_line),
+	    cmocka_unit_test(test_collect__by_dso_thread_process),
+	    cmocka_unit_test(test_collect__filters_select_samples),
+	    cmocka_unit_test(test_collect__parse_stats_become_warnings),
+	    cmocka_unit_test(test_collect__plan_notes_are_warnings),
+	    cmocka_unit_test(test_collect__no_adding_after_finish),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

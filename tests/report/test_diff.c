@@ -21,23 +21,28 @@
 #include "json_mini.h"
 #include "report_fixture.h"
 
-static const struct tdr_mapping old_app = { .path = "/build1/app", .kind = TDR_MAP_FILE };
-static const struct tdr_mapping new_app = { .path = "/build2/app", .kind = TDR_MAP_FILE };
+static const struct tdr_mapping old_app = {.path = "/build1/app", .kind = TDR_MAP_FILE};
+static const struct tdr_mapping new_app = {.path = "/build2/app", .kind = TDR_MAP_FILE};
 
 static const struct fx_sym_entry syms_table[] = {
-	{ "/build1/app", 0x1000, 0x1100, TDR_SYM_OK, "main", NULL, NULL, 0 },
-	{ "/build1/app", 0x1100, 0x1200, TDR_SYM_OK, "compute", NULL, NULL, 0 },
-	{ "/build1/app", 0x1200, 0x1300, TDR_SYM_OK, "gone", NULL, NULL, 0 },
-	{ "/build2/app", 0x2000, 0x2100, TDR_SYM_OK, "compute", NULL, NULL, 0 },
-	{ "/build2/app", 0x2100, 0x2200, TDR_SYM_OK, "main", NULL, NULL, 0 },
-	{ "/build2/app", 0x2200, 0x2300, TDR_SYM_OK, "newfn", NULL, NULL, 0 },
+    {"/build1/app", 0x1000, 0x1100, TDR_SYM_OK, "main", NULL, NULL, 0},
+    {"/build1/app", 0x1100, 0x1200, TDR_SYM_OK, "compute", NULL, NULL, 0},
+    {"/build1/app", 0x1200, 0x1300, TDR_SYM_OK, "gone", NULL, NULL, 0},
+    {"/build2/app", 0x2000, 0x2100, TDR_SYM_OK, "compute", NULL, NULL, 0},
+    {"/build2/app", 0x2100, 0x2200, TDR_SYM_OK, "main", NULL, NULL, 0},
+    {"/build2/app", 0x2200, 0x2300, TDR_SYM_OK, "newfn", NULL, NULL, 0},
 };
 
 static void feed(struct tdr_report *r, const struct tdr_mapping *map, uint64_t off,
 		 const uint64_t *deltas, int times)
 {
-	struct tdr_sample s = { .pid = 1, .tid = 1, .comm = "app", .map = map, .map_off = off,
-				.cpumode = TDR_MODE_USER, .deltas = deltas };
+	struct tdr_sample s = {.pid = 1,
+			       .tid = 1,
+			       .comm = "app",
+			       .map = map,
+			       .map_off = off,
+			       .cpumode = TDR_MODE_USER,
+			       .deltas = deltas};
 
 	for (int i = 0; i < times; i++)
 		assert_int_equal(tdr_report__add_sample(r, &s), 0);
@@ -50,9 +55,9 @@ static void done(struct tdr_report *r, struct fx_syms *fs)
 }
 
 /* slots, cycles, retiring, bad-spec, fe-bound, be-bound per sample */
-static const uint64_t be30[] = { 100, 0, 50, 10, 10, 30 };
-static const uint64_t be50[] = { 100, 0, 30, 10, 10, 50 };
-static const uint64_t ret70[] = { 100, 0, 70, 10, 10, 10 };
+static const uint64_t be30[] = {100, 0, 50, 10, 10, 30};
+static const uint64_t be50[] = {100, 0, 30, 10, 10, 50};
+static const uint64_t ret70[] = {100, 0, 70, 10, 10, 10};
 
 static void make_pair(struct fx_meta *mo, struct fx_meta *mn, struct tdr_report **old,
 		      struct tdr_report **new, struct fx_syms *fs)
@@ -61,13 +66,13 @@ static void make_pair(struct fx_meta *mo, struct fx_meta *mn, struct tdr_report 
 	fx_meta_l1(mo);
 	fx_meta_l1(mn);
 	*old = fx_report(mo, NULL);
-	feed(*old, &old_app, 0x1150, be30, 50); /* compute 50% */
-	feed(*old, &old_app, 0x1160, be30, 10); /* compute, another address: 60% in all */
+	feed(*old, &old_app, 0x1150, be30, 50);	 /* compute 50% */
+	feed(*old, &old_app, 0x1160, be30, 10);	 /* compute, another address: 60% in all */
 	feed(*old, &old_app, 0x1010, ret70, 30); /* main 30% */
 	feed(*old, &old_app, 0x1210, ret70, 10); /* gone 10% */
 	done(*old, fs);
 	*new = fx_report(mn, NULL);
-	feed(*new, &new_app, 0x2050, be50, 30); /* compute 30% */
+	feed(*new, &new_app, 0x2050, be50, 30);	 /* compute 30% */
 	feed(*new, &new_app, 0x2150, ret70, 60); /* main 60% */
 	feed(*new, &new_app, 0x2250, ret70, 10); /* newfn 10% */
 	done(*new, fs);
@@ -144,7 +149,7 @@ static void test_diff__same_name_in_different_objects_stays_apart(void **state)
 	struct fx_meta m;
 	struct tdr_report *a, *b;
 	struct tdr_diff *d = NULL;
-	const uint64_t dd[SW_CNT] = { 1000, 1000, 0, 0 };
+	const uint64_t dd[SW_CNT] = {1000, 1000, 0, 0};
 
 	(void)state;
 	fx_meta_sw(&m);
@@ -177,7 +182,7 @@ static void test_diff__different_plans_compare_shares_only(void **state)
 	struct fx_meta mo, mn;
 	struct tdr_report *a, *b;
 	struct tdr_diff *d = NULL;
-	const uint64_t dsw[SW_CNT] = { 1000, 1000, 0, 0 };
+	const uint64_t dsw[SW_CNT] = {1000, 1000, 0, 0};
 
 	(void)state;
 	fx_meta_l1(&mo);
@@ -193,7 +198,8 @@ static void test_diff__different_plans_compare_shares_only(void **state)
 	assert_null(tdr_diff__row(d, 0)->topdown_change);
 	assert_true(fabs(tdr_diff__row(d, 0)->share_change) < 1e-12);
 	assert_int_equal(tdr_diff__warning_cnt(d), 1);
-	assert_non_null(strstr(tdr_diff__warning(d, 0), "the plans differ (OLD topdown-l1, NEW software)"));
+	assert_non_null(
+	    strstr(tdr_diff__warning(d, 0), "the plans differ (OLD topdown-l1, NEW software)"));
 	tdr_diff__free(d);
 	tdr_report__free(a);
 	tdr_report__free(b);
@@ -275,7 +281,8 @@ static void test_diff__output_json_and_text(void **state)
 	assert_non_null(strstr(out, "OLD = /tmp/before.tdr"));
 	assert_non_null(strstr(out, "NEW = /tmp/after.tdr"));
 	assert_non_null(strstr(out, "change = NEW - OLD"));
-	assert_non_null(strstr(out, "   60.0   30.0  -30.0   -20.0   +0.0   +0.0  +20.0  compute  app"));
+	assert_non_null(
+	    strstr(out, "   60.0   30.0  -30.0   -20.0   +0.0   +0.0  +20.0  compute  app"));
 	assert_non_null(strstr(out, "[only in OLD]"));
 	assert_non_null(strstr(out, "[only in NEW]"));
 	free(out);
@@ -290,11 +297,11 @@ static void test_diff__output_json_and_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_diff__matches_by_basename_and_function),
-		cmocka_unit_test(test_diff__same_name_in_different_objects_stays_apart),
-		cmocka_unit_test(test_diff__different_plans_compare_shares_only),
-		cmocka_unit_test(test_diff__refuses_mismatched_or_unfinished),
-		cmocka_unit_test(test_diff__output_json_and_text),
+	    cmocka_unit_test(test_diff__matches_by_basename_and_function),
+	    cmocka_unit_test(test_diff__same_name_in_different_objects_stays_apart),
+	    cmocka_unit_test(test_diff__different_plans_compare_shares_only),
+	    cmocka_unit_test(test_diff__refuses_mismatched_or_unfinished),
+	    cmocka_unit_test(test_diff__output_json_and_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

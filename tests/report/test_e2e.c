@@ -5,8 +5,8 @@
  * without a PMU can open): the bundled example's four hot functions must
  * appear; a report of a perf.data file must count exactly the samples
  * 'perf report' counts per function (perf is the oracle, skipped when not
- * installed); two threads each show their own function; a diff of two runs of a program whose arguments move work from
- * one function to the other must show that direction; bad input and bad
+ * installed); two threads each show their own function; a diff of two runs of a program whose
+ * arguments move work from one function to the other must show that direction; bad input and bad
  * options give one line and the documented exit status.
  */
 #include <errno.h>
@@ -140,8 +140,8 @@ static const struct jm *row_named(const struct jm *j, const char *name)
 	return NULL;
 }
 
-static const char *const hot[] = { "compute_kernel", "chase_pointers", "branchy_filter",
-				   "hash_blocks" };
+static const char *const hot[] = {"compute_kernel", "chase_pointers", "branchy_filter",
+				  "hash_blocks"};
 
 static void test_e2e__hotloop_hot_functions_appear(void **state)
 {
@@ -233,8 +233,8 @@ static void test_e2e__perf_data_counts_match_perf_report(void **state)
 
 	if (run(NULL, "command -v perf >/dev/null 2>&1"))
 		skip();
-	st = run(&out, "perf record -q -e cpu-clock -F 2000 -o '%s/perf.data' '%s' 2>&1",
-		 e->dir, e->hotloop);
+	st = run(&out, "perf record -q -e cpu-clock -F 2000 -o '%s/perf.data' '%s' 2>&1", e->dir,
+		 e->hotloop);
 	if (st) {
 		print_message("perf record failed, skipping: %s\n", out);
 		free(out);
@@ -243,8 +243,11 @@ static void test_e2e__perf_data_counts_match_perf_report(void **state)
 	free(out);
 	j = report_json(e, "perf.data", "");
 	assert_string_equal(jm_get(jm_get(j, "recording"), "source")->str, "perf.data");
-	assert_int_equal(run(&out, "perf report -i '%s/perf.data' -q --stdio -F sample,sym "
-				   "2>/dev/null", e->dir), 0);
+	assert_int_equal(run(&out,
+			     "perf report -i '%s/perf.data' -q --stdio -F sample,sym "
+			     "2>/dev/null",
+			     e->dir),
+			 0);
 	for (size_t i = 0; i < 4; i++) {
 		const struct jm *row = row_named(j, hot[i]);
 		long want = perf_samples(out, hot[i]);
@@ -272,9 +275,8 @@ static void test_e2e__diff_shows_direction_of_change(void **state)
 	record(e, "old.tdr", cmd);
 	snprintf(cmd, sizeof(cmd), "'%s' 10 40", e->workmix);
 	record(e, "new.tdr", cmd);
-	assert_int_equal(run(&out, "'%s' diff '%s/old.tdr' '%s/new.tdr' --json", e->tdrec, e->dir,
-			     e->dir),
-			 0);
+	assert_int_equal(
+	    run(&out, "'%s' diff '%s/old.tdr' '%s/new.tdr' --json", e->tdrec, e->dir, e->dir), 0);
 	j = jm_parse(out, &where);
 	assert_non_null(j);
 	free(out);
@@ -312,7 +314,7 @@ static void test_e2e__two_threads_each_with_its_function(void **state)
 	char cmd[8192], opt[64];
 	const struct jm *rows;
 	struct jm *j;
-	const char *tops[2] = { NULL, NULL };
+	const char *tops[2] = {NULL, NULL};
 	size_t threads = 0;
 
 	snprintf(cmd, sizeof(cmd), "'%s' 20 20 threads", e->workmix);
@@ -361,16 +363,15 @@ static void test_e2e__errors_and_usage(void **state)
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
 	free(out);
 	/* Not a recording. */
-	assert_int_equal(run(&out, "echo hello > '%s/junk'; '%s' report -i '%s/junk' 2>&1",
-			     e->dir, e->tdrec, e->dir),
+	assert_int_equal(run(&out, "echo hello > '%s/junk'; '%s' report -i '%s/junk' 2>&1", e->dir,
+			     e->tdrec, e->dir),
 			 1);
 	assert_non_null(strstr(out, "junk: not a tdrec or perf.data file"));
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out)); /* one line */
 	free(out);
 	/* With --json the error is JSON on stdout. */
-	assert_int_equal(run(&out, "'%s' report --json -i '%s/missing.tdr' 2>/dev/null", e->tdrec,
-			     e->dir),
-			 1);
+	assert_int_equal(
+	    run(&out, "'%s' report --json -i '%s/missing.tdr' 2>/dev/null", e->tdrec, e->dir), 1);
 	j = jm_parse(out, NULL);
 	assert_non_null(j);
 	assert_non_null(strstr(jm_get(j, "error")->str, "missing.tdr"));
@@ -399,11 +400,11 @@ static void test_e2e__errors_and_usage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
-		cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
-		cmocka_unit_test(test_e2e__diff_shows_direction_of_change),
-		cmocka_unit_test(test_e2e__two_threads_each_with_its_function),
-		cmocka_unit_test(test_e2e__errors_and_usage),
+	    cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
+	    cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
+	    cmocka_unit_test(test_e2e__diff_shows_direction_of_change),
+	    cmocka_unit_test(test_e2e__two_threads_each_with_its_function),
+	    cmocka_unit_test(test_e2e__errors_and_usage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -21,24 +21,25 @@
 #include "report_fixture.h"
 
 static const char long_name[] =
-	"std::__detail::_Hashtable_base<std::basic_string<char>, std::pair<const std::basic_string"
-	"<char>, int>, std::__detail::_Select1st>::_M_equals(const std::basic_string<char>&)";
+    "std::__detail::_Hashtable_base<std::basic_string<char>, std::pair<const std::basic_string"
+    "<char>, int>, std::__detail::_Select1st>::_M_equals(const std::basic_string<char>&)";
 static const char odd_name[] = "odd \"name\", with\ttab and \\ backslash\n";
 
 static struct tdr_report *l2_report(struct fx_meta *m, enum tdr_report_by by)
 {
-	static char *argv[] = { (char *)"tdrec", (char *)"record", (char *)"--",
-				(char *)"./app with space", (char *)"--size=1000000000000000000000"
-				"00000000000000000000000000000000000000000000000000000000000000000" };
+	static char *argv[] = {
+	    (char *)"tdrec", (char *)"record", (char *)"--", (char *)"./app with space",
+	    (char *)"--size=1000000000000000000000"
+		    "00000000000000000000000000000000000000000000000000000000000000000"};
 	struct tdr_report_opts o;
 	struct tdr_report *r;
-	const uint64_t hot[EV_L2_CNT] = { [EV_SLOTS] = 10000, [EV_RET] = 2000, [EV_BAD] = 500,
-					  [EV_FE] = 1500, [EV_BE] = 6000, [EV_HEAVY] = 100,
-					  [EV_BRM] = 300, [EV_FLAT] = 1000, [EV_MEM] = 4500 };
-	const uint64_t mild[EV_L2_CNT] = { [EV_SLOTS] = 1000, [EV_RET] = 700, [EV_BAD] = 100,
-					   [EV_FE] = 100, [EV_BE] = 100, [EV_HEAVY] = 100,
-					   [EV_BRM] = 50, [EV_FLAT] = 50, [EV_MEM] = 50 };
-	struct tdr_row_key k = { .dso = "/usr/lib/x86_64-linux-gnu/libsomething-really-long.so.6" };
+	const uint64_t hot[EV_L2_CNT] = {
+	    [EV_SLOTS] = 10000, [EV_RET] = 2000, [EV_BAD] = 500,   [EV_FE] = 1500, [EV_BE] = 6000,
+	    [EV_HEAVY] = 100,	[EV_BRM] = 300,	 [EV_FLAT] = 1000, [EV_MEM] = 4500};
+	const uint64_t mild[EV_L2_CNT] = {
+	    [EV_SLOTS] = 1000, [EV_RET] = 700, [EV_BAD] = 100, [EV_FE] = 100, [EV_BE] = 100,
+	    [EV_HEAVY] = 100,  [EV_BRM] = 50,  [EV_FLAT] = 50, [EV_MEM] = 50};
+	struct tdr_row_key k = {.dso = "/usr/lib/x86_64-linux-gnu/libsomething-really-long.so.6"};
 
 	fx_meta_l2(m);
 	m->meta.argv = argv;
@@ -73,8 +74,8 @@ static struct tdr_report *l2_report(struct fx_meta *m, enum tdr_report_by by)
 static struct tdr_report *sw_report(struct fx_meta *m)
 {
 	struct tdr_report *r;
-	const uint64_t d[SW_CNT] = { 123456789012ull, 123456789000ull, 77, 5 };
-	const uint64_t small[SW_CNT] = { 1000000, 1000000, 0, 0 };
+	const uint64_t d[SW_CNT] = {123456789012ull, 123456789000ull, 77, 5};
+	const uint64_t small[SW_CNT] = {1000000, 1000000, 0, 0};
 
 	fx_meta_sw(m);
 	r = fx_report(m, NULL);
@@ -192,7 +193,8 @@ static void test_render__json_mode_specific_keys(void **state)
 
 		assert_int_equal(jm_get(j, "rows")->n, 2); /* limit */
 		assert_int_equal(jm_get(j, "rows_total")->num, 3);
-		assert_string_equal(jm_get(j, "by")->str, tdr_report_by_name((enum tdr_report_by)by));
+		assert_string_equal(jm_get(j, "by")->str,
+				    tdr_report_by_name((enum tdr_report_by)by));
 		check_row_keys(row, true);
 		assert_int_equal(jm_get(row, "inlined_into") != NULL, by == TDR_BY_INLINE);
 		assert_int_equal(jm_get(row, "file") != NULL, by == TDR_BY_LINE);
@@ -201,8 +203,9 @@ static void test_render__json_mode_specific_keys(void **state)
 				 by == TDR_BY_THREAD || by == TDR_BY_PROCESS);
 		assert_int_equal(jm_get(row, "tid") != NULL, by == TDR_BY_THREAD);
 		if (by == TDR_BY_INLINE)
-			assert_string_equal(jm_get(row, "inlined_into")->str,
-					    "a_very_long_function_name_that_it_was_inlined_into_for_testing");
+			assert_string_equal(
+			    jm_get(row, "inlined_into")->str,
+			    "a_very_long_function_name_that_it_was_inlined_into_for_testing");
 		if (by == TDR_BY_LINE)
 			assert_int_equal(jm_get(row, "line")->num, 1234);
 		if (by == TDR_BY_THREAD)
@@ -360,7 +363,7 @@ static void test_render__unfinished_report_is_refused(void **state)
 {
 	struct fx_meta m;
 	struct tdr_report *r;
-	struct tdr_render_opts o = { .fmt = TDR_FMT_JSON };
+	struct tdr_render_opts o = {.fmt = TDR_FMT_JSON};
 	char *buf = NULL;
 	size_t sz = 0;
 	FILE *f = open_memstream(&buf, &sz);
@@ -377,13 +380,13 @@ static void test_render__unfinished_report_is_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_render__json_topdown_is_valid_with_documented_keys),
-		cmocka_unit_test(test_render__json_software_plan_has_null_topdown),
-		cmocka_unit_test(test_render__json_mode_specific_keys),
-		cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
-		cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
-		cmocka_unit_test(test_render__text_shows_markers_and_units),
-		cmocka_unit_test(test_render__unfinished_report_is_refused),
+	    cmocka_unit_test(test_render__json_topdown_is_valid_with_documented_keys),
+	    cmocka_unit_test(test_render__json_software_plan_has_null_topdown),
+	    cmocka_unit_test(test_render__json_mode_specific_keys),
+	    cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
+	    cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
+	    cmocka_unit_test(test_render__text_shows_markers_and_units),
+	    cmocka_unit_test(test_render__unfinished_report_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

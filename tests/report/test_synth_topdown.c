@@ -23,8 +23,8 @@
 #define assert_pct(frac, pct) assert_true(fabs(100.0 * (frac) - (pct)) < 0.01)
 
 static const struct fx_sym_entry syms_table[] = {
-	{ "/usr/bin/app", 0x1000, 0x2000, TDR_SYM_OK, "func_a", NULL, NULL, 0 },
-	{ "/usr/bin/app", 0x2000, 0x3000, TDR_SYM_OK, "func_b", NULL, NULL, 0 },
+    {"/usr/bin/app", 0x1000, 0x2000, TDR_SYM_OK, "func_a", NULL, NULL, 0},
+    {"/usr/bin/app", 0x2000, 0x3000, TDR_SYM_OK, "func_b", NULL, NULL, 0},
 };
 
 static int to_report(const struct tdr_sample *s, void *ctx)
@@ -37,7 +37,7 @@ static void feed_sample(struct fx *f, struct tdr_report *r, uint64_t t, uint64_t
 			const uint64_t *vals)
 {
 	uint64_t ids[FX_NEV_MAX];
-	struct synth_sample s = { 0 };
+	struct synth_sample s = {0};
 	size_t off;
 
 	for (size_t i = 0; i < f->nev; i++)
@@ -93,9 +93,9 @@ static void test_synth__level1_per_function(void **state)
 	struct tdr_report *r = start(f);
 	const struct tdr_report_row *a, *b;
 	/* Cumulative values: slots, cycles, retiring, bad-spec, fe-bound, be-bound. */
-	const uint64_t v1[] = { 1000, 250, 400, 100, 200, 300 }; /* first: deltas = values */
-	const uint64_t v2[] = { 1800, 450, 560, 180, 440, 620 }; /* +800: 160 80 240 320 */
-	const uint64_t v3[] = { 3000, 750, 1160, 180, 740, 920 }; /* +1200: 600 0 300 300 */
+	const uint64_t v1[] = {1000, 250, 400, 100, 200, 300};	/* first: deltas = values */
+	const uint64_t v2[] = {1800, 450, 560, 180, 440, 620};	/* +800: 160 80 240 320 */
+	const uint64_t v3[] = {3000, 750, 1160, 180, 740, 920}; /* +1200: 600 0 300 300 */
 
 	(void)state;
 	feed_sample(f, r, 100, FX_IP_A, v1);
@@ -135,9 +135,10 @@ static void test_synth__level2_with_derived_categories(void **state)
 	struct tdr_report *r = start(f);
 	const struct tdr_report_row *a;
 	/* slots, cycles, ret, bad, fe, be, heavy, br-mispredict, fetch-lat, mem-bound */
-	const uint64_t v1[] = { 2000, 500, 600, 300, 400, 700, 100, 250, 300, 200 };
-	/* +2000 at B: ret 1000, bad 100, fe 300, be 600, heavy 1100 (> ret), brm 20, flat 100, mem 500 */
-	const uint64_t v2[] = { 4000, 1000, 1600, 400, 700, 1300, 1200, 270, 400, 700 };
+	const uint64_t v1[] = {2000, 500, 600, 300, 400, 700, 100, 250, 300, 200};
+	/* +2000 at B: ret 1000, bad 100, fe 300, be 600, heavy 1100 (> ret), brm 20, flat 100, mem
+	 * 500 */
+	const uint64_t v2[] = {4000, 1000, 1600, 400, 700, 1300, 1200, 270, 400, 700};
 
 	(void)state;
 	feed_sample(f, r, 100, FX_IP_A, v1);
@@ -179,8 +180,8 @@ static void test_synth__level2_with_derived_categories(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_synth__level1_per_function),
-		cmocka_unit_test(test_synth__level2_with_derived_categories),
+	    cmocka_unit_test(test_synth__level1_per_function),
+	    cmocka_unit_test(test_synth__level2_with_derived_categories),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,11 +27,11 @@ static void test_topdown__l1_from_summed_deltas(void **state)
 	struct tdr_report *r;
 	const struct tdr_report_row *a, *b, *c, *t;
 	/* slots, cycles, retiring, bad-spec, fe-bound, be-bound */
-	const uint64_t da[] = { 1000, 10, 400, 100, 200, 300 };
-	const uint64_t db1[] = { 600, 5, 300, 0, 60, 240 };
-	const uint64_t db2[] = { 400, 5, 100, 100, 40, 160 };
+	const uint64_t da[] = {1000, 10, 400, 100, 200, 300};
+	const uint64_t db1[] = {600, 5, 300, 0, 60, 240};
+	const uint64_t db2[] = {400, 5, 100, 100, 40, 160};
 	/* Level-1 deltas that add up to 2999 of 3000 slots (8-bit fractions). */
-	const uint64_t dc[] = { 3000, 30, 1001, 999, 500, 499 };
+	const uint64_t dc[] = {3000, 30, 1001, 999, 500, 499};
 
 	(void)state;
 	fx_meta_l1(&m);
@@ -91,9 +91,9 @@ static void test_topdown__l2_measured_and_derived_clamped(void **state)
 	struct tdr_report *r;
 	const struct tdr_report_row *x;
 	/* heavy-ops (600) above retiring (500): light-ops clamps at 0. */
-	const uint64_t d[EV_L2_CNT] = { [EV_SLOTS] = 1000, [EV_RET] = 500, [EV_BAD] = 100,
-					[EV_FE] = 200, [EV_BE] = 200, [EV_HEAVY] = 600,
-					[EV_BRM] = 40, [EV_FLAT] = 150, [EV_MEM] = 50 };
+	const uint64_t d[EV_L2_CNT] = {
+	    [EV_SLOTS] = 1000, [EV_RET] = 500, [EV_BAD] = 100,	[EV_FE] = 200, [EV_BE] = 200,
+	    [EV_HEAVY] = 600,  [EV_BRM] = 40,  [EV_FLAT] = 150, [EV_MEM] = 50};
 
 	(void)state;
 	fx_meta_l2(&m);
@@ -122,9 +122,9 @@ static void test_topdown__generic_formula_with_coefficients(void **state)
 {
 	struct fx_meta m;
 	struct tdr_report *r;
-	const uint64_t d1[] = { 1000, 400 }; /* (2*1000 - 400) / (4*400) = 100% */
-	const uint64_t d2[] = { 100, 400 };  /* (200 - 400) < 0: 0% */
-	const uint64_t d3[] = { 700, 200 };  /* (1400 - 200) / 800 = 150%, as measured */
+	const uint64_t d1[] = {1000, 400}; /* (2*1000 - 400) / (4*400) = 100% */
+	const uint64_t d2[] = {100, 400};  /* (200 - 400) < 0: 0% */
+	const uint64_t d3[] = {700, 200};  /* (1400 - 200) / 800 = 150%, as measured */
 
 	(void)state;
 	fx_meta_generic(&m);
@@ -147,7 +147,7 @@ static void test_topdown__row_without_slots_has_no_ratios(void **state)
 {
 	struct fx_meta m;
 	struct tdr_report *r;
-	const uint64_t zero[EV_L1_CNT] = { 0 };
+	const uint64_t zero[EV_L1_CNT] = {0};
 	const struct tdr_report_row *z;
 
 	(void)state;
@@ -169,9 +169,9 @@ static struct tdr_report *sort_fixture(struct fx_meta *m, const struct tdr_repor
 	struct tdr_report_opts o;
 	struct tdr_report *r;
 	/* samples: p 30, q 20, s 10; slots: q > s > p; retiring: s > p > q; be: p > s > q */
-	const uint64_t dp[] = { 1000, 0, 300, 0, 0, 700 };
-	const uint64_t dq[] = { 5000, 0, 1000, 0, 3900, 100 };
-	const uint64_t ds[] = { 2000, 0, 1200, 0, 0, 800 };
+	const uint64_t dp[] = {1000, 0, 300, 0, 0, 700};
+	const uint64_t dq[] = {5000, 0, 1000, 0, 3900, 100};
+	const uint64_t ds[] = {2000, 0, 1200, 0, 0, 800};
 
 	tdr_report_opts__init(&o);
 	if (sort)
@@ -246,7 +246,7 @@ static void test_topdown__min_samples_marks_low_confidence(void **state)
 	struct fx_meta m;
 	struct tdr_report_opts o;
 	struct tdr_report *r;
-	const uint64_t d[] = { 1000, 0, 250, 250, 250, 250 };
+	const uint64_t d[] = {1000, 0, 250, 250, 250, 250};
 
 	(void)state;
 	fx_meta_l1(&m);
@@ -279,15 +279,15 @@ static void test_topdown__bottleneck_rule(void **state)
 	struct fx_meta m;
 	struct tdr_report *r;
 	/* slots, cycles, ret, bad, fe, be */
-	const uint64_t be25[] = { 1000, 0, 500, 100, 150, 250 };  /* be 25% > 20% */
-	const uint64_t both[] = { 1000, 0, 430, 160, 200, 210 };  /* bad 16%, fe 20%, be 21% */
-	const uint64_t ret[] = { 1000, 0, 900, 30, 30, 40 };	  /* retiring is no bottleneck */
-	const uint64_t edge[] = { 1000, 0, 500, 150, 150, 200 }; /* all at, none above */
+	const uint64_t be25[] = {1000, 0, 500, 100, 150, 250}; /* be 25% > 20% */
+	const uint64_t both[] = {1000, 0, 430, 160, 200, 210}; /* bad 16%, fe 20%, be 21% */
+	const uint64_t ret[] = {1000, 0, 900, 30, 30, 40};     /* retiring is no bottleneck */
+	const uint64_t edge[] = {1000, 0, 500, 150, 150, 200}; /* all at, none above */
 
 	(void)state;
 	fx_meta_l1(&m);
 	r = fx_report(&m, NULL);
-	fx_add(r, "be", NULL, be25, 100);	 /* 10% of 1000 samples */
+	fx_add(r, "be", NULL, be25, 100);      /* 10% of 1000 samples */
 	fx_add(r, "be_small", NULL, be25, 40); /* 4%: not hot enough */
 	fx_add(r, "both", NULL, both, 100);
 	fx_add(r, "ret", NULL, ret, 300);
@@ -306,7 +306,7 @@ static void test_topdown__bottleneck_rule(void **state)
 
 	/* fe-bound 30% beats be-bound 25%: the largest category above its threshold. */
 	{
-		const uint64_t fe[] = { 1000, 0, 300, 150, 300, 250 };
+		const uint64_t fe[] = {1000, 0, 300, 150, 300, 250};
 
 		r = fx_report(&m, NULL);
 		fx_add(r, "fe", NULL, fe, 100);
@@ -328,13 +328,13 @@ static void test_topdown__level2_bottleneck_under_level1(void **state)
 	struct fx_meta m;
 	struct tdr_report *r;
 	/* be 40%: mem 25% (> 20%), core 15% (> 10%): mem is larger. */
-	const uint64_t d1[EV_L2_CNT] = { [EV_SLOTS] = 1000, [EV_RET] = 400, [EV_BAD] = 100,
-					 [EV_FE] = 100, [EV_BE] = 400, [EV_HEAVY] = 100,
-					 [EV_BRM] = 50, [EV_FLAT] = 50, [EV_MEM] = 250 };
+	const uint64_t d1[EV_L2_CNT] = {
+	    [EV_SLOTS] = 1000, [EV_RET] = 400, [EV_BAD] = 100, [EV_FE] = 100, [EV_BE] = 400,
+	    [EV_HEAVY] = 100,  [EV_BRM] = 50,  [EV_FLAT] = 50, [EV_MEM] = 250};
 	/* be 30%: mem 18% (not > 20%), core 12% (> 10%): core. */
-	const uint64_t d2[EV_L2_CNT] = { [EV_SLOTS] = 1000, [EV_RET] = 500, [EV_BAD] = 100,
-					 [EV_FE] = 100, [EV_BE] = 300, [EV_HEAVY] = 100,
-					 [EV_BRM] = 50, [EV_FLAT] = 50, [EV_MEM] = 180 };
+	const uint64_t d2[EV_L2_CNT] = {
+	    [EV_SLOTS] = 1000, [EV_RET] = 500, [EV_BAD] = 100, [EV_FE] = 100, [EV_BE] = 300,
+	    [EV_HEAVY] = 100,  [EV_BRM] = 50,  [EV_FLAT] = 50, [EV_MEM] = 180};
 
 	(void)state;
 	fx_meta_l2(&m);
@@ -354,8 +354,8 @@ static void test_topdown__software_plan_has_events_and_no_topdown(void **state)
 	struct fx_meta m;
 	struct tdr_report *r;
 	const struct tdr_report_row *f, *t;
-	const uint64_t d1[SW_CNT] = { 1000000, 1000000, 3, 1 };
-	const uint64_t d2[SW_CNT] = { 1500000, 1400000, 0, 2 };
+	const uint64_t d1[SW_CNT] = {1000000, 1000000, 3, 1};
+	const uint64_t d2[SW_CNT] = {1500000, 1400000, 0, 2};
 
 	(void)state;
 	fx_meta_sw(&m);
@@ -387,7 +387,7 @@ static void test_topdown__min_share_hides_rows_but_not_from_totals(void **state)
 	struct fx_meta m;
 	struct tdr_report_opts o;
 	struct tdr_report *r;
-	const uint64_t d[SW_CNT] = { 1000, 1000, 0, 0 };
+	const uint64_t d[SW_CNT] = {1000, 1000, 0, 0};
 
 	(void)state;
 	fx_meta_sw(&m);
@@ -419,13 +419,13 @@ static void test_topdown__bad_formula_is_rejected(void **state)
 static void test_topdown__allocation_failures_are_clean(void **state)
 {
 	struct fx_meta m;
-	const uint64_t d[] = { 1000, 10, 400, 100, 200, 300 };
+	const uint64_t d[] = {1000, 10, 400, 100, 200, 300};
 
 	(void)state;
 	fx_meta_l1(&m);
 	for (long n = 0;; n++) {
 		struct tdr_report *r = NULL;
-		struct tdr_row_key k = { .name = "f", .dso = "/bin/x" };
+		struct tdr_row_key k = {.name = "f", .dso = "/bin/x"};
 		int err;
 
 		tdr_mem_fail_after(n);
@@ -449,18 +449,18 @@ static void test_topdown__allocation_failures_are_clean(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_topdown__l1_from_summed_deltas),
-		cmocka_unit_test(test_topdown__l2_measured_and_derived_clamped),
-		cmocka_unit_test(test_topdown__generic_formula_with_coefficients),
-		cmocka_unit_test(test_topdown__row_without_slots_has_no_ratios),
-		cmocka_unit_test(test_topdown__sort_by_each_column),
-		cmocka_unit_test(test_topdown__min_samples_marks_low_confidence),
-		cmocka_unit_test(test_topdown__bottleneck_rule),
-		cmocka_unit_test(test_topdown__level2_bottleneck_under_level1),
-		cmocka_unit_test(test_topdown__software_plan_has_events_and_no_topdown),
-		cmocka_unit_test(test_topdown__min_share_hides_rows_but_not_from_totals),
-		cmocka_unit_test(test_topdown__bad_formula_is_rejected),
-		cmocka_unit_test(test_topdown__allocation_failures_are_clean),
+	    cmocka_unit_test(test_topdown__l1_from_summed_deltas),
+	    cmocka_unit_test(test_topdown__l2_measured_and_derived_clamped),
+	    cmocka_unit_test(test_topdown__generic_formula_with_coefficients),
+	    cmocka_unit_test(test_topdown__row_without_slots_has_no_ratios),
+	    cmocka_unit_test(test_topdown__sort_by_each_column),
+	    cmocka_unit_test(test_topdown__min_samples_marks_low_confidence),
+	    cmocka_unit_test(test_topdown__bottleneck_rule),
+	    cmocka_unit_test(test_topdown__level2_bottleneck_under_level1),
+	    cmocka_unit_test(test_topdown__software_plan_has_events_and_no_topdown),
+	    cmocka_unit_test(test_topdown__min_share_hides_rows_but_not_from_totals),
+	    cmocka_unit_test(test_topdown__bad_formula_is_rejected),
+	    cmocka_unit_test(test_topdown__allocation_failures_are_clean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -200,7 +200,7 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 
 /* Add a warning line (shown in the header and in the JSON warnings). */
 void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /*
  * Compute every row: shares, categories, low-confidence and bottleneck flags,
@@ -247,8 +247,8 @@ enum tdr_report_format {
 
 struct tdr_render_opts {
 	enum tdr_report_format fmt;
-	bool colour;  /* text only: ANSI colour (the caller checks isatty and NO_COLOR) */
-	size_t limit; /* at most this many rows, 0 = all */
+	bool colour;	/* text only: ANSI colour (the caller checks isatty and NO_COLOR) */
+	size_t limit;	/* at most this many rows, 0 = all */
 	unsigned width; /* text width in columns, 0 = 100 */
 };
 
@@ -281,8 +281,8 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
  */
 struct tdr_diff_side {
 	uint64_t samples;
-	double share;		/* 0 when the function is absent on this side */
-	const double *topdown;	/* category fractions (OLD's order), NULL when not compared */
+	double share;	       /* 0 when the function is absent on this side */
+	const double *topdown; /* category fractions (OLD's order), NULL when not compared */
 };
 
 struct tdr_diff_row {
@@ -303,8 +303,8 @@ struct tdr_diff_row {
  * call; file names are copied for the summary line (may be NULL).
  * Returns: 0, -ENOMEM, -EINVAL (unfinished reports or different modes).
  */
-int tdr_diff__new(const struct tdr_report *old, const char *old_file,
-		  const struct tdr_report *new, const char *new_file, struct tdr_diff **out);
+int tdr_diff__new(const struct tdr_report *old, const char *old_file, const struct tdr_report *new,
+		  const char *new_file, struct tdr_diff **out);
 
 size_t tdr_diff__row_cnt(const struct tdr_diff *d);
 const struct tdr_diff_row *tdr_diff__row(const struct tdr_diff *d, size_t idx);
