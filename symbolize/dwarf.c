@@ -7,11 +7,12 @@
  * or low/high pc with dwarf_ranges, so it works without .debug_aranges, as
  * clang emits by default). Per CU, once, on first need: a sorted table of
  * DW_TAG_subprogram pc ranges (namespaces, classes and nested functions
- * included). Per address: CU and subprogram by binary search, then a walk of
- * that subprogram's subtree only, descending only into the inlined_subroutine
- * and lexical blocks that contain the pc, to collect the inline chain; the
- * leaf line comes from the CU line table (dwarf_getsrc_die). Never a walk of
- * the whole CU per address and never dwarf_getscopes (which walks the CU).
+ * included). Per subprogram, once, on the first address inside it: its
+ * subtree is walked (inlined_subroutine and lexical blocks only) into a range
+ * table of inline instances with parent links. Per address: CU, subprogram
+ * and innermost inline by binary search, the chain by parent links; the leaf
+ * line comes from the CU line table (dwarf_getsrc_die). Never a walk of the
+ * whole CU per address and never dwarf_getscopes (which walks the CU).
  * Names: DW_AT_linkage_name demangled when it is a C++ name, else DW_AT_name
  * (both followed through abstract_origin/specification).
  * Ownership and threads: strings are borrowed from libdw (live until the
@@ -30,7 +31,8 @@
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
-/* Deeper DIE nesting than this is treated as corrupt (guards recursion). */
+/* Deeper DIE nesting than this is treated as corrupt (guards recursion);
+ * it also bounds inline chains, which the result cache stores in 16 bits. */
 #define MAX_DIE_DEPTH 256
 
 static void dwarf_warn_once(struct sym_dso *d, const char *what)
@@ -182,56 +184,116 @@ static int load_subs(struct sym_cu *c)
 		err = sym_range_table__build(&c->subs, v.r, v.cnt);
 	else
 		free(v.r);
+	if (!err && dv.cnt) {
+		c->sub_inl = tdr_calloc(dv.cnt, sizeof(*c->sub_inl));
+		if (!c->sub_inl) {
+			sym_range_table__free(&c->subs);
+			err = -ENOMEM;
+		}
+	}
 	if (err) {
 		free(dv.die);
 		return err;
 	}
 	c->sub_dies = dv.die;
+	c->sub_cnt = dv.cnt;
 	c->subs_loaded = true;
 	return 0;
 }
 
-static bool has_pc_attr(Dwarf_Die *die)
-{
-	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
-}
+struct node_vec {
+	struct sym_inl_node *n;
+	size_t cnt, cap;
+};
 
 /*
- * Collect, outermost first, the DW_TAG_inlined_subroutine DIEs under parent
- * whose ranges contain pc. Only DIEs that can contain code are looked at;
- * siblings with pc ranges are disjoint, so the first containing one ends the
- * search at its level. A lexical block without pc attributes is searched and
- * left again if nothing inside contains pc.
- * Returns 1 when a containing DIE was found, 0 when not, -ENOMEM.
+ * Preorder walk of a subprogram's code DIEs: every inlined_subroutine with pc
+ * ranges becomes a node (with its ranges); lexical and try/catch blocks are
+ * looked into but are not frames. Nested subprograms are not entered: they
+ * have their own entry in the CU's subprogram table.
  */
-static int walk_inlines(struct tdr_symbolizer *s, Dwarf_Die *parent, Dwarf_Addr pc, size_t *n,
-			int depth)
+static int collect_inlines(Dwarf_Die *parent, int32_t parent_node, struct range_vec *v,
+			   struct node_vec *nv, int depth)
 {
 	Dwarf_Die child;
 
 	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
-		int tag = dwarf_tag(&child), r;
-		bool ranged;
+		int tag = dwarf_tag(&child), n;
+		int32_t me = parent_node;
 
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
-		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
-			continue;
-		ranged = has_pc_attr(&child);
-		if (ranged ? dwarf_haspc(&child, pc) != 1 : tag == DW_TAG_inlined_subroutine)
-			continue;
 		if (tag == DW_TAG_inlined_subroutine) {
-			if (tdr_ensure_cap(&s->chain, &s->chain_cap, sizeof(*s->chain), *n + 1))
+			if (nv->cnt >= INT32_MAX)
+				return 0;
+			n = add_die_ranges(v, &child, (uint32_t)nv->cnt);
+			if (n < 0)
+				return n;
+			if (n == 0)
+				continue; /* no code of its own, nor in its children */
+			if (tdr_ensure_cap(&nv->n, &nv->cap, sizeof(*nv->n), nv->cnt + 1))
 				return -ENOMEM;
-			s->chain[(*n)++] = child;
+			me = (int32_t)nv->cnt;
+			nv->n[nv->cnt++] = (struct sym_inl_node){ .die = child, .parent = parent_node };
+		} else if (tag != DW_TAG_lexical_block && tag != DW_TAG_try_block &&
+			   tag != DW_TAG_catch_block) {
+			continue;
 		}
-		r = walk_inlines(s, &child, pc, n, depth + 1);
-		if (r < 0)
-			return r;
-		if (ranged || r == 1)
-			return 1;
+		if (dwarf_haschildren(&child) > 0) {
+			n = collect_inlines(&child, me, v, nv, depth + 1);
+			if (n < 0)
+				return n;
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* The inline table of subprogram sub_idx of c, built on first use. */
+static int load_inlines(struct sym_cu *c, size_t sub_idx)
+{
+	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
+	struct range_vec v = { 0 };
+	struct node_vec nv = { 0 };
+	int err;
+
+	err = collect_inlines(&c->sub_dies[sub_idx], -1, &v, &nv, 0);
+	if (!err)
+		err = sym_range_table__build(&si->ranges, v.r, v.cnt);
+	else
+		free(v.r);
+	if (err) {
+		free(nv.n);
+		return err;
+	}
+	si->nodes = nv.n;
+	si->cnt = nv.cnt;
+	si->loaded = true;
+	return 0;
+}
+
+/* Put the inline chain at pc, outermost first, in s->chain; *n its length. */
+static int inline_chain(struct tdr_symbolizer *s, struct sym_cu *c, size_t sub_idx,
+			Dwarf_Addr pc, size_t *n)
+{
+	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
+	const struct sym_range *r;
+	size_t depth = 0;
+	int err;
+
+	*n = 0;
+	if (!si->loaded && (err = load_inlines(c, sub_idx)))
+		return err;
+	r = sym_range_table__find(&si->ranges, pc);
+	if (!r)
+		return 0;
+	for (int32_t i = (int32_t)r->idx; i >= 0 && depth <= si->cnt; i = si->nodes[i].parent)
+		depth++;
+	if (tdr_ensure_cap(&s->chain, &s->chain_cap, sizeof(*s->chain), depth))
+		return -ENOMEM;
+	/* Parent links run inner to outer; fill the chain from its end. */
+	*n = depth;
+	for (int32_t i = (int32_t)r->idx; i >= 0 && depth > 0; i = si->nodes[i].parent)
+		s->chain[--depth] = si->nodes[i].die;
 	return 0;
 }
 
@@ -353,8 +415,8 @@ int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t mad
 
 	if (!s->opts.want_inlines)
 		return 0;
-	err = walk_inlines(s, sub, pc, &n, 0);
-	if (err < 0)
+	err = inline_chain(s, c, sr->idx, pc, &n);
+	if (err)
 		return err;
 	return n ? make_frames(s, c, n, r) : 0;
 }
@@ -362,8 +424,15 @@ int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t mad
 void sym_dwarf__free(struct sym_dso *d)
 {
 	for (size_t i = 0; i < d->cu_cnt; i++) {
-		sym_range_table__free(&d->cu[i].subs);
-		zfree(&d->cu[i].sub_dies);
+		struct sym_cu *c = &d->cu[i];
+
+		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++) {
+			sym_range_table__free(&c->sub_inl[j].ranges);
+			free(c->sub_inl[j].nodes);
+		}
+		zfree(&c->sub_inl);
+		sym_range_table__free(&c->subs);
+		zfree(&c->sub_dies);
 	}
 	zfree(&d->cu);
 	d->cu_cnt = 0;

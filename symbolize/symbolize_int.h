@@ -74,6 +74,27 @@ struct sym_seg {
 	bool exec;
 };
 
+/* One DW_TAG_inlined_subroutine of a subprogram; parent is the index of the
+ * enclosing inline in the same table, -1 for the subprogram itself. */
+struct sym_inl_node {
+	Dwarf_Die die;
+	int32_t parent;
+};
+
+/*
+ * All inlined_subroutine DIEs of one subprogram, flattened once (on the first
+ * address that falls in the subprogram) into a range table. Nodes are in
+ * preorder, so a child's index is above its parent's: among nested ranges
+ * containing a pc, the table finds the innermost, and parent links give the
+ * chain. This is the two-level subprogram/inline map of llvm-symbolizer.
+ */
+struct sym_sub_inl {
+	bool loaded;
+	struct sym_range_table ranges; /* pc ranges -> nodes[idx] */
+	struct sym_inl_node *nodes;
+	size_t cnt;
+};
+
 /* A compile unit of a DSO's DWARF, with its lazily built subprogram table. */
 struct sym_cu {
 	Dwarf_Die cudie;   /* for line tables and file names */
@@ -81,6 +102,8 @@ struct sym_cu {
 	bool subs_loaded;
 	struct sym_range_table subs; /* pc ranges -> sub_dies[idx] */
 	Dwarf_Die *sub_dies;
+	struct sym_sub_inl *sub_inl; /* parallel to sub_dies */
+	size_t sub_cnt;
 	Dwarf_Files *files; /* for DW_AT_call_file, NULL until needed */
 	bool files_tried;
 };

@@ -173,7 +173,8 @@ int fx_elf_funcs(const char *path, struct fx_func **out)
 			    !sym.st_size || sym.st_shndx == SHN_UNDEF)
 				continue;
 			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			v = realloc(v, (size_t)(cnt + 1) * sizeof(*v));
+			if ((cnt & (cnt - 1)) == 0) /* grow at powers of two */
+				v = realloc(v, (size_t)(cnt ? cnt * 2 : 1) * sizeof(*v));
 			snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", name ? name : "");
 			v[cnt].lo = sym.st_value;
 			v[cnt].size = sym.st_size;
@@ -261,7 +262,8 @@ int fx_insn_addrs(const char *path, uint64_t **out)
 		a = strtoull(line, &end, 16);
 		if (end == line || *end != ':' || end[1] != '\t')
 			continue;
-		v = realloc(v, (size_t)(cnt + 1) * sizeof(*v));
+		if ((cnt & (cnt - 1)) == 0) /* grow at powers of two */
+			v = realloc(v, (size_t)(cnt ? cnt * 2 : 1) * sizeof(*v));
 		v[cnt++] = a;
 	}
 	free(text);
@@ -398,32 +400,25 @@ void fx_from_sym(const struct tdr_sym *sym, struct fx_frames *out)
 	out->n++;
 }
 
-static bool line_is_zero(const char *place)
-{
-	const char *c = strrchr(place, ':');
-
-	if (!c)
-		return false;
-	if (!strcmp(c, ":0"))
-		return true;
-	/* file:0:col */
-	while (--c > place && *c != ':')
-		;
-	return c > place && !strncmp(c, ":0:", 3);
-}
-
 bool fx_frames_match(const struct fx_frames *want, const struct fx_frames *got, bool *partial)
 {
-	*partial = false;
-	if (want->n == 1 && want->first_inlined && line_is_zero(want->place[0])) {
-		*partial = true;
-		return got->n >= 2 && !strcmp(want->name[0], got->name[0]) &&
-		       !strcmp(want->place[0], got->place[0]) &&
-		       !strcmp(want->first_call, got->place[1]);
+	/* eu-addr2line contradicts itself when its first line (computed at the
+	 * address) and its chain (computed at the line row's start) disagree:
+	 * an inline on the first line but another caller or none in the chain,
+	 * or no inline on the first line but a chain. */
+	bool inconsistent = want->first_inlined
+				    ? want->n < 2 || strcmp(want->first_call, want->place[1])
+				    : want->n >= 2;
+
+	*partial = inconsistent;
+	if (inconsistent) {
+		if (strcmp(want->name[0], got->name[0]) || strcmp(want->place[0], got->place[0]))
+			return false;
+		if (!want->first_inlined)
+			return got->n == 1;
+		return got->n >= 2 && !strcmp(want->first_call, got->place[1]);
 	}
 	if (want->n != got->n)
-		return false;
-	if (want->first_inlined && (got->n < 2 || strcmp(want->first_call, got->place[1])))
 		return false;
 	for (size_t i = 0; i < want->n; i++)
 		if (strcmp(want->name[i], got->name[i]) || strcmp(want->place[i], got->place[i]))

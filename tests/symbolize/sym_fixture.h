@@ -72,11 +72,12 @@ void fx_print_diff(uint64_t vaddr, const struct fx_frames *want, const struct fx
  * Does tdrec's got match eu-addr2line's want? Normally every pair must be
  * equal. One eu-addr2line quirk is allowed for: it computes the -i chain at
  * the start address of the line-table row that holds the address (its
- * dwfl_lineinfo overwrites the address), so where a row with line 0 starts
- * outside the inlined range (clang), it prints the innermost inline on its
- * first line but no chain. Then only what it did print for the address is
- * compared (innermost name, leaf place, and the "inlined at" call site), and
- * *partial is set.
+ * dwfl_lineinfo overwrites the address), so where that row starts in another
+ * inline instance (clang's line-0 rows, glibc's argp and regexec), its first
+ * line (from the address itself: "f inlined at PLACE in g", or just "g")
+ * contradicts its own chain. Then only what it printed for the address is
+ * compared (innermost name, leaf place, and the "inlined at" call site or
+ * the absence of inlines), and *partial is set.
  */
 bool fx_frames_match(const struct fx_frames *want, const struct fx_frames *got, bool *partial);
 

@@ -90,12 +90,46 @@ static char *build(const struct env *e, const char *name, const char *cc, const 
 }
 
 /*
+ * glibc's names, see test_addr2line__libc_debug_by_build_id: eu-addr2line
+ * prints DW_AT_linkage_name, which for glibc's hidden aliases is the asm
+ * name "__GI_x" of the C function x that tdrec shows; and any ELF alias is
+ * accepted for the physical function.
+ */
+static void glibc_normalise(struct fx_frames *want, struct fx_frames *got, bool have_function)
+{
+	for (size_t k = 0; k < want->n; k++)
+		if (!strncmp(want->name[k], "__GI_", 5))
+			memmove(want->name[k], want->name[k] + 5, strlen(want->name[k] + 5) + 1);
+	/* The physical function as eu-addr2line named it for the address. */
+	if (have_function)
+		strcpy(got->name[got->n - 1],
+		       want->first_inlined ? want->name[want->n - 1] : want->name[0]);
+}
+
+/* First index of sorted v[0..n) that is >= x. */
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
  * Symbolize the chosen addresses of ref_path's functions in path (the same
  * code, possibly stripped or without aranges) and compare each with
- * eu-addr2line on ref_path. Only functions whose name passes keep (NULL: all).
+ * eu-addr2line on ref_path. Function symbols come from sym_path (NULL: from
+ * ref_path); only functions whose name passes keep (NULL: all) are used.
  */
-static struct cmp_stats compare(const char *path, const char *ref_path,
-				bool (*keep)(const char *name))
+static struct cmp_stats compare_syms(const char *path, const char *ref_path, const char *sym_path,
+				     bool (*keep)(const char *name), bool glibc_names)
 {
 	struct tdr_symbolizer_opts o = { .want_lines = true, .want_inlines = true };
 	struct tdr_dso_ref ref = { .path = path };
@@ -104,7 +138,8 @@ static struct cmp_stats compare(const char *path, const char *ref_path,
 	struct fx_func *funcs;
 	uint64_t *insns, *addrs;
 	struct cmp_stats st = { 0 };
-	int nf = fx_elf_funcs(ref_path, &funcs), ni = fx_insn_addrs(ref_path, &insns);
+	int nf = fx_elf_funcs(sym_path ? sym_path : ref_path, &funcs);
+	int ni = fx_insn_addrs(ref_path, &insns);
 	size_t cnt = 0, bad = 0;
 
 	assert_true(nf > 0);
@@ -115,9 +150,10 @@ static struct cmp_stats compare(const char *path, const char *ref_path,
 
 		if (keep && !keep(funcs[f].name))
 			continue;
-		for (int i = 0; i < ni; i++)
-			if (insns[i] >= funcs[f].lo && insns[i] < funcs[f].lo + funcs[f].size &&
-			    k++ % 4 == 0)
+		/* objdump lists instructions in address order. */
+		for (size_t i = lower_bound(insns, (size_t)ni, funcs[f].lo);
+		     i < (size_t)ni && insns[i] < funcs[f].lo + funcs[f].size; i++)
+			if (k++ % 4 == 0 && cnt < (size_t)ni)
 				addrs[cnt++] = insns[i];
 	}
 	assert_true(cnt > 0);
@@ -135,6 +171,8 @@ static struct cmp_stats compare(const char *path, const char *ref_path,
 			st.off_ne_vaddr++;
 		assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
 		fx_from_sym(&y, &got);
+		if (glibc_names)
+			glibc_normalise(&want[i], &got, y.status == TDR_SYM_OK);
 		if (y.inline_cnt > st.max_depth)
 			st.max_depth = y.inline_cnt;
 		if (y.file)
@@ -155,6 +193,12 @@ static struct cmp_stats compare(const char *path, const char *ref_path,
 	free(insns);
 	free(funcs);
 	return st;
+}
+
+static struct cmp_stats compare(const char *path, const char *ref_path,
+				bool (*keep)(const char *name))
+{
+	return compare_syms(path, ref_path, NULL, keep, false);
 }
 
 static char *join(const char *dir, const char *file)
@@ -433,14 +477,20 @@ static void test_addr2line__build_id_none_vs_recorded(void **state)
 	free(dir);
 }
 
-/* glibc's names: eu-addr2line prints DW_AT_linkage_name, which for glibc's
- * hidden aliases is the asm name "__GI_x"; tdrec shows the C name. */
+/*
+ * glibc: separate debug info through /usr/lib/debug/.build-id (libc6-dbg).
+ * Its functions have many ELF aliases (modf, __modf, __GI___modf); tdrec
+ * shows one ELF name and eu-addr2line the DWARF linkage name, so the
+ * physical function's name is not compared here, and inline names are
+ * compared without glibc's "__GI_" asm prefix (see glibc_normalise). All
+ * places and the chain depth are compared as everywhere else.
+ */
 static bool libc_keep(const char *name)
 {
 	static int k;
 
-	/* A sample of functions keeps the test fast: every 40th. */
-	return name[0] != '_' && k++ % 40 == 0;
+	/* A sample of functions keeps the test fast: every 10th. */
+	return name[0] != '_' && k++ % 10 == 0;
 }
 
 static void test_addr2line__libc_debug_by_build_id(void **state)
@@ -448,6 +498,7 @@ static void test_addr2line__libc_debug_by_build_id(void **state)
 	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
 	uint8_t bid[64];
 	size_t n = fx_build_id(libc, bid, sizeof(bid));
+	struct cmp_stats st;
 	char dbg[256];
 	int o;
 
@@ -460,8 +511,11 @@ static void test_addr2line__libc_debug_by_build_id(void **state)
 	snprintf(dbg + o, sizeof(dbg) - (size_t)o, ".debug");
 	if (access(dbg, R_OK) != 0)
 		skip(); /* libc6-dbg not installed */
-	(void)libc_keep;
-	skip();
+	/* libc.so.6 itself has no .symtab: the function list comes from the
+	 * debug file, the code and eu-addr2line's answers from libc.so.6. */
+	st = compare_syms(libc, libc, dbg, libc_keep, true);
+	assert_true(st.addrs > 100);
+	assert_true(st.max_depth >= 2);
 }
 
 int main(void)
