@@ -85,46 +85,62 @@ reject:
 	return -1;
 }
 
+/* debuglink in the directory of file_name (absolute), its .debug/, and
+ * /usr/lib/debug/<dir>/: the default debuginfo path ":.debug:/usr/lib/debug". */
+static int search_debuglink(const char *file_name, const char *debuglink,
+			    const unsigned char *bid, int bid_sz, char **out_name)
+{
+	char dir[PATH_MAX], sub[PATH_MAX];
+	struct stat main_st, *mst = NULL;
+	const char *slash = strrchr(file_name, '/');
+	int fd;
+
+	if (file_name[0] != '/' || (size_t)(slash - file_name) >= sizeof(dir))
+		return -1;
+	if (stat(file_name, &main_st) == 0)
+		mst = &main_st;
+	memcpy(dir, file_name, (size_t)(slash - file_name));
+	dir[slash - file_name] = '\0';
+
+	fd = try_debug_file(dir[0] ? dir : "/", debuglink, mst, bid, bid_sz, out_name);
+	if (fd < 0 && snprintf(sub, sizeof(sub), "%s/.debug", dir) < (int)sizeof(sub))
+		fd = try_debug_file(sub, debuglink, mst, bid, bid_sz, out_name);
+	if (fd < 0 && snprintf(sub, sizeof(sub), DEBUG_DIR "%s", dir) < (int)sizeof(sub))
+		fd = try_debug_file(sub, debuglink, mst, bid, bid_sz, out_name);
+	return fd;
+}
+
 /*
  * Dwfl_Callbacks.find_debuginfo without network: the build-id tree first (the
- * standard libdwfl callback for it), then the .gnu_debuglink name in the
- * file's directory, its .debug/ and /usr/lib/debug/<dir>/ (the default
- * debuginfo path ":.debug:/usr/lib/debug"). An absolute link name (a dwz
- * alternate file) is tried as it is.
+ * standard libdwfl callback for it), then the .gnu_debuglink name next to the
+ * file, and next to its symlink target. An absolute link name (a dwz
+ * alternate file) is tried as it is. A debuglink candidate is accepted when
+ * its build-id equals the main file's (its CRC is not checked when the main
+ * file has no build-id).
  */
 static int find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
 				Dwarf_Addr base, const char *file_name, const char *debuglink,
 				GElf_Word crc, char **debuginfo_file_name)
 {
 	const unsigned char *bid = NULL;
-	char dir[PATH_MAX], sub[PATH_MAX];
-	struct stat main_st, *mst = NULL;
 	GElf_Addr bid_vaddr;
-	const char *slash;
+	char *canon;
 	int fd, bid_sz;
 
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc,
 					  debuginfo_file_name);
-	if (fd >= 0 || !debuglink || !debuglink[0])
+	if (fd >= 0 || !debuglink || !debuglink[0] || !file_name)
 		return fd;
 	bid_sz = dwfl_module_build_id(mod, &bid, &bid_vaddr);
 	if (debuglink[0] == '/')
 		return try_debug_file("", debuglink, NULL, NULL, 0, debuginfo_file_name);
-	if (!file_name || file_name[0] != '/')
-		return -1;
-	if (stat(file_name, &main_st) == 0)
-		mst = &main_st;
-	slash = strrchr(file_name, '/');
-	if ((size_t)(slash - file_name) >= sizeof(dir))
-		return -1;
-	memcpy(dir, file_name, (size_t)(slash - file_name));
-	dir[slash - file_name] = '\0';
-
-	fd = try_debug_file(dir[0] ? dir : "/", debuglink, mst, bid, bid_sz, debuginfo_file_name);
-	if (fd < 0 && snprintf(sub, sizeof(sub), "%s/.debug", dir) < (int)sizeof(sub))
-		fd = try_debug_file(sub, debuglink, mst, bid, bid_sz, debuginfo_file_name);
-	if (fd < 0 && snprintf(sub, sizeof(sub), DEBUG_DIR "%s", dir) < (int)sizeof(sub))
-		fd = try_debug_file(sub, debuglink, mst, bid, bid_sz, debuginfo_file_name);
+	fd = search_debuglink(file_name, debuglink, bid, bid_sz, debuginfo_file_name);
+	if (fd >= 0)
+		return fd;
+	canon = realpath(file_name, NULL);
+	if (canon && strcmp(canon, file_name))
+		fd = search_debuglink(canon, debuglink, bid, bid_sz, debuginfo_file_name);
+	free(canon);
 	return fd;
 }
 

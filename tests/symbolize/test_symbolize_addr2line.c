@@ -375,12 +375,14 @@ static void test_addr2line__stripped_uses_dynsym(void **state)
 }
 
 /* DWARF moved to a separate file named by .gnu_debuglink, next to the
- * binary and in its .debug/ directory: same answers as the original. */
+ * binary, in its .debug/ directory, and next to the target of a symlink:
+ * same answers as the original. */
 static void test_addr2line__debuglink(void **state)
 {
 	char *dir = build(*state, "dlink", "gcc", "-g");
 	char *lib = join(dir, "libfx.so"), *main_path = join(dir, "fx_main");
 	char *lib_dl = join(dir, "libfx-dl.so"), *main_dl = join(dir, "fx_main-dl");
+	char *link = join(dir, "elsewhere/libfx-link.so");
 
 	assert_int_equal(fx_sh("cd '%s' && objcopy --only-keep-debug libfx.so libfx.debug && "
 			       "objcopy --strip-debug --add-gnu-debuglink=libfx.debug libfx.so "
@@ -392,9 +394,15 @@ static void test_addr2line__debuglink(void **state)
 			       "--add-gnu-debuglink=fx_main.debug ../fx_main ../fx_main-dl",
 			       dir),
 			 0);
+	assert_int_equal(fx_sh("cd '%s' && mkdir -p elsewhere && ln -sf ../libfx-dl.so "
+			       "elsewhere/libfx-link.so",
+			       dir),
+			 0);
 	assert_int_equal(fx_sh("! readelf -S '%s' | grep -q debug_info", lib_dl), 0);
 	assert_true(compare(lib_dl, lib, NULL).max_depth >= 2);
 	assert_true(compare(main_dl, main_path, NULL).max_depth >= 2);
+	assert_true(compare(link, lib, NULL).max_depth >= 2);
+	free(link);
 	free(lib);
 	free(main_path);
 	free(lib_dl);
