@@ -398,7 +398,7 @@ static void test_symbolize__vdso_from_own_image(void **state)
 	struct tdr_dso_ref ref = { .path = "[vdso]" };
 	uint8_t wrong[20];
 	struct tdr_sym y;
-	uint64_t off;
+	uint64_t off = 0;
 
 	(void)state;
 	if (!vdso_sym_off("__vdso_clock_gettime", &off)) {
