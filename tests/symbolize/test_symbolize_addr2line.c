@@ -17,7 +17,7 @@
  * printed for the address itself is compared. The physical function is compared
  * without ELF clone suffixes (tdrec shows "fx_checked.cold", eu-addr2line the
  * DWARF name "fx_checked").
- * Also: clang output without .debug_aranges, lld layouts where file offset
+ * Also: clang output without .debug_aranges, split DWARF, lld layouts where file offset
  * != vaddr, stripped copies (dynsym only), separate debug files found by
  * .gnu_debuglink, debuginfod never contacted, build-id checks, and glibc
  * through /usr/lib/debug/.build-id when libc6-dbg is installed.
@@ -292,6 +292,29 @@ static void test_addr2line__clang_without_aranges(void **state)
 	free(without);
 }
 
+/* Split DWARF (.dwo next to the objects, found through the skeleton units):
+ * tdrec on it equals eu-addr2line on the same code built with plain -g
+ * (eu-addr2line 0.188 shows no inline chains for split units). */
+static void test_addr2line__split_dwarf(void **state)
+{
+	char *plain = build(*state, "split-ref", "gcc", "-g");
+	char *split = build(*state, "split", "gcc", "-g -gsplit-dwarf");
+	char *p1 = join(plain, "fx_main"), *p2 = join(split, "fx_main");
+	struct fx_func *f1, *f2;
+	int n1 = fx_elf_funcs(p1, &f1), n2 = fx_elf_funcs(p2, &f2);
+
+	assert_int_equal(fx_sh("ls '%s'/*.dwo >/dev/null", split), 0);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(f1, f2, (size_t)n1 * sizeof(*f1)); /* same code layout */
+	assert_true(compare(p2, p1, NULL).max_depth >= 2);
+	free(f1);
+	free(f2);
+	free(p1);
+	free(p2);
+	free(plain);
+	free(split);
+}
+
 /* lld places text at a file offset different from its vaddr (gcc's default
  * ld keeps them equal), which exercises the PT_LOAD conversion. */
 static void test_addr2line__lld_offsets_differ_from_vaddrs(void **state)
@@ -534,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_addr2line__clang_dwarf5),
 		cmocka_unit_test(test_addr2line__clang_dwarf4),
 		cmocka_unit_test(test_addr2line__clang_without_aranges),
+		cmocka_unit_test(test_addr2line__split_dwarf),
 		cmocka_unit_test(test_addr2line__lld_offsets_differ_from_vaddrs),
 		cmocka_unit_test(test_addr2line__cplusplus_names),
 		cmocka_unit_test(test_addr2line__stripped_uses_dynsym),
