@@ -35,26 +35,6 @@ static const char usage_text[] =
 	"\n"
 	"exit status: 0 ok, 1 the file cannot be read, 2 usage error\n";
 
-/* Module warnings are held while the file is opened: on failure the one
- * cli_err line says it all; on success they are printed. */
-static char held[8][256];
-static int held_cnt;
-
-static void hold_sink(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	if (held_cnt < 8)
-		vsnprintf(held[held_cnt++], sizeof(held[0]), fmt, ap);
-}
-
-static void release_held(bool print)
-{
-	tdr_log_set_sink(NULL);
-	for (int i = 0; print && i < held_cnt; i++)
-		fprintf(stderr, "tdrec: %s\n", held[i]);
-	held_cnt = 0;
-}
-
 /* Counts gathered while running the parser. */
 struct info {
 	const struct tdr_meta *meta;
@@ -407,9 +387,9 @@ int cmd_info(int argc, char **argv)
 		cli_err("missing FILE (see 'tdrec info --help')");
 		return CLI_EXIT_USAGE;
 	}
-	tdr_log_set_sink(hold_sink);
+	cli_log_hold();
 	err = tdr_parser__open(path, &p);
-	release_held(!err);
+	cli_log_release(!err);
 	if (err) {
 		cli_err("%s: %s", path, err == -TDR_E_FORMAT ? "not a .tdr or perf.data file"
 							       : tdr_strerror(err));

@@ -310,43 +310,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	return 0;
 }
 
-/*
- * Module messages while loading are held back: when the load fails, the one
- * error line below says what went wrong and they would only repeat it; when
- * it succeeds, they are printed as usual.
- */
-#define HELD_MAX 32
-static char held[HELD_MAX][512];
-static size_t held_cnt;
-
-static void hold_sink(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	if (held_cnt < HELD_MAX)
-		vsnprintf(held[held_cnt++], sizeof(held[0]), fmt, ap);
-}
-
-static void release_held(bool print)
-{
-	for (size_t i = 0; print && i < held_cnt; i++)
-		fprintf(stderr, "tdrec: %s\n", held[i]);
-	held_cnt = 0;
-	tdr_log_set_sink(NULL);
-}
-
-/* This boot's id, for deciding whether /proc/kallsyms fits the recording. */
-static void read_boot_id(char *buf, size_t sz)
-{
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (fgets(buf, (int)sz, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
 static bool want_colour(int setting)
 {
 	const char *no_color = getenv("NO_COLOR");
@@ -370,11 +333,11 @@ int cmd_report(int argc, char **argv)
 		ret = err > 0 ? 0 : CLI_EXIT_USAGE;
 		goto out;
 	}
-	read_boot_id(boot_id, sizeof(boot_id));
+	cli_read_boot_id(boot_id, sizeof(boot_id));
 	lo.boot_id = boot_id[0] ? boot_id : NULL;
-	tdr_log_set_sink(hold_sink);
+	cli_log_hold();
 	err = tdr_report__load(a.file, &a.opts, &lo, &r);
-	release_held(!err);
+	cli_log_release(!err);
 	if (err) {
 		cli_err("%s: %s%s", a.file, tdr_strerror(err),
 			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)

@@ -8,6 +8,7 @@
 #define TDREC_CLI_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Exit status for usage errors and for commands not built yet. */
 #define CLI_EXIT_USAGE 2
@@ -31,5 +32,18 @@ const char *cli_command(void);
 
 /* True when argv[i] is -h or --help. */
 bool cli_is_help(const char *arg);
+
+/*
+ * Hold module log messages back while a file loads: when the load fails, the
+ * one cli_err line says what went wrong and they would only repeat it; when it
+ * succeeds, cli_log_release(true) prints them as usual. Restores the default
+ * log sink.
+ */
+void cli_log_hold(void);
+void cli_log_release(bool print);
+
+/* This boot's id (empty when unknown), to decide whether /proc/kallsyms
+ * fits a recording. */
+void cli_read_boot_id(char *buf, size_t sz);
 
 #endif /* TDREC_CLI_COMMANDS_H */
