@@ -175,6 +175,7 @@ int fx_elf_funcs(const char *path, struct fx_func **out)
 			name = elf_strptr(e, sh.sh_link, sym.st_name);
 			if ((cnt & (cnt - 1)) == 0) /* grow at powers of two */
 				v = realloc(v, (size_t)(cnt ? cnt * 2 : 1) * sizeof(*v));
+			memset(&v[cnt], 0, sizeof(v[cnt])); /* compared with memcmp */
 			snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", name ? name : "");
 			v[cnt].lo = sym.st_value;
 			v[cnt].size = sym.st_size;
