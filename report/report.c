@@ -464,6 +464,11 @@ double tdr_report__threshold(const struct tdr_report *r, size_t idx)
 	return idx < r->cat_cnt ? r->cats[idx].threshold : NAN;
 }
 
+double tdr_report_category_threshold(const char *name)
+{
+	return name ? known_threshold(name) : NAN;
+}
+
 const char *tdr_report__plan(const struct tdr_report *r)
 {
 	return r->plan;

@@ -139,6 +139,16 @@ int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
 /* Index of the event named name in meta (first match), or -1. */
 int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name);
 
+/*
+ * The value of category c for one vector of member deltas (deltas[i] belongs
+ * to meta event i; event_cnt entries): max(0, sum(num)) / sum(den), so a
+ * derived level-2 category that rounds below zero reads 0; values are not
+ * capped at 1. Returns NAN when the denominator is not positive or a term
+ * names an event at or past event_cnt. The one evaluation of the formulas
+ * above for code that has no tdr_report (tdrec stat).
+ */
+double tdr_category__value(const struct tdr_category *c, const uint64_t *deltas, size_t event_cnt);
+
 /* Run end and totals, written in the trailer at clean close. */
 #define TDR_END_SIGNALLED (1u << 0)   /* the program died of term_signal */
 #define TDR_END_INTERRUPTED (1u << 1) /* recording stopped by SIGINT/SIGTERM/SIGHUP */

@@ -239,6 +239,10 @@ uint64_t tdr_report__samples_kept(const struct tdr_report *r);
  */
 double tdr_report__threshold(const struct tdr_report *r, size_t idx);
 
+/* The same threshold by category name, without a report (tdrec stat marks
+ * its bottlenecks by the same table). NAN for names never flagged. */
+double tdr_report_category_threshold(const char *name);
+
 enum tdr_report_format {
 	TDR_FMT_TEXT = 0,
 	TDR_FMT_JSON,
