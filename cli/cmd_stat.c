@@ -1,19 +1,283 @@
 /*
- * cli/cmd_stat.c - 'tdrec stat' (not built yet).
+ * cli/cmd_stat.c - 'tdrec stat': options, then counting, then the output and
+ * the exit status.
  *
- * Until this command is implemented it says so and exits 2; it never prints
- * pretend output.
+ * Responsibility: parse argv once into struct tdr_stat_opts (typed, bounds
+ * checked: style.md B9.3), run tdr_stat__new/__run/__render, and turn the
+ * summary into the exit status exactly as 'tdrec record' does: the program's
+ * own status (128+N with a line when it died of signal N), 127/126 when it
+ * could not be started, 1 for a failure of tdrec itself (or a failed write
+ * of the output while the program succeeded), 2 for bad usage. Bottlenecks
+ * are marked with the report's thresholds (tdr_report_category_threshold),
+ * so 'stat' and 'report' agree on what a bottleneck is.
  */
 #include "commands.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdrec/plan.h"
+#include "tdrec/report.h"
+#include "tdrec/stat.h"
+#include "tdrec/tdr_err.h"
+
+#define MAX_PIDS 64
+
+static const char usage_text[] =
+    "usage: tdrec stat [options] [--] PROGRAM [ARGS...]\n"
+    "       tdrec stat [options] -p PID[,PID...]\n"
+    "       tdrec stat [options] -a [[--] PROGRAM [ARGS...]]\n"
+    "\n"
+    "Count TopDown for a whole run (no sampling): slots and where they went\n"
+    "(retiring, bad speculation, frontend bound, backend bound, and level 2\n"
+    "where the CPU has it), with the main bottleneck marked. On machines\n"
+    "without TopDown events: task-clock, context switches, CPU migrations and\n"
+    "page faults, and a line saying why TopDown is not available.\n"
+    "\n"
+    "what to count:\n"
+    "  PROGRAM ARGS        run it; counters start when it execs, tdrec exits with\n"
+    "                      its status (128+N if it died of signal N)\n"
+    "  -p, --pid PID,...   running processes (all their threads, and threads they\n"
+    "                      create) until they end or Ctrl-C\n"
+    "  -a, --all-cpus      every process on every CPU; until PROGRAM ends if one\n"
+    "                      is given, else until Ctrl-C\n"
+    "\n"
+    "options:\n"
+    "  -I, --interval MS   also a row every MS milliseconds (10 or more) with that\n"
+    "                      interval's counts, written as it happens\n"
+    "      --per-thread    a row per thread (pid, tid, name) with its own counts and\n"
+    "                      breakdown (a program or -p, not -a)\n"
+    "      --json          one JSON document at the end (intervals included)\n"
+    "      --csv           CSV: a header, interval rows as they happen, then the\n"
+    "                      total and the thread rows\n"
+    "  -o, --output FILE   write the output to FILE instead of standard output\n"
+    "      --plan PLAN     auto (default: the best that fits), topdown-l2,\n"
+    "                      topdown-l1 or software; a plan the kernel refuses falls\n"
+    "                      back to the next one, with a line saying why\n"
+    "      --kernel        count kernel mode too (needs perf_event_paranoid <= 1)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Counts are never scaled: when the groups did not count all the time the\n"
+    "program ran (multiplexing), the output says how much they did. SIGINT,\n"
+    "SIGTERM and SIGHUP are passed to the program and the totals are still\n"
+    "written; a third one kills it.\n"
+    "\n"
+    "exit status: the program's; 127 if it does not exist (126 if it cannot be\n"
+    "run); 2 for bad options; 1 when counting failed.\n"
+    "\n"
+    "environment:\n"
+    "  TDREC_SYSFS  root of the sysfs tree used to find PMUs and events\n"
+    "               (default /sys)\n"
+    "\n"
+    "See docs/stat.md.\n";
+
+enum {
+	OPT_PER_THREAD = 256,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_PLAN,
+	OPT_KERNEL,
+};
+
+static const struct option long_opts[] = {
+    {"interval", required_argument, NULL, 'I'},
+    {"pid", required_argument, NULL, 'p'},
+    {"all-cpus", no_argument, NULL, 'a'},
+    {"per-thread", no_argument, NULL, OPT_PER_THREAD},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"output", required_argument, NULL, 'o'},
+    {"plan", required_argument, NULL, OPT_PLAN},
+    {"kernel", no_argument, NULL, OPT_KERNEL},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* A number in [min, max]. */
+static int parse_num(const char *opt, const char *text, uint64_t min, uint64_t max,
+		     uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < min || v > max) {
+		cli_err("%s needs a number from %" PRIu64 " to %" PRIu64 ", not '%s'", opt, min,
+			max, text);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_pids(const char *text, pid_t *pids, size_t *cnt)
+{
+	char buf[1024], *save = NULL, *tok;
+	uint64_t v;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*cnt >= MAX_PIDS) {
+			cli_err("-p: at most %d processes", MAX_PIDS);
+			return -1;
+		}
+		if (parse_num("-p", tok, 1, INT_MAX, &v))
+			return -1;
+		pids[(*cnt)++] = (pid_t)v;
+	}
+	if (!*cnt) {
+		cli_err("-p needs a process id");
+		return -1;
+	}
+	return 0;
+}
+
+/* The exit status of a run that happened (as 'tdrec record'). */
+static int run_status(const struct tdr_stat_summary *s)
+{
+	int status = 0;
+
+	if (s->exec_err)
+		return s->exec_err == -ENOENT || s->exec_err == -ENOTDIR ? 127 : 126;
+	if (s->launched && s->exited) {
+		if (s->term_signal) {
+			const char *abbr = sigabbrev_np(s->term_signal);
+
+			fprintf(stderr, "tdrec stat: the program was killed by signal %d (SIG%s)\n",
+				s->term_signal, abbr ? abbr : "?");
+			status = 128 + s->term_signal;
+		} else {
+			status = s->exit_code;
+		}
+	}
+	if (s->write_err && !status)
+		status = 1;
+	return status;
+}
 
 int cmd_stat(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		printf("usage: tdrec stat ...\n\n'tdrec stat' is not built yet in this version of tdrec.\n");
-		return 0;
+	struct tdr_stat_opts o = {.plan_kind = TDR_PLAN_AUTO, .fmt = TDR_STAT_TEXT};
+	struct tdr_stat *st = NULL;
+	const char *output = NULL;
+	pid_t pids[MAX_PIDS];
+	size_t pid_cnt = 0;
+	bool json = false, csv = false;
+	FILE *out = stdout;
+	int c, err, status;
+
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option, which starts the program. */
+	while ((c = getopt_long(argc, argv, "+:I:p:ao:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'I':
+			if (parse_num("-I", optarg, TDR_STAT_MIN_INTERVAL_MS,
+				      TDR_STAT_MAX_INTERVAL_MS, &o.interval_ms))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'p':
+			if (parse_pids(optarg, pids, &pid_cnt))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case OPT_PER_THREAD:
+			o.per_thread = true;
+			break;
+		case OPT_JSON:
+			json = true;
+			cli_err_set_json(true);
+			break;
+		case OPT_CSV:
+			csv = true;
+			break;
+		case 'o':
+			if (!*optarg) {
+				cli_err("-o needs a file name");
+				return CLI_EXIT_USAGE;
+			}
+			output = optarg;
+			break;
+		case OPT_PLAN:
+			if (tdr_plan_kind_parse(optarg, &o.plan_kind)) {
+				cli_err("unknown plan '%s': use auto, topdown-l2, topdown-l1 or "
+					"software",
+					optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_KERNEL:
+			o.kernel = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case ':':
+			cli_err("option '%s' needs a value", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		default:
+			cli_err("unknown option '%s' (see 'tdrec stat --help')", argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
 	}
-	cli_err("'tdrec stat' is not built yet in this version of tdrec");
-	return CLI_EXIT_USAGE;
+	if (json && csv) {
+		cli_err("give --json or --csv, not both");
+		return CLI_EXIT_USAGE;
+	}
+	o.fmt = json ? TDR_STAT_JSON : csv ? TDR_STAT_CSV : TDR_STAT_TEXT;
+	if (optind < argc)
+		o.argv = argv + optind; /* NULL-terminated like main's argv */
+	if (pid_cnt) {
+		o.pids = pids;
+		o.pid_cnt = pid_cnt;
+	}
+	if (pid_cnt && (o.system_wide || o.argv)) {
+		cli_err("-p cannot be combined with -a or a program");
+		return CLI_EXIT_USAGE;
+	}
+	if (!o.argv && !pid_cnt && !o.system_wide) {
+		cli_err("nothing to count: give a program, -p PID or -a (see 'tdrec stat --help')");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.per_thread && o.system_wide) {
+		cli_err("--per-thread needs a program or -p, not -a");
+		return CLI_EXIT_USAGE;
+	}
+	o.threshold = tdr_report_category_threshold;
+	if (output) {
+		out = fopen(output, "we");
+		if (!out) {
+			cli_err("cannot create %s: %s", output, strerror(errno));
+			return 1;
+		}
+	}
+	o.out = out;
+
+	err = tdr_stat__new(&o, &st);
+	if (err) {
+		if (out != stdout)
+			fclose(out);
+		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
+	}
+	err = tdr_stat__run(st);
+	if (!err)
+		tdr_stat__render(st);
+	status = run_status(tdr_stat__summary(st));
+	if (err && !status && !tdr_stat__summary(st)->exec_err)
+		status = 1;
+	tdr_stat__free(st);
+	if (out != stdout && fclose(out) && !status) {
+		cli_err("cannot write %s: %s", output, strerror(errno));
+		status = 1;
+	}
+	return status;
 }

@@ -1,0 +1,266 @@
+/*
+ * recorder/stat_int.h - structs and functions shared by the files of
+ * 'tdrec stat' (stat.c, stat_calc.c, stat_unit.c, stat_threads.c,
+ * stat_loop.c, stat_render.c) and their tests. Not visible outside
+ * recorder/ and tests/stat.
+ *
+ * Vocabulary:
+ *   - a *unit* is one set of counting groups: every plan group on every CPU
+ *     for a list of pids (the whole program, or one thread), plus a
+ *     reference clock per pid in task mode;
+ *   - *vals* are summed deltas of a unit (one per plan event, in meta order,
+ *     plus the time the groups were enabled and running, and the time the
+ *     measured tasks ran);
+ *   - a *row* is what is printed: the total, an interval, a thread, or what
+ *     the thread rows did not catch.
+ */
+#ifndef TDREC_STAT_INT_H
+#define TDREC_STAT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "recorder_int.h"
+#include "tdrec/format.h"
+#include "tdrec/plan.h"
+#include "tdrec/recorder.h"
+#include "tdrec/stat.h"
+
+#define STAT_MAX_EVENTS (TDR_PLAN_MAX_EVENTS * TDR_PLAN_MAX_GROUPS)
+#define STAT_MAX_CATS 32
+#define STAT_COUNTED_FULL 0.99 /* below this fraction, multiplexing is reported */
+
+/* ---------------------------------------------------------------------------
+ * stat_calc.c: the arithmetic (no system calls).
+ */
+
+/* Summed deltas of one row. */
+struct stat_vals {
+	uint64_t v[STAT_MAX_EVENTS]; /* per meta event */
+	uint64_t enabled_ns[TDR_PLAN_MAX_GROUPS];
+	uint64_t running_ns[TDR_PLAN_MAX_GROUPS]; /* summed over CPUs (and pids) */
+	uint64_t ref_ns; /* task mode: how long the measured tasks ran (0: unknown) */
+};
+
+/* The previous cumulative read of one group on one CPU for one pid. All
+ * zero at open: the kernel starts every counter and time at 0. */
+struct stat_prev {
+	uint64_t v[TDR_PLAN_MAX_EVENTS];
+	uint64_t ena, run;
+};
+
+/* What the rows mean: the plan as metadata, and the bottleneck rules. */
+struct stat_schema {
+	struct tdr_meta meta; /* owned: events, categories and notes of the plan */
+	size_t group_cnt;
+	size_t base[TDR_PLAN_MAX_GROUPS]; /* meta index of group g's first event */
+	double threshold[STAT_MAX_CATS];  /* NAN: never a bottleneck */
+	int parent[STAT_MAX_CATS];	  /* index of the level-1 parent, -1 */
+	int slots_cat;			  /* first level-1 category, -1 without TopDown */
+	bool system_wide;		  /* -a: time_enabled tells multiplexing */
+};
+
+/* Fill sc from plan (tdr_plan__to_meta; borrowed for the call) and the
+ * thresholds (NULL: none). Returns 0, -ENOMEM, -E2BIG (too many events or
+ * categories). sc is valid for stat_schema__clear in every case. */
+int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan,
+		      tdr_stat_threshold_fn threshold, bool system_wide);
+void stat_schema__clear(struct stat_schema *sc);
+/* Add a note line to sc->meta (plan fallbacks). Returns 0 or -ENOMEM. */
+int stat_schema__note(struct stat_schema *sc, const char *line);
+
+/*
+ * Fold rd, the cumulative values of group g (whose first event is meta event
+ * base) on one CPU for one pid, into acc as the change since *prev, and make
+ * rd the new *prev. A value below the previous one (never expected: the
+ * kernel's event->count only grows, kernel-facts 1.2) adds nothing for that
+ * value and re-bases it. Returns how many values went backwards.
+ */
+unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g,
+		    size_t base, struct stat_vals *acc);
+
+/* dst += src, field by field. */
+void stat_vals__add(struct stat_vals *dst, const struct stat_vals *src);
+/* dst = a - b field by field, 0 where b is larger. */
+void stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a,
+			const struct stat_vals *b);
+/* True when every event value of v is 0. */
+bool stat_vals__empty(const struct stat_vals *v, size_t event_cnt);
+
+/*
+ * The fraction of the time the groups counted, the smallest over the plan's
+ * groups: system-wide, sum(running) / sum(enabled) per group; task mode,
+ * sum(running over the CPUs) / ref_ns (how long the tasks ran), because a
+ * per-CPU task group is "enabled but not running" whenever its task runs on
+ * another CPU. Capped at 1. NAN when it cannot be told (no reference clock,
+ * or nothing ran).
+ */
+double stat_counted(const struct stat_schema *sc, const struct stat_vals *v);
+
+/* The row's slots (the first level-1 category's denominator), 0 without TopDown. */
+double stat_slots(const struct stat_schema *sc, const struct stat_vals *v);
+
+/*
+ * Every category's value (tdr_category__value, NAN without slots) into
+ * vals[meta.category_cnt], and the bottleneck: the largest level-1 category
+ * above its threshold, then the largest of its level-2 children above its
+ * own threshold (report's rule without the sample-share condition); -1 where
+ * none.
+ */
+void stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, double *vals, int *bn,
+		  int *bn_l2);
+
+/* ---------------------------------------------------------------------------
+ * stat_unit.c: one set of counting groups and its running sums.
+ */
+struct stat_unit {
+	struct tdr_session *s; /* NULL once closed */
+	size_t pid_cnt;
+	size_t group_cnt;
+	size_t prev_off[TDR_PLAN_MAX_GROUPS]; /* group g's first slot in prev */
+	struct stat_prev *prev;		      /* (cpu_idx * pid_cnt + pid_idx) per group */
+	int *ref_fds;			      /* pid_cnt; -1: no reference clock */
+	uint64_t *ref_prev;		      /* previous time_running of each */
+	bool has_ref;			      /* every pid has one */
+	struct stat_vals sum;		      /* since open */
+	struct stat_vals cur;		      /* since the last stat_unit__take */
+	uint64_t backwards;		      /* values that went down (re-based) */
+	int read_err;			      /* first failed read, 0 if none */
+};
+
+struct stat_unit_opts {
+	const struct tdr_plan *plan; /* borrowed for the call */
+	const pid_t *pids;	     /* perf_event_open pids (-1: every task of a CPU) */
+	size_t pid_cnt;
+	bool ref; /* open a reference clock per pid (task mode) */
+};
+
+/* Open the groups (tdr_session__open, no rings) and the reference clocks
+ * (which copy the plan leader's inherit, disabled, enable_on_exec and
+ * exclude_* bits; one that fails only loses multiplexing detection).
+ * Returns: 0, or what tdr_session__open returned with *fail filled. */
+int stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
+		    struct tdr_open_error *fail);
+/* Read every group and reference clock once; deltas go into sum and cur.
+ * Returns 0 or the first read error (also kept in read_err). */
+int stat_unit__read(struct stat_unit *u, const struct stat_schema *sc);
+/* *out = cur; cur = 0 (the interval mark). */
+void stat_unit__take(struct stat_unit *u, struct stat_vals *out);
+/* Close the fds; the sums stay. */
+void stat_unit__close(struct stat_unit *u);
+void stat_unit__free(struct stat_unit *u);
+
+/* ---------------------------------------------------------------------------
+ * stat_threads.c: per-thread rows from side-band FORK/COMM/EXIT records.
+ */
+struct stat_thread {
+	pid_t pid, tid;
+	char comm[17];
+	struct stat_unit *unit; /* NULL when its groups could not be opened */
+	bool exiting;		/* EXIT seen: read and close at the next read */
+	bool done;		/* closed: unit->sum is final */
+	int open_err;		/* why there is no unit (-ESRCH: gone before) */
+};
+
+struct stat_threads {
+	struct stat_thread *v;
+	size_t cnt, cap;
+	const struct tdr_plan *plan; /* for threads found later; borrowed */
+	bool refs;		     /* open reference clocks (task mode) */
+	size_t ring_cnt;
+	struct tdr_ring *rings; /* one per online CPU */
+	size_t sb_cnt;
+	int *sb_fds; /* side-band dummies, cpu x target */
+	uint8_t *buf;
+	size_t buf_sz;
+	uint64_t missed;   /* threads seen whose groups could not be opened */
+	uint64_t bad_recs; /* malformed side-band records */
+	bool raised;	   /* RLIMIT_NOFILE raised once */
+	bool fd_warned;
+};
+
+/* Open the side-band rings: a dummy event with task, comm and comm_exec
+ * records, inherited, on every CPU of cpus for every pid; one ring per CPU.
+ * Returns 0 or -errno (logged). */
+int stat_threads__open_sideband(struct stat_threads *t, const pid_t *pids, size_t pid_cnt,
+				const int *cpus, size_t cpu_cnt);
+/* Add a thread and open its groups with plan (NULL: t->plan). A failure to
+ * open is kept in the thread (open_err) and counted, not returned, except
+ * -ENOMEM. */
+int stat_threads__add(struct stat_threads *t, pid_t pid, pid_t tid, const char *comm,
+		      const struct tdr_plan *plan);
+/* The live (not done) thread tid, or NULL. */
+struct stat_thread *stat_threads__find(struct stat_threads *t, pid_t tid);
+/* Drain the rings and handle FORK (new thread, groups opened at once),
+ * COMM (name) and EXIT (closed at the next read). Returns 0 or -ENOMEM. */
+int stat_threads__drain(struct stat_threads *t);
+/* Handle the records of one buffer, FORKs first, then COMMs, then EXITs
+ * (rings are drained one after the other). For tests too. */
+int stat_threads__handle(struct stat_threads *t, const uint8_t *data, size_t sz);
+/* Read every live thread's groups; exiting ones are read a last time and
+ * closed (all of them when final). */
+void stat_threads__read(struct stat_threads *t, const struct stat_schema *sc, bool final);
+/* Records the kernel dropped (ring full): threads may be missing. */
+uint64_t stat_threads__lost(const struct stat_threads *t);
+void stat_threads__free(struct stat_threads *t);
+
+/* ---------------------------------------------------------------------------
+ * The stat object (stat.c, stat_loop.c, stat_render.c).
+ */
+enum stat_row_kind {
+	STAT_ROW_TOTAL = 0,
+	STAT_ROW_INTERVAL,
+	STAT_ROW_THREAD,
+	STAT_ROW_UNATTRIBUTED, /* total minus the thread rows */
+};
+
+struct stat_row {
+	enum stat_row_kind kind;
+	uint64_t start_ns, end_ns; /* since the start of counting */
+	pid_t pid, tid;		   /* thread rows */
+	const char *name;	   /* thread rows: borrowed */
+	struct stat_vals vals;
+};
+
+struct tdr_stat {
+	const struct tdr_stat_opts *opts; /* borrowed */
+	struct tdr_stat_summary sum;
+	struct tdr_sigwatch sw;
+	struct tdr_launch *launch;
+	struct tdr_plan_opts popts;
+	struct tdr_plan *plan;	      /* the plan the total was opened with */
+	struct tdr_plan *thread_plan; /* per-thread groups: inherit = 0, enabled */
+	struct tdr_plan *main_plan;   /* the launched main thread: enable_on_exec */
+	struct stat_schema sc;
+	pid_t *targets; /* perf_event_open pids of the total */
+	pid_t *target_procs; /* -p: the process of each target thread */
+	size_t target_cnt;
+	int *pidfds; /* -p: one per process, -1 where pidfd_open failed */
+	bool *pid_gone;
+	size_t pidfd_cnt;
+	struct stat_unit *total;
+	struct stat_threads th;
+	bool per_thread;
+	/* Interval rows kept for JSON. */
+	struct stat_row *rows;
+	size_t row_cnt, row_cap;
+	uint64_t start_ns, mark_ns, end_ns; /* CLOCK_MONOTONIC */
+	bool ran, done;
+	bool interrupted;
+	int sig_cnt;
+	bool header_done; /* text interval header / CSV header written */
+	char what[256];	  /* "./app args", "process 123", "all CPUs" */
+	/* Plan fallbacks while opening, added to the schema's notes. */
+	char fallback[TDR_PLAN_KIND_CNT][256];
+	size_t fallback_cnt;
+};
+
+/* stat_loop.c */
+int stat__loop(struct tdr_stat *st);
+/* stat_render.c: one interval row as it happens (text and CSV; JSON keeps
+ * it). Returns 0 or -ENOMEM. */
+int stat__interval(struct tdr_stat *st, const struct stat_row *row);
+
+#endif /* TDREC_STAT_INT_H */

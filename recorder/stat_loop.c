@@ -1,0 +1,276 @@
+/*
+ * recorder/stat_loop.c - the counting loop of 'tdrec stat'.
+ *
+ * Responsibility: release the program, then poll() the signal fd, the -p
+ * pidfds and the side-band rings (--per-thread), with a timeout that is the
+ * next read: every group is read at least every TDR_STAT_READ_MS (the kernel
+ * resets the metric registers on each read, kernel-facts 1.2, so short read
+ * intervals keep TopDown precise), and at every -I mark, when the interval's
+ * deltas become a row. Decide when counting ends, read a last time and fill
+ * the summary.
+ * When it ends:
+ *   - launched program: when it exits. SIGINT/SIGTERM/SIGHUP are forwarded
+ *     (except a terminal's, which the program got itself); the third one
+ *     kills it with SIGKILL.
+ *   - -p: when every process has ended, or at the first signal.
+ *   - -a: when the program (if any) exits, else at the first signal.
+ * Objects and lifecycle: tdr_stat__run runs once per stat object.
+ * Ownership and threads: the caller's thread; no other thread.
+ * See: docs/stat.md "Signals and exit status"; docs/record.md "Signals".
+ */
+#define LOG_PREFIX "stat: "
+
+#include "stat_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+#define NS_PER_MS 1000000ull
+
+struct sloop {
+	struct tdr_stat *st;
+	struct pollfd *pfds;
+	size_t nfds, pid_base, ring_base;
+	bool stop;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void on_signal(struct sloop *L, const struct signalfd_siginfo *si)
+{
+	struct tdr_stat *st = L->st;
+	int sig = (int)si->ssi_signo;
+
+	if (sig == SIGCHLD) {
+		if (st->launch && tdr_launch__poll(st->launch) == 1)
+			L->stop = true;
+		return;
+	}
+	st->interrupted = true;
+	if (!st->launch) {
+		/* -p, or -a alone: the signal ends counting. */
+		st->sum.stop_signal = sig;
+		L->stop = true;
+		return;
+	}
+	if (++st->sig_cnt >= 3) {
+		tdr_warn("third signal: killing %s", st->opts->argv[0]);
+		tdr_launch__signal(st->launch, SIGKILL);
+	} else if (si->ssi_code != SI_KERNEL) {
+		/* A terminal's signal (SI_KERNEL) went to the whole process
+		 * group, the program included: forward only the others. */
+		tdr_launch__signal(st->launch, sig);
+	}
+}
+
+static void check_pids(struct sloop *L, bool tick)
+{
+	struct tdr_stat *st = L->st;
+	size_t gone = 0;
+
+	for (size_t i = 0; i < st->pidfd_cnt; i++) {
+		struct pollfd *p = &L->pfds[L->pid_base + i];
+
+		if (!st->pid_gone[i]) {
+			if (st->pidfds[i] >= 0)
+				st->pid_gone[i] = p->revents & (POLLIN | POLLHUP | POLLERR);
+			else if (tick) /* no pidfd (before Linux 5.3) */
+				st->pid_gone[i] = kill(st->opts->pids[i], 0) < 0 && errno == ESRCH;
+			if (st->pid_gone[i])
+				p->fd = -1;
+		}
+		gone += st->pid_gone[i];
+	}
+	if (st->pidfd_cnt && gone == st->pidfd_cnt)
+		L->stop = true;
+}
+
+static int setup(struct sloop *L)
+{
+	struct tdr_stat *st = L->st;
+
+	L->nfds = 1 + st->pidfd_cnt + st->th.ring_cnt;
+	L->pfds = tdr_calloc(L->nfds, sizeof(*L->pfds));
+	if (!L->pfds)
+		return -ENOMEM;
+	L->pfds[0] = (struct pollfd){.fd = st->sw.fd, .events = POLLIN};
+	L->pid_base = 1;
+	for (size_t i = 0; i < st->pidfd_cnt; i++)
+		L->pfds[L->pid_base + i] = (struct pollfd){.fd = st->pidfds[i], .events = POLLIN};
+	L->ring_base = L->pid_base + st->pidfd_cnt;
+	for (size_t i = 0; i < st->th.ring_cnt; i++)
+		L->pfds[L->ring_base + i] =
+		    (struct pollfd){.fd = st->th.rings[i].fd, .events = POLLIN};
+	return 0;
+}
+
+/* Read every unit once (final: the threads are closed too). */
+static int read_all(struct tdr_stat *st, bool final)
+{
+	int err = 0;
+
+	stat_unit__read(st->total, &st->sc);
+	if (st->per_thread) {
+		/* New threads first, so their groups exist for this read. */
+		err = stat_threads__drain(&st->th);
+		stat_threads__read(&st->th, &st->sc, final);
+	}
+	return err;
+}
+
+/* The interval [mark, now] becomes a row. */
+static int emit_interval(struct tdr_stat *st, uint64_t now)
+{
+	struct stat_row row = {
+	    .kind = STAT_ROW_INTERVAL,
+	    .start_ns = st->mark_ns - st->start_ns,
+	    .end_ns = now - st->start_ns,
+	};
+
+	stat_unit__take(st->total, &row.vals);
+	st->mark_ns = now;
+	st->sum.intervals++;
+	return stat__interval(st, &row);
+}
+
+static int loop_run(struct sloop *L)
+{
+	struct tdr_stat *st = L->st;
+	const uint64_t ival = st->opts->interval_ms * NS_PER_MS;
+	const uint64_t period = ival && ival < TDR_STAT_READ_MS * NS_PER_MS
+				    ? ival
+				    : TDR_STAT_READ_MS * NS_PER_MS;
+	uint64_t next_read = st->start_ns + period, next_mark = st->start_ns + ival;
+	struct signalfd_siginfo si;
+	int err = 0;
+
+	/* The program may have ended before the loop starts (SIGCHLD stays
+	 * pending in the signalfd, so this is only a shortcut). */
+	if (st->launch && tdr_launch__poll(st->launch) == 1)
+		L->stop = true;
+	while (!L->stop && !err) {
+		uint64_t now = mono_ns();
+		uint64_t due = ival && next_mark < next_read ? next_mark : next_read;
+		uint64_t wait = due > now ? due - now : 0;
+		int n = poll(L->pfds, L->nfds, (int)((wait + NS_PER_MS - 1) / NS_PER_MS));
+		bool tick;
+
+		if (n < 0 && errno != EINTR) {
+			tdr_warn("poll failed: %s", strerror(errno));
+			break;
+		}
+		while (tdr_sigwatch__read(&st->sw, &si) == 1)
+			on_signal(L, &si);
+		/* A ring whose tasks have all exited reports POLLHUP for ever. */
+		for (size_t i = L->ring_base; n > 0 && i < L->nfds; i++)
+			if (L->pfds[i].revents & (POLLHUP | POLLERR))
+				L->pfds[i].fd = -1;
+		if (st->per_thread)
+			err = stat_threads__drain(&st->th);
+		now = mono_ns();
+		tick = now >= due;
+		check_pids(L, tick);
+		if (!tick || L->stop)
+			continue;
+		if (!err)
+			err = read_all(st, false);
+		/* Deadlines stay on the grid from the start; a late wakeup
+		 * skips the reads it missed rather than catching up. */
+		while (next_read <= now)
+			next_read += period;
+		if (!err && ival && now >= next_mark) {
+			err = emit_interval(st, now);
+			while (next_mark <= now)
+				next_mark += ival;
+		}
+	}
+	return err;
+}
+
+/* After the loop: last read, the final partial interval, the summary. */
+static int finish(struct sloop *L)
+{
+	struct tdr_stat *st = L->st;
+	struct tdr_stat_summary *sum = &st->sum;
+	int err = read_all(st, true);
+
+	st->end_ns = mono_ns();
+	sum->duration_ns = st->end_ns - st->start_ns;
+	if (!err && st->opts->interval_ms) {
+		struct stat_vals *cur = &st->total->cur;
+
+		/* The tail since the last mark, unless it is empty and tiny. */
+		if (!stat_vals__empty(cur, st->sc.meta.event_cnt) ||
+		    st->end_ns - st->mark_ns >= NS_PER_MS)
+			err = emit_interval(st, st->end_ns);
+	}
+	if (st->launch) {
+		sum->exit_code = tdr_launch__exit_code(st->launch, &sum->term_signal);
+		sum->exited = tdr_launch__poll(st->launch) == 1;
+	}
+	st->done = true;
+	return err;
+}
+
+int stat__loop(struct tdr_stat *st)
+{
+	struct sloop L = {.st = st};
+	int err;
+
+	err = setup(&L);
+	if (!err)
+		err = loop_run(&L);
+	if (err) {
+		tdr_warn("counting stopped early: %s", tdr_strerror(err));
+		if (st->launch) /* the program runs: let it finish */
+			tdr_launch__wait(st->launch);
+	}
+	/* A launched program is always waited for; signals are still
+	 * forwarded meanwhile. */
+	while (st->launch && tdr_launch__poll(st->launch) == 0) {
+		struct pollfd p = {.fd = st->sw.fd, .events = POLLIN};
+		struct signalfd_siginfo si;
+
+		if (poll(&p, 1, 1000) > 0)
+			while (tdr_sigwatch__read(&st->sw, &si) == 1)
+				on_signal(&L, &si);
+	}
+	if (!err)
+		err = finish(&L);
+	else
+		finish(&L);
+	free(L.pfds);
+	return err;
+}
+
+int tdr_stat__run(struct tdr_stat *st)
+{
+	int err;
+
+	if (st->ran)
+		return -EINVAL;
+	st->ran = true;
+	if (st->launch) {
+		err = tdr_launch__go(st->launch);
+		if (err) {
+			st->sum.exec_err = err;
+			tdr_warn("cannot run '%s': %s", st->opts->argv[0], tdr_strerror(err));
+			return err;
+		}
+	}
+	st->start_ns = st->mark_ns = mono_ns();
+	return stat__loop(st);
+}
