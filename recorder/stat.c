@@ -329,6 +329,16 @@ static int setup_threads(struct tdr_stat *st)
 	return 0;
 }
 
+/* Whether a plan counts on a hardware PMU (anything but software events). */
+static bool plan_uses_pmu(const struct tdr_plan *plan)
+{
+	for (size_t g = 0; g < plan->group_cnt; g++)
+		for (size_t e = 0; e < plan->groups[g].event_cnt; e++)
+			if (plan->groups[g].events[e].attr.type != PERF_TYPE_SOFTWARE)
+				return true;
+	return false;
+}
+
 static int make_targets(struct tdr_stat *st)
 {
 	const struct tdr_stat_opts *o = st->opts;
@@ -385,6 +395,19 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 		err = stat_schema__init(&st->sc, st->plan, opts->threshold, opts->system_wide);
 	for (size_t i = 0; !err && i < st->fallback_cnt; i++)
 		err = stat_schema__note(&st->sc, st->fallback[i]);
+	if (!err && st->per_thread && plan_uses_pmu(st->plan)) {
+		/* The groups opened, so the plan works here; but a thread's own
+		 * groups and the inherited ones would take turns on the CPU's
+		 * TopDown counters. Drop the inherited ones (before any thread
+		 * group exists) and keep their reference clocks. */
+		stat_unit__drop_groups(st->total);
+		st->total_is_threads = true;
+		err = stat_schema__note(&st->sc,
+					"--per-thread: the total is the sum of the threads (a "
+					"CPU has one set of TopDown counters); time a thread ran "
+					"before its counters were open is not counted, and "
+					"'counted' says how much that was");
+	}
 	if (!err && st->per_thread)
 		err = setup_threads(st);
 	if (err) {

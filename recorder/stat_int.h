@@ -148,6 +148,8 @@ int stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
 int stat_unit__read(struct stat_unit *u, const struct stat_schema *sc);
 /* *out = cur; cur = 0 (the interval mark). */
 void stat_unit__take(struct stat_unit *u, struct stat_vals *out);
+/* Close the groups but keep the reference clocks (their time still adds up). */
+void stat_unit__drop_groups(struct stat_unit *u);
 /* Close the fds; the sums stay. */
 void stat_unit__close(struct stat_unit *u);
 void stat_unit__free(struct stat_unit *u);
@@ -243,6 +245,11 @@ struct tdr_stat {
 	struct stat_unit *total;
 	struct stat_threads th;
 	bool per_thread;
+	/* --per-thread with PMU events: a task's inherited group and its own
+	 * group would share the one set of TopDown counters of a CPU and
+	 * multiplex each other, so the total keeps only its reference clocks
+	 * and its counts are the sum of the thread rows. */
+	bool total_is_threads;
 	/* Interval rows kept for JSON. */
 	struct stat_row *rows;
 	size_t row_cnt, row_cap;
@@ -259,6 +266,9 @@ struct tdr_stat {
 
 /* stat_loop.c */
 int stat__loop(struct tdr_stat *st);
+/* The total's sums (total_is_threads: the threads' plus the reference
+ * clock's), since the start (cur = false) or the last interval mark. */
+void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out);
 /* stat_render.c: one interval row as it happens (text and CSV; JSON keeps
  * it). Returns 0 or -ENOMEM. */
 int stat__interval(struct tdr_stat *st, const struct stat_row *row);

@@ -131,7 +131,26 @@ static int read_all(struct tdr_stat *st, bool final)
 	return err;
 }
 
-/* The interval [mark, now] becomes a row. */
+void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out)
+{
+	const struct stat_vals *t = cur ? &st->total->cur : &st->total->sum;
+
+	if (!st->total_is_threads) {
+		*out = *t;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < st->th.cnt; i++) {
+		const struct stat_unit *u = st->th.v[i].unit;
+
+		if (u)
+			stat_vals__add(out, cur ? &u->cur : &u->sum);
+	}
+	/* How long the program ran: the inherited reference clocks. */
+	out->ref_ns = t->ref_ns;
+}
+
+/* The interval [mark, now] becomes a row; every unit starts a new one. */
 static int emit_interval(struct tdr_stat *st, uint64_t now)
 {
 	struct stat_row row = {
@@ -139,8 +158,13 @@ static int emit_interval(struct tdr_stat *st, uint64_t now)
 	    .start_ns = st->mark_ns - st->start_ns,
 	    .end_ns = now - st->start_ns,
 	};
+	struct stat_vals skip;
 
-	stat_unit__take(st->total, &row.vals);
+	stat__total(st, true, &row.vals);
+	stat_unit__take(st->total, &skip);
+	for (size_t i = 0; i < st->th.cnt; i++)
+		if (st->th.v[i].unit)
+			stat_unit__take(st->th.v[i].unit, &skip);
 	st->mark_ns = now;
 	st->sum.intervals++;
 	return stat__interval(st, &row);
@@ -210,10 +234,11 @@ static int finish(struct sloop *L)
 	st->end_ns = mono_ns();
 	sum->duration_ns = st->end_ns - st->start_ns;
 	if (!err && st->opts->interval_ms) {
-		struct stat_vals *cur = &st->total->cur;
+		struct stat_vals cur;
 
 		/* The tail since the last mark, unless it is empty and tiny. */
-		if (!stat_vals__empty(cur, st->sc.meta.event_cnt) ||
+		stat__total(st, true, &cur);
+		if (!stat_vals__empty(&cur, st->sc.meta.event_cnt) ||
 		    st->end_ns - st->mark_ns >= NS_PER_MS)
 			err = emit_interval(st, st->end_ns);
 	}

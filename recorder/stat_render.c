@@ -244,6 +244,8 @@ static void how_ended(const struct tdr_stat *st, char *buf, size_t sz)
 		const char *abbr = sigabbrev_np(s->stop_signal);
 
 		snprintf(buf, sz, ", stopped by SIG%s", abbr ? abbr : "?");
+	} else if (st->pidfd_cnt) {
+		snprintf(buf, sz, ", the process%s ended", st->pidfd_cnt > 1 ? "es" : "");
 	}
 }
 
@@ -441,7 +443,7 @@ static void total_row(const struct tdr_stat *st, struct stat_row *r)
 	memset(r, 0, sizeof(*r));
 	r->kind = STAT_ROW_TOTAL;
 	r->end_ns = st->sum.duration_ns;
-	r->vals = st->total->sum;
+	stat__total(st, false, &r->vals);
 }
 
 static void thread_row(const struct stat_thread *th, struct stat_row *r)
@@ -454,11 +456,14 @@ static void thread_row(const struct stat_thread *th, struct stat_row *r)
 	r->vals = th->unit->sum;
 }
 
-/* Total minus every thread row; false when nothing is left. */
+/* Total minus every thread row; false when nothing is left (or the total
+ * is the threads' sum). */
 static bool unattributed_row(const struct tdr_stat *st, struct stat_row *r)
 {
 	struct stat_vals threads;
 
+	if (st->total_is_threads)
+		return false;
 	memset(&threads, 0, sizeof(threads));
 	for (size_t i = 0; i < st->th.cnt; i++)
 		if (st->th.v[i].unit)
@@ -687,7 +692,8 @@ static void render_json(const struct tdr_stat *st, FILE *f)
 	if (!s->launched) {
 		fputs("null", f);
 	} else {
-		fprintf(f, "{\"pid\": %d, \"exit_code\": ", (int)st->targets[0]);
+		fprintf(f, "{\"pid\": %d, \"exit_code\": ",
+			st->launch ? (int)tdr_launch__pid(st->launch) : (int)st->targets[0]);
 		if (s->exited && !s->term_signal)
 			fprintf(f, "%d", s->exit_code);
 		else
@@ -738,6 +744,10 @@ static void render_json(const struct tdr_stat *st, FILE *f)
 		first = false;
 	}
 	fputs(first ? "],\n  \"not_attributed\": " : "\n  ],\n  \"not_attributed\": ", f);
+	if (st->total_is_threads) {
+		fputs("null\n}\n", f);
+		return;
+	}
 	unattributed_row(st, &r);
 	json_row(st, &r, f);
 	fputs("\n}\n", f);

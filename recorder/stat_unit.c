@@ -108,10 +108,8 @@ int stat_unit__read(struct stat_unit *u, const struct stat_schema *sc)
 	unsigned back = 0;
 	int first = 0;
 
-	if (!u->s)
-		return 0;
 	memset(&d, 0, sizeof(d));
-	for (size_t g = 0; g < u->group_cnt && g < sc->group_cnt; g++) {
+	for (size_t g = 0; u->s && g < u->group_cnt && g < sc->group_cnt; g++) {
 		size_t cpus = tdr_session__cpu_cnt(u->s, g);
 
 		for (size_t ci = 0; ci < cpus; ci++) {
@@ -156,6 +154,12 @@ void stat_unit__take(struct stat_unit *u, struct stat_vals *out)
 {
 	*out = u->cur;
 	memset(&u->cur, 0, sizeof(u->cur));
+}
+
+void stat_unit__drop_groups(struct stat_unit *u)
+{
+	tdr_session__free(u->s);
+	u->s = NULL;
 }
 
 void stat_unit__close(struct stat_unit *u)

@@ -1,0 +1,434 @@
+/*
+ * tests/stat/test_stat_e2e.c - 'tdrec stat' on real programs with the
+ * software plan (this machine has no hardware PMU): task-clock of a program
+ * that sleeps and then burns CPU, -I rows that add up to the whole run,
+ * --per-thread on a program with two named threads, -p, the JSON and CSV
+ * schemas, 100-column text, exit status and signal forwarding, a missing
+ * program, bad options. The tests measure the program, never tdrec itself.
+ * They skip when perf_event_open is not allowed here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/json_mini.h"
+
+extern char **environ;
+
+struct run {
+	int status; /* exit code, or 128 + signal */
+	char *out, *err;
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return strdup("");
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Start tdrec with args (NULL-terminated), output to two files. */
+static pid_t start(const char *const *args, const char *out, const char *err)
+{
+	const char *argv[32];
+	posix_spawn_file_actions_t fa;
+	size_t n = 0;
+	pid_t pid;
+
+	argv[n++] = getenv("TDREC");
+	argv[n++] = "stat";
+	for (; *args && n < 31; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ))
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+static struct run finish(pid_t pid, const char *out, const char *err)
+{
+	struct run r = {.status = -1};
+	int st;
+
+	if (pid > 0 && waitpid(pid, &st, 0) == pid)
+		r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r.out = slurp(out);
+	r.err = slurp(err);
+	unlink(out);
+	unlink(err);
+	return r;
+}
+
+static struct run run(const char *const *args)
+{
+	char out[64], err[64];
+
+	snprintf(out, sizeof(out), "/tmp/tdr_stat_out_%d", (int)getpid());
+	snprintf(err, sizeof(err), "/tmp/tdr_stat_err_%d", (int)getpid());
+	return finish(start(args, out, err), out, err);
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Total task-clock (ms) of a parsed document. */
+static double tc_ms(const struct jm *row)
+{
+	return jm_get(jm_get(row, "events"), "task-clock")->num / 1e6;
+}
+
+static struct jm *parse(const struct run *r)
+{
+	size_t where = 0;
+	struct jm *doc = jm_parse(r->out, &where);
+
+	if (!doc)
+		fprintf(stderr, "bad JSON at %zu:\n%s\n", where, r->out);
+	assert_non_null(doc);
+	return doc;
+}
+
+static void assert_width(const char *text)
+{
+	size_t col = 0;
+
+	for (const char *p = text; *p; p++) {
+		col = *p == '\n' ? 0 : col + 1;
+		if (col > 100)
+			fail_msg("line over 100 columns in:\n%s", text);
+	}
+}
+
+static bool no_perf; /* perf_event_open is not allowed here */
+
+/* Find out once whether this machine lets us count at all. */
+static int group_setup(void **state)
+{
+	struct run r = run(ARGS("--", "true"));
+
+	(void)state;
+	if (r.status != 0 && strstr(r.err, "permission")) {
+		fprintf(stderr, "perf_event_open not allowed here, skipping: %s", r.err);
+		no_perf = true;
+	}
+	run_free(&r);
+	return 0;
+}
+
+#define REQUIRE_PERF()                                                                             \
+	do {                                                                                       \
+		if (no_perf)                                                                       \
+			skip();                                                                    \
+	} while (0)
+
+static void test_stat_e2e__sleep_then_spin(void **state)
+{
+	struct run r = run(ARGS("--json", "--", PROG, "sleepspin", "200", "200"));
+	const struct jm *total;
+	struct jm *doc;
+	double tc, wall;
+
+	(void)state;
+	REQUIRE_PERF();
+	assert_int_equal(r.status, 0);
+	doc = parse(&r);
+	/* The documented keys. */
+	assert_string_equal(jm_get(doc, "plan")->str, "software");
+	assert_false(jm_get(doc, "topdown")->b);
+	assert_non_null(strstr(jm_get(doc, "topdown_unavailable")->str, "not available"));
+	assert_int_equal(jm_get(doc, "events")->n, 4);
+	assert_int_equal(jm_get(doc, "categories")->n, 0);
+	assert_int_equal(jm_get(jm_get(doc, "program"), "exit_code")->num, 0);
+	assert_int_equal(jm_get(doc, "threads")->t, JM_NULL);
+	assert_int_equal(jm_get(doc, "intervals")->n, 0);
+	total = jm_get(doc, "total");
+	assert_int_equal(jm_get(total, "topdown")->t, JM_NULL);
+	/* 200 ms of CPU (the VM may steal some), well below the ~400 ms the
+	 * program took. */
+	tc = tc_ms(total);
+	wall = jm_get(doc, "duration_s")->num * 1e3;
+	assert_true(tc >= 120 && tc <= 260);
+	assert_true(wall >= 380);
+	assert_true(tc < 0.75 * wall);
+	/* Software counters are never multiplexed: all of it counted. */
+	assert_true(jm_get(total, "counted")->num >= 0.99);
+	assert_true(jm_get(jm_get(total, "events"), "page-faults")->num > 0);
+	jm_free(doc);
+	run_free(&r);
+}
+
+static void test_stat_e2e__intervals_add_up(void **state)
+{
+	struct run r = run(ARGS("-I", "100", "--json", "--", PROG, "sleepspin", "200", "200"));
+	const struct jm *iv;
+	struct jm *doc;
+	double sum = 0, total;
+
+	(void)state;
+	REQUIRE_PERF();
+	assert_int_equal(r.status, 0);
+	doc = parse(&r);
+	iv = jm_get(doc, "intervals");
+	assert_true(iv->n >= 3);
+	for (size_t i = 0; i < iv->n; i++) {
+		sum += tc_ms(jm_at(iv, i));
+		if (i)
+			assert_true(jm_get(jm_at(iv, i), "start_s")->num ==
+				    jm_get(jm_at(iv, i - 1), "end_s")->num);
+	}
+	total = tc_ms(jm_get(doc, "total"));
+	assert_true(total > 100);
+	assert_true(fabs(sum - total) <= 0.02 * total);
+	jm_free(doc);
+	run_free(&r);
+
+	/* The text rows: a header, then at least 3 rows of numbers. */
+	r = run(ARGS("-I", "100", "--", PROG, "sleepspin", "200", "200"));
+	assert_int_equal(r.status, 0);
+	{
+		size_t rows = 0;
+
+		for (char *p = r.out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+			double t, ms;
+
+			if (sscanf(p, "%lf %lf", &t, &ms) == 2)
+				rows++;
+		}
+		assert_true(rows >= 3);
+	}
+	assert_non_null(strstr(r.out, "a row every 100 ms"));
+	assert_width(r.out);
+	run_free(&r);
+}
+
+static void test_stat_e2e__csv(void **state)
+{
+	struct run r = run(ARGS("-I", "100", "--csv", "--", PROG, "sleepspin", "100", "200"));
+	size_t rows = 0, totals = 0, fields = 0;
+	char *save = NULL;
+
+	(void)state;
+	REQUIRE_PERF();
+	assert_int_equal(r.status, 0);
+	assert_ptr_equal(strstr(r.out, "type,start_s,end_s,pid,tid,name,task-clock,"), r.out);
+	for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		size_t n = 1;
+
+		for (char *p = l; *p; p++)
+			n += *p == ',';
+		if (!fields)
+			fields = n;
+		assert_int_equal(n, fields);
+		rows += !strncmp(l, "interval,", 9);
+		totals += !strncmp(l, "total,", 6);
+	}
+	assert_true(rows >= 3);
+	assert_int_equal(totals, 1);
+	run_free(&r);
+}
+
+static void test_stat_e2e__per_thread(void **state)
+{
+	struct run r = run(ARGS("--per-thread", "--json", "--", PROG, "threads", "2", "150"));
+	const struct jm *threads, *na;
+	bool w1 = false, w2 = false, main_seen = false;
+	double sum = 0, total;
+	struct jm *doc;
+	int pid;
+
+	(void)state;
+	REQUIRE_PERF();
+	assert_int_equal(r.status, 0);
+	doc = parse(&r);
+	pid = (int)jm_get(jm_get(doc, "program"), "pid")->num;
+	threads = jm_get(doc, "threads");
+	assert_true(threads->n >= 3);
+	for (size_t i = 0; i < threads->n; i++) {
+		const struct jm *t = jm_at(threads, i);
+		const char *name = jm_get(t, "name")->str;
+
+		/* Other tasks may show up (the sanitizer's leak checker forks
+		 * one at exit in ASan builds): only ours are checked. */
+		sum += tc_ms(t);
+		if ((int)jm_get(t, "pid")->num != pid)
+			continue;
+		if (!strcmp(name, "worker-1"))
+			w1 = tc_ms(t) > 75;
+		if (!strcmp(name, "worker-2"))
+			w2 = tc_ms(t) > 75;
+		if ((int)jm_get(t, "tid")->num == pid)
+			main_seen = !strcmp(name, "stat_prog");
+	}
+	assert_true(w1 && w2 && main_seen);
+	/* Threads plus what they did not catch make the total. */
+	na = jm_get(doc, "not_attributed");
+	total = tc_ms(jm_get(doc, "total"));
+	assert_true(fabs(sum + tc_ms(na) - total) < 0.01);
+	assert_true(tc_ms(na) < 0.25 * total);
+	jm_free(doc);
+	run_free(&r);
+
+	/* Text: both workers by name, within 100 columns. */
+	r = run(ARGS("--per-thread", "--", PROG, "threads", "2", "100"));
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "per thread:"));
+	assert_non_null(strstr(r.out, " worker-1 "));
+	assert_non_null(strstr(r.out, " worker-2 "));
+	assert_non_null(strstr(r.out, " stat_prog "));
+	assert_width(r.out);
+	run_free(&r);
+}
+
+static void test_stat_e2e__attach_pid(void **state)
+{
+	const char *const pargv[] = {PROG, "sleepspin", "0", "600", NULL};
+	char pidbuf[16];
+	struct run r;
+	struct jm *doc;
+	pid_t p;
+	int st;
+
+	(void)state;
+	REQUIRE_PERF();
+	assert_int_equal(posix_spawn(&p, PROG, NULL, NULL, (char *const *)pargv, environ), 0);
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)p);
+	r = run(ARGS("-p", pidbuf, "--per-thread", "--json"));
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_int_equal(r.status, 0);
+	doc = parse(&r);
+	assert_int_equal(jm_get(doc, "program")->t, JM_NULL);
+	assert_true(tc_ms(jm_get(doc, "total")) > 0);
+	assert_true(tc_ms(jm_get(doc, "total")) < 700);
+	assert_int_equal((int)jm_get(jm_at(jm_get(doc, "threads"), 0), "tid")->num, (int)p);
+	jm_free(doc);
+	run_free(&r);
+}
+
+static void test_stat_e2e__exit_status(void **state)
+{
+	struct run r = run(ARGS("--", PROG, "sleepspin", "0", "1", "7"));
+
+	(void)state;
+	REQUIRE_PERF();
+	assert_int_equal(r.status, 7);
+	assert_non_null(strstr(r.out, "the program exited with status 7"));
+	run_free(&r);
+	r = run(ARGS("--", PROG, "signal", "15"));
+	assert_int_equal(r.status, 128 + 15);
+	assert_non_null(strstr(r.err, "the program was killed by signal 15 (SIGTERM)"));
+	assert_non_null(strstr(r.out, "task-clock")); /* the counts are still written */
+	run_free(&r);
+}
+
+static void test_stat_e2e__signal_is_forwarded(void **state)
+{
+	char out[64], err[64];
+	struct timespec ts = {0, 300 * 1000000L};
+	struct run r;
+	pid_t p;
+
+	(void)state;
+	REQUIRE_PERF();
+	snprintf(out, sizeof(out), "/tmp/tdr_stat_sig_out_%d", (int)getpid());
+	snprintf(err, sizeof(err), "/tmp/tdr_stat_sig_err_%d", (int)getpid());
+	p = start(ARGS("--", PROG, "sleepspin", "5000", "0"), out, err);
+	assert_true(p > 0);
+	nanosleep(&ts, NULL);
+	/* To tdrec only (as kill(1) would): it passes SIGINT on and reports. */
+	assert_int_equal(kill(p, SIGINT), 0);
+	r = finish(p, out, err);
+	assert_int_equal(r.status, 128 + SIGINT);
+	assert_non_null(strstr(r.err, "killed by signal 2 (SIGINT)"));
+	assert_non_null(strstr(r.out, "task-clock"));
+	run_free(&r);
+}
+
+static void test_stat_e2e__missing_program(void **state)
+{
+	struct run r = run(ARGS("--", "/nonexistent/tdr-no-such-program"));
+
+	(void)state;
+	assert_int_equal(r.status, 127);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "cannot run '/nonexistent/tdr-no-such-program'"));
+	run_free(&r);
+}
+
+static void test_stat_e2e__usage_errors(void **state)
+{
+	const char *const *bad[] = {
+	    ARGS("-I", "5", "--", "true"),	     ARGS("-I", "x", "--", "true"),
+	    ARGS("--per-thread", "-a"),		     ARGS("--json", "--csv", "--", "true"),
+	    ARGS("--plan", "fast", "--", "true"), ARGS("--bogus", "--", "true"),
+	    ARGS("-p", "1", "--", "true"),	     ARGS("-I"),
+	};
+	struct run r = run(ARGS("--help"));
+
+	(void)state;
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "usage: tdrec stat"));
+	run_free(&r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = run(bad[i]);
+		assert_int_equal(r.status, 2);
+		assert_true(strlen(r.err) > 0 || strstr(r.out, "\"error\""));
+		run_free(&r);
+	}
+	/* Nothing to count. */
+	{
+		const char *empty[] = {NULL};
+
+		r = run(empty);
+		assert_int_equal(r.status, 2);
+		run_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_stat_e2e__sleep_then_spin),
+	    cmocka_unit_test(test_stat_e2e__intervals_add_up),
+	    cmocka_unit_test(test_stat_e2e__csv),
+	    cmocka_unit_test(test_stat_e2e__per_thread),
+	    cmocka_unit_test(test_stat_e2e__attach_pid),
+	    cmocka_unit_test(test_stat_e2e__exit_status),
+	    cmocka_unit_test(test_stat_e2e__signal_is_forwarded),
+	    cmocka_unit_test(test_stat_e2e__missing_program),
+	    cmocka_unit_test(test_stat_e2e__usage_errors),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
