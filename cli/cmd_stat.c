@@ -100,8 +100,7 @@ static const struct option long_opts[] = {
 };
 
 /* A number in [min, max]. */
-static int parse_num(const char *opt, const char *text, uint64_t min, uint64_t max,
-		     uint64_t *out)
+static int parse_num(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;

@@ -49,8 +49,8 @@ static int check_opts(const struct tdr_stat_opts *o)
 			 "whole, not thread by thread");
 		return -TDR_E_USAGE;
 	}
-	if (o->interval_ms &&
-	    (o->interval_ms < TDR_STAT_MIN_INTERVAL_MS || o->interval_ms > TDR_STAT_MAX_INTERVAL_MS)) {
+	if (o->interval_ms && (o->interval_ms < TDR_STAT_MIN_INTERVAL_MS ||
+			       o->interval_ms > TDR_STAT_MAX_INTERVAL_MS)) {
 		tdr_warn("-I must be between %d and %d ms", TDR_STAT_MIN_INTERVAL_MS,
 			 TDR_STAT_MAX_INTERVAL_MS);
 		return -TDR_E_USAGE;
@@ -68,7 +68,8 @@ static void describe(struct tdr_stat *st)
 
 	st->what[0] = '\0';
 	if (o->system_wide)
-		len = (size_t)snprintf(st->what, sz, "all CPUs%s", o->argv ? " while running " : "");
+		len =
+		    (size_t)snprintf(st->what, sz, "all CPUs%s", o->argv ? " while running " : "");
 	else if (o->pid_cnt)
 		len = (size_t)snprintf(st->what, sz, "process%s", o->pid_cnt > 1 ? "es" : "");
 	for (size_t i = 0; o->pid_cnt && i < o->pid_cnt && len < sz; i++)
@@ -227,10 +228,11 @@ static int open_total(struct tdr_stat *st)
 			char *line = st->fallback[st->fallback_cnt];
 
 			if (next == TDR_PLAN_KIND_CNT || st->fallback_cnt >= TDR_PLAN_KIND_CNT) {
-				tdr_warn("the kernel refused event '%s' of plan %s (%s): %s; no other "
-					 "plan to fall back to",
-					 f.event_name, tdr_plan_kind_name(from),
-					 where(&f, w, sizeof(w)), tdr_strerror(err));
+				tdr_warn(
+				    "the kernel refused event '%s' of plan %s (%s): %s; no other "
+				    "plan to fall back to",
+				    f.event_name, tdr_plan_kind_name(from), where(&f, w, sizeof(w)),
+				    tdr_strerror(err));
 				return err;
 			}
 			snprintf(line, sizeof(st->fallback[0]),

@@ -94,8 +94,8 @@ static uint64_t step(uint64_t *prev, uint64_t cur, unsigned *backwards)
 	return d;
 }
 
-unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g,
-		    size_t base, struct stat_vals *acc)
+unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g, size_t base,
+		    struct stat_vals *acc)
 {
 	unsigned backwards = 0;
 	size_t n = rd->value_cnt;
@@ -129,8 +129,7 @@ static uint64_t sub_sat(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-void stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a,
-			const struct stat_vals *b)
+void stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a, const struct stat_vals *b)
 {
 	for (size_t i = 0; i < STAT_MAX_EVENTS; i++)
 		dst->v[i] = sub_sat(a->v[i], b->v[i]);

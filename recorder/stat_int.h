@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "recorder_int.h"
@@ -78,8 +79,8 @@ int stat_schema__note(struct stat_schema *sc, const char *line);
  * kernel's event->count only grows, kernel-facts 1.2) adds nothing for that
  * value and re-bases it. Returns how many values went backwards.
  */
-unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g,
-		    size_t base, struct stat_vals *acc);
+unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g, size_t base,
+		    struct stat_vals *acc);
 
 /* dst += src, field by field. */
 void stat_vals__add(struct stat_vals *dst, const struct stat_vals *src);
@@ -236,7 +237,7 @@ struct tdr_stat {
 	struct tdr_plan *thread_plan; /* per-thread groups: inherit = 0, enabled */
 	struct tdr_plan *main_plan;   /* the launched main thread: enable_on_exec */
 	struct stat_schema sc;
-	pid_t *targets; /* perf_event_open pids of the total */
+	pid_t *targets;	     /* perf_event_open pids of the total */
 	pid_t *target_procs; /* -p: the process of each target thread */
 	size_t target_cnt;
 	int *pidfds; /* -p: one per process, -1 where pidfd_open failed */
@@ -263,6 +264,53 @@ struct tdr_stat {
 	char fallback[TDR_PLAN_KIND_CNT][256];
 	size_t fallback_cnt;
 };
+
+/* ---------------------------------------------------------------------------
+ * stat_render.c, stat_render_text.c, stat_render_json.c: the output.
+ */
+
+/* The numbers of one row that are computed rather than summed. */
+struct stat_view {
+	double cats[STAT_MAX_CATS];
+	int bn, bn_l2;
+	double counted; /* NAN: cannot be told (always for "not attributed") */
+	double slots;
+};
+
+#define STAT_MAX_WARNINGS 8
+
+/* Lines about the run's quality: re-based values, failed reads, a missing
+ * reference clock, lost side-band records, threads without groups. */
+struct stat_warnings {
+	size_t cnt;
+	char line[STAT_MAX_WARNINGS][256];
+};
+
+void stat_view_of(const struct tdr_stat *st, const struct stat_row *row, struct stat_view *v);
+bool stat_has_topdown(const struct tdr_stat *st);
+const char *stat_ev_name(const struct tdr_stat *st, size_t i);
+/* Category i's name, "-" for -1. */
+const char *stat_cat_name(const struct tdr_stat *st, int i);
+/* task-clock and cpu-clock count nanoseconds. */
+bool stat_is_clock(const char *name);
+void stat_collect_warnings(const struct tdr_stat *st, struct stat_warnings *w);
+/* Events that happen only in the kernel read 0 without --kernel: the line
+ * saying so, or NULL. */
+const char *stat_kernel_note(const struct tdr_stat *st);
+/* Why there is no TopDown (from the plan's notes), or "" when there is. */
+void stat_topdown_why(const struct tdr_stat *st, char *buf, size_t sz);
+/* The whole-run rows. */
+void stat_total_row(const struct tdr_stat *st, struct stat_row *r);
+void stat_thread_row(const struct stat_thread *th, struct stat_row *r);
+/* Total minus the thread rows; false when nothing is left (or the total is
+ * the threads' sum). */
+bool stat_unattributed_row(const struct tdr_stat *st, struct stat_row *r);
+/* stat_render_text.c */
+void stat_text_interval_header(const struct tdr_stat *st, FILE *f);
+void stat_text_interval(const struct tdr_stat *st, const struct stat_row *r, FILE *f);
+void stat_render_text(const struct tdr_stat *st, FILE *f);
+/* stat_render_json.c */
+void stat_render_json(const struct tdr_stat *st, FILE *f);
 
 /* stat_loop.c */
 int stat__loop(struct tdr_stat *st);

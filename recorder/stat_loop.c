@@ -174,9 +174,8 @@ static int loop_run(struct sloop *L)
 {
 	struct tdr_stat *st = L->st;
 	const uint64_t ival = st->opts->interval_ms * NS_PER_MS;
-	const uint64_t period = ival && ival < TDR_STAT_READ_MS * NS_PER_MS
-				    ? ival
-				    : TDR_STAT_READ_MS * NS_PER_MS;
+	const uint64_t period =
+	    ival && ival < TDR_STAT_READ_MS * NS_PER_MS ? ival : TDR_STAT_READ_MS * NS_PER_MS;
 	uint64_t next_read = st->start_ns + period, next_mark = st->start_ns + ival;
 	struct signalfd_siginfo si;
 	int err = 0;

@@ -34,7 +34,7 @@
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
-#define SB_PAGES 16	      /* 64 KiB per CPU: thousands of records between reads */
+#define SB_PAGES 16	       /* 64 KiB per CPU: thousands of records between reads */
 #define SB_BUF_SZ (256u << 10) /* records copied out per pass */
 
 static void sideband_attr(struct perf_event_attr *a)
@@ -75,17 +75,20 @@ int stat_threads__open_sideband(struct stat_threads *t, const pid_t *pids, size_
 							 PERF_FLAG_FD_CLOEXEC);
 
 			if (fd < 0) {
-				tdr_warn("failed to open the thread tracker (dummy event) on CPU %d "
-					 "for pid %d: %s",
-					 cpus[ci], (int)pids[pi], tdr_strerror(fd));
+				tdr_warn(
+				    "failed to open the thread tracker (dummy event) on CPU %d "
+				    "for pid %d: %s",
+				    cpus[ci], (int)pids[pi], tdr_strerror(fd));
 				return fd;
 			}
 			t->sb_fds[t->sb_cnt++] = fd;
 			if (pi == 0) {
-				err = tdr_ring__mmap(&t->rings[t->ring_cnt], fd, cpus[ci], SB_PAGES);
+				err =
+				    tdr_ring__mmap(&t->rings[t->ring_cnt], fd, cpus[ci], SB_PAGES);
 				if (err) {
-					tdr_warn("failed to map the thread tracker ring on CPU %d: %s",
-						 cpus[ci], tdr_strerror(err));
+					tdr_warn(
+					    "failed to map the thread tracker ring on CPU %d: %s",
+					    cpus[ci], tdr_strerror(err));
 					return err;
 				}
 				t->ring_cnt++;

@@ -47,10 +47,15 @@ static void check_counting_group(const struct tdr_plan_group *g, bool inherit, b
 
 static void test_stat_calc__spr_counting_plan(void **state)
 {
-	static const char *const names[] = {
-	    "slots",		 "topdown-retiring",	  "topdown-bad-spec",
-	    "topdown-fe-bound",	 "topdown-be-bound",	  "topdown-heavy-ops",
-	    "topdown-br-mispredict", "topdown-fetch-lat", "topdown-mem-bound"};
+	static const char *const names[] = {"slots",
+					    "topdown-retiring",
+					    "topdown-bad-spec",
+					    "topdown-fe-bound",
+					    "topdown-be-bound",
+					    "topdown-heavy-ops",
+					    "topdown-br-mispredict",
+					    "topdown-fetch-lat",
+					    "topdown-mem-bound"};
 	struct tdr_plan *p = stat_plan("sapphire-rapids", TDR_PLAN_AUTO);
 
 	(void)state;
@@ -102,12 +107,12 @@ static void test_stat_calc__schema_from_spr(void **state)
 		const char *name, *parent;
 		bool derived;
 	} want[] = {
-	    {"retiring", NULL, false},	       {"bad-spec", NULL, false},
-	    {"fe-bound", NULL, false},	       {"be-bound", NULL, false},
-	    {"heavy-ops", "retiring", false},  {"br-mispredict", "bad-spec", false},
-	    {"fetch-lat", "fe-bound", false},  {"mem-bound", "be-bound", false},
-	    {"light-ops", "retiring", true},   {"machine-clears", "bad-spec", true},
-	    {"fetch-bw", "fe-bound", true},    {"core-bound", "be-bound", true},
+	    {"retiring", NULL, false},	      {"bad-spec", NULL, false},
+	    {"fe-bound", NULL, false},	      {"be-bound", NULL, false},
+	    {"heavy-ops", "retiring", false}, {"br-mispredict", "bad-spec", false},
+	    {"fetch-lat", "fe-bound", false}, {"mem-bound", "be-bound", false},
+	    {"light-ops", "retiring", true},  {"machine-clears", "bad-spec", true},
+	    {"fetch-bw", "fe-bound", true},   {"core-bound", "be-bound", true},
 	};
 	struct tdr_plan *p = stat_plan("sapphire-rapids", TDR_PLAN_AUTO);
 	struct stat_schema sc;
@@ -195,13 +200,13 @@ static void test_stat_calc__levels_and_bottleneck(void **state)
 	NEAR(cat(f, "fe-bound"), 0.20);
 	NEAR(cat(f, "be-bound"), 0.40);
 	NEAR(cat(f, "heavy-ops"), 0.10);
-	NEAR(cat(f, "light-ops"), 0.20);      /* 300 - 100 */
+	NEAR(cat(f, "light-ops"), 0.20); /* 300 - 100 */
 	NEAR(cat(f, "br-mispredict"), 0.06);
 	NEAR(cat(f, "machine-clears"), 0.04); /* 100 - 60 */
 	NEAR(cat(f, "fetch-lat"), 0.15);
-	NEAR(cat(f, "fetch-bw"), 0.05);	      /* 200 - 150 */
+	NEAR(cat(f, "fetch-bw"), 0.05); /* 200 - 150 */
 	NEAR(cat(f, "mem-bound"), 0.25);
-	NEAR(cat(f, "core-bound"), 0.15);     /* 400 - 250 */
+	NEAR(cat(f, "core-bound"), 0.15); /* 400 - 250 */
 	/* be-bound 40% > 20% beats fe-bound 20% > 15%; of its children
 	 * mem-bound (25% > 20%) beats core-bound (15% > 10%). */
 	assert_int_equal(f->bn, cat_idx(&f->sc, "be-bound"));
@@ -260,7 +265,7 @@ static void test_stat_calc__no_bottleneck_cases(void **state)
 	memcpy(v.v, fe2, sizeof(fe2));
 	stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
 	assert_int_equal(f->bn, cat_idx(&f->sc, "fe-bound")); /* 16% > 15% */
-	assert_int_equal(f->bn2, -1);			     /* 8% and 8% < 10% */
+	assert_int_equal(f->bn2, -1);			      /* 8% and 8% < 10% */
 }
 
 /* Two CPUs read three times: each interval is the sum over the CPUs of the
@@ -273,11 +278,13 @@ static void test_stat_calc__interval_deltas(void **state)
 	/* cumulative values [read][cpu][event], times [read][cpu] {ena, run} */
 	const uint64_t val[3][2][SPR_EVENTS] = {
 	    {{1000, 300, 100, 200, 400, 100, 60, 150, 250}, {0, 0, 0, 0, 0, 0, 0, 0, 0}},
-	    {{1500, 400, 150, 300, 650, 120, 90, 200, 500}, {2000, 1000, 200, 200, 600, 500, 100, 150, 300}},
-	    {{4000, 2400, 150, 300, 1150, 1000, 90, 200, 900}, {2000, 1000, 200, 200, 600, 500, 100, 150, 300}},
+	    {{1500, 400, 150, 300, 650, 120, 90, 200, 500},
+	     {2000, 1000, 200, 200, 600, 500, 100, 150, 300}},
+	    {{4000, 2400, 150, 300, 1150, 1000, 90, 200, 900},
+	     {2000, 1000, 200, 200, 600, 500, 100, 150, 300}},
 	};
-	const uint64_t tm[3][2][2] = {{{100, 100}, {100, 0}}, {{200, 150}, {200, 50}},
-				      {{300, 250}, {300, 50}}};
+	const uint64_t tm[3][2][2] = {
+	    {{100, 100}, {100, 0}}, {{200, 150}, {200, 50}}, {{300, 250}, {300, 50}}};
 
 	memset(prev, 0, sizeof(prev));
 	memset(iv, 0, sizeof(iv));
@@ -458,8 +465,7 @@ int main(void)
 					    fx_teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_calc__no_bottleneck_cases, fx_setup,
 					    fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_stat_calc__interval_deltas, fx_setup,
-					    fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_calc__interval_deltas, fx_setup, fx_teardown),
 	    cmocka_unit_test(test_stat_calc__backwards_rebases),
 	    cmocka_unit_test_setup_teardown(test_stat_calc__counted, fx_setup, fx_teardown),
 	    cmocka_unit_test(test_stat_calc__sub_sat_and_empty),

@@ -389,10 +389,10 @@ static void test_stat_e2e__missing_program(void **state)
 static void test_stat_e2e__usage_errors(void **state)
 {
 	const char *const *bad[] = {
-	    ARGS("-I", "5", "--", "true"),	     ARGS("-I", "x", "--", "true"),
-	    ARGS("--per-thread", "-a"),		     ARGS("--json", "--csv", "--", "true"),
+	    ARGS("-I", "5", "--", "true"),	  ARGS("-I", "x", "--", "true"),
+	    ARGS("--per-thread", "-a"),		  ARGS("--json", "--csv", "--", "true"),
 	    ARGS("--plan", "fast", "--", "true"), ARGS("--bogus", "--", "true"),
-	    ARGS("-p", "1", "--", "true"),	     ARGS("-I"),
+	    ARGS("-p", "1", "--", "true"),	  ARGS("-I"),
 	};
 	struct run r = run(ARGS("--help"));
 

@@ -89,7 +89,8 @@ static void test_stat_open__launched_topdown_l2(void **state)
 	/* The launched child, per CPU, inherited, from exec. */
 	assert_int_equal(slots->pid, tdr_launch__pid(f->st->launch));
 	assert_int_equal(slots->group_fd, -1);
-	assert_int_equal(slots->attr.inherit & slots->attr.disabled & slots->attr.enable_on_exec, 1);
+	assert_int_equal(slots->attr.inherit & slots->attr.disabled & slots->attr.enable_on_exec,
+			 1);
 	assert_int_equal(mem->group_fd, slots->result);
 	assert_int_equal(mem->attr.sample_period, 0);
 	assert_int_equal(mem->attr.disabled, 0);

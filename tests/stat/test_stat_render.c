@@ -374,7 +374,8 @@ static void test_stat_render__software(void **state)
 	/* The whole run. */
 	assert_non_null(strstr(s, "\n task-clock 260.000 ms 0.13 CPUs utilized\n"));
 	assert_non_null(strstr(s, "\n page-faults 120\n"));
-	assert_non_null(strstr(s, "note: context switches and CPU migrations happen in the kernel"));
+	assert_non_null(
+	    strstr(s, "note: context switches and CPU migrations happen in the kernel"));
 	assert_non_null(strstr(s, "TopDown is not available here: topdown-l2 not available: "));
 	assert_null(strstr(s, "of the time")); /* nothing to say when all was counted */
 	assert_width(t, 100);

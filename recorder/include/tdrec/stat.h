@@ -81,12 +81,12 @@ struct tdr_stat_opts {
 
 /* How the run ended. */
 struct tdr_stat_summary {
-	bool launched;	  /* a program was started */
-	int exec_err;	  /* -errno when the program could not be started */
-	bool exited;	  /* the program ended: exit_code or term_signal */
-	int exit_code;	  /* -1 when it died of a signal */
-	int term_signal;  /* the signal that killed the program, 0 if none */
-	int stop_signal;  /* the signal that stopped counting (-p, -a), 0 if none */
+	bool launched;	 /* a program was started */
+	int exec_err;	 /* -errno when the program could not be started */
+	bool exited;	 /* the program ended: exit_code or term_signal */
+	int exit_code;	 /* -1 when it died of a signal */
+	int term_signal; /* the signal that killed the program, 0 if none */
+	int stop_signal; /* the signal that stopped counting (-p, -a), 0 if none */
 	uint64_t duration_ns;
 	uint64_t intervals; /* interval rows written */
 	size_t threads;	    /* thread rows (--per-thread) */
