@@ -59,6 +59,7 @@ enum tdr_block_type {
 #define TDR_FR_RECORD_CNT 16
 #define TDR_FR_CRC 20
 #define TDR_CODEC_ZSTD 0
+#define TDR_CODEC_COLS 1
 
 /* Section 7: section header, the first 8 bytes of a SECTION payload. */
 #define TDR_SECTION_HDR_SZ 8
@@ -239,5 +240,95 @@ void tdr_block__put_hdr(uint8_t hdr[TDR_BLOCK_HDR_SZ], uint16_t type, uint64_t p
 			uint32_t payload_crc);
 /* Encode a frame header (section 6). */
 void tdr_frame__put_hdr(uint8_t hdr[TDR_FRAME_HDR_SZ], const struct tdr_frame_info *fi);
+
+/*
+ * Section 6.1: frame codec 1 (columns). See codec_cols.c.
+ */
+#define TDR_COLS_MAX 64	      /* modelled words of a sample record */
+#define TDR_COLS_SLOT_BITS 6 /* 64 contexts */
+#define TDR_COLS_STREAMS_MAX (4 + 3 * TDR_COLS_MAX)
+
+/* One context of the model: the previous sample of n words with these key
+ * values. */
+struct tdr_cols_ctx {
+	bool used;
+	uint64_t n, k0, k1;
+	uint64_t prev[TDR_COLS_MAX];
+};
+
+/* The per-frame parameters (the params stream). */
+struct tdr_cols_params {
+	uint32_t key_cnt;
+	uint32_t keys[2];
+	uint64_t key_mask;		/* bit j: column j is a key */
+	uint32_t pred[TDR_COLS_MAX];	/* 0: none, else predictor column + 1 */
+	uint64_t bias[TDR_COLS_MAX];
+};
+
+struct tdr_cols_row;
+
+/* Encoder state (one per writer), zero-initialised, reused across frames. */
+struct tdr_cols_enc {
+	struct tdr_cols_params params;
+	struct tdr_cols_row *rows;
+	size_t rows_cap;
+	uint64_t *delta; /* rows x cols */
+	size_t delta_cap;
+	uint8_t *scratch; /* the uncompressed streams */
+	size_t scratch_cap;
+	uint8_t *blk0; /* block 0 before compression */
+	size_t blk0_cap;
+	uint8_t *out; /* the codec 1 data */
+	size_t out_cap;
+	struct tdr_cols_ctx *slots;
+	int64_t *pick;
+	size_t pick_cap;
+};
+void tdr_cols_enc__release(struct tdr_cols_enc *e);
+
+/*
+ * Encode the sz raw bytes of record_cnt whole records (already checked to
+ * tile) as codec 1 data, with the given key columns (at most 2 used).
+ * zcctx is a ZSTD_CCtx with its level set. *out (owned by e, valid until the
+ * next call) and *out_sz receive the data.
+ * Returns: 0, 1 when the frame has no sample to model (use codec 0),
+ * -ENOMEM, -TDR_E_ZSTD.
+ */
+int tdr_cols__encode(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, size_t record_cnt,
+		     const uint32_t *keys, size_t key_cnt, void *zcctx, const uint8_t **out,
+		     size_t *out_sz);
+
+/* A context as the decoder keeps it: where its previous sample's words are
+ * in the output. */
+struct tdr_cols_dslot {
+	bool used;
+	uint64_t n, k0, k1;
+	uint32_t prev_off;
+};
+
+/* Decoder state (one per struct tdr_frame_buf, allocated on first use). */
+struct tdr_cols_dec {
+	uint8_t *blk0; /* block 0, decompressed */
+	size_t blk0_cap;
+	uint8_t *scratch; /* the streams compressed on their own, decompressed */
+	size_t scratch_cap;
+	struct tdr_cols_dslot slots[1u << TDR_COLS_SLOT_BITS];
+};
+void tdr_cols_dec__release(struct tdr_cols_dec *d);
+
+/*
+ * Decode src_sz bytes of codec 1 data into exactly raw_sz bytes at dst
+ * holding record_cnt records. *decp is created on first use. zdctx is a
+ * ZSTD_DCtx.
+ * Returns: 0, -TDR_E_CORRUPT, -TDR_E_ZSTD, -ENOMEM.
+ */
+int tdr_cols__decode(struct tdr_cols_dec **decp, void *zdctx, const uint8_t *src, size_t src_sz,
+		     uint8_t *dst, uint32_t raw_sz, uint32_t record_cnt);
+
+/* Largest codec 1 data for raw_sz raw bytes (section 10). */
+static inline uint64_t tdr_cols__max_comp(uint64_t raw_sz)
+{
+	return raw_sz + raw_sz / 4 + 16384;
+}
 
 #endif /* TDREC_FORMAT_INT_H */

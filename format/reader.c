@@ -123,6 +123,9 @@ static int read_frame_hdr(const struct tdr_reader *r, const struct blk *b,
 	TDR_BAIL_IF(fi->codec == TDR_CODEC_ZSTD && fi->comp_sz > ZSTD_compressBound(fi->raw_sz),
 		    -TDR_E_CORRUPT, "frame at %llu: %u bytes compress to %u",
 		    (unsigned long long)b->off, fi->raw_sz, fi->comp_sz);
+	TDR_BAIL_IF(fi->codec == TDR_CODEC_COLS && fi->comp_sz > tdr_cols__max_comp(fi->raw_sz),
+		    -TDR_E_CORRUPT, "frame at %llu: %u bytes encode to %u",
+		    (unsigned long long)b->off, fi->raw_sz, fi->comp_sz);
 	TDR_BAIL_IF(fi->record_cnt > fi->raw_sz / sizeof(struct perf_event_header),
 		    -TDR_E_CORRUPT, "frame at %llu: %u records in %u bytes",
 		    (unsigned long long)b->off, fi->record_cnt, fi->raw_sz);
@@ -516,11 +519,14 @@ void tdr_frame_buf__release(struct tdr_frame_buf *buf)
 	zfree(&buf->data);
 	ZSTD_freeDCtx(buf->dctx);
 	buf->dctx = NULL;
+	tdr_cols_dec__release(buf->codec);
+	buf->codec = NULL;
 	buf->sz = 0;
 	buf->cap = 0;
 }
 
-/* Decompress a verified zstd frame payload into buf (exactly raw_sz bytes). */
+/* Decode a verified frame payload into buf (exactly raw_sz bytes): codec 0
+ * decompresses, codec 1 rebuilds the records from their columns. */
 static int decompress(const struct tdr_frame_info *fi, const uint8_t *src,
 		      struct tdr_frame_buf *buf)
 {
@@ -542,6 +548,10 @@ static int decompress(const struct tdr_frame_info *fi, const uint8_t *src,
 		if (!buf->dctx)
 			return -ENOMEM;
 	}
+	if (fi->codec == TDR_CODEC_COLS)
+		return tdr_cols__decode((struct tdr_cols_dec **)&buf->codec, buf->dctx, src,
+					fi->comp_sz, fi->raw_sz ? buf->data : &dummy, fi->raw_sz,
+					fi->record_cnt);
 	n = ZSTD_decompressDCtx(buf->dctx, fi->raw_sz ? buf->data : &dummy, fi->raw_sz, src,
 				fi->comp_sz);
 	if (ZSTD_isError(n)) {
@@ -574,7 +584,7 @@ int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_fr
 		return -TDR_E_CORRUPT;
 	TDR_BAIL_IF(!payload_ok(r, &b), -TDR_E_CORRUPT, "frame %zu at %llu: payload checksum", idx,
 		    (unsigned long long)fi->offset);
-	TDR_BAIL_IF(fi->codec != TDR_CODEC_ZSTD, -TDR_E_CORRUPT,
+	TDR_BAIL_IF(fi->codec != TDR_CODEC_ZSTD && fi->codec != TDR_CODEC_COLS, -TDR_E_CORRUPT,
 		    "frame %zu: unknown codec %u (written by a newer tdrec?)", idx, fi->codec);
 	err = decompress(fi, payload(r, &b) + TDR_FRAME_HDR_SZ, buf);
 	if (err)

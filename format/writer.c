@@ -4,7 +4,8 @@
  *
  * Responsibility: append self-describing blocks to a file so that at every
  * moment the file ends after its last complete block (docs/format.md
- * section 11). It compresses frames with zstd, counts totals from record
+ * section 11). It compresses frames with zstd (codec 0) or splits their
+ * samples into columns first (codec 1, codec_cols.c), counts totals from record
  * headers, and keeps the frame and section index for the trailer. It never
  * decodes record bodies beyond the header (and the 'lost' field of
  * PERF_RECORD_LOST).
@@ -56,6 +57,10 @@ struct tdr_writer {
 	bool finished;
 	int broken; /* sticky error: a failed write could not be cut back */
 	ZSTD_CCtx *cctx;
+	uint8_t codec;		   /* TDR_CODEC_* for frames with samples */
+	uint32_t cols_keys[2];	   /* codec 1 key columns, from the attrs */
+	size_t cols_key_cnt;
+	struct tdr_cols_enc cols; /* codec 1 state, reused */
 	uint8_t *zbuf; /* compressed frame, reused */
 	size_t zcap;
 	uint64_t off; /* bytes in the file, the end of the last complete block */
@@ -138,12 +143,41 @@ static int write_block(struct tdr_writer *w, uint16_t type, const void *p1, size
 	return write_unit(w, iov, 4, what);
 }
 
+/*
+ * Codec 1 key columns (docs/format.md section 6.1): the sample id and the
+ * pid/tid word, when every event has the same sample_type (so the words are
+ * at the same place in every sample). PERF_SAMPLE_IDENTIFIER is the first
+ * word, then IP, then TID (perf_event_open(2), "sample layout").
+ */
+static void cols_keys(struct tdr_writer *w, const struct tdr_meta *meta)
+{
+	uint64_t st;
+	uint32_t idx = 0;
+
+	w->cols_key_cnt = 0;
+	if (!meta->event_cnt)
+		return;
+	st = meta->events[0].attr.sample_type;
+	for (size_t i = 1; i < meta->event_cnt; i++)
+		if (meta->events[i].attr.sample_type != st)
+			return;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		w->cols_keys[w->cols_key_cnt++] = idx++;
+	if (st & PERF_SAMPLE_IP)
+		idx++;
+	if (st & PERF_SAMPLE_TID)
+		w->cols_keys[w->cols_key_cnt++] = idx;
+}
+
 static int writer_create(struct tdr_writer *w, const struct tdr_writer_opts *opts)
 {
 	size_t len = strlen(opts->path);
 	int level = opts->zstd_level ? opts->zstd_level : DEFAULT_ZSTD_LEVEL;
 	size_t zret;
 
+	if (opts->codec > TDR_CODEC_COLUMNS)
+		return -EINVAL;
+	w->codec = opts->codec;
 	w->atomic = opts->atomic_replace;
 	w->path = tdr_strdup(opts->path);
 	w->cur_path = tdr_malloc(len + sizeof(".partial"));
@@ -182,6 +216,7 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	err = writer_create(w, opts);
 	if (err)
 		goto err_out;
+	cols_keys(w, meta);
 	tdr_meta__encode(&mb, meta);
 	err = mb.err;
 	if (err) {
@@ -199,7 +234,9 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	/* Section 2: file header. */
 	memcpy(fh, TDR_FILE_MAGIC, 8);
 	tdr_put_le16(fh + TDR_FH_MAJOR, TDR_FORMAT_MAJOR);
-	tdr_put_le16(fh + TDR_FH_MINOR, TDR_FORMAT_MINOR);
+	/* 1.0 unless codec 1 frames may follow, so that 1.0 readers read
+	 * codec 0 files completely (docs/format.md section 2). */
+	tdr_put_le16(fh + TDR_FH_MINOR, w->codec == TDR_CODEC_COLS ? TDR_FORMAT_MINOR : 0);
 	tdr_put_le32(fh + TDR_FH_HDR_SZ, TDR_FILE_HDR_SZ);
 	tdr_put_le32(fh + TDR_FH_CRC, tdr_crc32c(0, fh, TDR_FH_CRC));
 	/* Section 5: the metadata block, written with the header as one unit. */
@@ -283,7 +320,9 @@ int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *recor
 	struct frame_counts c = { 0 };
 	struct tdr_frame_info fi = { 0 };
 	uint8_t fh[TDR_FRAME_HDR_SZ];
-	size_t bound, csz;
+	const uint8_t *data = NULL;
+	uint8_t codec = TDR_CODEC_ZSTD;
+	size_t bound, csz = 0;
 	int err;
 
 	if (w->finished)
@@ -306,23 +345,38 @@ int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *recor
 	 * always in the index. */
 	if (tdr_ensure_cap(&w->frames, &w->frame_cap, sizeof(*w->frames), w->totals.frames + 1))
 		return -ENOMEM;
-	bound = ZSTD_compressBound(sz);
-	if (tdr_ensure_cap(&w->zbuf, &w->zcap, 1, bound))
-		return -ENOMEM;
-	csz = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, records, sz);
-	if (ZSTD_isError(csz)) {
-		tdr_warn("failed to compress a frame from ring %u: %s", ring, ZSTD_getErrorName(csz));
-		return -TDR_E_ZSTD;
+	if (w->codec == TDR_CODEC_COLS) {
+		err = tdr_cols__encode(&w->cols, records, sz, c.records, w->cols_keys,
+				       w->cols_key_cnt, w->cctx, &data, &csz);
+		if (err < 0) {
+			tdr_warn("failed to encode a frame from ring %u: %s", ring,
+				 tdr_strerror(err));
+			return err;
+		}
+		if (!err)
+			codec = TDR_CODEC_COLS;
+	}
+	if (codec == TDR_CODEC_ZSTD) {
+		bound = ZSTD_compressBound(sz);
+		if (tdr_ensure_cap(&w->zbuf, &w->zcap, 1, bound))
+			return -ENOMEM;
+		csz = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, records, sz);
+		if (ZSTD_isError(csz)) {
+			tdr_warn("failed to compress a frame from ring %u: %s", ring,
+				 ZSTD_getErrorName(csz));
+			return -TDR_E_ZSTD;
+		}
+		data = w->zbuf;
 	}
 
 	fi.offset = w->off;
 	fi.ring = ring;
-	fi.codec = TDR_CODEC_ZSTD;
+	fi.codec = codec;
 	fi.raw_sz = (uint32_t)sz;      /* <= TDR_FRAME_MAX_RAW */
 	fi.comp_sz = (uint32_t)csz;    /* <= ZSTD_compressBound(64 MiB) < 4 GiB */
 	fi.record_cnt = (uint32_t)c.records;
 	tdr_frame__put_hdr(fh, &fi);
-	err = write_block(w, TDR_BLOCK_FRAME, fh, sizeof(fh), w->zbuf, csz, "a frame");
+	err = write_block(w, TDR_BLOCK_FRAME, fh, sizeof(fh), data, csz, "a frame");
 	if (err)
 		return err;
 
@@ -457,6 +511,7 @@ void tdr_writer__free(struct tdr_writer *w)
 	/* Without __finish the file stays as it is, under cur_path. */
 	zclose(w->fd);
 	ZSTD_freeCCtx(w->cctx);
+	tdr_cols_enc__release(&w->cols);
 	free(w->zbuf);
 	free(w->frames);
 	free(w->sections);

@@ -194,6 +194,7 @@ static int open_writer(struct tdr_recorder *rec)
 	    .path = rec->sum.path,
 	    .atomic_replace = true,
 	    .zstd_level = rec->opts->zstd_level,
+	    .codec = TDR_CODEC_COLUMNS, /* docs/format.md 6.1: several times smaller */
 	};
 	struct stat st;
 	int err;

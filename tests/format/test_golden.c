@@ -145,9 +145,9 @@ static void small_meta(struct tdr_meta *m)
 	m->events[0].ids[0] = (struct tdr_event_id){ 0, UINT32_MAX, 77 };
 }
 
-static int write_small(const char *path, bool finish)
+static int write_small(const char *path, bool finish, uint8_t codec)
 {
-	struct tdr_writer_opts opts = { .path = path };
+	struct tdr_writer_opts opts = { .path = path, .codec = codec };
 	struct tdr_event_totals ev = { 3, 0 };
 	struct tdr_run_end end = { .duration_ns = 1000 };
 	struct tl_counts c = { 0 };
@@ -195,9 +195,11 @@ static int write_all(const char *golden, const char *corpus)
 	err = tl_write_std(golden, &std, true);
 	if (err)
 		return err;
-	err = write_small(tl_path(corpus, "small-valid.tdr"), true);
+	err = write_small(tl_path(corpus, "small-valid.tdr"), true, TDR_CODEC_RAW_ZSTD);
 	if (!err)
-		err = write_small(tl_path(corpus, "small-no-trailer.tdr"), false);
+		err = write_small(tl_path(corpus, "small-no-trailer.tdr"), false, TDR_CODEC_RAW_ZSTD);
+	if (!err) /* format 1.1: frames in codec 1 */
+		err = write_small(tl_path(corpus, "small-codec1.tdr"), true, TDR_CODEC_COLUMNS);
 	if (!err)
 		err = tl_slurp(tl_path(corpus, "small-valid.tdr"), &p, &sz);
 	if (err)

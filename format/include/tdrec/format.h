@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TDR_FORMAT_MAJOR 1
-#define TDR_FORMAT_MINOR 0
+#define TDR_FORMAT_MINOR 1
 
 /* ---------------------------------------------------------------------------
  * Metadata: what was recorded, where and how. Plain data; every pointer is
@@ -208,7 +208,14 @@ struct tdr_writer_opts {
 	 * path directly. */
 	bool atomic_replace;
 	int zstd_level; /* 0 = default (3) */
+	/* Frame codec: TDR_CODEC_RAW_ZSTD (0, the default) compresses the raw
+	 * records; TDR_CODEC_COLUMNS (1) first splits sample records into
+	 * predicted columns (docs/format.md section 6.1), several times
+	 * smaller. Frames without samples are always written with codec 0. */
+	uint8_t codec;
 };
+#define TDR_CODEC_RAW_ZSTD 0
+#define TDR_CODEC_COLUMNS 1
 
 /*
  * Create the file and write the file header and the metadata block.
@@ -269,7 +276,7 @@ struct tdr_reader;
 struct tdr_frame_info {
 	uint64_t offset;     /* of the frame block in the file */
 	uint32_t ring;	     /* CPU, or TDR_RING_SYNTHETIC */
-	uint8_t codec;	     /* 0 = zstd of raw kernel records */
+	uint8_t codec;	     /* TDR_CODEC_RAW_ZSTD or TDR_CODEC_COLUMNS */
 	uint32_t raw_sz;     /* bytes after decompression */
 	uint32_t comp_sz;    /* payload bytes in the file */
 	uint32_t record_cnt; /* records in the frame */
@@ -295,6 +302,7 @@ struct tdr_frame_buf {
 	size_t sz;  /* valid bytes */
 	size_t cap; /* allocated bytes */
 	void *dctx; /* decompression context, private */
+	void *codec; /* codec 1 decoder state, private */
 };
 void tdr_frame_buf__release(struct tdr_frame_buf *buf);
 

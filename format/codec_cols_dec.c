@@ -1,0 +1,387 @@
+/*
+ * format/codec_cols_dec.c - frame codec 1 (columns), the decoder.
+ *
+ * Responsibility: rebuild exactly the raw records of a codec 1 frame
+ * (docs/format.md section 6.1): read block 0 and its directory, make every
+ * stream readable (decompressing those stored on their own), then replay
+ * the model record by record, writing each sample's words straight into
+ * the output. A context remembers where its previous sample is in the
+ * output instead of copying its words.
+ * Objects and lifecycle: struct tdr_cols_dec is created on the first decode
+ * of a struct tdr_frame_buf, reused, released with tdr_cols_dec__release.
+ * Ownership and threads: one thread per decoder state; src is borrowed.
+ * Invariants: every length is checked against raw_sz and the caps of
+ * section 10 before use or allocation, no read leaves its stream, and the
+ * result is -TDR_E_CORRUPT unless exactly raw_sz bytes of record_cnt
+ * records are rebuilt with every stream used up.
+ * See: docs/format.md section 6.1 (normative); codec_cols_enc.c.
+ */
+#define LOG_PREFIX "format: "
+#include "codec_cols_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "tdrec/tdr_endian.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+/* ---------------------------------------------------------------------------
+ * Decoder.
+ */
+void tdr_cols_dec__release(struct tdr_cols_dec *d)
+{
+	if (!d)
+		return;
+	free(d->blk0);
+	free(d->scratch);
+	free(d);
+}
+
+struct stream_r {
+	const uint8_t *p, *end;
+};
+
+static inline int next(struct stream_r *s, uint64_t *v)
+{
+	return get_varint(&s->p, s->end, v);
+}
+
+/* Read a residual of a column (planes a[0..3)); a column whose first plane
+ * is empty reads as zeros. */
+static inline int next_split(struct stream_r *a, uint64_t *v)
+{
+	uint64_t u, hi;
+	uint8_t b;
+
+	if (a[0].p == a[0].end) {
+		if (a[0].end)
+			return -1; /* a used-up plane */
+		*v = 0;
+		return 0;
+	}
+	b = *a[0].p++;
+	u = b & 0x7f;
+	if (b & 0x80) {
+		if (a[1].p == a[1].end)
+			return -1;
+		b = *a[1].p++;
+		u |= (uint64_t)(b & 0x7f) << 7;
+		if (b & 0x80) {
+			if (get_varint(&a[2].p, a[2].end, &hi) || hi >> 50)
+				return -1;
+			u |= hi << 14;
+		}
+	}
+	*v = u;
+	return 0;
+}
+
+/* Grow a buffer to at least need bytes (contents are not kept). */
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (*cap >= need)
+		return 0;
+	free(*buf);
+	*cap = 0;
+	*buf = tdr_malloc(need ? need : 1);
+	if (!*buf)
+		return -ENOMEM;
+	*cap = need;
+	return 0;
+}
+
+/* Read block 0 and the directory; make every stream readable. Empty streams
+ * get p == end == NULL. */
+static int open_streams(struct tdr_cols_dec *dec, const uint8_t *src, size_t src_sz,
+			uint32_t raw_sz, void *dctx, struct stream_r *st, size_t *nst_out)
+{
+	const uint8_t *p = src, *end = src + src_sz, *b0, *b0_end, *own;
+	uint64_t cap = (uint64_t)raw_sz + raw_sz / 4 + 8192, b0_raw, b0_sz, nst, total, own_raw = 0;
+	uint64_t raw_len[TDR_COLS_STREAMS_MAX], csz[TDR_COLS_STREAMS_MAX];
+	uint8_t place[TDR_COLS_STREAMS_MAX], method;
+	size_t dpos = 0;
+
+	TDR_BAIL_IF(src_sz < 1, -TDR_E_CORRUPT, "codec 1: empty frame data");
+	method = *p++;
+	TDR_BAIL_IF(method > METHOD_ZSTD || get_varint(&p, end, &b0_raw) || b0_raw > cap,
+		    -TDR_E_CORRUPT, "codec 1: block 0 header");
+	b0_sz = b0_raw;
+	if (method == METHOD_ZSTD)
+		TDR_BAIL_IF(get_varint(&p, end, &b0_sz), -TDR_E_CORRUPT, "codec 1: block 0 header");
+	TDR_BAIL_IF(b0_sz > (uint64_t)(end - p), -TDR_E_CORRUPT, "codec 1: block 0 past the frame");
+	if (method == METHOD_ZSTD) {
+		size_t n;
+
+		if (grow(&dec->blk0, &dec->blk0_cap, b0_raw))
+			return -ENOMEM;
+		n = ZSTD_decompressDCtx(dctx, dec->blk0, b0_raw, p, b0_sz);
+		if (ZSTD_isError(n)) {
+			tdr_debug("codec 1: block 0: zstd: %s", ZSTD_getErrorName(n));
+			return -TDR_E_ZSTD;
+		}
+		TDR_BAIL_IF(n != b0_raw, -TDR_E_CORRUPT, "codec 1: block 0 of %zu bytes", n);
+		b0 = dec->blk0;
+	} else {
+		b0 = p;
+	}
+	b0_end = b0 + b0_raw;
+	own = p + b0_sz;
+
+	/* The directory. */
+	TDR_BAIL_IF(get_varint(&b0, b0_end, &nst) || nst < 4 || nst > TDR_COLS_STREAMS_MAX ||
+			(nst - 4) % 3,
+		    -TDR_E_CORRUPT, "codec 1: stream count");
+	total = b0_raw;
+	for (size_t i = 0; i < nst; i++) {
+		TDR_BAIL_IF(get_varint(&b0, b0_end, &raw_len[i]) || raw_len[i] > cap,
+			    -TDR_E_CORRUPT, "codec 1: directory entry %zu", i);
+		place[i] = PLACE_INLINE;
+		csz[i] = raw_len[i];
+		if (!raw_len[i])
+			continue;
+		TDR_BAIL_IF(b0 == b0_end || *b0 > PLACE_OWN_STORED, -TDR_E_CORRUPT,
+			    "codec 1: directory entry %zu", i);
+		place[i] = *b0++;
+		if (place[i] == PLACE_OWN_ZSTD) {
+			/* Decompressed size, with block 0, within the cap. */
+			TDR_BAIL_IF(get_varint(&b0, b0_end, &csz[i]) || raw_len[i] > cap - total,
+				    -TDR_E_CORRUPT, "codec 1: directory entry %zu", i);
+			total += raw_len[i];
+			own_raw += raw_len[i];
+		}
+	}
+	/* Inline streams follow the directory in block 0; own streams follow
+	 * block 0. Both must end exactly. */
+	{
+		uint64_t in = 0, ow = 0;
+
+		for (size_t i = 0; i < nst; i++) {
+			if (!raw_len[i])
+				continue;
+			if (place[i] == PLACE_INLINE)
+				in += raw_len[i];
+			else
+				ow += csz[i];
+			TDR_BAIL_IF(in > (uint64_t)(b0_end - b0) || ow > (uint64_t)(end - own),
+				    -TDR_E_CORRUPT, "codec 1: stream %zu past its block", i);
+		}
+		TDR_BAIL_IF(in != (uint64_t)(b0_end - b0) || ow != (uint64_t)(end - own),
+			    -TDR_E_CORRUPT, "codec 1: bytes left after the streams");
+	}
+	if (grow(&dec->scratch, &dec->scratch_cap, own_raw))
+		return -ENOMEM;
+	for (size_t i = 0; i < nst; i++) {
+		st[i].p = st[i].end = NULL;
+		if (!raw_len[i])
+			continue;
+		if (place[i] == PLACE_INLINE) {
+			st[i].p = b0;
+			b0 += raw_len[i];
+		} else if (place[i] == PLACE_OWN_STORED) {
+			st[i].p = own;
+			own += raw_len[i];
+		} else {
+			size_t n =
+			    ZSTD_decompressDCtx(dctx, dec->scratch + dpos, raw_len[i], own, csz[i]);
+
+			if (ZSTD_isError(n)) {
+				tdr_debug("codec 1: stream %zu: zstd: %s", i, ZSTD_getErrorName(n));
+				return -TDR_E_ZSTD;
+			}
+			TDR_BAIL_IF(n != raw_len[i], -TDR_E_CORRUPT,
+				    "codec 1: stream %zu: %zu bytes, %llu expected", i, n,
+				    (unsigned long long)raw_len[i]);
+			st[i].p = dec->scratch + dpos;
+			dpos += raw_len[i];
+			own += csz[i];
+		}
+		st[i].end = st[i].p + raw_len[i];
+	}
+	*nst_out = nst;
+	return 0;
+}
+
+static int read_params(struct stream_r *s, size_t cols, struct tdr_cols_params *pr)
+{
+	uint64_t v;
+
+	memset(pr, 0, sizeof(*pr));
+	if (!s->end)
+		return 0; /* empty: no keys, no predictors, no bias */
+	TDR_BAIL_IF(next(s, &v) || v > 2, -TDR_E_CORRUPT, "codec 1: key count");
+	pr->key_cnt = (uint32_t)v;
+	for (size_t i = 0; i < pr->key_cnt; i++) {
+		TDR_BAIL_IF(next(s, &v) || v >= cols || is_key(pr, v), -TDR_E_CORRUPT,
+			    "codec 1: key column");
+		pr->keys[i] = (uint32_t)v;
+		pr->key_mask |= 1ull << v;
+	}
+	for (size_t j = 0; j < cols; j++) {
+		TDR_BAIL_IF(next(s, &v) || v > j, -TDR_E_CORRUPT, "codec 1: predictor of %zu", j);
+		pr->pred[j] = (uint32_t)v;
+		TDR_BAIL_IF(next(s, &v), -TDR_E_CORRUPT, "codec 1: params cut");
+		pr->bias[j] = unzz(v);
+		TDR_BAIL_IF(is_key(pr, j) && (pr->pred[j] || pr->bias[j]), -TDR_E_CORRUPT,
+			    "codec 1: key column %zu with a predictor", j);
+	}
+	TDR_BAIL_IF(s->p != s->end, -TDR_E_CORRUPT, "codec 1: params too long");
+	return 0;
+}
+
+/* Column kinds of the decoder's fast path. */
+enum { COL_KEY, COL_ZERO, COL_READ };
+
+/* A sample that starts a context: its words from the NEW stream, relative
+ * to the last sample (zeros beyond its m words). */
+static int decode_fresh(struct stream_r *nw, const struct tdr_cols_params *pr, const uint8_t *last,
+			size_t last_m, size_t m, uint64_t *d, uint8_t *out)
+{
+	for (size_t j = 0; j < m; j++) {
+		uint64_t p = 0, v, w;
+
+		if (j < last_m)
+			memcpy(&p, last + 8 * j, 8);
+		if (is_key(pr, j)) {
+			w = p + d[j];
+		} else {
+			TDR_BAIL_IF(next(nw, &v), -TDR_E_CORRUPT,
+				    "codec 1: new-context stream cut");
+			d[j] = unzz(v);
+			w = p + d[j];
+		}
+		memcpy(out + 8 * j, &w, 8); /* little-endian host */
+	}
+	return 0;
+}
+
+int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src, size_t src_sz,
+		     uint8_t *dst, uint32_t raw_sz, uint32_t record_cnt)
+{
+	struct stream_r st[TDR_COLS_STREAMS_MAX];
+	struct stream_r *h = &st[STREAM_HEADERS], *o = &st[STREAM_OTHER];
+	struct tdr_cols_params pr;
+	struct tdr_cols_dec *dec = *decp;
+	uint8_t kind[TDR_COLS_MAX];
+	uint64_t d[TDR_COLS_MAX];
+	const uint8_t *last = NULL;
+	size_t nst, cols, last_m = 0, pos = 0;
+	uint32_t cnt = 0;
+	int err;
+
+	if (!dec) {
+		dec = tdr_calloc(1, sizeof(*dec));
+		if (!dec)
+			return -ENOMEM;
+		*decp = dec;
+	}
+	err = open_streams(dec, src, src_sz, raw_sz, dctx, st, &nst);
+	if (err)
+		return err;
+	cols = (nst - 4) / 3;
+	err = read_params(&st[STREAM_PARAMS], cols, &pr);
+	if (err)
+		return err;
+	for (size_t j = 0; j < cols; j++) {
+		kind[j] = is_key(&pr, j)					       ? COL_KEY
+			  : !st[STREAM_COL0 + 3 * j].end && !pr.pred[j] && !pr.bias[j] ? COL_ZERO
+										       : COL_READ;
+	}
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(dec->slots); i++)
+		dec->slots[i].used = false;
+
+	while (h->p != h->end) {
+		uint64_t type, misc, size8;
+		size_t rsz, body = 0;
+
+		TDR_BAIL_IF(next(h, &type) || next(h, &misc) || next(h, &size8) ||
+				type > UINT32_MAX || misc > UINT16_MAX || size8 < 1 ||
+				size8 > UINT16_MAX / 8,
+			    -TDR_E_CORRUPT, "codec 1: record header %u", cnt);
+		rsz = (size_t)size8 * 8;
+		TDR_BAIL_IF(rsz > raw_sz - pos || cnt == record_cnt, -TDR_E_CORRUPT,
+			    "codec 1: records past %u bytes", raw_sz);
+		tdr_put_le32(dst + pos, (uint32_t)type);
+		tdr_put_le16(dst + pos + 4, (uint16_t)misc);
+		tdr_put_le16(dst + pos + 6, (uint16_t)rsz);
+		if (type == PERF_RECORD_SAMPLE) {
+			size_t n = (rsz - 8) / 8, m = n < cols ? n : cols;
+			uint8_t *out = dst + pos + 8;
+			struct tdr_cols_dslot *s;
+			uint64_t k0 = 0, k1 = 0, v;
+
+			for (size_t i = 0; i < pr.key_cnt; i++) {
+				size_t k = pr.keys[i];
+				uint64_t p = 0, w;
+
+				if (k >= m)
+					continue;
+				TDR_BAIL_IF(next_split(&st[STREAM_COL0 + 3 * k], &v),
+					    -TDR_E_CORRUPT, "codec 1: column %zu cut", k);
+				if (k < last_m)
+					memcpy(&p, last + 8 * k, 8);
+				d[k] = unzz(v);
+				w = p + d[k];
+				memcpy(out + 8 * k, &w, 8);
+				if (i == 0)
+					k0 = w;
+				else
+					k1 = w;
+			}
+			/* The context (same rule as ctx_get): previous sample of
+			 * the same size and keys, or a fresh start. */
+			s = &dec->slots[ctx_slot(n, k0, k1)];
+			if (!s->used || s->n != n || s->k0 != k0 || s->k1 != k1) {
+				s->used = true;
+				s->n = n;
+				s->k0 = k0;
+				s->k1 = k1;
+				err = decode_fresh(&st[STREAM_NEW], &pr, last, last_m, m, d, out);
+				if (err)
+					return err;
+			} else {
+				const uint8_t *prev = dst + s->prev_off;
+
+				for (size_t j = 0; j < m; j++) {
+					uint64_t w;
+
+					memcpy(&w, prev + 8 * j, 8);
+					if (kind[j] == COL_READ) {
+						TDR_BAIL_IF(
+						    next_split(&st[STREAM_COL0 + 3 * j], &v),
+						    -TDR_E_CORRUPT, "codec 1: column %zu cut", j);
+						d[j] = unzz(v) + pr.bias[j] +
+						       (pr.pred[j] ? d[pr.pred[j] - 1] : 0);
+						w += d[j];
+					} else if (kind[j] == COL_ZERO) {
+						d[j] = 0;
+					} else {
+						continue; /* a key, written above */
+					}
+					memcpy(out + 8 * j, &w, 8); /* little-endian host */
+				}
+			}
+			s->prev_off = (uint32_t)(pos + 8);
+			last = out;
+			last_m = m;
+			body = 8 * m;
+		}
+		TDR_BAIL_IF((size_t)(o->end - o->p) < rsz - 8 - body, -TDR_E_CORRUPT,
+			    "codec 1: other stream cut");
+		if (rsz - 8 - body) {
+			memcpy(dst + pos + 8 + body, o->p, rsz - 8 - body);
+			o->p += rsz - 8 - body;
+		}
+		pos += rsz;
+		cnt++;
+	}
+	TDR_BAIL_IF(pos != raw_sz || cnt != record_cnt, -TDR_E_CORRUPT,
+		    "codec 1: %zu bytes in %u records, header says %u in %u", pos, cnt, raw_sz,
+		    record_cnt);
+	for (size_t i = STREAM_OTHER; i < nst; i++)
+		TDR_BAIL_IF(st[i].p != st[i].end, -TDR_E_CORRUPT, "codec 1: stream %zu not used up",
+			    i);
+	return 0;
+}
