@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
@@ -237,6 +238,12 @@ static int add_software_event(struct builder *b, struct tdr_plan_group *g, const
 	fmt(ev->pmu_name, sizeof(ev->pmu_name), "software");
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = config;
+	/* Software events have no shared counter, so unlike TopDown members
+	 * their exclude_* may differ from the leader's (kernel-facts 1.4 is
+	 * about fixed counter 3). */
+	if (b->opts->kernel_sw_counts &&
+	    (config == PERF_COUNT_SW_CONTEXT_SWITCHES || config == PERF_COUNT_SW_CPU_MIGRATIONS))
+		ev->attr.exclude_kernel = 0;
 	return 0;
 }
 
@@ -648,4 +655,20 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 	/* The formulas live in format/ so perf.data import shares them. */
 	err = tdr_meta__add_topdown_categories(meta);
 	return err < 0 ? err : 0;
+}
+
+bool tdr_plan_kernel_counts_allowed(void)
+{
+	FILE *f;
+	int paranoid = 2;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &paranoid) != 1)
+		paranoid = 2;
+	fclose(f);
+	return paranoid <= 1;
 }

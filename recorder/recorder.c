@@ -131,6 +131,7 @@ static int choose_plan(struct tdr_recorder *rec)
 			 : o->sample_freq ? o->sample_freq
 					  : TDR_RECORD_DEFAULT_FREQ;
 	p->kernel = o->kernel;
+	p->kernel_sw_counts = tdr_plan_kernel_counts_allowed();
 	/* -a measures every task per CPU: nothing to inherit. */
 	p->inherit = !o->no_inherit && !o->system_wide;
 	/* Counters start at exec for a launched program; -p and -a count

@@ -88,6 +88,7 @@ static int choose_plan(struct tdr_stat *st)
 	p->sysfs_root = o->sysfs_root;
 	p->counting = true;
 	p->kernel = o->kernel;
+	p->kernel_sw_counts = tdr_plan_kernel_counts_allowed();
 	/* -a counts every task per CPU: nothing to inherit. */
 	p->inherit = !o->system_wide;
 	/* Counting starts at exec for a launched program; -p and -a count from

@@ -107,14 +107,14 @@ void stat_collect_warnings(const struct tdr_stat *st, struct stat_warnings *w)
 /* Events that happen only in kernel mode read 0 with exclude_kernel. */
 const char *stat_kernel_note(const struct tdr_stat *st)
 {
-	if (st->opts->kernel)
+	if (st->opts->kernel || st->popts.kernel_sw_counts)
 		return NULL;
 	for (size_t i = 0; i < st->sc.meta.event_cnt; i++) {
 		const char *n = stat_ev_name(st, i);
 
 		if (!strcmp(n, "context-switches") || !strcmp(n, "cpu-migrations"))
 			return "context switches and CPU migrations happen in the kernel: they are "
-			       "counted only with --kernel";
+			       "counted only with --kernel or with perf_event_paranoid <= 1";
 	}
 	return NULL;
 }

@@ -563,6 +563,33 @@ static void test_plan__counting_software_for_stat(void **state)
 	tdr_plan__free(plan);
 }
 
+/* kernel_sw_counts: only the kernel-only software events count kernel mode;
+ * the leader and the other members keep exclude_kernel = 1. */
+static void test_plan__kernel_sw_counts_only_on_kernel_events(void **state)
+{
+	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan *plan;
+	const struct tdr_plan_group *g;
+
+	(void)state;
+	o.kernel_sw_counts = true;
+	for (int counting = 0; counting < 2; counting++) {
+		o.counting = counting;
+		o.sample_period = counting ? 0 : 10000;
+		plan = choose_ok(&o, TDR_PLAN_AUTO);
+		g = &plan->groups[0];
+		assert_int_equal(g->event_cnt, 4);
+		for (size_t i = 0; i < g->event_cnt; i++) {
+			bool kernel_only = !strcmp(g->events[i].name, "context-switches") ||
+					   !strcmp(g->events[i].name, "cpu-migrations");
+
+			assert_int_equal(g->events[i].attr.exclude_kernel, !kernel_only);
+			assert_int_equal(g->events[i].attr.exclude_hv, 1);
+		}
+		tdr_plan__free(plan);
+	}
+}
+
 static void test_plan__kinds_and_fallback_order(void **state)
 {
 	enum tdr_plan_kind k;
@@ -705,6 +732,7 @@ int main(void)
 	    cmocka_unit_test(test_plan__amd_zen4_software_with_notes),
 	    cmocka_unit_test(test_plan__amd_hardware_sampler_ignored_with_note),
 	    cmocka_unit_test(test_plan__vm_software),
+	    cmocka_unit_test(test_plan__kernel_sw_counts_only_on_kernel_events),
 	    cmocka_unit_test(test_plan__explicit_topdown_on_vm_is_noplan),
 	    cmocka_unit_test(test_plan__software_sampler_from_e),
 	    cmocka_unit_test(test_plan__sampler_variants_in_topdown),

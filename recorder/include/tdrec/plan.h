@@ -68,6 +68,11 @@ struct tdr_plan_opts {
 	uint64_t sample_freq;	/* unless counting */
 	bool counting;		/* no sampler at all (tdrec stat) */
 	bool kernel;		/* count kernel mode too (exclude_kernel = 0) */
+	/* Count the software events that only happen in the kernel
+	 * (context-switches, cpu-migrations) with exclude_kernel = 0 even
+	 * without 'kernel': they say nothing about kernel code, and would read
+	 * 0 otherwise. Only where allowed (tdr_plan_kernel_counts_allowed). */
+	bool kernel_sw_counts;
 	bool inherit;		/* follow threads and children */
 	bool enable_on_exec;	/* launched program: disabled + enable_on_exec */
 	bool read_lost;		/* add PERF_FORMAT_LOST to read_format */
@@ -134,5 +139,9 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta);
 void tdr_plan__print(const struct tdr_plan *plan, FILE *out);
 
 void tdr_plan__free(struct tdr_plan *plan);
+
+/* Whether this process may count kernel-mode events of its targets: root, or
+ * /proc/sys/kernel/perf_event_paranoid <= 1. */
+bool tdr_plan_kernel_counts_allowed(void);
 
 #endif /* TDREC_PLAN_H */
