@@ -100,7 +100,7 @@ static void fill_side(const struct tdr_report *r, const uint64_t *sums, struct t
 	if (!cat_cnt)
 		return;
 	for (size_t c = 0; c < cat_cnt; c++)
-		vals[c] = sums[0] ? report_category_value(&r->cats[cat_map[c]], sums + 1) : NAN;
+		vals[c] = sums[0] ? report_category_value(r, &r->cats[cat_map[c]], sums + 1) : NAN;
 	s->topdown = vals;
 }
 

@@ -127,7 +127,7 @@ static uint32_t event_unit(const struct tdr_event_desc *e)
 }
 
 static int copy_terms(const struct tdr_term *src, size_t cnt, size_t event_cnt,
-		      struct rep_term **dst)
+		      struct tdr_term **dst)
 {
 	if (!cnt)
 		return 0;

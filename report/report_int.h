@@ -101,11 +101,6 @@ enum event_unit {
 	UNIT_NS, /* software clocks: shown as milliseconds */
 };
 
-struct rep_term {
-	size_t event_idx;
-	double coef;
-};
-
 struct rep_category {
 	char *name;
 	char *parent;
@@ -113,7 +108,7 @@ struct rep_category {
 	int parent_idx;	  /* level-1 category index of a level-2 one, else -1 */
 	double threshold; /* NAN: never a bottleneck */
 	size_t num_cnt, den_cnt;
-	struct rep_term *num, *den;
+	struct tdr_term *num, *den; /* the recording's formula (format.h) */
 };
 
 /* ---- the report ------------------------------------------------------------ */
@@ -160,7 +155,8 @@ struct tdr_report {
 };
 
 /* Value of category c over summed deltas: max(0, num) / den, NAN when den <= 0. */
-double report_category_value(const struct rep_category *c, const uint64_t *sums);
+double report_category_value(const struct tdr_report *r, const struct rep_category *c,
+			     const uint64_t *sums);
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double report_slots(const struct tdr_report *r, const uint64_t *sums);
 

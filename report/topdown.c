@@ -24,33 +24,28 @@
 
 #include "tdrec/tdr_mem.h"
 
-static double terms_sum(const struct rep_term *t, size_t cnt, const uint64_t *sums)
+/* The formula is evaluated in one place for report, diff and stat. */
+double report_category_value(const struct tdr_report *r, const struct rep_category *c,
+			     const uint64_t *sums)
 {
-	double v = 0;
+	const struct tdr_category def = {
+		.num_cnt = c->num_cnt, .num = c->num, .den_cnt = c->den_cnt, .den = c->den,
+	};
 
-	for (size_t i = 0; i < cnt; i++)
-		v += t[i].coef * (double)sums[t[i].event_idx];
-	return v;
-}
-
-double report_category_value(const struct rep_category *c, const uint64_t *sums)
-{
-	double num = terms_sum(c->num, c->num_cnt, sums);
-	double den = terms_sum(c->den, c->den_cnt, sums);
-
-	if (!(den > 0))
-		return NAN;
-	return num > 0 ? num / den : 0.0;
+	return tdr_category__value(&def, sums, r->event_cnt);
 }
 
 double report_slots(const struct tdr_report *r, const uint64_t *sums)
 {
 	const struct rep_category *c;
+	double slots = 0;
 
 	if (r->slots_cat < 0)
 		return 0;
 	c = &r->cats[r->slots_cat];
-	return terms_sum(c->den, c->den_cnt, sums);
+	for (size_t i = 0; i < c->den_cnt; i++)
+		slots += c->den[i].coef * (double)sums[c->den[i].event_idx];
+	return slots;
 }
 
 static void flag_row(const struct tdr_report *r, struct tdr_report_row *row)
@@ -101,7 +96,7 @@ static void compute_row(const struct tdr_report *r, struct tdr_report_row *row,
 	row->topdown = NULL;
 	if (r->cat_cnt) {
 		for (size_t c = 0; c < r->cat_cnt; c++)
-			vals[c] = report_category_value(&r->cats[c], sums);
+			vals[c] = report_category_value(r, &r->cats[c], sums);
 		row->topdown = vals;
 	}
 	flag_row(r, row);
