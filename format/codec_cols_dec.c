@@ -106,7 +106,7 @@ static int open_streams(struct tdr_cols_dec *dec, const uint8_t *src, size_t src
 
 	TDR_BAIL_IF(src_sz < 1, -TDR_E_CORRUPT, "codec 1: empty frame data");
 	method = *p++;
-	TDR_BAIL_IF(method > METHOD_ZSTD || get_varint(&p, end, &b0_raw) || b0_raw > cap,
+	TDR_BAIL_IF(method > METHOD_ZSTD || get_varint(&p, end, &b0_raw) || !b0_raw || b0_raw > cap,
 		    -TDR_E_CORRUPT, "codec 1: block 0 header");
 	b0_sz = b0_raw;
 	if (method == METHOD_ZSTD)

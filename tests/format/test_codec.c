@@ -361,6 +361,15 @@ static void test_codec__hostile_directory(void **state)
 		assert_int_equal(tdr_cols__decode(&c->dec, c->dctx, q, sizeof(q), c->out, 8, 1),
 				 -TDR_E_CORRUPT);
 	}
+	/* An empty block 0 (found by libFuzzer: a null pointer offset). */
+	{
+		static const uint8_t q0[] = { 0, 0 }, q1[] = { 1, 0, 1, 0 };
+
+		assert_int_equal(tdr_cols__decode(&c->dec, c->dctx, q0, sizeof(q0), c->out, 8, 1),
+				 -TDR_E_CORRUPT);
+		assert_int_equal(tdr_cols__decode(&c->dec, c->dctx, q1, sizeof(q1), c->out, 8, 1),
+				 -TDR_E_CORRUPT);
+	}
 	/* A varint of 11 bytes. */
 	{
 		static const uint8_t q[] = {0,	  0xff, 0xff, 0xff, 0xff, 0xff,
