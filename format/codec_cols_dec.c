@@ -257,6 +257,22 @@ static int decode_fresh(struct stream_r *nw, const struct tdr_cols_params *pr, c
 	return 0;
 }
 
+/* The next record header from the headers stream; single-byte varints (the
+ * usual case) take the short way. */
+static inline int next_header(struct stream_r *h, uint64_t *type, uint64_t *misc, uint64_t *size8)
+{
+	const uint8_t *p = h->p;
+
+	if (h->end - p >= 3 && !((p[0] | p[1] | p[2]) & 0x80)) {
+		*type = p[0];
+		*misc = p[1];
+		*size8 = p[2];
+		h->p = p + 3;
+		return 0;
+	}
+	return next(h, type) || next(h, misc) || next(h, size8) ? -1 : 0;
+}
+
 int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src, size_t src_sz,
 		     uint8_t *dst, uint32_t raw_sz, uint32_t record_cnt)
 {
@@ -264,10 +280,13 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 	struct stream_r *h = &st[STREAM_HEADERS], *o = &st[STREAM_OTHER];
 	struct tdr_cols_params pr;
 	struct tdr_cols_dec *dec = *decp;
-	uint8_t kind[TDR_COLS_MAX];
-	uint64_t d[TDR_COLS_MAX];
+	/* The columns read from their streams: index, predictor + 1, bias.
+	 * The others keep the previous sample's word (zero columns) or were
+	 * read first (keys); their d stays 0 or is set with the keys. */
+	uint8_t rd_j[TDR_COLS_MAX], rd_pred[TDR_COLS_MAX];
+	uint64_t rd_bias[TDR_COLS_MAX], d[TDR_COLS_MAX] = {0};
 	const uint8_t *last = NULL;
-	size_t nst, cols, last_m = 0, pos = 0;
+	size_t nst, cols, rd_cnt = 0, last_m = 0, pos = 0;
 	uint32_t cnt = 0;
 	int err;
 
@@ -285,9 +304,11 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 	if (err)
 		return err;
 	for (size_t j = 0; j < cols; j++) {
-		kind[j] = is_key(&pr, j)					       ? COL_KEY
-			  : !st[STREAM_COL0 + 3 * j].end && !pr.pred[j] && !pr.bias[j] ? COL_ZERO
-										       : COL_READ;
+		if (is_key(&pr, j) || (!st[STREAM_COL0 + 3 * j].end && !pr.pred[j] && !pr.bias[j]))
+			continue;
+		rd_j[rd_cnt] = (uint8_t)j;
+		rd_pred[rd_cnt] = (uint8_t)pr.pred[j];
+		rd_bias[rd_cnt++] = pr.bias[j];
 	}
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(dec->slots); i++)
 		dec->slots[i].used = false;
@@ -296,9 +317,8 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 		uint64_t type, misc, size8;
 		size_t rsz, body = 0;
 
-		TDR_BAIL_IF(next(h, &type) || next(h, &misc) || next(h, &size8) ||
-				type > UINT32_MAX || misc > UINT16_MAX || size8 < 1 ||
-				size8 > UINT16_MAX / 8,
+		TDR_BAIL_IF(next_header(h, &type, &misc, &size8) || type > UINT32_MAX ||
+				misc > UINT16_MAX || size8 < 1 || size8 > UINT16_MAX / 8,
 			    -TDR_E_CORRUPT, "codec 1: record header %u", cnt);
 		rsz = (size_t)size8 * 8;
 		TDR_BAIL_IF(rsz > raw_sz - pos || cnt == record_cnt, -TDR_E_CORRUPT,
@@ -330,8 +350,7 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 				else
 					k1 = w;
 			}
-			/* The context (same rule as ctx_get): previous sample of
-			 * the same size and keys, or a fresh start. */
+			/* The context (the rule of ctx_get in the encoder). */
 			s = &dec->slots[ctx_slot(n, k0, k1)];
 			if (!s->used || s->n != n || s->k0 != k0 || s->k1 != k1) {
 				s->used = true;
@@ -341,25 +360,28 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 				err = decode_fresh(&st[STREAM_NEW], &pr, last, last_m, m, d, out);
 				if (err)
 					return err;
+				/* Zero columns read nothing, whatever the fresh
+				 * sample had: their d is 0 again. */
+				for (size_t j = 0; j < m; j++)
+					if (!is_key(&pr, j))
+						d[j] = 0;
 			} else {
-				const uint8_t *prev = dst + s->prev_off;
-
-				for (size_t j = 0; j < m; j++) {
+				/* Same size and keys as the previous sample of the
+				 * context: start from its words (keys included),
+				 * then add the deltas of the columns read. */
+				memcpy(out, dst + s->prev_off, 8 * m);
+				for (size_t i = 0; i < rd_cnt; i++) {
+					size_t j = rd_j[i];
 					uint64_t w;
 
-					memcpy(&w, prev + 8 * j, 8);
-					if (kind[j] == COL_READ) {
-						TDR_BAIL_IF(
-						    next_split(&st[STREAM_COL0 + 3 * j], &v),
+					if (j >= m)
+						break; /* rd_j ascends */
+					TDR_BAIL_IF(next_split(&st[STREAM_COL0 + 3 * j], &v),
 						    -TDR_E_CORRUPT, "codec 1: column %zu cut", j);
-						d[j] = unzz(v) + pr.bias[j] +
-						       (pr.pred[j] ? d[pr.pred[j] - 1] : 0);
-						w += d[j];
-					} else if (kind[j] == COL_ZERO) {
-						d[j] = 0;
-					} else {
-						continue; /* a key, written above */
-					}
+					d[j] = unzz(v) + rd_bias[i] +
+					       (rd_pred[i] ? d[rd_pred[i] - 1] : 0);
+					memcpy(&w, out + 8 * j, 8);
+					w += d[j];
 					memcpy(out + 8 * j, &w, 8); /* little-endian host */
 				}
 			}
