@@ -335,6 +335,14 @@ int parser_setup(struct tdr_parser *p);
 /* Feed with a thread table / maps update; shared by __feed and the file paths. */
 int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
 		tdr_sample_fn cb, void *ctx);
+/* Frames loaded on a helper thread (preload.c): one slot per ring, at most
+ * one job in flight per slot; __wait returns tdr_reader__load_frame's result. */
+struct preload;
+int preload__new(const struct tdr_reader *r, size_t slot_cnt, struct preload **out);
+void preload__submit(struct preload *pl, size_t slot, size_t frame, struct tdr_frame_buf *buf);
+int preload__wait(struct preload *pl, size_t slot);
+void preload__free(struct preload *pl);
+
 /* perf.data files (perfdata.c): open fills p->meta and p->pd, sets up the
  * parser and its source_fini; perfdata_read_data (perfdata_int.h) feeds. */
 int perfdata_open(struct tdr_parser *p, const char *path);

@@ -10,8 +10,11 @@
  * side-band records (mmap, comm, fork) before the samples that need them.
  * A frame that fails to load (checksum, codec) is counted in
  * stats.bad_frames and skipped; its ring goes on with the next frame.
+ * With two or more CPUs, each ring's next frame is loaded on a helper thread
+ * (preload.c) while the current one is parsed.
  * Objects and lifecycle: called on a parser from tdr_parser__open; __run once.
- * Ownership: one decompression buffer per ring, released at the end of __run.
+ * Ownership: two decompression buffers per ring (the current frame and the
+ * one being loaded), released at the end of __run.
  * See: docs/format.md (frames); docs/parser.md "Reading files".
  */
 #include "parser_int.h"
@@ -33,7 +36,9 @@ struct ring_cur {
 	uint32_t ring;
 	size_t *frames; /* frame indexes of this ring, in file order */
 	size_t frame_cnt, frame_cap, next_frame;
-	struct tdr_frame_buf buf;
+	struct tdr_frame_buf bufs[2]; /* bufs[cur]: being parsed; the other: loading */
+	unsigned cur;
+	bool pending; /* frames[next_frame] is queued for the helper */
 	struct tdr_record_iter it;
 	const struct perf_event_header *rec; /* current record, NULL when done */
 	uint64_t time;
@@ -44,6 +49,7 @@ struct merge {
 	size_t ring_cnt, ring_cap;
 	size_t *heap; /* indexes into rings, min-heap on (time, ring) */
 	size_t heap_cnt;
+	struct preload *pl; /* NULL: frames are loaded on the parser's thread */
 };
 
 static void tdr_source_fini(struct tdr_parser *p)
@@ -119,10 +125,36 @@ static void sift_down(struct merge *m, size_t i)
 	}
 }
 
-/* Move the ring to its next record, loading frames as needed. Returns 0
- * (rc->rec NULL when the ring is done) or -ENOMEM. */
-static int ring_advance(struct tdr_parser *p, struct ring_cur *rc)
+/* Load the ring's next frame into its current buffer: from the helper
+ * (queueing the one after it), or here. Returns the load's result. */
+static int ring_load_next(struct merge *m, size_t i, const struct tdr_reader *reader)
 {
+	struct ring_cur *rc = &m->rings[i];
+	int err;
+
+	if (!m->pl) {
+		rc->cur = 0;
+		return tdr_reader__load_frame(reader, rc->frames[rc->next_frame++], &rc->bufs[0]);
+	}
+	if (!rc->pending)
+		preload__submit(m->pl, i, rc->frames[rc->next_frame], &rc->bufs[rc->cur ^ 1]);
+	err = preload__wait(m->pl, i);
+	rc->pending = false;
+	rc->next_frame++;
+	rc->cur ^= 1;
+	/* The buffer of the frame just finished is free: load ahead into it. */
+	if (rc->next_frame < rc->frame_cnt) {
+		preload__submit(m->pl, i, rc->frames[rc->next_frame], &rc->bufs[rc->cur ^ 1]);
+		rc->pending = true;
+	}
+	return err;
+}
+
+/* Move ring i to its next record, loading frames as needed. Returns 0
+ * (rc->rec NULL when the ring is done) or -ENOMEM. */
+static int ring_advance(struct tdr_parser *p, struct merge *m, size_t i)
+{
+	struct ring_cur *rc = &m->rings[i];
 	int err;
 
 	for (;;) {
@@ -143,15 +175,15 @@ static int ring_advance(struct tdr_parser *p, struct ring_cur *rc)
 		rc->rec = NULL;
 		if (rc->next_frame >= rc->frame_cnt)
 			return 0;
-		err = tdr_reader__load_frame(p->reader, rc->frames[rc->next_frame++], &rc->buf);
+		err = ring_load_next(m, i, p->reader);
 		if (err == -ENOMEM)
 			return err;
 		if (err) {
 			p->stats.bad_frames++;
 			continue;
 		}
-		rc->it.data = rc->buf.data;
-		rc->it.sz = rc->buf.sz;
+		rc->it.data = rc->bufs[rc->cur].data;
+		rc->it.sz = rc->bufs[rc->cur].sz;
 		rc->it.pos = 0;
 	}
 }
@@ -160,9 +192,11 @@ static void merge_fini(struct merge *m)
 {
 	size_t i;
 
+	preload__free(m->pl); /* first: it may be loading into a buffer */
 	for (i = 0; i < m->ring_cnt; i++) {
 		free(m->rings[i].frames);
-		tdr_frame_buf__release(&m->rings[i].buf);
+		tdr_frame_buf__release(&m->rings[i].bufs[0]);
+		tdr_frame_buf__release(&m->rings[i].bufs[1]);
 	}
 	free(m->rings);
 	free(m->heap);
@@ -194,7 +228,14 @@ static int merge_build(struct tdr_parser *p, struct merge *m, size_t *syn_idx)
 		rc->frames[rc->frame_cnt++] = i;
 	}
 	m->heap = tdr_calloc(m->ring_cnt ? m->ring_cnt : 1, sizeof(*m->heap));
-	return m->heap ? 0 : -ENOMEM;
+	if (!m->heap)
+		return -ENOMEM;
+	/* A helper thread pays off with a few frames and a second CPU. Debug
+	 * messages stay on one thread (the log sink is not thread-safe). */
+	if (cnt > 2 && sysconf(_SC_NPROCESSORS_ONLN) > 1 && tdr_log_get_level() < TDR_LOG_DEBUG &&
+	    preload__new(p->reader, m->ring_cnt, &m->pl))
+		m->pl = NULL; /* no thread: load on this one */
+	return 0;
 }
 
 static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
@@ -208,8 +249,8 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 		goto out;
 	/* tdrec's own records (initial mmaps, comms) come before every ring. */
 	if (syn != SIZE_MAX) {
-		for (err = ring_advance(p, &m.rings[syn]); !err && m.rings[syn].rec;
-		     err = ring_advance(p, &m.rings[syn])) {
+		for (err = ring_advance(p, &m, syn); !err && m.rings[syn].rec;
+		     err = ring_advance(p, &m, syn)) {
 			err = parser_feed(p, TDR_RING_SYNTHETIC, m.rings[syn].rec, cb, ctx);
 			if (err)
 				goto out;
@@ -220,7 +261,7 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	for (i = 0; i < m.ring_cnt; i++) {
 		if (i == syn)
 			continue;
-		err = ring_advance(p, &m.rings[i]);
+		err = ring_advance(p, &m, i);
 		if (err)
 			goto out;
 		if (m.rings[i].rec)
@@ -233,7 +274,7 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 
 		err = parser_feed(p, rc->ring, rc->rec, cb, ctx);
 		if (!err)
-			err = ring_advance(p, rc);
+			err = ring_advance(p, &m, m.heap[0]);
 		if (err)
 			goto out;
 		if (!rc->rec)
