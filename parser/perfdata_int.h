@@ -47,8 +47,10 @@ enum {
 struct pd_ent {
 	uint64_t time;
 	uint64_t seq;
-	size_t off; /* of the record in round[] */
+	size_t off; /* of the record in round[], or with PD_ENT_MAPPED in the data section */
 };
+/* An aligned record of the file's data section is not copied (pd_ent.off). */
+#define PD_ENT_MAPPED ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
 struct perfdata {
 	int fd;
@@ -67,6 +69,9 @@ struct perfdata {
 	size_t round_sz, round_cap;
 	struct pd_ent *ents;
 	size_t ent_cnt, ent_cap;
+	struct pd_ent *tmp; /* merge scratch, ent_cap entries */
+	size_t tmp_cap;
+	size_t round_held; /* bytes of the round's records, copied or in place */
 	uint64_t seq, last_time;
 	uint64_t compressed_records, rounds, user_records;
 	bool warned_round, warned_zstd;
@@ -74,6 +79,9 @@ struct perfdata {
 
 /* perfdata_read.c */
 int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
+/* Sort ents[0..n) by (time, seq) using tmp (n entries) as scratch; returns
+ * the sorted array, ents or tmp. */
+struct pd_ent *perfdata_sort_ents(struct pd_ent *ents, struct pd_ent *tmp, size_t n);
 void perfdata_read_fini(struct perfdata *pd);
 
 #endif /* TDREC_PERFDATA_INT_H */

@@ -11,8 +11,12 @@
  * kernel records of each round by time (stable) before feeding them to the
  * parser, as perf report does.
  * Objects and lifecycle: state in struct perfdata; perfdata_read_fini frees it.
- * Ownership: records are copied into an 8-byte aligned round buffer, so a
+ * Ownership: records of the mapped data section at 8-byte aligned offsets
+ * with sizes that are multiples of 8 are fed in place; the others (and all
+ * decompressed ones) are copied into an 8-byte aligned round buffer, so a
  * hostile file's odd offsets never become misaligned loads.
+ * Sorting: the records of a round are runs already in time order (one per
+ * CPU buffer), so a stable merge of those runs replaces a general sort.
  * Limits: a round holds at most PD_MAX_ROUND bytes; beyond that it is fed
  * early (ordering across CPUs may then suffer; a warning says so).
  * See: kernel-facts.md section 6 ("Compressed records", "Ordering").
@@ -40,34 +44,98 @@ void perfdata_read_fini(struct perfdata *pd)
 	zfree(&pd->pend);
 	zfree(&pd->round);
 	zfree(&pd->ents);
+	zfree(&pd->tmp);
 	pd->pend_sz = pd->pend_cap = pd->round_sz = pd->round_cap = 0;
-	pd->ent_cnt = pd->ent_cap = 0;
+	pd->ent_cnt = pd->ent_cap = pd->tmp_cap = 0;
 }
 
-static int ent_cmp(const void *a, const void *b)
+/* Order of entries: time, then arrival (seq), as a stable sort by time. */
+static inline bool ent_before(const struct pd_ent *x, const struct pd_ent *y)
 {
-	const struct pd_ent *x = a, *y = b;
+	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* Merge the sorted runs a[0..n) and b[0..m) into out. */
+static void merge_runs(const struct pd_ent *a, size_t n, const struct pd_ent *b, size_t m,
+		       struct pd_ent *out)
+{
+	size_t i = 0, j = 0, k = 0;
+
+	while (i < n && j < m)
+		out[k++] = ent_before(&b[j], &a[i]) ? b[j++] : a[i++];
+	while (i < n)
+		out[k++] = a[i++];
+	while (j < m)
+		out[k++] = b[j++];
+}
+
+/*
+ * Sort ents[0..n) by (time, seq): a natural merge sort. The entries come in
+ * a few runs already in order (perf writes each CPU's buffer in turn), so
+ * this is one pass to find the runs and log2(runs) passes to merge them.
+ * Returns the sorted array: ents or tmp.
+ */
+struct pd_ent *perfdata_sort_ents(struct pd_ent *ents, struct pd_ent *tmp, size_t n)
+{
+	struct pd_ent *src = ents, *dst = tmp, *t;
+
+	if (n < 2)
+		return ents;
+	for (;;) {
+		size_t start = 0, runs = 0;
+
+		while (start < n) {
+			size_t mid = start + 1, end;
+
+			while (mid < n && !ent_before(&src[mid], &src[mid - 1]))
+				mid++;
+			if (mid == n) {
+				if (!runs)
+					return src; /* one run: sorted */
+				memcpy(dst + start, src + start, (n - start) * sizeof(*src));
+				runs++;
+				break;
+			}
+			end = mid + 1;
+			while (end < n && !ent_before(&src[end], &src[end - 1]))
+				end++;
+			merge_runs(src + start, mid - start, src + mid, end - mid, dst + start);
+			runs++;
+			start = end;
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+}
+
+/* The record of entry e. */
+static const struct perf_event_header *ent_rec(const struct perfdata *pd, const struct pd_ent *e)
+{
+	if (e->off & PD_ENT_MAPPED)
+		return (const void *)(pd->map + pd->data_off + (e->off & ~PD_ENT_MAPPED));
+	return (const void *)(pd->round + e->off);
 }
 
 /* Feed the round's records in time order, then empty it. */
 static int flush_round(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 {
 	struct perfdata *pd = p->pd;
+	const struct pd_ent *ents = pd->ents;
 	size_t i;
 	int err = 0;
 
-	if (pd->ent_cnt)
-		qsort(pd->ents, pd->ent_cnt, sizeof(*pd->ents), ent_cmp);
+	if (pd->ent_cnt > 1) {
+		err = tdr_ensure_cap(&pd->tmp, &pd->tmp_cap, sizeof(*pd->tmp), pd->ent_cnt);
+		if (err)
+			return err;
+		ents = perfdata_sort_ents(pd->ents, pd->tmp, pd->ent_cnt);
+	}
 	for (i = 0; i < pd->ent_cnt && !err; i++)
-		err = parser_feed(p, TDR_RING_SYNTHETIC,
-				  (const struct perf_event_header *)(pd->round + pd->ents[i].off),
-				  cb, ctx);
+		err = parser_feed(p, TDR_RING_SYNTHETIC, ent_rec(pd, &ents[i]), cb, ctx);
 	pd->ent_cnt = 0;
 	pd->round_sz = 0;
+	pd->round_held = 0;
 	return err;
 }
 
@@ -106,7 +174,7 @@ static int handle(struct tdr_parser *p, const uint8_t *rec, size_t sz, bool from
 		pd->user_records++; /* ID_INDEX, THREAD_MAP, CPU_MAP, TIME_CONV, ... */
 		return 0;
 	}
-	if (pd->round_sz + asz > PD_MAX_ROUND) {
+	if (pd->round_held + asz > PD_MAX_ROUND) {
 		if (!pd->warned_round)
 			tdr_warn("perf.data round larger than %u MiB: fed early, order across "
 				 "CPUs may suffer", PD_MAX_ROUND >> 20);
@@ -115,22 +183,31 @@ static int handle(struct tdr_parser *p, const uint8_t *rec, size_t sz, bool from
 		if (err)
 			return err;
 	}
-	err = tdr_ensure_cap(&pd->round, &pd->round_cap, 1, pd->round_sz + asz);
-	if (!err)
-		err = tdr_ensure_cap(&pd->ents, &pd->ent_cap, sizeof(*pd->ents), pd->ent_cnt + 1);
+	err = tdr_ensure_cap(&pd->ents, &pd->ent_cap, sizeof(*pd->ents), pd->ent_cnt + 1);
 	if (err)
 		return err;
-	memcpy(pd->round + pd->round_sz, rec, sz);
-	memset(pd->round + pd->round_sz + sz, 0, asz - sz);
-	h = (const struct perf_event_header *)(pd->round + pd->round_sz);
+	if (!from_zstd && sz == asz && !((uintptr_t)rec % 8)) {
+		/* In the mapping, aligned: fed from there. */
+		h = (const struct perf_event_header *)rec;
+		pd->ents[pd->ent_cnt].off =
+		    (size_t)(rec - (pd->map + pd->data_off)) | PD_ENT_MAPPED;
+	} else {
+		err = tdr_ensure_cap(&pd->round, &pd->round_cap, 1, pd->round_sz + asz);
+		if (err)
+			return err;
+		memcpy(pd->round + pd->round_sz, rec, sz);
+		memset(pd->round + pd->round_sz + sz, 0, asz - sz);
+		h = (const struct perf_event_header *)(pd->round + pd->round_sz);
+		pd->ents[pd->ent_cnt].off = pd->round_sz;
+		pd->round_sz += asz;
+	}
 	/* Records without a time keep their place after the previous one. */
 	if (tdr_decoder__time(&p->dec, h, &t))
 		pd->last_time = t;
 	pd->ents[pd->ent_cnt].time = pd->last_time;
 	pd->ents[pd->ent_cnt].seq = pd->seq++;
-	pd->ents[pd->ent_cnt].off = pd->round_sz;
 	pd->ent_cnt++;
-	pd->round_sz += asz;
+	pd->round_held += asz;
 	return 0;
 }
 
