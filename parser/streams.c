@@ -229,7 +229,10 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 	cev = cid + gsz;
 
 	/* Match every entry to its member by id (never by position). */
-	memset(present, 0, gsz);
+	/* Small per-sample clears as plain loops: a memset of a size known
+	 * only at run time became a slow 'rep stos' (per-sample profile). */
+	for (j = 0; j < gsz; j++)
+		present[j] = 0;
 	for (j = 0; j < rd->nr; j++) {
 		const uint8_t *en = rd->group ? rd->ent + j * rd->stride : NULL;
 		uint64_t v = en ? ld64(en) : rd->value;
@@ -300,7 +303,8 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 				prev[j] = p->cur[j];
 		return 0;
 	}
-	memset(p->deltas, 0, p->meta.event_cnt * sizeof(*p->deltas));
+	for (j = 0; j < p->meta.event_cnt; j++)
+		p->deltas[j] = 0;
 	for (j = 0; j < gsz; j++) {
 		if (!present[j])
 			continue;
