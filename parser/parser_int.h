@@ -105,6 +105,9 @@ struct tdr_decoder {
 	/* Event used when an id is missing or unknown and every event has the
 	 * same layout; -1 when layouts differ. */
 	int dflt;
+	/* u64 index of the time in a SAMPLE body when every event has the same
+	 * layout with PERF_SAMPLE_TIME (tdr_decoder__time's short way), else -1. */
+	int time_pos;
 };
 
 /* Fields of the sample_id trailer, or the same fields of a SAMPLE. */

@@ -178,6 +178,9 @@ static int plain_sample(struct tdr_parser *p, const struct dec_rec *r)
 	return 1;
 }
 
+/* Is group slot i in this sample (a bit of present[])? */
+#define PRESENT(i) ((present[(i) / 64] >> ((i) % 64)) & 1)
+
 int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, bool *first)
 {
 	struct stream_tab *t = &p->streams;
@@ -191,7 +194,7 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 	uint64_t *prev, *cid, *cev;
 	int reason = -1;
 	bool backwards = false;
-	uint8_t present[TDR_MAX_GROUP];
+	uint64_t present[TDR_MAX_GROUP / 64] = { 0 }; /* bit per group slot */
 
 	*first = false;
 	if (!r->sample.has_read)
@@ -229,10 +232,6 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 	cev = cid + gsz;
 
 	/* Match every entry to its member by id (never by position). */
-	/* Small per-sample clears as plain loops: a memset of a size known
-	 * only at run time became a slow 'rep stos' (per-sample profile). */
-	for (j = 0; j < gsz; j++)
-		present[j] = 0;
 	for (j = 0; j < rd->nr; j++) {
 		const uint8_t *en = rd->group ? rd->ent + j * rd->stride : NULL;
 		uint64_t v = en ? ld64(en) : rd->value;
@@ -265,9 +264,9 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 			evi = (uint64_t)r->ev;
 		}
 		slot = evs[evi].slot;
-		if (present[slot])
+		if (PRESENT(slot))
 			continue; /* a duplicate id: keep the first */
-		present[slot] = 1;
+		present[slot / 64] |= 1ull << (slot % 64);
 		p->cur[slot] = v;
 		p->cur_ev[slot] = (uint32_t)evi;
 		if (v < prev[slot])
@@ -299,14 +298,16 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 	if (reason >= 0) {
 		p->stats.rebases[reason]++;
 		for (j = 0; j < gsz; j++)
-			if (present[j])
+			if (PRESENT(j))
 				prev[j] = p->cur[j];
 		return 0;
 	}
+	/* A plain loop: a memset of a size known only at run time became a
+	 * slow 'rep stos' here (per-sample profile). */
 	for (j = 0; j < p->meta.event_cnt; j++)
 		p->deltas[j] = 0;
 	for (j = 0; j < gsz; j++) {
-		if (!present[j])
+		if (!PRESENT(j))
 			continue;
 		p->deltas[p->cur_ev[j]] = p->cur[j] - prev[j];
 		prev[j] = p->cur[j];
