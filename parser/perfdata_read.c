@@ -183,9 +183,11 @@ static int handle(struct tdr_parser *p, const uint8_t *rec, size_t sz, bool from
 		if (err)
 			return err;
 	}
-	err = tdr_ensure_cap(&pd->ents, &pd->ent_cap, sizeof(*pd->ents), pd->ent_cnt + 1);
-	if (err)
-		return err;
+	if (pd->ent_cnt == pd->ent_cap) { /* grows geometrically: rarely */
+		err = tdr_ensure_cap(&pd->ents, &pd->ent_cap, sizeof(*pd->ents), pd->ent_cnt + 1);
+		if (err)
+			return err;
+	}
 	if (!from_zstd && sz == asz && !((uintptr_t)rec % 8)) {
 		/* In the mapping, aligned: fed from there. */
 		h = (const struct perf_event_header *)rec;

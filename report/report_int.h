@@ -36,7 +36,16 @@ const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *e
 void strpool__release(struct strpool *p);
 
 uint64_t report_hash_bytes(const void *data, size_t n);
-uint64_t report_hash_mix(uint64_t h, uint64_t v);
+static inline uint64_t report_hash_mix(uint64_t h, uint64_t v)
+{
+	/* splitmix64 finaliser over the combination; inline: it runs twice
+	 * per sample (collect.c) */
+	uint64_t x = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
 
 /* ---- row table (aggregate.c) --------------------------------------------- */
 

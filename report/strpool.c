@@ -37,16 +37,6 @@ uint64_t report_hash_bytes(const void *data, size_t n)
 	return h;
 }
 
-uint64_t report_hash_mix(uint64_t h, uint64_t v)
-{
-	/* splitmix64 finaliser over the combination */
-	uint64_t x = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static char *pool_alloc(struct strpool *p, size_t n)
 {
 	struct strpool_chunk *c = p->chunks;
