@@ -65,6 +65,12 @@ speedup() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 == 0) print "-"; else printf "%.1fx", b / a }'
 }
 
+# speedup_ps A_S A_N B_S B_N : (B_S / B_N) / (A_S / A_N), time per sample, "12.3x".
+speedup_ps() {
+	awk -v a="$1" -v an="$2" -v b="$3" -v bn="$4" \
+		'BEGIN { if (a + 0 == 0 || an + 0 == 0 || bn + 0 == 0) print "-"; else printf "%.1fx", (b / bn) / (a / an) }'
+}
+
 # row CELL... : one markdown table row, to stdout and the results file.
 row() {
 	local line="|" c
