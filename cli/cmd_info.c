@@ -162,7 +162,8 @@ static void print_json(const char *path, const struct tdr_parser *p, const struc
 	jstr(source_name(tdr_parser__source(p)));
 	jkey("format_version", &first);
 	if (tdr_parser__source(p) == TDR_SOURCE_TDR)
-		printf("\"%d.%d\"", TDR_FORMAT_MAJOR, TDR_FORMAT_MINOR);
+		printf("\"%u.%u\"", tdr_parser__file_status(p)->major,
+		       tdr_parser__file_status(p)->minor);
 	else
 		jstr("perf.data");
 	jkey("tdrec_version", &first);
@@ -289,7 +290,8 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 
 	printf("file:        %s (%s", path, source_name(tdr_parser__source(p)));
 	if (tdr_parser__source(p) == TDR_SOURCE_TDR)
-		printf(" format %d.%d", TDR_FORMAT_MAJOR, TDR_FORMAT_MINOR);
+		printf(" format %u.%u", tdr_parser__file_status(p)->major,
+		       tdr_parser__file_status(p)->minor);
 	printf(")\n");
 	if (m->tdrec_version)
 		printf("recorded by: tdrec %s\n", m->tdrec_version);
