@@ -206,8 +206,8 @@ static void test_e2e__hotloop_hot_functions_appear(void **state)
 	jm_free(j);
 }
 
-/* perf report -F sample,sym lines: "  3143  [.] branchy_filter" */
-static long perf_samples(const char *perf_out, const char *sym)
+/* The line of perf report output whose symbol column is "[.] sym", or NULL. */
+static const char *perf_line(const char *perf_out, const char *sym)
 {
 	const char *p = perf_out;
 
@@ -218,10 +218,18 @@ static long perf_samples(const char *perf_out, const char *sym)
 			bol--;
 		if ((p[strlen(sym)] == '\n' || p[strlen(sym)] == ' ') && strstr(bol, "[.] ") &&
 		    strstr(bol, "[.] ") + 4 == p)
-			return strtol(bol, NULL, 10);
+			return bol;
 		p++;
 	}
-	return -1;
+	return NULL;
+}
+
+/* perf report -F sample,sym lines: "  3143  [.] branchy_filter" */
+static long perf_samples(const char *perf_out, const char *sym)
+{
+	const char *line = perf_line(perf_out, sym);
+
+	return line ? strtol(line, NULL, 10) : -1;
 }
 
 static void test_e2e__perf_data_counts_match_perf_report(void **state)
@@ -258,6 +266,54 @@ static void test_e2e__perf_data_counts_match_perf_report(void **state)
 			print_error("%s: tdrec %ld samples, perf %ld\n", hot[i],
 				    (long)jm_get(row, "samples")->num, want);
 		assert_int_equal((long)jm_get(row, "samples")->num, want);
+	}
+	free(out);
+	jm_free(j);
+}
+
+/*
+ * The recorder against perf's: the same program recorded separately by
+ * tdrec and by perf record (cpu-clock, inherited) gives each hot function a
+ * share within 5 points of perf's. workmix's two functions are pure
+ * arithmetic, so their split of CPU time does not move much between runs.
+ */
+static void test_e2e__shares_agree_with_separate_perf_run(void **state)
+{
+	static const char *const fns[] = {"spin_a", "spin_b"};
+	struct env *e = *state;
+	char cmd[8192], *out = NULL;
+	struct jm *j;
+	int st;
+
+	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+		skip();
+	snprintf(cmd, sizeof(cmd), "'%s' 10 20", e->workmix);
+	record(e, "mix.tdr", cmd);
+	st = run(&out, "perf record -q -e cpu-clock -F 4000 -o '%s/mix.data' %s 2>&1", e->dir, cmd);
+	if (st) {
+		print_message("perf record failed, skipping: %s\n", out);
+		free(out);
+		skip();
+	}
+	free(out);
+	assert_int_equal(run(&out,
+			     "perf report -i '%s/mix.data' -q --stdio -F overhead,sym 2>/dev/null",
+			     e->dir),
+			 0);
+	j = report_json(e, "mix.tdr", "");
+	for (size_t i = 0; i < 2; i++) {
+		const struct jm *row = row_named(j, fns[i]);
+		const char *line = perf_line(out, fns[i]);
+		double perf_share, tdrec_share;
+
+		assert_non_null(row);
+		assert_non_null(line);
+		perf_share = strtod(line, NULL) / 100;
+		tdrec_share = jm_get(row, "share")->num;
+		if (fabs(perf_share - tdrec_share) > 0.05)
+			print_error("%s: tdrec %.3f, perf %.3f\n", fns[i], tdrec_share, perf_share);
+		assert_true(perf_share > 0.2);
+		assert_true(fabs(perf_share - tdrec_share) <= 0.05);
 	}
 	free(out);
 	jm_free(j);
@@ -402,6 +458,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
 	    cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
+	    cmocka_unit_test(test_e2e__shares_agree_with_separate_perf_run),
 	    cmocka_unit_test(test_e2e__diff_shows_direction_of_change),
 	    cmocka_unit_test(test_e2e__two_threads_each_with_its_function),
 	    cmocka_unit_test(test_e2e__errors_and_usage),
