@@ -122,24 +122,7 @@ static void check_write_error(struct loop *L)
 
 static void check_pids(struct loop *L, bool tick)
 {
-	struct tdr_recorder *rec = L->rec;
-	size_t gone = 0;
-
-	for (size_t i = 0; i < rec->pidfd_cnt; i++) {
-		struct pollfd *p = &L->pfds[L->pidfd_base + i];
-
-		if (!rec->pid_gone[i]) {
-			if (rec->pidfds[i] >= 0)
-				rec->pid_gone[i] = p->revents & (POLLIN | POLLHUP | POLLERR);
-			else if (tick) /* no pidfd (before Linux 5.3) */
-				rec->pid_gone[i] =
-				    kill(rec->opts->pids[i], 0) < 0 && errno == ESRCH;
-			if (rec->pid_gone[i])
-				p->fd = -1;
-		}
-		gone += rec->pid_gone[i];
-	}
-	if (rec->pidfd_cnt && gone == rec->pidfd_cnt)
+	if (tdr_targets__all_gone(&L->rec->tg, &L->pfds[L->pidfd_base], tick))
 		L->stop = true;
 }
 
@@ -160,7 +143,7 @@ static int loop_setup(struct loop *L)
 	size_t i;
 	int err;
 
-	L->nfds = 2 + rec->pidfd_cnt + s->ring_cnt;
+	L->nfds = 2 + rec->tg.proc_cnt + s->ring_cnt;
 	L->pfds = tdr_calloc(L->nfds, sizeof(*L->pfds));
 	rings = tdr_calloc(s->ring_cnt + 1, sizeof(*rings));
 	if (!L->pfds || !rings) {
@@ -178,10 +161,8 @@ static int loop_setup(struct loop *L)
 	L->pfds[0] = (struct pollfd){.fd = rec->sw.fd, .events = POLLIN};
 	L->pfds[1] = (struct pollfd){.fd = tdr_wthread__wake_fd(L->wt), .events = POLLIN};
 	L->pidfd_base = 2;
-	for (i = 0; i < rec->pidfd_cnt; i++)
-		L->pfds[L->pidfd_base + i] =
-		    (struct pollfd){.fd = rec->pidfds[i], .events = POLLIN};
-	L->ring_base = L->pidfd_base + rec->pidfd_cnt;
+	tdr_targets__poll_fds(&rec->tg, &L->pfds[L->pidfd_base]);
+	L->ring_base = L->pidfd_base + rec->tg.proc_cnt;
 	for (i = 0; i < s->ring_cnt; i++)
 		L->pfds[L->ring_base + i] = (struct pollfd){.fd = s->rings[i].fd, .events = POLLIN};
 	L->recording = true;

@@ -5,7 +5,7 @@
  * Responsibility: tdr_recorder__new does everything that can fail before
  * the program runs, in an order that never touches an existing output file
  * on failure: signals, the PERF_FORMAT_LOST probe, the plan, the child held
- * before exec (or the -p threads), the session (record_open.c), the
+ * before exec (or the -p threads: targets.c), the session (record_open.c), the
  * metadata, then the file and the synthesized MMAP2/COMM frame.
  * tdr_recorder__run releases the program and runs the loop (record_loop.c).
  * Objects and lifecycle: tdr_recorder__new -> __run -> __summary -> __free.
@@ -55,18 +55,6 @@ int tdr_record__add_note(struct tdr_recorder *rec, const char *line)
 
 static int check_opts(const struct tdr_record_opts *o)
 {
-	int what = !!o->argv + !!o->pid_cnt + !!o->system_wide;
-
-	if (o->argv && o->system_wide)
-		what = 1; /* -a with a program is fine */
-	if (what != 1 || (o->argv && !o->argv[0])) {
-		tdr_warn("give exactly one of: a program to run, -p PID, or -a");
-		return -TDR_E_USAGE;
-	}
-	if (o->pid_cnt && o->system_wide) {
-		tdr_warn("-p and -a cannot be combined");
-		return -TDR_E_USAGE;
-	}
 	if (o->sample_period && o->sample_freq) {
 		tdr_warn("give -F or -c, not both");
 		return -TDR_E_USAGE;
@@ -78,50 +66,10 @@ static int check_opts(const struct tdr_record_opts *o)
 	return 0;
 }
 
-/* -p: every thread of every process becomes a target; pidfds tell when
- * the processes end. */
-static int attach_targets(struct tdr_recorder *rec)
-{
-	const struct tdr_record_opts *o = rec->opts;
-	size_t cap = 0;
-
-	rec->pidfds = tdr_calloc(o->pid_cnt, sizeof(*rec->pidfds));
-	rec->pid_gone = tdr_calloc(o->pid_cnt, sizeof(*rec->pid_gone));
-	if (!rec->pidfds || !rec->pid_gone)
-		return -ENOMEM;
-	rec->pidfd_cnt = o->pid_cnt;
-	for (size_t i = 0; i < o->pid_cnt; i++)
-		rec->pidfds[i] = -1;
-	for (size_t i = 0; i < o->pid_cnt; i++) {
-		pid_t *tids = NULL;
-		int n = tdr_proc__tids(NULL, o->pids[i], &tids);
-
-		if (n < 0) {
-			if (n == -ENOENT)
-				tdr_warn("process %d does not exist", (int)o->pids[i]);
-			return n;
-		}
-		if (tdr_ensure_cap(&rec->targets, &cap, sizeof(*rec->targets),
-				   rec->target_cnt + (size_t)n)) {
-			free(tids);
-			return -ENOMEM;
-		}
-		memcpy(rec->targets + rec->target_cnt, tids, (size_t)n * sizeof(*tids));
-		rec->target_cnt += (size_t)n;
-		free(tids);
-		/* -ENOSYS before Linux 5.3: the loop then checks with kill(). */
-		rec->pidfds[i] = tdr_sys_pidfd_open(o->pids[i]);
-		if (rec->pidfds[i] < 0)
-			rec->pidfds[i] = -1;
-	}
-	return 0;
-}
-
 static int choose_plan(struct tdr_recorder *rec)
 {
 	const struct tdr_record_opts *o = rec->opts;
 	struct tdr_plan_opts *p = &rec->popts;
-	int err;
 
 	rec->read_lost = tdr_record__probe_read_lost();
 	p->sysfs_root = o->sysfs_root;
@@ -130,20 +78,11 @@ static int choose_plan(struct tdr_recorder *rec)
 	p->sample_freq = o->sample_period ? 0
 			 : o->sample_freq ? o->sample_freq
 					  : TDR_RECORD_DEFAULT_FREQ;
-	p->kernel = o->kernel;
-	p->kernel_sw_counts = tdr_plan_kernel_counts_allowed();
-	/* -a measures every task per CPU: nothing to inherit. */
-	p->inherit = !o->no_inherit && !o->system_wide;
-	/* Counters start at exec for a launched program; -p and -a count
-	 * from the moment the groups are open. */
-	p->enable_on_exec = o->argv && !o->system_wide;
+	tdr_targets__plan_opts(&rec->tg, p);
+	p->inherit = p->inherit && !o->no_inherit;
 	p->read_lost = rec->read_lost;
 	p->clockid = CLOCK_MONOTONIC;
-	err = tdr_plan__choose(p, o->plan_kind, &rec->plan);
-	if (err == -TDR_E_NOPLAN)
-		tdr_warn("no event plan fits this machine (plan %s)",
-			 tdr_plan_kind_name(o->plan_kind));
-	return err;
+	return tdr_targets__choose_plan(&rec->tg, p, o->plan_kind, &rec->plan);
 }
 
 static int build_meta(struct tdr_recorder *rec)
@@ -239,9 +178,9 @@ static int write_synth(struct tdr_recorder *rec)
 			return 0; /* no /proc: nothing to add */
 		pids = all;
 	} else {
-		for (pi = 0; pi < rec->target_cnt && rec->targets[pi] != o->pids[0]; pi++)
+		for (pi = 0; pi < rec->tg.cnt && rec->tg.pids[pi] != o->pids[0]; pi++)
 			;
-		if (pi == rec->target_cnt)
+		if (pi == rec->tg.cnt)
 			pi = 0;
 	}
 	sid.sample_type = g->events[g->sampler_idx].attr.sample_type;
@@ -271,17 +210,28 @@ static int write_synth(struct tdr_recorder *rec)
 
 int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out)
 {
-	static const pid_t system_wide_target = -1;
+	const struct tdr_targets tg = {
+	    .who = "record",
+	    .doing = "recording",
+	    .argv = opts->argv,
+	    .procs = opts->pids,
+	    .proc_cnt = opts->pid_cnt,
+	    .system_wide = opts->system_wide,
+	    .kernel = opts->kernel,
+	};
 	struct tdr_recorder *rec;
 	int err;
 
-	err = check_opts(opts);
+	err = tdr_targets__check(&tg);
+	if (!err)
+		err = check_opts(opts);
 	if (err)
 		return err;
 	rec = tdr_calloc(1, sizeof(*rec));
 	if (!rec)
 		return -ENOMEM;
 	rec->opts = opts;
+	rec->tg = tg;
 	rec->sw.fd = -1;
 	rec->sum.path = opts->output ? opts->output : TDR_RECORD_DEFAULT_OUTPUT;
 	rec->sum.exit_code = -1;
@@ -296,35 +246,10 @@ int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **
 	err = choose_plan(rec);
 	if (err)
 		goto err_out;
-	if (opts->argv) {
-		err = tdr_launch__start(opts->argv, &rec->sw.old_mask, &rec->launch);
-		if (err) {
-			tdr_warn("failed to start %s: %s", opts->argv[0], tdr_strerror(err));
-			goto err_out;
-		}
-		rec->sum.launched = true;
-	}
-	if (opts->system_wide) {
-		rec->targets = tdr_malloc(sizeof(*rec->targets));
-		if (!rec->targets) {
-			err = -ENOMEM;
-			goto err_out;
-		}
-		rec->targets[0] = system_wide_target;
-		rec->target_cnt = 1;
-	} else if (opts->pid_cnt) {
-		err = attach_targets(rec);
-		if (err)
-			goto err_out;
-	} else {
-		rec->targets = tdr_malloc(sizeof(*rec->targets));
-		if (!rec->targets) {
-			err = -ENOMEM;
-			goto err_out;
-		}
-		rec->targets[0] = tdr_launch__pid(rec->launch);
-		rec->target_cnt = 1;
-	}
+	err = tdr_targets__make(&rec->tg, &rec->sw.old_mask, &rec->launch);
+	rec->sum.launched = rec->launch != NULL;
+	if (err)
+		goto err_out;
 	/* The sample clock before any event exists (see Invariants). */
 	rec->start_clock_ns = clock_ns(CLOCK_MONOTONIC);
 	rec->start_wall_ns = clock_ns(CLOCK_REALTIME);
@@ -395,11 +320,7 @@ void tdr_recorder__free(struct tdr_recorder *rec)
 	tdr_session__free(rec->session);
 	tdr_launch__free(rec->launch);
 	tdr_plan__free(rec->plan);
-	for (size_t i = 0; i < rec->pidfd_cnt; i++)
-		zclose(rec->pidfds[i]);
-	free(rec->pidfds);
-	free(rec->pid_gone);
-	free(rec->targets);
+	tdr_targets__release(&rec->tg);
 	free(rec->partial_path);
 	tdr_meta__clear(&rec->meta);
 	tdr_sigwatch__close(&rec->sw);

@@ -1,7 +1,8 @@
 /*
  * recorder/recorder_int.h - structs and functions shared by the recorder's
  * runtime files (sys, ring, drain, writer_thread, session, proc_synth,
- * machine, recorder). Not visible outside recorder/ and its tests.
+ * machine, targets, open_ladder, recorder) and by stat. Not visible outside
+ * recorder/ and its tests.
  *
  * The plan files (plan.c, pmu.c, event_spec.c) have their own plan_int.h.
  */
@@ -267,6 +268,90 @@ int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
 int tdr_machine__paranoid(const char *proc_root);
 
 /* ---------------------------------------------------------------------------
+ * targets.c: what 'record' and 'stat' measure, and the perf_event_open pids
+ * that follow. Embedded in tdr_recorder and tdr_stat.
+ */
+struct pollfd;
+
+struct tdr_targets {
+	/* The description, set by the caller from its options. */
+	const char *who;    /* "record" or "stat": the prefix of the messages */
+	const char *doing;  /* "recording" or "counting" (what paranoid 2 allows) */
+	char *const *argv;  /* a program to launch, or NULL (borrowed) */
+	const pid_t *procs; /* -p: the processes (borrowed) */
+	size_t proc_cnt;    /* -p: how many */
+	bool system_wide;   /* -a */
+	bool kernel;	    /* kernel mode too */
+	/* Filled by tdr_targets__make; owned. */
+	pid_t *pids;	  /* perf_event_open pids (-1: every task of a CPU) */
+	pid_t *pid_procs; /* -p: the process of each pid */
+	size_t cnt;	  /* pids */
+	int *pidfds;	  /* -p: one per process, -1 where pidfd_open failed */
+	bool *gone;	  /* -p: the process has ended */
+};
+
+/* Exactly one of a program, -p and -a (or -a with a program), else a
+ * logged line and -TDR_E_USAGE. */
+int tdr_targets__check(const struct tdr_targets *t);
+/* The plan options that follow from the targets: kernel, kernel_sw_counts,
+ * inherit (not with -a), enable_on_exec (a program without -a). */
+void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
+/* tdr_plan__choose, with a line when no plan fits (-TDR_E_NOPLAN). */
+int tdr_targets__choose_plan(const struct tdr_targets *t, const struct tdr_plan_opts *p,
+			     enum tdr_plan_kind kind, struct tdr_plan **out);
+/* Start the program when there is one (held before exec, *launch set;
+ * child_mask as tdr_launch__start takes it), and fill pids: -p: every
+ * thread of every process, and a pidfd for each process; -a: one pid -1;
+ * else the program. Returns 0, -ENOENT (a process that does not exist),
+ * -ENOMEM, -errno (logged where the context is known). t is valid for
+ * __release in every case. */
+int tdr_targets__make(struct tdr_targets *t, const sigset_t *child_mask,
+		      struct tdr_launch **launch);
+/* -p: one poll entry per process, pfds[0, proc_cnt), for __all_gone. */
+void tdr_targets__poll_fds(const struct tdr_targets *t, struct pollfd *pfds);
+/* -p: mark the processes that ended, from the poll entries of
+ * __poll_fds (set to -1 once gone), or with kill(pid, 0) on a tick where
+ * there is no pidfd (before Linux 5.3). Returns true when every process
+ * has ended; always false without -p. */
+bool tdr_targets__all_gone(struct tdr_targets *t, struct pollfd *pfds, bool tick);
+/* Close the pidfds and free what __make filled. */
+void tdr_targets__release(struct tdr_targets *t);
+
+/* ---------------------------------------------------------------------------
+ * open_ladder.c: open a plan with the fallbacks of docs/record.md
+ * "Fallbacks", for record (a session with rings) and stat (counting groups).
+ */
+
+/* Open plan (the caller keeps what opened). Returns 0, or what
+ * tdr_session__open returned with *fail filled. */
+typedef int (*tdr_ladder_open_fn)(void *ctx, const struct tdr_plan *plan,
+				  struct tdr_open_error *fail);
+/* Keep a fallback line (a note of the run). Returns 0 or -ENOMEM. */
+typedef int (*tdr_ladder_note_fn)(void *ctx, const char *line);
+
+struct tdr_ladder {
+	const struct tdr_targets *tg; /* what is opened for: the messages */
+	struct tdr_plan_opts *popts;  /* plans are rebuilt with these */
+	struct tdr_plan **plan;	      /* in: the chosen plan; out: the one that opened */
+	tdr_ladder_open_fn open;
+	tdr_ladder_note_fn note;
+	void *ctx; /* for open and note */
+	/* Record: an inherited plan sampling with PERF_SAMPLE_READ that gets
+	 * EINVAL is tried once more without inherit (before about 6.12). */
+	bool retry_noinherit;
+	bool noinherit; /* out: it opened only that way (popts->inherit is false) */
+};
+
+/*
+ * Open *l->plan with l->open; an event the kernel refuses moves to the next
+ * plan (a line logged and noted), EMFILE raises RLIMIT_NOFILE once, and
+ * every other failure is explained once (perf_event_paranoid,
+ * perf_event_mlock_kb, a process gone) with tg's prefix.
+ * Returns: 0, -ENOMEM (not logged), or the error of the last try.
+ */
+int tdr_ladder__open(struct tdr_ladder *l);
+
+/* ---------------------------------------------------------------------------
  * recorder.c / record_open.c: the recorder object.
  */
 struct tdr_recorder {
@@ -278,11 +363,7 @@ struct tdr_recorder {
 	struct tdr_plan *plan;
 	struct tdr_session *session;
 	size_t mmap_pages; /* asked for */
-	pid_t *targets;	   /* perf_event_open pids */
-	size_t target_cnt;
-	int *pidfds; /* -p: one per process, -1 where pidfd_open failed */
-	size_t pidfd_cnt;
-	bool *pid_gone;
+	struct tdr_targets tg;
 	bool inherit_fallback;
 	bool read_lost;
 	struct tdr_meta meta;

@@ -4,10 +4,11 @@
  *
  * Responsibility: tdr_stat__new does everything that can fail before the
  * program runs: signals as an fd, the counting plan (tdr_plan__choose with
- * counting = true), the child held before exec (or the -p threads, or -a),
- * the total's groups with the same ladder as 'record' (an event the kernel
- * refuses moves to the next plan with a line saying so; EMFILE raises
- * RLIMIT_NOFILE once; EACCES/EPERM explain perf_event_paranoid), the schema
+ * counting = true), the child held before exec (or the -p threads, or -a:
+ * targets.c), the total's groups through the ladder record uses too
+ * (open_ladder.c: an event the kernel refuses moves to the next plan with a
+ * line saying so; EMFILE raises RLIMIT_NOFILE once; EACCES/EPERM explain
+ * perf_event_paranoid), the schema
  * (events, categories, notes), and with --per-thread the side-band rings and
  * the groups of the threads that already exist. tdr_stat__run (stat_loop.c)
  * releases the program; stat_render.c writes.
@@ -22,7 +23,6 @@
 #include "stat_int.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,18 +32,6 @@
 
 static int check_opts(const struct tdr_stat_opts *o)
 {
-	int what = !!o->argv + !!o->pid_cnt + !!o->system_wide;
-
-	if (o->argv && o->system_wide)
-		what = 1; /* -a with a program is fine */
-	if (what != 1 || (o->argv && !o->argv[0])) {
-		tdr_warn("give exactly one of: a program to run, -p PID, or -a");
-		return -TDR_E_USAGE;
-	}
-	if (o->pid_cnt && o->system_wide) {
-		tdr_warn("-p and -a cannot be combined");
-		return -TDR_E_USAGE;
-	}
 	if (o->per_thread && o->system_wide) {
 		tdr_warn("--per-thread needs a program or -p: with -a every CPU is counted as a "
 			 "whole, not thread by thread");
@@ -83,189 +71,52 @@ static int choose_plan(struct tdr_stat *st)
 {
 	const struct tdr_stat_opts *o = st->opts;
 	struct tdr_plan_opts *p = &st->popts;
-	int err;
 
 	p->sysfs_root = o->sysfs_root;
 	p->counting = true;
-	p->kernel = o->kernel;
-	p->kernel_sw_counts = tdr_plan_kernel_counts_allowed();
-	/* -a counts every task per CPU: nothing to inherit. */
-	p->inherit = !o->system_wide;
-	/* Counting starts at exec for a launched program; -p and -a count from
-	 * the moment the groups are open. */
-	p->enable_on_exec = o->argv && !o->system_wide;
+	tdr_targets__plan_opts(&st->tg, p);
 	p->clockid = -1;
-	err = tdr_plan__choose(p, o->plan_kind, &st->plan);
-	if (err == -TDR_E_NOPLAN)
-		tdr_warn("no event plan fits this machine (plan %s)",
-			 tdr_plan_kind_name(o->plan_kind));
-	return err;
+	return tdr_targets__choose_plan(&st->tg, p, o->plan_kind, &st->plan);
 }
 
-/* -p: every thread of every process is a target. */
-static int attach_targets(struct tdr_stat *st)
+/* The ladder's open: the total's counting groups. */
+static int open_unit(void *ctx, const struct tdr_plan *plan, struct tdr_open_error *f)
 {
-	const struct tdr_stat_opts *o = st->opts;
-	size_t cap = 0, pcap = 0;
+	struct tdr_stat *st = ctx;
+	struct stat_unit_opts uo = {
+	    .plan = plan,
+	    .pids = st->tg.pids,
+	    .pid_cnt = st->tg.cnt,
+	    .ref = !st->opts->system_wide, /* task mode */
+	};
 
-	st->pidfds = tdr_calloc(o->pid_cnt, sizeof(*st->pidfds));
-	st->pid_gone = tdr_calloc(o->pid_cnt, sizeof(*st->pid_gone));
-	if (!st->pidfds || !st->pid_gone)
-		return -ENOMEM;
-	st->pidfd_cnt = o->pid_cnt;
-	for (size_t i = 0; i < o->pid_cnt; i++)
-		st->pidfds[i] = -1;
-	for (size_t i = 0; i < o->pid_cnt; i++) {
-		pid_t *tids = NULL;
-		int n = tdr_proc__tids(NULL, o->pids[i], &tids);
+	return stat_unit__open(&uo, &st->total, f);
+}
 
-		if (n < 0) {
-			if (n == -ENOENT)
-				tdr_warn("process %d does not exist", (int)o->pids[i]);
-			return n;
-		}
-		if (tdr_ensure_cap(&st->targets, &cap, sizeof(pid_t), st->target_cnt + (size_t)n) ||
-		    tdr_ensure_cap(&st->target_procs, &pcap, sizeof(pid_t),
-				   st->target_cnt + (size_t)n)) {
-			free(tids);
-			return -ENOMEM;
-		}
-		memcpy(st->targets + st->target_cnt, tids, (size_t)n * sizeof(*tids));
-		for (int k = 0; k < n; k++)
-			st->target_procs[st->target_cnt + (size_t)k] = o->pids[i];
-		st->target_cnt += (size_t)n;
-		free(tids);
-		/* -ENOSYS before Linux 5.3: the loop then checks with kill(). */
-		st->pidfds[i] = tdr_sys_pidfd_open(o->pids[i]);
-		if (st->pidfds[i] < 0)
-			st->pidfds[i] = -1;
-	}
+/* The fallback lines wait here for the schema's notes. */
+static int keep_fallback(void *ctx, const char *line)
+{
+	struct tdr_stat *st = ctx;
+
+	if (st->fallback_cnt >= TDR_ARRAY_SIZE(st->fallback))
+		return -E2BIG; /* never: each plan falls back at most once */
+	snprintf(st->fallback[st->fallback_cnt++], sizeof(st->fallback[0]), "%s", line);
 	return 0;
-}
-
-static bool refused_event(int err)
-{
-	return err == -EINVAL || err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;
-}
-
-/* The next plan that fits this machine, from kind on. */
-static int rebuild(struct tdr_stat *st, enum tdr_plan_kind kind)
-{
-	struct tdr_plan *p = NULL;
-	int err;
-
-	while ((err = tdr_plan__build(&st->popts, kind, &p)) == -TDR_E_NOPLAN) {
-		enum tdr_plan_kind next = tdr_plan_kind__fallback(kind);
-
-		if (next == TDR_PLAN_KIND_CNT)
-			return err;
-		kind = next;
-	}
-	if (err)
-		return err;
-	tdr_plan__free(st->plan);
-	st->plan = p;
-	return 0;
-}
-
-static const char *where(const struct tdr_open_error *f, char *buf, size_t sz)
-{
-	if (f->pid > 0)
-		snprintf(buf, sz, "CPU %d, pid %d", f->cpu, (int)f->pid);
-	else
-		snprintf(buf, sz, "CPU %d", f->cpu);
-	return buf;
-}
-
-static void explain_permission(const struct tdr_stat *st, const struct tdr_open_error *f)
-{
-	const struct tdr_stat_opts *o = st->opts;
-	int paranoid = tdr_machine__paranoid(NULL);
-	int need = o->system_wide ? 0 : o->kernel ? 1 : 2;
-	char w[64], pv[32];
-
-	if (paranoid == INT_MIN)
-		snprintf(pv, sizeof(pv), "unreadable");
-	else
-		snprintf(pv, sizeof(pv), "%d", paranoid);
-	tdr_warn("no permission to open '%s' (%s): %s. /proc/sys/kernel/perf_event_paranoid is %s; "
-		 "%s needs %d or less. Run as root (or with CAP_PERFMON), or lower it: "
-		 "sysctl kernel.perf_event_paranoid=%d%s",
-		 f->event_name, where(f, w, sizeof(w)), tdr_strerror(f->err), pv,
-		 o->system_wide ? "-a (all processes)"
-		 : o->kernel	? "--kernel"
-				: "counting your own programs",
-		 need, need,
-		 o->pid_cnt ? "; -p also needs permission to trace the process (same user, or "
-			      "CAP_SYS_PTRACE)"
-			    : "");
 }
 
 /* Open the total's groups with the fallbacks (docs/record.md "Fallbacks"). */
 static int open_total(struct tdr_stat *st)
 {
-	const bool task_mode = !st->opts->system_wide;
-	bool raised = false;
-	struct tdr_open_error f;
-	char w[64];
-	int err;
+	struct tdr_ladder l = {
+	    .tg = &st->tg,
+	    .popts = &st->popts,
+	    .plan = &st->plan,
+	    .open = open_unit,
+	    .note = keep_fallback,
+	    .ctx = st,
+	};
 
-	for (;;) {
-		struct stat_unit_opts uo = {
-		    .plan = st->plan,
-		    .pids = st->targets,
-		    .pid_cnt = st->target_cnt,
-		    .ref = task_mode,
-		};
-
-		err = stat_unit__open(&uo, &st->total, &f);
-		if (!err)
-			return 0;
-		if (err == -ENOMEM)
-			return err;
-		if (f.stage == TDR_STAGE_OPEN && refused_event(err)) {
-			enum tdr_plan_kind from = st->plan->kind;
-			enum tdr_plan_kind next = tdr_plan_kind__fallback(from);
-			char *line = st->fallback[st->fallback_cnt];
-
-			if (next == TDR_PLAN_KIND_CNT || st->fallback_cnt >= TDR_PLAN_KIND_CNT) {
-				tdr_warn(
-				    "the kernel refused event '%s' of plan %s (%s): %s; no other "
-				    "plan to fall back to",
-				    f.event_name, tdr_plan_kind_name(from), where(&f, w, sizeof(w)),
-				    tdr_strerror(err));
-				return err;
-			}
-			snprintf(line, sizeof(st->fallback[0]),
-				 "plan %s: the kernel refused event '%s' (%s): %s; falling back to "
-				 "plan %s",
-				 tdr_plan_kind_name(from), f.event_name, where(&f, w, sizeof(w)),
-				 tdr_strerror(err), tdr_plan_kind_name(next));
-			tdr_warn("%s", line);
-			st->fallback_cnt++;
-			err = rebuild(st, next);
-			if (err)
-				return err;
-			continue;
-		}
-		if (err == -EMFILE && !raised) {
-			raised = true;
-			if (tdr_sys_raise_nofile() == 1)
-				continue;
-		}
-		if (err == -EMFILE)
-			tdr_warn("too many open files: the plan needs one fd per event, CPU and "
-				 "thread (%zu threads); raise the limit (ulimit -n) and retry",
-				 st->target_cnt);
-		else if (err == -EACCES || err == -EPERM)
-			explain_permission(st, &f);
-		else if (err == -ESRCH)
-			tdr_warn("process %d does not exist (or has ended)", (int)f.pid);
-		else
-			tdr_warn("failed to open event '%s' (%s): %s", f.event_name,
-				 where(&f, w, sizeof(w)), tdr_strerror(err));
-		return err;
-	}
+	return tdr_ladder__open(&l);
 }
 
 /* The thread's name from /proc (-p), "" when it cannot be read. */
@@ -310,7 +161,7 @@ static int setup_threads(struct tdr_stat *st)
 		return err;
 	st->th.plan = st->thread_plan;
 	st->th.refs = true;
-	err = stat_threads__open_sideband(&st->th, st->targets, st->target_cnt, sw->groups[0].cpus,
+	err = stat_threads__open_sideband(&st->th, st->tg.pids, st->tg.cnt, sw->groups[0].cpus,
 					  sw->groups[0].cpu_cnt);
 	tdr_plan__free(sw);
 	if (err)
@@ -318,14 +169,14 @@ static int setup_threads(struct tdr_stat *st)
 	if (o->argv) {
 		const char *base = strrchr(o->argv[0], '/');
 
-		return stat_threads__add(&st->th, st->targets[0], st->targets[0],
+		return stat_threads__add(&st->th, st->tg.pids[0], st->tg.pids[0],
 					 base ? base + 1 : o->argv[0], st->main_plan);
 	}
-	for (size_t i = 0; i < st->target_cnt; i++) {
+	for (size_t i = 0; i < st->tg.cnt; i++) {
 		char comm[32];
 
-		proc_comm(st->target_procs[i], st->targets[i], comm, sizeof(comm));
-		err = stat_threads__add(&st->th, st->target_procs[i], st->targets[i], comm, NULL);
+		proc_comm(st->tg.pid_procs[i], st->tg.pids[i], comm, sizeof(comm));
+		err = stat_threads__add(&st->th, st->tg.pid_procs[i], st->tg.pids[i], comm, NULL);
 		if (err)
 			return err;
 	}
@@ -342,33 +193,30 @@ static bool plan_uses_pmu(const struct tdr_plan *plan)
 	return false;
 }
 
-static int make_targets(struct tdr_stat *st)
-{
-	const struct tdr_stat_opts *o = st->opts;
-
-	if (o->pid_cnt)
-		return attach_targets(st);
-	st->targets = tdr_malloc(sizeof(*st->targets));
-	if (!st->targets)
-		return -ENOMEM;
-	/* -a: every task of each CPU; else the launched child. */
-	st->targets[0] = o->system_wide ? -1 : tdr_launch__pid(st->launch);
-	st->target_cnt = 1;
-	return 0;
-}
-
 int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 {
+	const struct tdr_targets tg = {
+	    .who = "stat",
+	    .doing = "counting",
+	    .argv = opts->argv,
+	    .procs = opts->pids,
+	    .proc_cnt = opts->pid_cnt,
+	    .system_wide = opts->system_wide,
+	    .kernel = opts->kernel,
+	};
 	struct tdr_stat *st;
 	int err;
 
-	err = check_opts(opts);
+	err = tdr_targets__check(&tg);
+	if (!err)
+		err = check_opts(opts);
 	if (err)
 		return err;
 	st = tdr_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->opts = opts;
+	st->tg = tg;
 	st->sw.fd = -1;
 	st->sum.exit_code = -1;
 	st->sc.slots_cat = -1;
@@ -383,15 +231,8 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 	err = choose_plan(st);
 	if (err)
 		goto err_out;
-	if (opts->argv) {
-		err = tdr_launch__start(opts->argv, &st->sw.old_mask, &st->launch);
-		if (err) {
-			tdr_warn("failed to start %s: %s", opts->argv[0], tdr_strerror(err));
-			goto err_out;
-		}
-		st->sum.launched = true;
-	}
-	err = make_targets(st);
+	err = tdr_targets__make(&st->tg, &st->sw.old_mask, &st->launch);
+	st->sum.launched = st->launch != NULL;
 	if (!err)
 		err = open_total(st);
 	if (!err)
@@ -441,12 +282,7 @@ void tdr_stat__free(struct tdr_stat *st)
 	tdr_plan__free(st->thread_plan);
 	tdr_plan__free(st->main_plan);
 	stat_schema__clear(&st->sc);
-	for (size_t i = 0; i < st->pidfd_cnt; i++)
-		zclose(st->pidfds[i]);
-	free(st->pidfds);
-	free(st->pid_gone);
-	free(st->targets);
-	free(st->target_procs);
+	tdr_targets__release(&st->tg);
 	free(st->rows);
 	tdr_sigwatch__close(&st->sw);
 	free(st);

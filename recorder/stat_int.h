@@ -237,12 +237,7 @@ struct tdr_stat {
 	struct tdr_plan *thread_plan; /* per-thread groups: inherit = 0, enabled */
 	struct tdr_plan *main_plan;   /* the launched main thread: enable_on_exec */
 	struct stat_schema sc;
-	pid_t *targets;	     /* perf_event_open pids of the total */
-	pid_t *target_procs; /* -p: the process of each target thread */
-	size_t target_cnt;
-	int *pidfds; /* -p: one per process, -1 where pidfd_open failed */
-	bool *pid_gone;
-	size_t pidfd_cnt;
+	struct tdr_targets tg; /* the total's perf_event_open pids */
 	struct stat_unit *total;
 	struct stat_threads th;
 	bool per_thread;

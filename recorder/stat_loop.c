@@ -78,23 +78,7 @@ static void on_signal(struct sloop *L, const struct signalfd_siginfo *si)
 
 static void check_pids(struct sloop *L, bool tick)
 {
-	struct tdr_stat *st = L->st;
-	size_t gone = 0;
-
-	for (size_t i = 0; i < st->pidfd_cnt; i++) {
-		struct pollfd *p = &L->pfds[L->pid_base + i];
-
-		if (!st->pid_gone[i]) {
-			if (st->pidfds[i] >= 0)
-				st->pid_gone[i] = p->revents & (POLLIN | POLLHUP | POLLERR);
-			else if (tick) /* no pidfd (before Linux 5.3) */
-				st->pid_gone[i] = kill(st->opts->pids[i], 0) < 0 && errno == ESRCH;
-			if (st->pid_gone[i])
-				p->fd = -1;
-		}
-		gone += st->pid_gone[i];
-	}
-	if (st->pidfd_cnt && gone == st->pidfd_cnt)
+	if (tdr_targets__all_gone(&L->st->tg, &L->pfds[L->pid_base], tick))
 		L->stop = true;
 }
 
@@ -102,15 +86,14 @@ static int setup(struct sloop *L)
 {
 	struct tdr_stat *st = L->st;
 
-	L->nfds = 1 + st->pidfd_cnt + st->th.ring_cnt;
+	L->nfds = 1 + st->tg.proc_cnt + st->th.ring_cnt;
 	L->pfds = tdr_calloc(L->nfds, sizeof(*L->pfds));
 	if (!L->pfds)
 		return -ENOMEM;
 	L->pfds[0] = (struct pollfd){.fd = st->sw.fd, .events = POLLIN};
 	L->pid_base = 1;
-	for (size_t i = 0; i < st->pidfd_cnt; i++)
-		L->pfds[L->pid_base + i] = (struct pollfd){.fd = st->pidfds[i], .events = POLLIN};
-	L->ring_base = L->pid_base + st->pidfd_cnt;
+	tdr_targets__poll_fds(&st->tg, &L->pfds[L->pid_base]);
+	L->ring_base = L->pid_base + st->tg.proc_cnt;
 	for (size_t i = 0; i < st->th.ring_cnt; i++)
 		L->pfds[L->ring_base + i] =
 		    (struct pollfd){.fd = st->th.rings[i].fd, .events = POLLIN};

@@ -174,7 +174,7 @@ void stat_render_json(const struct tdr_stat *st, FILE *f)
 		fputs("null", f);
 	} else {
 		fprintf(f, "{\"pid\": %d, \"exit_code\": ",
-			st->launch ? (int)tdr_launch__pid(st->launch) : (int)st->targets[0]);
+			st->launch ? (int)tdr_launch__pid(st->launch) : (int)st->tg.pids[0]);
 		if (s->exited && !s->term_signal)
 			fprintf(f, "%d", s->exit_code);
 		else

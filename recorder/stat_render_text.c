@@ -116,8 +116,8 @@ static void how_ended(const struct tdr_stat *st, char *buf, size_t sz)
 		const char *abbr = sigabbrev_np(s->stop_signal);
 
 		snprintf(buf, sz, ", stopped by SIG%s", abbr ? abbr : "?");
-	} else if (st->pidfd_cnt) {
-		snprintf(buf, sz, ", the process%s ended", st->pidfd_cnt > 1 ? "es" : "");
+	} else if (st->tg.proc_cnt) {
+		snprintf(buf, sz, ", the process%s ended", st->tg.proc_cnt > 1 ? "es" : "");
 	}
 }
 

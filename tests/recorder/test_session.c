@@ -188,8 +188,8 @@ static void ladder_init(struct ladder *l, const char *tree, enum tdr_plan_kind k
 	    .clockid = 1,
 	};
 	assert_int_equal(tdr_plan__build(&l->rec.popts, kind, &l->rec.plan), 0);
-	l->rec.targets = &l->pid;
-	l->rec.target_cnt = 1;
+	l->rec.tg =
+	    (struct tdr_targets){.who = "record", .doing = "recording", .pids = &l->pid, .cnt = 1};
 	l->rec.mmap_pages = 8;
 }
 

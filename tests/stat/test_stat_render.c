@@ -55,9 +55,9 @@ static void make(struct fx *f, const char *tree, enum tdr_stat_format fmt, const
 	st->plan = stat_plan(tree, TDR_PLAN_AUTO);
 	assert_int_equal(stat_schema__init(&st->sc, st->plan, f->o.threshold, false), 0);
 	st->total = unit_with(v, n, run, ref);
-	st->targets = calloc(1, sizeof(pid_t));
-	st->targets[0] = 4242;
-	st->target_cnt = 1;
+	st->tg.pids = calloc(1, sizeof(pid_t));
+	st->tg.pids[0] = 4242;
+	st->tg.cnt = 1;
 	st->sum.launched = st->sum.exited = true;
 	st->sum.exit_code = 3;
 	st->sum.duration_ns = 2000000000;

@@ -1,0 +1,213 @@
+/*
+ * recorder/open_ladder.c - open a plan's groups with the kernel's
+ * fallbacks, and explain refusals; one implementation for 'record' (a
+ * session with rings) and 'stat' (counting groups).
+ *
+ * Responsibility: the ladder between "the plan we want" and "the groups
+ * that opened", each step visible in one line:
+ *   - inherit + PERF_SAMPLE_READ refused (EINVAL, kernels before about
+ *     6.12), when the caller asks for it (record): the same plan again with
+ *     inherit = 0 (main thread only);
+ *   - an event refused (ENOENT, EOPNOTSUPP, EINVAL, ENODEV): the next plan
+ *     (tdr_plan_kind__fallback), naming the event; the line is also handed
+ *     to the caller's note function;
+ *   - EMFILE: RLIMIT_NOFILE raised to its hard limit, then once more;
+ *   - EACCES/EPERM: perf_event_paranoid's value and what to do;
+ *   - mmap EPERM (after the session halved the ring down to its minimum):
+ *     perf_event_mlock_kb and what to do.
+ * What opens is the caller's (the open callback); the ladder only rebuilds
+ * the plan and decides what to try next. Everything it says goes through
+ * tdr_warn's sink once, with the caller's prefix (tg->who).
+ * Objects and lifecycle: struct tdr_ladder is filled on the stack for one
+ * tdr_ladder__open call; it owns nothing of its own.
+ * See: shared kernel-facts.md sections 4, 7, 8; docs/record.md "Fallbacks".
+ */
+#include "recorder_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+
+#define twarn(t, fmt, ...) tdr_log(TDR_LOG_WARN, "%s: " fmt, (t)->who, ##__VA_ARGS__)
+
+static bool plan_samples_with_read(const struct tdr_plan *plan)
+{
+	for (size_t g = 0; g < plan->group_cnt; g++)
+		for (size_t e = 0; e < plan->groups[g].event_cnt; e++)
+			if (plan->groups[g].events[e].attr.sample_type & PERF_SAMPLE_READ)
+				return true;
+	return false;
+}
+
+static const char *where(const struct tdr_open_error *f, char *buf, size_t sz)
+{
+	if (f->pid > 0)
+		snprintf(buf, sz, "CPU %d, pid %d", f->cpu, (int)f->pid);
+	else
+		snprintf(buf, sz, "CPU %d", f->cpu);
+	return buf;
+}
+
+static void explain_permission(const struct tdr_targets *t, const struct tdr_open_error *f)
+{
+	int paranoid = tdr_machine__paranoid(NULL);
+	int need = t->system_wide ? 0 : t->kernel ? 1 : 2;
+	char w[64], pv[32], own[48];
+
+	snprintf(own, sizeof(own), "%s your own programs", t->doing);
+	if (paranoid == INT_MIN)
+		snprintf(pv, sizeof(pv), "unreadable");
+	else
+		snprintf(pv, sizeof(pv), "%d", paranoid);
+	twarn(t,
+	      "no permission to open '%s' (%s): %s. /proc/sys/kernel/perf_event_paranoid is %s; "
+	      "%s needs %d or less. Run as root (or with CAP_PERFMON), or lower it: "
+	      "sysctl kernel.perf_event_paranoid=%d%s",
+	      f->event_name, where(f, w, sizeof(w)), tdr_strerror(f->err), pv,
+	      t->system_wide ? "-a (all processes)"
+	      : t->kernel    ? "--kernel"
+			     : own,
+	      need, need,
+	      t->proc_cnt ? "; -p also needs permission to trace the process (same user, or "
+			    "CAP_SYS_PTRACE)"
+			  : "");
+}
+
+static void explain_mmap(const struct tdr_targets *t, const struct tdr_open_error *f)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	long kb = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%ld", &kb) != 1)
+			kb = -1;
+		fclose(fp);
+	}
+	twarn(t,
+	      "cannot map a ring buffer of %zu pages on CPU %d: %s. The locked-memory budget "
+	      "for perf rings is /proc/sys/kernel/perf_event_mlock_kb (%ld KiB per CPU) plus "
+	      "RLIMIT_MEMLOCK: raise it (sysctl kernel.perf_event_mlock_kb=2048), run as root, "
+	      "or close other perf sessions",
+	      f->mmap_pages, f->cpu, tdr_strerror(f->err), kb);
+}
+
+/* The last try failed for good: say why, and what to do. */
+static void explain(const struct tdr_targets *t, const struct tdr_open_error *f, int err)
+{
+	char w[64];
+
+	if (err == -EMFILE)
+		twarn(t,
+		      "too many open files: the plan needs one fd per event, CPU and thread (%zu "
+		      "threads); raise the limit (ulimit -n) and retry",
+		      t->cnt);
+	else if ((err == -EACCES || err == -EPERM) && f->stage == TDR_STAGE_MMAP)
+		explain_mmap(t, f);
+	else if (err == -EACCES || err == -EPERM)
+		explain_permission(t, f);
+	else if (err == -ESRCH)
+		twarn(t, "process %d does not exist (or has ended)", (int)f->pid);
+	else
+		twarn(t, "failed to open event '%s' (%s): %s", f->event_name,
+		      where(f, w, sizeof(w)), tdr_strerror(err));
+}
+
+static bool refused_event(int err)
+{
+	return err == -EINVAL || err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;
+}
+
+/* The next plan that fits this machine, from kind on, in place of *l->plan. */
+static int rebuild(struct tdr_ladder *l, enum tdr_plan_kind kind)
+{
+	struct tdr_plan *p = NULL;
+	int err;
+
+	/* A plan that does not fit this machine at all (no events) is skipped
+	 * the same way as one the kernel refuses. */
+	while ((err = tdr_plan__build(l->popts, kind, &p)) == -TDR_E_NOPLAN) {
+		enum tdr_plan_kind next = tdr_plan_kind__fallback(kind);
+
+		if (next == TDR_PLAN_KIND_CNT)
+			return err;
+		kind = next;
+	}
+	if (err)
+		return err;
+	tdr_plan__free(*l->plan);
+	*l->plan = p;
+	return 0;
+}
+
+/* An event of the plan was refused: the next plan, with a line saying so. */
+static int fall_back(struct tdr_ladder *l, const struct tdr_open_error *f, int err)
+{
+	enum tdr_plan_kind from = (*l->plan)->kind;
+	enum tdr_plan_kind next = tdr_plan_kind__fallback(from);
+	char w[64], line[256];
+
+	if (next == TDR_PLAN_KIND_CNT) {
+		twarn(l->tg,
+		      "the kernel refused event '%s' of plan %s (%s): %s; no other plan to fall "
+		      "back to",
+		      f->event_name, tdr_plan_kind_name(from), where(f, w, sizeof(w)),
+		      tdr_strerror(err));
+		return err;
+	}
+	snprintf(line, sizeof(line),
+		 "plan %s: the kernel refused event '%s' (%s): %s; falling back to plan %s",
+		 tdr_plan_kind_name(from), f->event_name, where(f, w, sizeof(w)), tdr_strerror(err),
+		 tdr_plan_kind_name(next));
+	twarn(l->tg, "%s", line);
+	err = l->note(l->ctx, line);
+	if (err)
+		return err;
+	return rebuild(l, next);
+}
+
+int tdr_ladder__open(struct tdr_ladder *l)
+{
+	const bool want_inherit = l->popts->inherit;
+	bool raised = false;
+	struct tdr_open_error f;
+	int err;
+
+	l->noinherit = false;
+	for (;;) {
+		err = l->open(l->ctx, *l->plan, &f);
+		if (!err)
+			return 0;
+		if (err == -ENOMEM)
+			return err;
+		if (l->retry_noinherit && f.stage == TDR_STAGE_OPEN && err == -EINVAL &&
+		    l->popts->inherit && !l->noinherit && plan_samples_with_read(*l->plan)) {
+			/* Maybe only inherit + PERF_SAMPLE_READ is refused
+			 * (before about 6.12): try the same plan without. */
+			l->noinherit = true;
+			l->popts->inherit = false;
+			err = rebuild(l, (*l->plan)->kind);
+			if (err)
+				return err;
+			continue;
+		}
+		if (f.stage == TDR_STAGE_OPEN && refused_event(err)) {
+			/* The next plan is tried as asked, with inherit. */
+			l->popts->inherit = want_inherit;
+			l->noinherit = false;
+			err = fall_back(l, &f, err);
+			if (err)
+				return err;
+			continue;
+		}
+		if (err == -EMFILE && !raised) {
+			raised = true;
+			if (tdr_sys_raise_nofile() == 1)
+				continue;
+		}
+		explain(l->tg, &f, err);
+		return err;
+	}
+}

@@ -1,0 +1,169 @@
+/*
+ * recorder/targets.c - what 'record' and 'stat' measure, and the
+ * perf_event_open pids that follow from it.
+ *
+ * Responsibility: the one implementation both commands use for their
+ * target options: checking that exactly one of a program, -p and -a is
+ * given (-a with a program is fine); turning that into pids (every thread of
+ * every -p process with a pidfd per process, -1 for -a, else the launched
+ * child, started here held before exec); the plan options that follow
+ * from the targets, and choosing the plan; and, while running, telling when
+ * every -p process has ended. It does not open events (open_ladder.c).
+ * Objects and lifecycle: struct tdr_targets is embedded in tdr_recorder and
+ * tdr_stat; the caller sets the description, then __check -> __make ->
+ * (__poll_fds, __all_gone in the loop) -> __release.
+ * Ownership and threads: the struct owns pids, pid_procs, pidfds and gone;
+ * argv and procs are borrowed from the caller's options. One thread.
+ * Messages carry the caller's prefix (t->who), as each command logs its own.
+ */
+#include "recorder_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
+
+#define twarn(t, fmt, ...) tdr_log(TDR_LOG_WARN, "%s: " fmt, (t)->who, ##__VA_ARGS__)
+
+int tdr_targets__check(const struct tdr_targets *t)
+{
+	int what = !!t->argv + !!t->proc_cnt + !!t->system_wide;
+
+	if (t->argv && t->system_wide)
+		what = 1; /* -a with a program is fine */
+	if (what != 1 || (t->argv && !t->argv[0])) {
+		twarn(t, "give exactly one of: a program to run, -p PID, or -a");
+		return -TDR_E_USAGE;
+	}
+	if (t->proc_cnt && t->system_wide) {
+		twarn(t, "-p and -a cannot be combined");
+		return -TDR_E_USAGE;
+	}
+	return 0;
+}
+
+void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p)
+{
+	p->kernel = t->kernel;
+	p->kernel_sw_counts = tdr_plan_kernel_counts_allowed();
+	/* -a measures every task per CPU: nothing to inherit. */
+	p->inherit = !t->system_wide;
+	/* Counters start at exec for a launched program; -p and -a count
+	 * from the moment the groups are open. */
+	p->enable_on_exec = t->argv && !t->system_wide;
+}
+
+int tdr_targets__choose_plan(const struct tdr_targets *t, const struct tdr_plan_opts *p,
+			     enum tdr_plan_kind kind, struct tdr_plan **out)
+{
+	int err = tdr_plan__choose(p, kind, out);
+
+	if (err == -TDR_E_NOPLAN)
+		twarn(t, "no event plan fits this machine (plan %s)", tdr_plan_kind_name(kind));
+	return err;
+}
+
+/* -p: every thread of every process becomes a target; pidfds tell when
+ * the processes end. */
+static int attach(struct tdr_targets *t)
+{
+	size_t cap = 0, pcap = 0;
+
+	t->pidfds = tdr_calloc(t->proc_cnt, sizeof(*t->pidfds));
+	t->gone = tdr_calloc(t->proc_cnt, sizeof(*t->gone));
+	if (!t->pidfds || !t->gone)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->proc_cnt; i++)
+		t->pidfds[i] = -1;
+	for (size_t i = 0; i < t->proc_cnt; i++) {
+		pid_t *tids = NULL;
+		int n = tdr_proc__tids(NULL, t->procs[i], &tids);
+
+		if (n < 0) {
+			if (n == -ENOENT)
+				twarn(t, "process %d does not exist", (int)t->procs[i]);
+			return n;
+		}
+		if (tdr_ensure_cap(&t->pids, &cap, sizeof(pid_t), t->cnt + (size_t)n) ||
+		    tdr_ensure_cap(&t->pid_procs, &pcap, sizeof(pid_t), t->cnt + (size_t)n)) {
+			free(tids);
+			return -ENOMEM;
+		}
+		memcpy(t->pids + t->cnt, tids, (size_t)n * sizeof(*tids));
+		for (int k = 0; k < n; k++)
+			t->pid_procs[t->cnt + (size_t)k] = t->procs[i];
+		t->cnt += (size_t)n;
+		free(tids);
+		/* -ENOSYS before Linux 5.3: the loop then checks with kill(). */
+		t->pidfds[i] = tdr_sys_pidfd_open(t->procs[i]);
+		if (t->pidfds[i] < 0)
+			t->pidfds[i] = -1;
+	}
+	return 0;
+}
+
+int tdr_targets__make(struct tdr_targets *t, const sigset_t *child_mask, struct tdr_launch **launch)
+{
+	int err;
+
+	if (t->argv) {
+		err = tdr_launch__start(t->argv, child_mask, launch);
+		if (err) {
+			twarn(t, "failed to start %s: %s", t->argv[0], tdr_strerror(err));
+			return err;
+		}
+	}
+	if (t->proc_cnt)
+		return attach(t);
+	t->pids = tdr_malloc(sizeof(*t->pids));
+	if (!t->pids)
+		return -ENOMEM;
+	/* -a: every task of each CPU; else the launched child. */
+	t->pids[0] = t->system_wide ? -1 : tdr_launch__pid(*launch);
+	t->cnt = 1;
+	return 0;
+}
+
+void tdr_targets__poll_fds(const struct tdr_targets *t, struct pollfd *pfds)
+{
+	for (size_t i = 0; t->pidfds && i < t->proc_cnt; i++)
+		pfds[i] = (struct pollfd){.fd = t->pidfds[i], .events = POLLIN};
+}
+
+bool tdr_targets__all_gone(struct tdr_targets *t, struct pollfd *pfds, bool tick)
+{
+	size_t gone = 0;
+
+	if (!t->gone)
+		return false;
+	for (size_t i = 0; i < t->proc_cnt; i++) {
+		struct pollfd *p = &pfds[i];
+
+		if (!t->gone[i]) {
+			if (t->pidfds[i] >= 0)
+				t->gone[i] = p->revents & (POLLIN | POLLHUP | POLLERR);
+			else if (tick) /* no pidfd (before Linux 5.3) */
+				t->gone[i] = kill(t->procs[i], 0) < 0 && errno == ESRCH;
+			if (t->gone[i])
+				p->fd = -1;
+		}
+		gone += t->gone[i];
+	}
+	return gone == t->proc_cnt;
+}
+
+void tdr_targets__release(struct tdr_targets *t)
+{
+	for (size_t i = 0; t->pidfds && i < t->proc_cnt; i++)
+		zclose(t->pidfds[i]);
+	zfree(&t->pidfds);
+	zfree(&t->gone);
+	zfree(&t->pids);
+	zfree(&t->pid_procs);
+	t->cnt = 0;
+}
