@@ -1,13 +1,23 @@
 /*
- * cli/cli_util.c - error printing and small helpers shared by the subcommands.
+ * cli/cli_util.c - error printing and the helpers the subcommands share:
+ * number and list options, the exit status of a launched program, loading
+ * a recording for report and diff.
  */
 #include "commands.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "tdrec/plan.h"
+#include "tdrec/report.h"
 #include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
 
 static bool err_json;
 static const char *command_name = "";
@@ -94,7 +104,9 @@ void cli_log_release(bool print)
 	held_cnt = 0;
 }
 
-void cli_read_boot_id(char *buf, size_t sz)
+/* This boot's id (empty when unknown), to decide whether /proc/kallsyms
+ * fits a recording. */
+static void read_boot_id(char *buf, size_t sz)
 {
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
 
@@ -104,4 +116,128 @@ void cli_read_boot_id(char *buf, size_t sz)
 	if (fgets(buf, (int)sz, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+}
+
+int cli_load_report(const char *path, const struct tdr_report_opts *opts, struct tdr_report **out)
+{
+	struct tdr_report_load_opts lo = {0};
+	char boot_id[64];
+	int err;
+
+	read_boot_id(boot_id, sizeof(boot_id));
+	lo.boot_id = boot_id[0] ? boot_id : NULL;
+	cli_log_hold();
+	err = tdr_report__load(path, opts, &lo, out);
+	cli_log_release(!err);
+	return err;
+}
+
+/* text as a whole decimal number in [min, max]: no sign, nothing after it. */
+static bool decimal_in(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+int cli_parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *out)
+{
+	if (decimal_in(text, 0, max, out))
+		return 0;
+	cli_err("%s: '%s' is not a number from 0 to %" PRIu64, opt, text, max);
+	return -1;
+}
+
+int cli_parse_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (decimal_in(text, min, max, out))
+		return 0;
+	if (min == 1)
+		cli_err("%s needs a positive number up to %" PRIu64 ", not '%s'", opt, max, text);
+	else
+		cli_err("%s needs a number from %" PRIu64 " to %" PRIu64 ", not '%s'", opt, min,
+			max, text);
+	return -1;
+}
+
+int cli_parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt)
+{
+	char buf[1024], *save = NULL, *tok;
+	uint64_t v;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*cnt >= max) {
+			cli_err("-p: at most %zu processes", max);
+			return -1;
+		}
+		if (cli_parse_count("-p", tok, 1, INT_MAX, &v))
+			return -1;
+		pids[(*cnt)++] = (pid_t)v;
+	}
+	if (!*cnt) {
+		cli_err("-p needs a process id");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_parse_names(const char *opt, const char *text, char **buf, const char **names, size_t max,
+		    size_t *cnt)
+{
+	char *save = NULL, *tok;
+
+	free(*buf);
+	*buf = tdr_strdup(text);
+	if (!*buf)
+		return -1;
+	*cnt = 0;
+	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*cnt == max) {
+			cli_err("%s: at most %zu names", opt, max);
+			return -1;
+		}
+		names[(*cnt)++] = tok;
+	}
+	if (!*cnt) {
+		cli_err("%s: empty list", opt);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_parse_plan(const char *text, enum tdr_plan_kind *out)
+{
+	if (!tdr_plan_kind_parse(text, out))
+		return 0;
+	cli_err("unknown plan '%s': use auto, topdown-l2, topdown-l1 or software", text);
+	return -1;
+}
+
+int cli_run_status(const struct cli_run_end *e)
+{
+	int status = 0;
+
+	if (e->exec_err)
+		return e->exec_err == -ENOENT || e->exec_err == -ENOTDIR ? 127 : 126;
+	if (e->launched && e->exited) {
+		if (e->term_signal) {
+			const char *abbr = sigabbrev_np(e->term_signal);
+
+			fprintf(stderr, "tdrec %s: the program was killed by signal %d (SIG%s)\n",
+				cli_command(), e->term_signal, abbr ? abbr : "?");
+			status = 128 + e->term_signal;
+		} else {
+			status = e->exit_code;
+		}
+	}
+	if (e->write_err && !status)
+		status = 1;
+	return status;
 }

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +20,6 @@
 #include "tdrec/report.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
-#include "tdrec/tdr_mem.h"
 
 #define TEXT_LIMIT_DEFAULT 40
 #define MAX_LIST 64
@@ -72,46 +70,6 @@ struct diff_args {
 	const char *dsos[MAX_LIST], *comms[MAX_LIST];
 };
 
-static int parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v > max) {
-		cli_err("%s: '%s' is not a number from 0 to %" PRIu64, opt, text, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* Split text at commas into names pointing into *buf (caller frees *buf). */
-static int parse_names(const char *opt, const char *text, char **buf, const char **names,
-		       size_t *cnt)
-{
-	char *save = NULL, *tok;
-
-	free(*buf);
-	*buf = tdr_strdup(text);
-	if (!*buf)
-		return -1;
-	*cnt = 0;
-	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*cnt == MAX_LIST) {
-			cli_err("%s: at most %d names", opt, MAX_LIST);
-			return -1;
-		}
-		names[(*cnt)++] = tok;
-	}
-	if (!*cnt) {
-		cli_err("%s: empty list", opt);
-		return -1;
-	}
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
 	struct tdr_report_filter *f = &a->opts.filter;
@@ -124,21 +82,24 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			a->opts.by = TDR_BY_INLINE;
 			break;
 		case OPT_DSO:
-			if (parse_names("--dso", optarg, &a->dso_buf, a->dsos, &f->dso_cnt))
+			if (cli_parse_names("--dso", optarg, &a->dso_buf, a->dsos, MAX_LIST,
+					    &f->dso_cnt))
 				return -1;
 			f->dsos = a->dsos;
 			break;
 		case OPT_COMM:
-			if (parse_names("--comm", optarg, &a->comm_buf, a->comms, &f->comm_cnt))
+			if (cli_parse_names("--comm", optarg, &a->comm_buf, a->comms, MAX_LIST,
+					    &f->comm_cnt))
 				return -1;
 			f->comms = a->comms;
 			break;
 		case OPT_MIN_SAMPLES:
-			if (parse_uint("--min-samples", optarg, UINT32_MAX, &a->opts.min_samples))
+			if (cli_parse_uint("--min-samples", optarg, UINT32_MAX,
+					   &a->opts.min_samples))
 				return -1;
 			break;
 		case 'n':
-			if (parse_uint("--limit", optarg, SIZE_MAX, &v))
+			if (cli_parse_uint("--limit", optarg, SIZE_MAX, &v))
 				return -1;
 			a->render.limit = (size_t)v;
 			a->limit_given = true;
@@ -167,11 +128,9 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_args a = {0};
-	struct tdr_report_load_opts lo = {0};
 	struct tdr_report *old = NULL, *new = NULL;
 	struct tdr_diff *d = NULL;
 	const char *old_file, *new_file;
-	char boot_id[64];
 	int err, ret = 1;
 
 	tdr_report_opts__init(&a.opts);
@@ -182,18 +141,12 @@ int cmd_diff(int argc, char **argv)
 	}
 	old_file = argv[optind];
 	new_file = argv[optind + 1];
-	cli_read_boot_id(boot_id, sizeof(boot_id));
-	lo.boot_id = boot_id[0] ? boot_id : NULL;
-	cli_log_hold();
-	err = tdr_report__load(old_file, &a.opts, &lo, &old);
-	cli_log_release(!err);
+	err = cli_load_report(old_file, &a.opts, &old);
 	if (err) {
 		cli_err("%s: %s", old_file, tdr_strerror(err));
 		goto out;
 	}
-	cli_log_hold();
-	err = tdr_report__load(new_file, &a.opts, &lo, &new);
-	cli_log_release(!err);
+	err = cli_load_report(new_file, &a.opts, &new);
 	if (err) {
 		cli_err("%s: %s", new_file, tdr_strerror(err));
 		goto out;

@@ -14,8 +14,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,44 +111,6 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* A positive integer no larger than max. */
-static int parse_u64(const char *opt, const char *text, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v == 0 || v > max) {
-		cli_err("%s needs a positive number up to %" PRIu64 ", not '%s'", opt, max, text);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_pids(const char *text, pid_t *pids, size_t *cnt)
-{
-	char buf[1024], *save = NULL, *tok;
-	uint64_t v;
-
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*cnt >= MAX_PIDS) {
-			cli_err("-p: at most %d processes", MAX_PIDS);
-			return -1;
-		}
-		if (parse_u64("-p", tok, INT_MAX, &v))
-			return -1;
-		pids[(*cnt)++] = (pid_t)v;
-	}
-	if (!*cnt) {
-		cli_err("-p needs a process id");
-		return -1;
-	}
-	return 0;
-}
-
 static int dry_run(const struct tdr_record_opts *o)
 {
 	struct tdr_plan_opts p = {
@@ -202,30 +162,6 @@ static void print_summary(const struct tdr_record_summary *s)
 		s->samples ? (double)s->file_sz / (double)s->samples : 0.0);
 }
 
-/* The exit status for a run that happened. */
-static int run_status(const struct tdr_record_summary *s)
-{
-	int status = 0;
-
-	if (s->exec_err)
-		return s->exec_err == -ENOENT || s->exec_err == -ENOTDIR ? 127 : 126;
-	if (s->launched && s->exited) {
-		if (s->term_signal) {
-			const char *abbr = sigabbrev_np(s->term_signal);
-
-			fprintf(stderr,
-				"tdrec record: the program was killed by signal %d (SIG%s)\n",
-				s->term_signal, abbr ? abbr : "?");
-			status = 128 + s->term_signal;
-		} else {
-			status = s->exit_code;
-		}
-	}
-	if (s->write_err && !status)
-		status = 1;
-	return status;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct tdr_record_opts o = {.plan_kind = TDR_PLAN_AUTO};
@@ -243,7 +179,7 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:p:ao:F:c:e:qh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_pids(optarg, pids, &pid_cnt))
+			if (cli_parse_pids(optarg, pids, MAX_PIDS, &pid_cnt))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'a':
@@ -257,11 +193,11 @@ int cmd_record(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'F':
-			if (parse_u64("-F", optarg, 10000000, &o.sample_freq))
+			if (cli_parse_count("-F", optarg, 1, 10000000, &o.sample_freq))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'c':
-			if (parse_u64("-c", optarg, UINT64_MAX >> 1, &o.sample_period))
+			if (cli_parse_count("-c", optarg, 1, UINT64_MAX >> 1, &o.sample_period))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'e':
@@ -272,15 +208,11 @@ int cmd_record(int argc, char **argv)
 			o.sampler = &spec;
 			break;
 		case OPT_PLAN:
-			if (tdr_plan_kind_parse(optarg, &o.plan_kind)) {
-				cli_err("unknown plan '%s': use auto, topdown-l2, topdown-l1 or "
-					"software",
-					optarg);
+			if (cli_parse_plan(optarg, &o.plan_kind))
 				return CLI_EXIT_USAGE;
-			}
 			break;
 		case OPT_MMAP_PAGES:
-			if (parse_u64("--mmap-pages", optarg, 1u << 20, &v))
+			if (cli_parse_count("--mmap-pages", optarg, 1, 1u << 20, &v))
 				return CLI_EXIT_USAGE;
 			if (v & (v - 1)) {
 				cli_err("--mmap-pages must be a power of two, not %" PRIu64, v);
@@ -340,7 +272,7 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
 	err = tdr_recorder__run(rec);
-	status = run_status(tdr_recorder__summary(rec));
+	status = cli_run_status(&CLI_RUN_END(tdr_recorder__summary(rec)));
 	if (!err && !quiet)
 		print_summary(tdr_recorder__summary(rec));
 	else if (err && !tdr_recorder__summary(rec)->exec_err && !quiet)

@@ -125,21 +125,6 @@ struct report_args {
 	const char *dsos[MAX_LIST], *comms[MAX_LIST];
 };
 
-static int parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v > max) {
-		cli_err("%s: '%s' is not a number from 0 to %" PRIu64, opt, text, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_ids(const char *opt, const char *text, uint32_t *ids, size_t *cnt)
 {
 	char *copy = tdr_strdup(text), *save = NULL, *tok;
@@ -154,7 +139,7 @@ static int parse_ids(const char *opt, const char *text, uint32_t *ids, size_t *c
 		if (*cnt == MAX_LIST) {
 			cli_err("%s: at most %d ids", opt, MAX_LIST);
 			err = -1;
-		} else if (!(err = parse_uint(opt, tok, UINT32_MAX, &v))) {
+		} else if (!(err = cli_parse_uint(opt, tok, UINT32_MAX, &v))) {
 			ids[(*cnt)++] = (uint32_t)v;
 		}
 	}
@@ -164,31 +149,6 @@ static int parse_ids(const char *opt, const char *text, uint32_t *ids, size_t *c
 	}
 	free(copy);
 	return err;
-}
-
-/* Split text at commas into names pointing into *buf (caller frees *buf). */
-static int parse_names(const char *opt, const char *text, char **buf, const char **names,
-		       size_t *cnt)
-{
-	char *save = NULL, *tok;
-
-	free(*buf);
-	*buf = tdr_strdup(text);
-	if (!*buf)
-		return -1;
-	*cnt = 0;
-	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*cnt == MAX_LIST) {
-			cli_err("%s: at most %d names", opt, MAX_LIST);
-			return -1;
-		}
-		names[(*cnt)++] = tok;
-	}
-	if (!*cnt) {
-		cli_err("%s: empty list", opt);
-		return -1;
-	}
-	return 0;
 }
 
 static int parse_by(const char *text, enum tdr_report_by *by)
@@ -233,7 +193,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->sort = optarg;
 			break;
 		case 'n':
-			if (parse_uint("--limit", optarg, SIZE_MAX, &v))
+			if (cli_parse_uint("--limit", optarg, SIZE_MAX, &v))
 				return -1;
 			a->render.limit = (size_t)v;
 			a->limit_given = true;
@@ -259,12 +219,14 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			f->tids = a->tids;
 			break;
 		case OPT_DSO:
-			if (parse_names("--dso", optarg, &a->dso_buf, a->dsos, &f->dso_cnt))
+			if (cli_parse_names("--dso", optarg, &a->dso_buf, a->dsos, MAX_LIST,
+					    &f->dso_cnt))
 				return -1;
 			f->dsos = a->dsos;
 			break;
 		case OPT_COMM:
-			if (parse_names("--comm", optarg, &a->comm_buf, a->comms, &f->comm_cnt))
+			if (cli_parse_names("--comm", optarg, &a->comm_buf, a->comms, MAX_LIST,
+					    &f->comm_cnt))
 				return -1;
 			f->comms = a->comms;
 			break;
@@ -273,7 +235,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return -1;
 			break;
 		case OPT_MIN_SAMPLES:
-			if (parse_uint("--min-samples", optarg, UINT32_MAX, &a->opts.min_samples))
+			if (cli_parse_uint("--min-samples", optarg, UINT32_MAX,
+					   &a->opts.min_samples))
 				return -1;
 			break;
 		case OPT_JSON:
@@ -322,9 +285,7 @@ static bool want_colour(int setting)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {.file = DEFAULT_FILE, .colour = -1};
-	struct tdr_report_load_opts lo = {0};
 	struct tdr_report *r = NULL;
-	char boot_id[64];
 	int err, ret = 1;
 
 	tdr_report_opts__init(&a.opts);
@@ -333,11 +294,7 @@ int cmd_report(int argc, char **argv)
 		ret = err > 0 ? 0 : CLI_EXIT_USAGE;
 		goto out;
 	}
-	cli_read_boot_id(boot_id, sizeof(boot_id));
-	lo.boot_id = boot_id[0] ? boot_id : NULL;
-	cli_log_hold();
-	err = tdr_report__load(a.file, &a.opts, &lo, &r);
-	cli_log_release(!err);
+	err = cli_load_report(a.file, &a.opts, &r);
 	if (err) {
 		cli_err("%s: %s%s", a.file, tdr_strerror(err),
 			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)

@@ -4,7 +4,7 @@
  *
  * Responsibility: parse argv once into struct tdr_stat_opts (typed, bounds
  * checked: style.md B9.3), run tdr_stat__new/__run/__render, and turn the
- * summary into the exit status exactly as 'tdrec record' does: the program's
+ * summary into the exit status with cli_run_status, as 'tdrec record': the program's
  * own status (128+N with a line when it died of signal N), 127/126 when it
  * could not be started, 1 for a failure of tdrec itself (or a failed write
  * of the output while the program succeeded), 2 for bad usage. Bottlenecks
@@ -15,9 +15,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,68 +96,6 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* A number in [min, max]. */
-static int parse_num(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < min || v > max) {
-		cli_err("%s needs a number from %" PRIu64 " to %" PRIu64 ", not '%s'", opt, min,
-			max, text);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_pids(const char *text, pid_t *pids, size_t *cnt)
-{
-	char buf[1024], *save = NULL, *tok;
-	uint64_t v;
-
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*cnt >= MAX_PIDS) {
-			cli_err("-p: at most %d processes", MAX_PIDS);
-			return -1;
-		}
-		if (parse_num("-p", tok, 1, INT_MAX, &v))
-			return -1;
-		pids[(*cnt)++] = (pid_t)v;
-	}
-	if (!*cnt) {
-		cli_err("-p needs a process id");
-		return -1;
-	}
-	return 0;
-}
-
-/* The exit status of a run that happened (as 'tdrec record'). */
-static int run_status(const struct tdr_stat_summary *s)
-{
-	int status = 0;
-
-	if (s->exec_err)
-		return s->exec_err == -ENOENT || s->exec_err == -ENOTDIR ? 127 : 126;
-	if (s->launched && s->exited) {
-		if (s->term_signal) {
-			const char *abbr = sigabbrev_np(s->term_signal);
-
-			fprintf(stderr, "tdrec stat: the program was killed by signal %d (SIG%s)\n",
-				s->term_signal, abbr ? abbr : "?");
-			status = 128 + s->term_signal;
-		} else {
-			status = s->exit_code;
-		}
-	}
-	if (s->write_err && !status)
-		status = 1;
-	return status;
-}
-
 int cmd_stat(int argc, char **argv)
 {
 	struct tdr_stat_opts o = {.plan_kind = TDR_PLAN_AUTO, .fmt = TDR_STAT_TEXT};
@@ -178,12 +113,12 @@ int cmd_stat(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:I:p:ao:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'I':
-			if (parse_num("-I", optarg, TDR_STAT_MIN_INTERVAL_MS,
-				      TDR_STAT_MAX_INTERVAL_MS, &o.interval_ms))
+			if (cli_parse_count("-I", optarg, TDR_STAT_MIN_INTERVAL_MS,
+					    TDR_STAT_MAX_INTERVAL_MS, &o.interval_ms))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'p':
-			if (parse_pids(optarg, pids, &pid_cnt))
+			if (cli_parse_pids(optarg, pids, MAX_PIDS, &pid_cnt))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'a':
@@ -207,12 +142,8 @@ int cmd_stat(int argc, char **argv)
 			output = optarg;
 			break;
 		case OPT_PLAN:
-			if (tdr_plan_kind_parse(optarg, &o.plan_kind)) {
-				cli_err("unknown plan '%s': use auto, topdown-l2, topdown-l1 or "
-					"software",
-					optarg);
+			if (cli_parse_plan(optarg, &o.plan_kind))
 				return CLI_EXIT_USAGE;
-			}
 			break;
 		case OPT_KERNEL:
 			o.kernel = true;
@@ -270,7 +201,7 @@ int cmd_stat(int argc, char **argv)
 	err = tdr_stat__run(st);
 	if (!err)
 		tdr_stat__render(st);
-	status = run_status(tdr_stat__summary(st));
+	status = cli_run_status(&CLI_RUN_END(tdr_stat__summary(st)));
 	if (err && !status && !tdr_stat__summary(st)->exec_err)
 		status = 1;
 	tdr_stat__free(st);

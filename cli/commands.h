@@ -9,6 +9,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tdrec/plan.h"
+
+struct tdr_report;
+struct tdr_report_opts;
 
 /* Exit status for usage errors and for commands not built yet. */
 #define CLI_EXIT_USAGE 2
@@ -42,8 +49,51 @@ bool cli_is_help(const char *arg);
 void cli_log_hold(void);
 void cli_log_release(bool print);
 
-/* This boot's id (empty when unknown), to decide whether /proc/kallsyms
- * fits a recording. */
-void cli_read_boot_id(char *buf, size_t sz);
+/*
+ * tdr_report__load with this boot's id (kernel symbols apply to a recording
+ * of this boot), holding the module log back while it loads (cli_log_hold).
+ * Returns what tdr_report__load returned; the caller prints the error.
+ */
+int cli_load_report(const char *path, const struct tdr_report_opts *opts, struct tdr_report **out);
+
+/*
+ * Option values. Each prints one cli_err line and returns -1 on bad input,
+ * else 0. opt names the option in the message ("--limit").
+ */
+/* A decimal number from 0 to max. */
+int cli_parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *out);
+/* A decimal number from min to max (a count, a period, milliseconds). */
+int cli_parse_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);
+/* -p PID[,PID...]: appends to pids[*cnt], at most max in all. */
+int cli_parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt);
+/* A comma-separated list of at most max names, pointing into *buf (a copy of
+ * text that replaces the previous one; caller frees *buf). */
+int cli_parse_names(const char *opt, const char *text, char **buf, const char **names, size_t max,
+		    size_t *cnt);
+/* --plan: auto, topdown-l2, topdown-l1 or software. */
+int cli_parse_plan(const char *text, enum tdr_plan_kind *out);
+
+/* How a run of 'record' or 'stat' ended (from their summaries). */
+struct cli_run_end {
+	int exec_err; /* -errno when the program could not be started */
+	bool launched, exited;
+	int exit_code, term_signal;
+	int write_err;
+};
+
+/*
+ * The exit status of a run that happened: 127 (126) when the program does
+ * not exist (cannot be run), its own status, 128+N with a line on stderr
+ * when it died of signal N, and 1 for a write error after a success.
+ */
+int cli_run_status(const struct cli_run_end *e);
+/* The cli_run_end of a tdr_record_summary or tdr_stat_summary pointer s. */
+#define CLI_RUN_END(s)                                                                             \
+	((struct cli_run_end){.exec_err = (s)->exec_err,                                           \
+			      .launched = (s)->launched,                                           \
+			      .exited = (s)->exited,                                               \
+			      .exit_code = (s)->exit_code,                                         \
+			      .term_signal = (s)->term_signal,                                     \
+			      .write_err = (s)->write_err})
 
 #endif /* TDREC_CLI_COMMANDS_H */
