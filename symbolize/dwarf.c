@@ -68,7 +68,7 @@ static int add_die_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
 }
 
 /* Open the DWARF of d (main or separate debug file) and build the CU table. */
-static int load_dwarf(struct sym_dso *d)
+static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 {
 	struct range_vec v = { 0 };
 	Dwarf_CU *cu = NULL, *next;
@@ -80,6 +80,7 @@ static int load_dwarf(struct sym_dso *d)
 	int rc;
 
 	d->dwarf_tried = true;
+	s->dwarf_open_cnt++;
 	d->dw = dwfl_module_getdwarf(d->mod, &bias);
 	if (!d->dw) {
 		tdr_debug("%s: no DWARF: %s", d->path, dwfl_errmsg(-1));
@@ -377,7 +378,7 @@ int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t mad
 	int err = 0;
 
 	memset(r, 0, sizeof(*r));
-	if (!d->dwarf_tried && (err = load_dwarf(d)))
+	if (!d->dwarf_tried && (err = load_dwarf(s, d)))
 		return err;
 	if (!d->dw || maddr < d->dw_bias)
 		return 0;

@@ -1,6 +1,8 @@
 /*
  * symbolize/elf.c - open one object file: libdwfl session, build-id check,
- * program headers and the sorted function symbol table.
+ * program headers, executable sections and the sorted function symbol table
+ * (functions and code labels; the separate debug file's .symtab when the
+ * file has none).
  *
  * Responsibility: turn a recorded (path, build-id) into a struct sym_dso that
  * is either usable (status OK) or final in its failure (MISSING, CHANGED).
@@ -253,9 +255,11 @@ struct sym_cand {
 	int rank;
 };
 
-static int bind_rank(int bind)
+/* Functions before code labels (STT_NOTYPE), then global over weak over
+ * local. */
+static int sym_rank(int type, int bind)
 {
-	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	return (type == STT_NOTYPE ? 3 : 0) + (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
 }
 
 static size_t leading_underscores(const char *s)
@@ -267,8 +271,9 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-/* Order by address, then the alias to show first: global over weak over
- * local, fewer leading underscores, shorter, then by name (deterministic). */
+/* Order by address, then the alias to show first: function over label,
+ * global over weak over local, fewer leading underscores, shorter, then by
+ * name (deterministic). */
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct sym_cand *x = a, *y = b;
@@ -289,28 +294,89 @@ static int cand_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* End of the segment (maddr) holding maddr, or 0 when none does. */
-static uint64_t seg_end(const struct sym_dso *d, uint64_t maddr)
+/* Executable sections of the main file: where code symbols may lie, and
+ * which code is PLT. A file without section headers leaves secs NULL. */
+static int load_sections(struct sym_dso *d, Elf *elf)
+{
+	size_t n = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrnum(elf, &n) || n == 0 || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	d->secs = tdr_calloc(n, sizeof(*d->secs));
+	if (!d->secs)
+		return -ENOMEM;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_size ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		d->secs[d->sec_cnt++] = (struct sym_sec){
+			.lo = sh.sh_addr + d->main_bias,
+			.hi = sh.sh_addr + d->main_bias + sh.sh_size,
+			/* .plt, .plt.got, .plt.sec (IBT), .iplt (static IFUNC) */
+			.plt = name && (!strncmp(name, ".plt", 4) || !strcmp(name, ".iplt")),
+		};
+	}
+	return 0;
+}
+
+bool sym_dso__in_plt(const struct sym_dso *d, uint64_t maddr)
+{
+	for (size_t i = 0; i < d->sec_cnt; i++)
+		if (maddr >= d->secs[i].lo && maddr < d->secs[i].hi)
+			return d->secs[i].plt;
+	return false;
+}
+
+/* End of the segment (maddr) holding maddr, or 0 when none does; exec: only
+ * executable segments. */
+static uint64_t seg_end(const struct sym_dso *d, uint64_t maddr, bool exec)
 {
 	for (size_t i = 0; i < d->seg_cnt; i++) {
 		uint64_t lo = d->segs[i].vaddr + d->main_bias;
 
+		if (exec && !d->segs[i].exec)
+			continue;
 		if (maddr >= lo && maddr - lo < d->segs[i].memsz)
 			return lo + d->segs[i].memsz;
 	}
 	return 0;
 }
 
+/* End of the code holding maddr: its executable section, or its executable
+ * segment in a file without section headers; 0 when maddr is not code. */
+static uint64_t code_end(const struct sym_dso *d, uint64_t maddr)
+{
+	if (!d->secs)
+		return seg_end(d, maddr, true);
+	for (size_t i = 0; i < d->sec_cnt; i++)
+		if (maddr >= d->secs[i].lo && maddr < d->secs[i].hi)
+			return d->secs[i].hi;
+	return 0;
+}
+
 /*
  * Function symbols (symtab, else dynsym, as libdwfl picks: the main file, a
- * separate debug file, or .gnu_debugdata) into a sorted range table. Aliases
- * at one address collapse to one name; a symbol without size extends to the
- * next symbol or the end of its segment.
+ * separate debug file, or .gnu_debugdata) into a sorted range table. A file
+ * without .symtab whose debug file has one (Debian's libc and ld.so) thus
+ * gets all its functions, static ones included, from that file's .symtab,
+ * which is never compressed: naming a function does not need DWARF.
+ * Code labels (STT_NOTYPE symbols in executable sections: assembly entry
+ * points such as ld.so's _start and _dl_start_user) count too, as they do
+ * for eu-addr2line. Aliases at one address collapse to one name. A symbol
+ * without size extends to the next symbol or the end of its section
+ * (segment); like libdwfl, one that lies inside a sized symbol (a label in
+ * a function) is left out, so that the function keeps its whole range.
  */
 static int load_symbols(struct sym_dso *d)
 {
 	struct sym_cand *c = NULL;
 	struct sym_range *r = NULL;
+	uint64_t sized_end = 0;
 	size_t cnt = 0, out = 0;
 	int n, err = -ENOMEM;
 
@@ -332,10 +398,11 @@ static int load_symbols(struct sym_dso *d)
 
 		if (!name || !name[0] || shndx == SHN_UNDEF || addr == 0)
 			continue;
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    (type != STT_NOTYPE || !code_end(d, addr)))
 			continue;
 		c[cnt++] = (struct sym_cand){ .lo = addr, .size = sym.st_size, .name = name,
-					      .rank = bind_rank(GELF_ST_BIND(sym.st_info)) };
+					      .rank = sym_rank(type, GELF_ST_BIND(sym.st_info)) };
 	}
 	qsort(c, cnt, sizeof(*c), cand_cmp);
 
@@ -343,24 +410,30 @@ static int load_symbols(struct sym_dso *d)
 	d->sym_names = tdr_calloc(cnt ? cnt : 1, sizeof(*d->sym_names));
 	if (!r || !d->sym_names)
 		goto out;
-	for (size_t i = 0; i < cnt;) {
-		size_t j = i;
+	for (size_t i = 0, j; i < cnt; i = j) {
 		uint64_t size = 0;
 
-		for (; j < cnt && c[j].lo == c[i].lo; j++)
+		for (j = i; j < cnt && c[j].lo == c[i].lo; j++)
 			if (c[j].size > size)
 				size = c[j].size;
+		if (size) {
+			if (c[i].lo + size > sized_end)
+				sized_end = c[i].lo + size;
+		} else if (c[i].lo < sized_end) {
+			continue; /* a label inside a sized symbol */
+		}
 		d->sym_names[out] = c[i].name;
 		r[out] = (struct sym_range){ .lo = c[i].lo, .hi = c[i].lo + size, .idx = (uint32_t)out };
 		if (!size) {
-			uint64_t end = seg_end(d, c[i].lo);
+			uint64_t end = code_end(d, c[i].lo);
 
+			if (!end)
+				end = seg_end(d, c[i].lo, false);
 			if (j < cnt && (!end || c[j].lo < end))
 				end = c[j].lo;
 			r[out].hi = end > c[i].lo ? end : c[i].lo + 1;
 		}
 		out++;
-		i = j;
 	}
 	err = sym_range_table__build(&d->syms, r, out);
 	r = NULL;
@@ -416,7 +489,7 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 		return 0;
 	}
 	d->main_bias = bias;
-	if (load_segments(d, elf) || load_symbols(d))
+	if (load_segments(d, elf) || load_sections(d, elf) || load_symbols(d))
 		return -ENOMEM;
 	d->status = TDR_SYM_OK;
 	return 0;
@@ -429,6 +502,8 @@ void sym_dso__close(struct sym_dso *d)
 	zfree(&d->sym_names);
 	zfree(&d->segs);
 	d->seg_cnt = 0;
+	zfree(&d->secs);
+	d->sec_cnt = 0;
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	d->dwfl = NULL;

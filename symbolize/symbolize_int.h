@@ -74,6 +74,13 @@ struct sym_seg {
 	bool exec;
 };
 
+/* An executable section of the main file, [lo, hi) in maddr space. plt: made
+ * by the linker (.plt, .plt.got, .plt.sec, .iplt), so no DWARF describes it. */
+struct sym_sec {
+	uint64_t lo, hi;
+	bool plt;
+};
+
 /* One DW_TAG_inlined_subroutine of a subprogram; parent is the index of the
  * enclosing inline in the same table, -1 for the subprogram itself. */
 struct sym_inl_node {
@@ -122,6 +129,8 @@ struct sym_dso {
 	uint64_t main_bias; /* maddr - vaddr */
 	struct sym_seg *segs;
 	size_t seg_cnt;
+	struct sym_sec *secs; /* executable sections, from the main file */
+	size_t sec_cnt;
 
 	/* Function symbols: ranges in maddr space, idx into sym_names. */
 	struct sym_range_table syms;
@@ -196,6 +205,10 @@ struct tdr_symbolizer {
 	Dwarf_Die *chain;
 	size_t chain_cap;
 
+	/* How many objects had their DWARF opened (dwfl_module_getdwarf): the
+	 * tests check that naming functions alone never opens it. */
+	size_t dwarf_open_cnt;
+
 	struct sym_kernel kernel;
 };
 
@@ -204,6 +217,8 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d);
 void sym_dso__close(struct sym_dso *d);
 /* File offset -> maddr. Returns false when no PT_LOAD holds the offset. */
 bool sym_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr);
+/* Is maddr in a PLT section (linker-made stubs that no DWARF describes)? */
+bool sym_dso__in_plt(const struct sym_dso *d, uint64_t maddr);
 
 /* dwarf.c: fill r for maddr (r is zeroed first). Returns 0 or -ENOMEM. */
 int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,

@@ -8,7 +8,8 @@
  * function symbol (elf.c), and DWARF subprogram, inline chain and line
  * (dwarf.c). The outermost function is named by its ELF symbol when there is
  * one (so "foo.cold" and "foo.isra.0" stay what the binary calls them), else
- * by its DWARF subprogram.
+ * by its DWARF subprogram. Without lines and inlines, DWARF is opened only
+ * for code that no symbol covers (and that is not PLT).
  * Objects and lifecycle: new -> lookup* -> free. Results are copied into the
  * caller's struct tdr_sym; the strings and inline arrays it points to belong
  * to the symbolizer and stay valid (and identical) until __free.
@@ -267,8 +268,15 @@ static int resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t off, st
 	if (!sym_dso__off_to_maddr(d, off, &maddr))
 		return 0;
 	sr = sym_range_table__find(&d->syms, maddr);
-	/* DWARF only when asked for, or to name code the symbol table misses. */
-	if (s->opts.want_lines || s->opts.want_inlines || !sr) {
+	/*
+	 * DWARF only when asked for, or to name code the symbol table misses,
+	 * except PLT stubs, which no DWARF describes. Opening it costs much
+	 * more than all the rest (libdw inflates every compressed .debug_*
+	 * section at once: ~25 MB for Debian's libc), so the function report
+	 * must not open it for what the symbol table (which, for a file
+	 * without one, comes from its separate debug file) already names.
+	 */
+	if (s->opts.want_lines || s->opts.want_inlines || (!sr && !sym_dso__in_plt(d, maddr))) {
 		err = sym_dwarf__resolve(s, d, maddr, &dr);
 		if (err)
 			return err;

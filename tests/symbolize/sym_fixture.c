@@ -188,6 +188,81 @@ int fx_elf_funcs(const char *path, struct fx_func **out)
 	return cnt;
 }
 
+int fx_elf_syms(const char *path, unsigned sh_type, struct fx_sym **out)
+{
+	struct fx_sym *v = NULL;
+	Elf_Scn *scn = NULL;
+	int fd, cnt = 0;
+	Elf *e = open_elf(path, &fd);
+
+	*out = NULL;
+	if (!e)
+		return -1;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || !name[0])
+				continue;
+			if ((cnt & (cnt - 1)) == 0) /* grow at powers of two */
+				v = realloc(v, (size_t)(cnt ? cnt * 2 : 1) * sizeof(*v));
+			memset(&v[cnt], 0, sizeof(v[cnt]));
+			snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", name);
+			v[cnt].value = sym.st_value;
+			v[cnt].size = sym.st_size;
+			v[cnt].type = GELF_ST_TYPE(sym.st_info);
+			v[cnt].bind = GELF_ST_BIND(sym.st_info);
+			v[cnt].shndx = sym.st_shndx;
+			cnt++;
+		}
+		break; /* one table of each type */
+	}
+	elf_end(e);
+	close(fd);
+	*out = v;
+	return cnt;
+}
+
+bool fx_elf_section(const char *path, const char *name, uint64_t *addr, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+	int fd;
+	Elf *e = open_elf(path, &fd);
+
+	if (!e)
+		return false;
+	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
+		while (!found && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			n = elf_strptr(e, shstrndx, sh.sh_name);
+			if (n && !strcmp(n, name)) {
+				*addr = sh.sh_addr;
+				*size = sh.sh_size;
+				found = true;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return found;
+}
+
 bool fx_vaddr_to_off(const char *path, uint64_t vaddr, uint64_t *off)
 {
 	bool ok = false;

@@ -2,8 +2,8 @@
  * tests/symbolize/sym_fixture.h - helpers for the symbolize tests.
  *
  * Responsibility: run shell commands (compilers, strip, objcopy, objdump,
- * eu-addr2line) in a temporary directory, read an ELF file's function
- * symbols, PT_LOAD segments and build-id with libelf (independently of the
+ * eu-addr2line) in a temporary directory, read an ELF file's symbols,
+ * sections, PT_LOAD segments and build-id with libelf (independently of the
  * code under test), list instruction addresses with objdump, and turn both
  * eu-addr2line output and tdrec results into one comparable form.
  * Ownership: every returned pointer is owned by the caller (free / fx_*_free).
@@ -39,6 +39,19 @@ struct fx_func {
 
 /* Sized STT_FUNC symbols of path's .symtab. Returns the count (or -1). */
 int fx_elf_funcs(const char *path, struct fx_func **out);
+/* One defined symbol of any type (fx_elf_syms). */
+struct fx_sym {
+	char name[128];
+	uint64_t value, size;
+	int type, bind;
+	unsigned shndx;
+};
+
+/* Defined symbols of path's table of type sh_type (SHT_SYMTAB or SHT_DYNSYM).
+ * Returns the count (0 when there is no such table), or -1. */
+int fx_elf_syms(const char *path, unsigned sh_type, struct fx_sym **out);
+/* Address and size of the first section called name; false when none. */
+bool fx_elf_section(const char *path, const char *name, uint64_t *addr, uint64_t *size);
 /* vaddr -> file offset through the PT_LOAD segment containing it. */
 bool fx_vaddr_to_off(const char *path, uint64_t vaddr, uint64_t *off);
 /* NT_GNU_BUILD_ID of path; returns its size (0 when none). */
