@@ -5,12 +5,15 @@
  * row key and adds a sample count and a delta vector to that row's sums.
  * It knows nothing of parsers, symbols or TopDown; __add_sample/__resolve
  * (collect.c) feed it once per unique address, tests feed it directly.
+ * Also the storage both tables use (this row table and collect.c's
+ * address table): the hash index (hindex) and the per-entry sums.
  * Invariants: rows only grow; a row's index never changes; index is an
  * open-addressing table (load <= 1/2) of row index + 1.
  */
 #include "report_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "tdrec/tdr_mem.h"
@@ -33,57 +36,72 @@ static bool key_eq(const struct tdr_row_key *a, const struct tdr_row_key *b)
 	       a->file == b->file && a->line == b->line && a->pid == b->pid && a->tid == b->tid;
 }
 
-static int index_grow(struct rowtab *t)
+int hindex__reserve(struct hindex *x, size_t cnt, size_t first_cap, const void *ents, size_t ent_sz,
+		    size_t hash_off)
 {
-	size_t cap = t->index_cap ? t->index_cap * 2 : 1024;
-	uint32_t *index = tdr_calloc(cap, sizeof(*index));
+	size_t cap = x->cap ? x->cap * 2 : first_cap;
+	uint32_t *slot;
 
-	if (!index)
+	if ((cnt + 1) * 2 <= x->cap)
+		return 0;
+	slot = tdr_calloc(cap, sizeof(*slot));
+	if (!slot)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->cnt; i++) {
-		size_t j = t->rows[i].hash & (cap - 1);
+	for (size_t i = 0; i < cnt; i++) {
+		uint64_t h;
+		size_t j;
 
-		while (index[j])
-			j = (j + 1) & (cap - 1);
-		index[j] = (uint32_t)(i + 1);
+		memcpy(&h, (const char *)ents + i * ent_sz + hash_off, sizeof(h));
+		for (j = h & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = (uint32_t)(i + 1);
 	}
-	free(t->index);
-	t->index = index;
-	t->index_cap = cap;
+	free(x->slot);
+	x->slot = slot;
+	x->cap = cap;
+	return 0;
+}
+
+int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need)
+{
+	size_t old = *cap;
+	int err;
+
+	if (!event_cnt)
+		return 0;
+	err = tdr_ensure_cap(sums, cap, sizeof(**sums) * event_cnt, need);
+	if (err)
+		return err;
+	memset(*sums + old * event_cnt, 0, (*cap - old) * event_cnt * sizeof(**sums));
 	return 0;
 }
 
 int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row_key *key)
 {
 	uint64_t h = key_hash(key);
-	size_t j;
+	size_t j, mask;
 	int err;
 
 	if (t->cnt >= UINT32_MAX - 1 || t->cnt > INT32_MAX - 1)
 		return -ENOMEM;
-	if ((t->cnt + 1) * 2 > t->index_cap && (err = index_grow(t)))
-		return err;
-	for (j = h & (t->index_cap - 1); t->index[j]; j = (j + 1) & (t->index_cap - 1)) {
-		struct row_ent *e = &t->rows[t->index[j] - 1];
-
-		if (e->hash == h && key_eq(&e->key, key))
-			return (int)(t->index[j] - 1);
-	}
-	err = tdr_ensure_cap(&t->rows, &t->cap, sizeof(*t->rows), t->cnt + 1);
+	err = hindex__reserve(&t->index, t->cnt, 1024, t->rows, sizeof(*t->rows),
+			      offsetof(struct row_ent, hash));
 	if (err)
 		return err;
-	if (event_cnt) {
-		size_t old = t->sums_cap;
+	mask = t->index.cap - 1;
+	for (j = h & mask; t->index.slot[j]; j = (j + 1) & mask) {
+		struct row_ent *e = &t->rows[t->index.slot[j] - 1];
 
-		err = tdr_ensure_cap(&t->sums, &t->sums_cap, sizeof(*t->sums) * event_cnt,
-				     t->cnt + 1);
-		if (err)
-			return err;
-		memset(t->sums + old * event_cnt, 0,
-		       (t->sums_cap - old) * event_cnt * sizeof(*t->sums));
+		if (e->hash == h && key_eq(&e->key, key))
+			return (int)(t->index.slot[j] - 1);
 	}
+	err = tdr_ensure_cap(&t->rows, &t->cap, sizeof(*t->rows), t->cnt + 1);
+	if (!err)
+		err = report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
+	if (err)
+		return err;
 	t->rows[t->cnt] = (struct row_ent){.key = *key, .hash = h};
-	t->index[j] = (uint32_t)(t->cnt + 1);
+	t->index.slot[j] = (uint32_t)(t->cnt + 1);
 	return (int)t->cnt++;
 }
 
@@ -91,7 +109,7 @@ void rowtab__release(struct rowtab *t)
 {
 	free(t->rows);
 	free(t->sums);
-	free(t->index);
+	free(t->index.slot);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,28 +32,8 @@ void addrtab__release(struct addrtab *t)
 {
 	free(t->ents);
 	free(t->sums);
-	free(t->index);
+	free(t->index.slot);
 	memset(t, 0, sizeof(*t));
-}
-
-static int addr_index_grow(struct addrtab *t)
-{
-	size_t cap = t->index_cap ? t->index_cap * 2 : 4096;
-	uint32_t *index = tdr_calloc(cap, sizeof(*index));
-
-	if (!index)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cnt; i++) {
-		size_t j = t->ents[i].hash & (cap - 1);
-
-		while (index[j])
-			j = (j + 1) & (cap - 1);
-		index[j] = (uint32_t)(i + 1);
-	}
-	free(t->index);
-	t->index = index;
-	t->index_cap = cap;
-	return 0;
 }
 
 /* Entry for key (its map/off/pid/tid/kind), created when new. Returns index or -ENOMEM. */
@@ -61,37 +42,33 @@ static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct a
 	uint64_t h =
 	    report_hash_mix(report_hash_mix((uintptr_t)key->map, key->off),
 			    ((uint64_t)key->pid << 32 | key->tid) ^ ((uint64_t)key->kind << 60));
-	size_t j;
+	size_t j, mask;
 	int err;
 
 	if (t->cnt >= UINT32_MAX - 1)
 		return -ENOMEM;
-	if ((t->cnt + 1) * 2 > t->index_cap && (err = addr_index_grow(t)))
+	/* Inline test first: this runs once per sample. */
+	if ((t->cnt + 1) * 2 > t->index.cap &&
+	    (err = hindex__reserve(&t->index, t->cnt, 4096, t->ents, sizeof(*t->ents),
+				   offsetof(struct addr_ent, hash))))
 		return err;
-	for (j = h & (t->index_cap - 1); t->index[j]; j = (j + 1) & (t->index_cap - 1)) {
-		const struct addr_ent *e = &t->ents[t->index[j] - 1];
+	mask = t->index.cap - 1;
+	for (j = h & mask; t->index.slot[j]; j = (j + 1) & mask) {
+		const struct addr_ent *e = &t->ents[t->index.slot[j] - 1];
 
 		if (e->hash == h && e->map == key->map && e->off == key->off &&
 		    e->pid == key->pid && e->tid == key->tid && e->kind == key->kind)
-			return (long)(t->index[j] - 1);
+			return (long)(t->index.slot[j] - 1);
 	}
 	err = tdr_ensure_cap(&t->ents, &t->cap, sizeof(*t->ents), t->cnt + 1);
+	if (!err)
+		err = report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
 	if (err)
 		return err;
-	if (event_cnt) {
-		size_t old = t->sums_cap;
-
-		err = tdr_ensure_cap(&t->sums, &t->sums_cap, sizeof(*t->sums) * event_cnt,
-				     t->cnt + 1);
-		if (err)
-			return err;
-		memset(t->sums + old * event_cnt, 0,
-		       (t->sums_cap - old) * event_cnt * sizeof(*t->sums));
-	}
 	t->ents[t->cnt] = *key;
 	t->ents[t->cnt].hash = h;
 	t->ents[t->cnt].samples = 0;
-	t->index[j] = (uint32_t)(t->cnt + 1);
+	t->index.slot[j] = (uint32_t)(t->cnt + 1);
 	return (long)t->cnt++;
 }
 

@@ -47,6 +47,29 @@ static inline uint64_t report_hash_mix(uint64_t h, uint64_t v)
 	return x ^ (x >> 31);
 }
 
+/* ---- table storage (aggregate.c) ----------------------------------------
+ * The row table and the address table keep their entries in an array, each
+ * entry with its hash, next to a block of event_cnt sums per entry, and
+ * find entries through an open-addressing index (linear probing, load
+ * <= 1/2) of entry index + 1, 0 = empty.
+ */
+struct hindex {
+	uint32_t *slot;
+	size_t cap; /* a power of two; 0 before the first entry */
+};
+
+/* Room in the index for one entry more than cnt: when over half full, a new
+ * index (first_cap slots the first time, else twice as many) rebuilt from
+ * the entries' stored hashes: ents holds cnt entries of ent_sz bytes with a
+ * uint64_t hash at hash_off. Returns 0 or -ENOMEM (the index unchanged). */
+int hindex__reserve(struct hindex *x, size_t cnt, size_t first_cap, const void *ents, size_t ent_sz,
+		    size_t hash_off);
+
+/* Room for need entries of event_cnt sums each (*cap counts entries); the
+ * new sums are zero. Nothing to do when event_cnt is 0. Returns 0 or
+ * -ENOMEM. */
+int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need);
+
 /* ---- row table (aggregate.c) --------------------------------------------- */
 
 struct row_ent {
@@ -58,10 +81,9 @@ struct row_ent {
 struct rowtab {
 	struct row_ent *rows;
 	size_t cnt, cap;
-	uint64_t *sums; /* cap * event_cnt */
+	uint64_t *sums; /* sums_cap * event_cnt */
 	size_t sums_cap;
-	uint32_t *index; /* row index + 1, 0 = empty; index_cap is a power of two */
-	size_t index_cap;
+	struct hindex index;
 };
 
 /* Row of an interned key, created with zero sums when new. Returns the row
@@ -95,10 +117,9 @@ struct addr_ent {
 struct addrtab {
 	struct addr_ent *ents;
 	size_t cnt, cap;
-	uint64_t *sums; /* cap * event_cnt */
+	uint64_t *sums; /* sums_cap * event_cnt */
 	size_t sums_cap;
-	uint32_t *index;
-	size_t index_cap;
+	struct hindex index;
 };
 
 void addrtab__release(struct addrtab *t);
