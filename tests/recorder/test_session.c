@@ -22,39 +22,15 @@
 
 #include "fakes/fake_sys.h"
 #include "recorder_int.h"
+#include "support/sysfs_test_util.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
-
-static char log_buf[8192];
-
-static void capture_sink(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	size_t n = strlen(log_buf);
-
-	(void)level;
-	if (n + 2 < sizeof(log_buf)) {
-		vsnprintf(log_buf + n, sizeof(log_buf) - n - 1, fmt, ap);
-		strcat(log_buf, "\n");
-	}
-}
-
-static char sysfs_path[512];
-
-static const char *fixture(const char *name)
-{
-	const char *src = getenv("TDR_SOURCE_DIR");
-
-	snprintf(sysfs_path, sizeof(sysfs_path), "%s/tests/fixtures/sysfs/%s", src ? src : ".",
-		 name);
-	return sysfs_path;
-}
 
 static int setup(void **state)
 {
 	(void)state;
 	fake_sys_reset();
-	log_buf[0] = 0;
-	tdr_log_set_sink(capture_sink);
+	log_capture(TDR_LOG_INFO);
 	return 0;
 }
 
@@ -220,7 +196,7 @@ static void test_open__l2_refused_falls_back_to_l1_naming_the_event(void **state
 	assert_int_equal(l.rec.meta.note_cnt, 1);
 	assert_non_null(strstr(l.rec.meta.notes[0], "'topdown-heavy-ops'"));
 	assert_non_null(strstr(l.rec.meta.notes[0], "falling back to plan topdown-l1"));
-	assert_non_null(strstr(log_buf, "topdown-heavy-ops"));
+	assert_non_null(strstr(log_text, "topdown-heavy-ops"));
 	assert_true(tdr_session__attr(l.rec.session, 0, 0)->inherit);
 	assert_false(l.rec.inherit_fallback);
 	ladder_free(&l);
@@ -307,10 +283,10 @@ static void test_open__permission_refusal_is_explained(void **state)
 	fake_sys.open_hook = refuse_all_eacces;
 	assert_int_equal(tdr_record__open(&l.rec), -EACCES);
 	assert_null(l.rec.session);
-	assert_non_null(strstr(log_buf, "perf_event_paranoid is"));
-	assert_non_null(strstr(log_buf, "sysctl kernel.perf_event_paranoid=2"));
+	assert_non_null(strstr(log_text, "perf_event_paranoid is"));
+	assert_non_null(strstr(log_text, "sysctl kernel.perf_event_paranoid=2"));
 	/* One line. */
-	assert_int_equal(strchr(log_buf, '\n') - log_buf + 1, (long)strlen(log_buf));
+	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
 	ladder_free(&l);
 }
 
@@ -322,7 +298,7 @@ static void test_open__mmap_budget_too_small_is_explained(void **state)
 	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
 	fake_sys.mmap_max_pages = 2;
 	assert_int_equal(tdr_record__open(&l.rec), -EPERM);
-	assert_non_null(strstr(log_buf, "perf_event_mlock_kb"));
+	assert_non_null(strstr(log_text, "perf_event_mlock_kb"));
 	ladder_free(&l);
 }
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "plan_int.h"
-#include "plan_test_util.h"
+#include "support/sysfs_test_util.h"
 #include "tdrec/tdr_err.h"
 
 /* ---- tdr_event_spec__parse ------------------------------------------- */

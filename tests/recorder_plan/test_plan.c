@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "plan_int.h"
-#include "plan_test_util.h"
+#include "support/sysfs_test_util.h"
 #include "tdrec/format.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"

@@ -1,7 +1,8 @@
 /*
  * tests/stat/stat_test_util.h - helpers shared by the 'tdrec stat' unit
  * tests: counting plans from the fake sysfs trees, the schema stat builds
- * from them, synthetic group reads, and a log sink that keeps messages.
+ * from them, synthetic group reads; fixture paths and the log sink come
+ * from tests/support/sysfs_test_util.h.
  */
 #ifndef TDREC_STAT_TEST_UTIL_H
 #define TDREC_STAT_TEST_UTIL_H
@@ -12,40 +13,9 @@
 #include <string.h>
 
 #include "stat_int.h"
+#include "support/sysfs_test_util.h"
 #include "tdrec/report.h"
 #include "tdrec/tdr_log.h"
-
-/* Path of tests/fixtures/sysfs/<name> (static buffer, one at a time). */
-static inline const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *src = getenv("TDR_SOURCE_DIR");
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/sysfs/%s",
-		 src ? src : TDR_SOURCE_DIR_DEFAULT, name);
-	return path;
-}
-
-/* Everything logged since log_reset(). */
-static char log_text[16384];
-
-static inline void log_sink(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	size_t len = strlen(log_text);
-
-	(void)level;
-	if (len + 2 < sizeof(log_text)) {
-		vsnprintf(log_text + len, sizeof(log_text) - len - 1, fmt, ap);
-		strcat(log_text, "\n");
-	}
-}
-
-static inline void log_reset(void)
-{
-	log_text[0] = '\0';
-	tdr_log_set_sink(log_sink);
-	tdr_log_set_level(TDR_LOG_DEBUG);
-}
 
 /* The plan options tdrec stat uses for a launched program (stat.c
  * choose_plan), on a fake tree. */

@@ -1,10 +1,13 @@
 /*
- * tests/recorder_plan/plan_test_util.h - helpers shared by the plan tests:
- * fixture paths, throw-away sysfs trees, and a log sink that keeps the
- * messages so tests can check what an error names.
+ * tests/support/sysfs_test_util.h - helpers shared by the recorder tests
+ * (plan, session, stat): paths of the fake sysfs trees in
+ * tests/fixtures/sysfs, throw-away sysfs trees, and a log sink that keeps
+ * the messages so tests can check what an error names.
+ * A test that includes it defines TDR_SOURCE_DIR_DEFAULT (the source tree,
+ * used when the TDR_SOURCE_DIR environment variable is not set).
  */
-#ifndef TDREC_PLAN_TEST_UTIL_H
-#define TDREC_PLAN_TEST_UTIL_H
+#ifndef TDREC_TESTS_SYSFS_TEST_UTIL_H
+#define TDREC_TESTS_SYSFS_TEST_UTIL_H
 
 #include <ftw.h>
 #include <stdarg.h>
@@ -41,11 +44,18 @@ static inline void log_sink(enum tdr_log_level level, const char *fmt, va_list a
 	}
 }
 
-static inline void log_reset(void)
+/* Start keeping messages up to level, from an empty log_text. */
+static inline void log_capture(enum tdr_log_level level)
 {
 	log_text[0] = '\0';
 	tdr_log_set_sink(log_sink);
-	tdr_log_set_level(TDR_LOG_DEBUG);
+	tdr_log_set_level(level);
+}
+
+/* Keep every message, debug ones too. */
+static inline void log_reset(void)
+{
+	log_capture(TDR_LOG_DEBUG);
 }
 
 /* Write root/rel (creating directories) with text. */
@@ -91,4 +101,4 @@ static inline void tree_rm(const char *root)
 	nftw(root, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-#endif /* TDREC_PLAN_TEST_UTIL_H */
+#endif /* TDREC_TESTS_SYSFS_TEST_UTIL_H */
