@@ -124,23 +124,55 @@ static void how_ended(const struct tdr_stat *st, char *buf, size_t sz)
 /* ---------------------------------------------------------------------------
  * Rows and tables.
  */
-void stat_text_interval_header(const struct tdr_stat *st, FILE *f)
+/* The columns interval rows and thread rows share: slots, each level-1
+ * category and the bottleneck with TopDown, else every event. Returns
+ * whether they were TopDown's. */
+static bool text_row_heads(const struct tdr_stat *st, FILE *f)
 {
 	char l[80];
 
-	fprintf(f, "tdrec stat: %s, a row every %" PRIu64 " ms\n", st->what, st->opts->interval_ms);
-	fprintf(f, "#%9s", "time(s)");
 	if (stat_has_topdown(st)) {
 		fprintf(f, " %16s", "slots");
 		for (size_t c = 0; c < st->sc.meta.category_cnt; c++)
 			if (st->sc.meta.categories[c].level <= 1)
 				fprintf(f, " %9s", stat_cat_name(st, (int)c));
-		fprintf(f, "  bottleneck\n");
-		return;
+		fprintf(f, "  bottleneck");
+		return true;
 	}
 	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
 		fprintf(f, " %*s", ev_width(st, i), ev_label(st, i, l, sizeof(l)));
-	if (clock_idx(st) >= 0)
+	return false;
+}
+
+/* Row r's values under text_row_heads' columns (v is r's view). */
+static bool text_row_cells(const struct tdr_stat *st, const struct stat_row *r,
+			   const struct stat_view *v, FILE *f)
+{
+	char b[48];
+
+	if (stat_has_topdown(st)) {
+		fprintf(f, " %16s", grouped(b, sizeof(b), (uint64_t)v->slots));
+		for (size_t c = 0; c < st->sc.meta.category_cnt; c++) {
+			if (st->sc.meta.categories[c].level > 1)
+				continue;
+			if (isnan(v->cats[c]))
+				fprintf(f, " %9s", "-");
+			else
+				fprintf(f, " %8.1f%%", 100 * v->cats[c]);
+		}
+		fprintf(f, "  %s", stat_cat_name(st, v->bn_l2 >= 0 ? v->bn_l2 : v->bn));
+		return true;
+	}
+	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
+		fprintf(f, " %*s", ev_width(st, i), ev_text(st, i, r->vals.v[i], b, sizeof(b)));
+	return false;
+}
+
+void stat_text_interval_header(const struct tdr_stat *st, FILE *f)
+{
+	fprintf(f, "tdrec stat: %s, a row every %" PRIu64 " ms\n", st->what, st->opts->interval_ms);
+	fprintf(f, "#%9s", "time(s)");
+	if (!text_row_heads(st, f) && clock_idx(st) >= 0)
 		fprintf(f, " %6s", "CPUs");
 	fputc('\n', f);
 }
@@ -155,30 +187,11 @@ void stat_text_interval(const struct tdr_stat *st, const struct stat_row *r, FIL
 {
 	double dur_ns = (double)(r->end_ns - r->start_ns);
 	struct stat_view v;
-	char b[48];
-	int ck;
+	int ck = clock_idx(st);
 
 	stat_view_of(st, r, &v);
 	fprintf(f, "%10.3f", (double)r->end_ns / 1e9);
-	if (stat_has_topdown(st)) {
-		fprintf(f, " %16s", grouped(b, sizeof(b), (uint64_t)v.slots));
-		for (size_t c = 0; c < st->sc.meta.category_cnt; c++) {
-			if (st->sc.meta.categories[c].level > 1)
-				continue;
-			if (isnan(v.cats[c]))
-				fprintf(f, " %9s", "-");
-			else
-				fprintf(f, " %8.1f%%", 100 * v.cats[c]);
-		}
-		fprintf(f, "  %s", stat_cat_name(st, v.bn_l2 >= 0 ? v.bn_l2 : v.bn));
-		text_counted_tag(&v, f);
-		fputc('\n', f);
-		return;
-	}
-	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
-		fprintf(f, " %*s", ev_width(st, i), ev_text(st, i, r->vals.v[i], b, sizeof(b)));
-	ck = clock_idx(st);
-	if (ck >= 0)
+	if (!text_row_cells(st, r, &v, f) && ck >= 0)
 		fprintf(f, " %6.2f", dur_ns > 0 ? (double)r->vals.v[ck] / dur_ns : 0.0);
 	text_counted_tag(&v, f);
 	fputc('\n', f);
@@ -255,26 +268,15 @@ static void text_counted_line(const struct tdr_stat *st, const struct stat_view 
 
 static void text_thread_header(const struct tdr_stat *st, FILE *f)
 {
-	char l[80];
-
 	fprintf(f, "%7s %7s  %-16s", "pid", "tid", "name");
-	if (stat_has_topdown(st)) {
-		fprintf(f, " %16s", "slots");
-		for (size_t c = 0; c < st->sc.meta.category_cnt; c++)
-			if (st->sc.meta.categories[c].level <= 1)
-				fprintf(f, " %9s", stat_cat_name(st, (int)c));
-		fprintf(f, "  bottleneck\n");
-		return;
-	}
-	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
-		fprintf(f, " %*s", ev_width(st, i), ev_label(st, i, l, sizeof(l)));
+	text_row_heads(st, f);
 	fputc('\n', f);
 }
 
 static void text_thread(const struct tdr_stat *st, const struct stat_row *r, FILE *f)
 {
 	struct stat_view v;
-	char b[48], pid[16] = "-", tid[16] = "-", name[17];
+	char pid[16] = "-", tid[16] = "-", name[17];
 
 	stat_view_of(st, r, &v);
 	if (r->kind == STAT_ROW_THREAD) {
@@ -287,22 +289,7 @@ static void text_thread(const struct tdr_stat *st, const struct stat_row *r, FIL
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	fprintf(f, "%7s %7s  %-16s", pid, tid, name);
-	if (stat_has_topdown(st)) {
-		fprintf(f, " %16s", grouped(b, sizeof(b), (uint64_t)v.slots));
-		for (size_t c = 0; c < st->sc.meta.category_cnt; c++) {
-			if (st->sc.meta.categories[c].level > 1)
-				continue;
-			if (isnan(v.cats[c]))
-				fprintf(f, " %9s", "-");
-			else
-				fprintf(f, " %8.1f%%", 100 * v.cats[c]);
-		}
-		fprintf(f, "  %s", stat_cat_name(st, v.bn_l2 >= 0 ? v.bn_l2 : v.bn));
-	} else {
-		for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
-			fprintf(f, " %*s", ev_width(st, i),
-				ev_text(st, i, r->vals.v[i], b, sizeof(b)));
-	}
+	text_row_cells(st, r, &v, f);
 	if (r->kind == STAT_ROW_THREAD)
 		text_counted_tag(&v, f);
 	fputc('\n', f);
