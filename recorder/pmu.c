@@ -216,6 +216,27 @@ int tdr_pmu__event_terms(const struct tdr_pmu *pmu, const char *event, char *buf
 	return 0;
 }
 
+/* One "N" or "N-M" (decimal, N <= M <= max) at *p, *p moved past it.
+ * Returns false when it is not one. Used for format bits and CPU lists. */
+static bool parse_range(const char **p, unsigned long max, unsigned long *lo, unsigned long *hi)
+{
+	char *end;
+
+	if (**p < '0' || **p > '9')
+		return false;
+	*lo = strtoul(*p, &end, 10);
+	*hi = *lo;
+	*p = end;
+	if (**p == '-') {
+		(*p)++;
+		if (**p < '0' || **p > '9')
+			return false;
+		*hi = strtoul(*p, &end, 10);
+		*p = end;
+	}
+	return *lo <= *hi && *hi <= max;
+}
+
 /* A parsed format file: which attr word and which of its bits. */
 struct format {
 	int word;      /* 0 = config, 1 = config1, 2 = config2 */
@@ -226,7 +247,6 @@ struct format {
 static int parse_format(const char *text, struct format *f)
 {
 	const char *p;
-	char *end;
 
 	if (!strncmp(text, "config1:", 8)) {
 		f->word = 1;
@@ -246,19 +266,7 @@ static int parse_format(const char *text, struct format *f)
 	for (;;) {
 		unsigned long lo, hi;
 
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		lo = strtoul(p, &end, 10);
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				return -EINVAL;
-			hi = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (lo > hi || hi > 63)
+		if (!parse_range(&p, 63, &lo, &hi))
 			return -EINVAL;
 		for (unsigned long b = lo; b <= hi; b++)
 			f->mask |= 1ull << b;
@@ -425,21 +433,8 @@ int tdr_cpulist__parse(const char *text, int **cpus, size_t *cnt)
 		p++;
 	while (*p && *p != '\n') {
 		unsigned long lo, hi;
-		char *end;
 
-		if (*p < '0' || *p > '9')
-			return -TDR_E_CORRUPT;
-		lo = strtoul(p, &end, 10);
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				return -TDR_E_CORRUPT;
-			hi = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (lo > hi || hi > MAX_CPU)
+		if (!parse_range(&p, MAX_CPU, &lo, &hi))
 			return -TDR_E_CORRUPT;
 		for (unsigned long c = lo; c <= hi; c++)
 			bm[c / 64] |= 1ull << (c % 64);
