@@ -179,43 +179,14 @@ static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid,
 	return 0;
 }
 
-int tdr_proc__tids(const char *proc_root, pid_t pid, pid_t **tids)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	size_t cnt = 0, cap = 0;
-	pid_t *arr = NULL;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/%d/task", root_of(proc_root), (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -ENOENT;
-	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (tdr_ensure_cap(&arr, &cap, sizeof(*arr), cnt + 1)) {
-			closedir(d);
-			free(arr);
-			return -ENOMEM;
-		}
-		arr[cnt++] = (pid_t)strtol(de->d_name, NULL, 10);
-	}
-	closedir(d);
-	if (!cnt) {
-		free(arr);
-		return -ENOENT;
-	}
-	*tids = arr;
-	return (int)cnt;
-}
-
-int tdr_proc__pids(const char *proc_root, pid_t **pids)
+/* The numeric entries of directory path (pids or tids) into *out (caller
+ * frees; NULL when there are none). Returns the count or -errno. */
+static int numeric_entries(const char *path, pid_t **out)
 {
 	struct dirent *de;
 	size_t cnt = 0, cap = 0;
 	pid_t *arr = NULL;
-	DIR *d = opendir(root_of(proc_root));
+	DIR *d = opendir(path);
 
 	if (!d)
 		return -errno;
@@ -230,8 +201,31 @@ int tdr_proc__pids(const char *proc_root, pid_t **pids)
 		arr[cnt++] = (pid_t)strtol(de->d_name, NULL, 10);
 	}
 	closedir(d);
-	*pids = arr;
+	*out = arr;
 	return (int)cnt;
+}
+
+int tdr_proc__tids(const char *proc_root, pid_t pid, pid_t **tids)
+{
+	char path[PATH_MAX];
+	pid_t *arr = NULL;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%d/task", root_of(proc_root), (int)pid);
+	n = numeric_entries(path, &arr);
+	if (n == -ENOMEM)
+		return n;
+	if (n <= 0) {
+		free(arr);
+		return -ENOENT; /* gone, or a process without threads: gone by now */
+	}
+	*tids = arr;
+	return n;
+}
+
+int tdr_proc__pids(const char *proc_root, pid_t **pids)
+{
+	return numeric_entries(root_of(proc_root), pids);
 }
 
 int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t pid,
