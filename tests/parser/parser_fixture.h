@@ -122,15 +122,16 @@ static inline int fx_feed_last(struct fx *f, uint32_t ring, size_t off)
 	return tdr_parser__feed(f->p, ring, synth_rec(&f->b, off), fx_cb, f);
 }
 
-/* One group sample on cpu (also its ring). order: entry order as indexes into
- * vals (NULL = group order). running 0 means running = enabled = time. */
-static inline int fx_sample_ex(struct fx *f, unsigned cpu, uint32_t tid, uint64_t time,
-			       uint64_t ip, const uint64_t *vals, const size_t *order,
-			       uint64_t enabled, uint64_t running)
+/* Append one group sample on cpu to b; returns its offset. order: entry
+ * order as indexes into vals (NULL = group order). running 0 means
+ * running = enabled = time. */
+static inline size_t fx_synth_sample(struct fx *f, struct synth_buf *b, unsigned cpu, uint32_t tid,
+				     uint64_t time, uint64_t ip, const uint64_t *vals,
+				     const size_t *order, uint64_t enabled, uint64_t running)
 {
 	uint64_t v[FX_NEV_MAX], ids[FX_NEV_MAX];
 	struct synth_sample s = { 0 };
-	size_t i, off;
+	size_t i;
 
 	for (i = 0; i < f->nev; i++) {
 		size_t k = order ? order[i] : i;
@@ -150,9 +151,31 @@ static inline int fx_sample_ex(struct fx *f, unsigned cpu, uint32_t tid, uint64_
 	s.nr = f->nev;
 	s.values = v;
 	s.ids = ids;
+	return synth_sample(b, &f->attr, &s);
+}
+
+/* The same, fed to the parser at once (cpu is also its ring). */
+static inline int fx_sample_ex(struct fx *f, unsigned cpu, uint32_t tid, uint64_t time,
+			       uint64_t ip, const uint64_t *vals, const size_t *order,
+			       uint64_t enabled, uint64_t running)
+{
+	size_t off;
+
 	synth_buf_reset(&f->b);
-	off = synth_sample(&f->b, &f->attr, &s);
+	off = fx_synth_sample(f, &f->b, cpu, tid, time, ip, vals, order, enabled, running);
 	return fx_feed_last(f, cpu, off);
+}
+
+/* Append a sample of a six-event (level-1) fixture whose values follow from
+ * slots: {slots, slots/4, slots/2, slots/8, slots/8, slots/4}. */
+static inline void fx_add_l1_sample(struct fx *f, struct synth_buf *b, unsigned cpu, uint32_t tid,
+				    uint64_t time, uint64_t ip, uint64_t slots)
+{
+	uint64_t v[6] = { slots, slots / 4, slots / 2, slots / 8, slots / 8, slots / 4 };
+
+	if (f->nev != 6)
+		abort(); /* a level-2 fixture needs all ten values */
+	fx_synth_sample(f, b, cpu, tid, time, ip, v, NULL, 0, 0);
 }
 
 static inline int fx_sample(struct fx *f, unsigned cpu, uint32_t tid, uint64_t time, uint64_t ip,

@@ -53,25 +53,6 @@ static int seen_cb(const struct tdr_sample *s, void *ctx)
 	return 0;
 }
 
-static void add_sample(struct fx *f, struct synth_buf *b, unsigned cpu, uint32_t tid, uint64_t time,
-		       uint64_t ip, uint64_t slots)
-{
-	uint64_t v[6] = {slots, slots / 4, slots / 2, slots / 8, slots / 8, slots / 4};
-	uint64_t ids[6];
-	struct synth_sample s = {0};
-
-	for (int i = 0; i < 6; i++)
-		ids[i] = fx_id(cpu, (size_t)i);
-	s.sid = fx_sid(cpu, tid, time);
-	s.ip = ip;
-	s.period = 100000;
-	s.time_enabled = s.time_running = time;
-	s.nr = 6;
-	s.values = v;
-	s.ids = ids;
-	synth_sample(b, &f->attr, &s);
-}
-
 /* Write the file; frames listed in bad[] get a flipped payload byte.
  * Returns the number of samples in good frames. */
 static size_t write_file(const char *path, uint8_t codec, const size_t *bad, size_t bad_cnt)
@@ -102,8 +83,8 @@ static size_t write_file(const char *path, uint8_t codec, const size_t *bad, siz
 				uint64_t t = 1000 + (k * PER_FRAME + i) * 10 + ring * 3;
 
 				slots[ring][tid - 11] += 100 + (k * 7 + i * 13 + ring) % 50;
-				add_sample(f, &b, ring, tid, t, FX_IP_A + (i % 3) * 0x10,
-					   slots[ring][tid - 11]);
+				fx_add_l1_sample(f, &b, ring, tid, t, FX_IP_A + (i % 3) * 0x10,
+						 slots[ring][tid - 11]);
 			}
 			assert_int_equal(tdr_writer__add_frame(w, ring, b.data, b.sz), 0);
 			if (!is_bad)

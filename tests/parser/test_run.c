@@ -52,26 +52,6 @@ static int rx_cb(const struct tdr_sample *s, void *ctx)
 	return 0;
 }
 
-/* A sample record for the fixture's group on cpu, appended to b. */
-static void add_sample(struct fx *f, struct synth_buf *b, unsigned cpu, uint32_t tid,
-		       uint64_t time, uint64_t ip, uint64_t slots)
-{
-	uint64_t v[6] = { slots, slots / 4, slots / 2, slots / 8, slots / 8, slots / 4 };
-	uint64_t ids[6];
-	struct synth_sample s = { 0 };
-
-	for (int i = 0; i < 6; i++)
-		ids[i] = fx_id(cpu, (size_t)i);
-	s.sid = fx_sid(cpu, tid, time);
-	s.ip = ip;
-	s.period = 100000;
-	s.time_enabled = s.time_running = time;
-	s.nr = 6;
-	s.values = v;
-	s.ids = ids;
-	synth_sample(b, &f->attr, &s);
-}
-
 /*
  * ring 0, frame 1: t=100 tid 11 slots 1000; t=300 tid 12 slots 400
  * ring 1, frame 1: t=200 tid 11 slots  700 (migrated: cpu1 series)
@@ -98,18 +78,18 @@ static int write_file(struct rx *r, bool corrupt_ring1_frame2)
 	synth_comm(&b, &f->attr, FX_PID, 12, "app-worker", false, &sid);
 	err = tdr_writer__add_frame(w, TDR_RING_SYNTHETIC, b.data, b.sz);
 	synth_buf_reset(&b);
-	add_sample(f, &b, 0, 11, 100, FX_IP_A, 1000);
-	add_sample(f, &b, 0, 12, 300, FX_IP_B, 400);
+	fx_add_l1_sample(f, &b, 0, 11, 100, FX_IP_A, 1000);
+	fx_add_l1_sample(f, &b, 0, 12, 300, FX_IP_B, 400);
 	err = err ? err : tdr_writer__add_frame(w, 0, b.data, b.sz);
 	synth_buf_reset(&b);
-	add_sample(f, &b, 1, 11, 200, FX_IP_B, 700);
+	fx_add_l1_sample(f, &b, 1, 11, 200, FX_IP_B, 700);
 	err = err ? err : tdr_writer__add_frame(w, 1, b.data, b.sz);
 	synth_buf_reset(&b);
-	add_sample(f, &b, 0, 11, 500, FX_IP_A, 1600);
+	fx_add_l1_sample(f, &b, 0, 11, 500, FX_IP_A, 1600);
 	err = err ? err : tdr_writer__add_frame(w, 0, b.data, b.sz);
 	synth_buf_reset(&b);
-	add_sample(f, &b, 1, 12, 400, FX_IP_A, 900);
-	add_sample(f, &b, 1, 11, 600, FX_IP_B, 1000);
+	fx_add_l1_sample(f, &b, 1, 12, 400, FX_IP_A, 900);
+	fx_add_l1_sample(f, &b, 1, 11, 600, FX_IP_B, 1000);
 	err = err ? err : tdr_writer__add_frame(w, 1, b.data, b.sz);
 	if (!err) {
 		struct tdr_run_end end = { .duration_ns = 123456789 };
