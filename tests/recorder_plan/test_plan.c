@@ -31,9 +31,9 @@
 #define RF                                                                                         \
 	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                     \
 	 PERF_FORMAT_TOTAL_TIME_RUNNING)
-#define PERIOD 100003
+#define PERIOD PLAN_TEST_PERIOD
 
-/* Every member of a sampling plan under std_opts(). */
+/* Every member of a sampling plan under plan_opts_on(). */
 #define MEMBER                                                                                     \
 	.size = sizeof(struct perf_event_attr), .sample_type = ST, .read_format = RF,              \
 	.inherit = 1, .exclude_kernel = 1, .exclude_hv = 1, .sample_id_all = 1
@@ -41,7 +41,7 @@
 #define LEADER .disabled = 1, .enable_on_exec = 1
 /* The sampler alone has a period and asks for side-band records. */
 #define SAMPLER .sample_period = PERIOD, .mmap = 1, .mmap2 = 1, .comm = 1, .comm_exec = 1, .task = 1
-/* A member of a counting plan (tdrec stat) under std_opts() + counting. */
+/* A member of a counting plan (tdrec stat) under plan_opts_on() + counting. */
 #define COUNTER                                                                                    \
 	.size = sizeof(struct perf_event_attr), .read_format = RF, .inherit = 1,                   \
 	.exclude_kernel = 1, .exclude_hv = 1
@@ -112,22 +112,6 @@ static const struct want software[] = {
      0,
      {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, MEMBER}},
 };
-
-static char root_buf[4096];
-
-static struct tdr_plan_opts std_opts(const char *tree)
-{
-	struct tdr_plan_opts o = {
-	    .sample_period = PERIOD,
-	    .inherit = true,
-	    .enable_on_exec = true,
-	    .clockid = -1,
-	};
-
-	snprintf(root_buf, sizeof(root_buf), "%s", fixture(tree));
-	o.sysfs_root = root_buf;
-	return o;
-}
 
 /* The u64 of bit fields that follows read_format. */
 static uint64_t attr_bits(const struct perf_event_attr *a)
@@ -202,7 +186,7 @@ static struct tdr_plan *choose_ok(const struct tdr_plan_opts *o, enum tdr_plan_k
 
 static void test_plan__icelake_auto_is_l1(void **state)
 {
-	struct tdr_plan_opts o = std_opts("icelake-server");
+	struct tdr_plan_opts o = plan_opts_on("icelake-server");
 	struct tdr_plan *plan = choose_ok(&o, TDR_PLAN_AUTO);
 
 	(void)state;
@@ -219,7 +203,7 @@ static void test_plan__icelake_auto_is_l1(void **state)
 
 static void test_plan__sapphire_rapids_auto_is_l2(void **state)
 {
-	struct tdr_plan_opts o = std_opts("sapphire-rapids");
+	struct tdr_plan_opts o = plan_opts_on("sapphire-rapids");
 	struct tdr_plan *plan = choose_ok(&o, TDR_PLAN_AUTO);
 
 	(void)state;
@@ -233,7 +217,7 @@ static void test_plan__sapphire_rapids_auto_is_l2(void **state)
 
 static void test_plan__sapphire_rapids_explicit_l1(void **state)
 {
-	struct tdr_plan_opts o = std_opts("sapphire-rapids");
+	struct tdr_plan_opts o = plan_opts_on("sapphire-rapids");
 	struct tdr_plan *plan = choose_ok(&o, TDR_PLAN_TOPDOWN_L1);
 
 	(void)state;
@@ -251,7 +235,7 @@ static void test_plan__sapphire_rapids_explicit_l1(void **state)
 
 static void test_plan__hybrid_topdown_on_cpu_core_only(void **state)
 {
-	struct tdr_plan_opts o = std_opts("alderlake-hybrid");
+	struct tdr_plan_opts o = plan_opts_on("alderlake-hybrid");
 	struct tdr_plan *plan = choose_ok(&o, TDR_PLAN_AUTO);
 
 	(void)state;
@@ -273,7 +257,7 @@ static void test_plan__hybrid_topdown_on_cpu_core_only(void **state)
 
 static void test_plan__amd_zen4_software_with_notes(void **state)
 {
-	struct tdr_plan_opts o = std_opts("amd-zen4");
+	struct tdr_plan_opts o = plan_opts_on("amd-zen4");
 	struct tdr_plan *plan = choose_ok(&o, TDR_PLAN_AUTO);
 
 	(void)state;
@@ -294,7 +278,7 @@ static void test_plan__amd_zen4_software_with_notes(void **state)
 
 static void test_plan__amd_hardware_sampler_ignored_with_note(void **state)
 {
-	struct tdr_plan_opts o = std_opts("amd-zen4");
+	struct tdr_plan_opts o = plan_opts_on("amd-zen4");
 	struct tdr_event_spec spec;
 	struct tdr_plan *plan;
 
@@ -319,7 +303,7 @@ static void test_plan__amd_hardware_sampler_ignored_with_note(void **state)
 
 static void test_plan__vm_software(void **state)
 {
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan = choose_ok(&o, TDR_PLAN_AUTO);
 	char want[8192];
 
@@ -339,7 +323,7 @@ static void test_plan__vm_software(void **state)
 
 static void test_plan__explicit_topdown_on_vm_is_noplan(void **state)
 {
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan = NULL;
 
 	(void)state;
@@ -348,7 +332,7 @@ static void test_plan__explicit_topdown_on_vm_is_noplan(void **state)
 	assert_null(plan);
 	assert_non_null(strstr(log_text, "plan topdown-l1 does not fit this machine: no core PMU"));
 	assert_int_equal(tdr_plan__build(&o, TDR_PLAN_TOPDOWN_L2, &plan), -TDR_E_NOPLAN);
-	o = std_opts("icelake-server");
+	o = plan_opts_on("icelake-server");
 	log_reset();
 	assert_int_equal(tdr_plan__build(&o, TDR_PLAN_TOPDOWN_L2, &plan), -TDR_E_NOPLAN);
 	assert_non_null(strstr(log_text, "has no topdown-heavy-ops"));
@@ -380,7 +364,7 @@ static void test_plan__software_sampler_from_e(void **state)
 	     0,
 	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES, MEMBER}},
 	};
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_event_spec spec;
 	struct tdr_plan *plan = NULL;
 
@@ -398,7 +382,7 @@ static void test_plan__software_sampler_from_e(void **state)
 
 static void test_plan__sampler_variants_in_topdown(void **state)
 {
-	struct tdr_plan_opts o = std_opts("sapphire-rapids");
+	struct tdr_plan_opts o = plan_opts_on("sapphire-rapids");
 	struct tdr_event_spec spec;
 	struct tdr_plan *plan = NULL;
 	struct perf_event_attr want = {.type = PERF_TYPE_HARDWARE,
@@ -475,7 +459,7 @@ static void test_plan__freq_clock_kernel_lost(void **state)
 	    {"topdown-be-bound", "cpu", 0, {.type = 4, .config = 0x8300, OPT_MEMBER}},
 	};
 #undef OPT_MEMBER
-	struct tdr_plan_opts o = std_opts("icelake-server");
+	struct tdr_plan_opts o = plan_opts_on("icelake-server");
 	struct tdr_plan *plan;
 
 	(void)state;
@@ -493,7 +477,7 @@ static void test_plan__freq_clock_kernel_lost(void **state)
 
 static void test_plan__period_xor_freq(void **state)
 {
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan = NULL;
 
 	(void)state;
@@ -514,7 +498,7 @@ static void test_plan__counting_topdown_for_stat(void **state)
 	    {"topdown-fe-bound", "cpu", 0, {.type = 4, .config = 0x8200, COUNTER}},
 	    {"topdown-be-bound", "cpu", 0, {.type = 4, .config = 0x8300, COUNTER}},
 	};
-	struct tdr_plan_opts o = std_opts("icelake-server");
+	struct tdr_plan_opts o = plan_opts_on("icelake-server");
 	struct tdr_event_spec spec;
 	struct tdr_plan *plan;
 
@@ -550,7 +534,7 @@ static void test_plan__counting_software_for_stat(void **state)
 	     0,
 	     {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS, COUNTER}},
 	};
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan;
 
 	(void)state;
@@ -567,7 +551,7 @@ static void test_plan__counting_software_for_stat(void **state)
  * the leader and the other members keep exclude_kernel = 1. */
 static void test_plan__kernel_sw_counts_only_on_kernel_events(void **state)
 {
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan;
 	const struct tdr_plan_group *g;
 
@@ -613,7 +597,7 @@ static void test_plan__kinds_and_fallback_order(void **state)
 
 static void test_plan__damaged_trees(void **state)
 {
-	struct tdr_plan_opts o = std_opts("broken-format");
+	struct tdr_plan_opts o = plan_opts_on("broken-format");
 	struct tdr_plan *plan = NULL;
 
 	(void)state;
@@ -622,7 +606,7 @@ static void test_plan__damaged_trees(void **state)
 	assert_non_null(strstr(log_text, "cpu PMU has no format term 'umask'"));
 	assert_int_equal(tdr_plan__build(&o, TDR_PLAN_TOPDOWN_L1, &plan), -TDR_E_CORRUPT);
 	assert_null(plan);
-	o = std_opts("broken-type");
+	o = plan_opts_on("broken-type");
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_CORRUPT);
 	assert_non_null(strstr(log_text, "cpu/type"));
@@ -635,7 +619,7 @@ static void test_plan__damaged_trees(void **state)
 static void test_plan__made_up_trees(void **state)
 {
 	const char *root = tree_new();
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan = NULL;
 	char rootc[64];
 
@@ -681,18 +665,18 @@ static void test_plan__made_up_trees(void **state)
 
 static void test_plan__tdrec_sysfs_env(void **state)
 {
-	struct tdr_plan_opts o = std_opts("icelake-server");
+	struct tdr_plan_opts o = plan_opts_on("icelake-server");
 	struct tdr_plan *plan;
 
 	(void)state;
-	assert_int_equal(setenv("TDREC_SYSFS", root_buf, 1), 0);
+	assert_int_equal(setenv("TDREC_SYSFS", o.sysfs_root, 1), 0);
 	o.sysfs_root = NULL;
 	plan = choose_ok(&o, TDR_PLAN_AUTO);
 	assert_int_equal(plan->kind, TDR_PLAN_TOPDOWN_L1);
 	check_cpus(&plan->groups[0], 0, 3);
 	tdr_plan__free(plan);
 	/* the option wins over the variable */
-	o = std_opts("vm");
+	o = plan_opts_on("vm");
 	plan = choose_ok(&o, TDR_PLAN_AUTO);
 	assert_int_equal(plan->kind, TDR_PLAN_SOFTWARE);
 	tdr_plan__free(plan);
@@ -702,7 +686,7 @@ static void test_plan__tdrec_sysfs_env(void **state)
 
 static void test_plan__real_machine_is_software(void **state)
 {
-	struct tdr_plan_opts o = std_opts("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 

@@ -20,22 +20,6 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
 
-static char root_buf[4096];
-
-static struct tdr_plan_opts opts_for(const char *tree)
-{
-	struct tdr_plan_opts o = {
-	    .sample_period = 100003,
-	    .inherit = true,
-	    .enable_on_exec = true,
-	    .clockid = -1,
-	};
-
-	snprintf(root_buf, sizeof(root_buf), "%s", fixture(tree));
-	o.sysfs_root = root_buf;
-	return o;
-}
-
 /* tdr_plan__print into a string (caller frees). */
 static char *print_plan(const struct tdr_plan *plan)
 {
@@ -82,7 +66,7 @@ static void has_not(const char *text, const char *line)
 
 static void test_print__icelake_fields(void **state)
 {
-	struct tdr_plan_opts o = opts_for("icelake-server");
+	struct tdr_plan_opts o = plan_opts_on("icelake-server");
 	struct tdr_plan *plan = NULL;
 	char *text, *copy, *ev, line[64];
 
@@ -147,7 +131,7 @@ static void test_print__icelake_fields(void **state)
 
 static void test_print__options_and_hybrid(void **state)
 {
-	struct tdr_plan_opts o = opts_for("alderlake-hybrid");
+	struct tdr_plan_opts o = plan_opts_on("alderlake-hybrid");
 	struct tdr_event_spec spec;
 	struct tdr_plan *plan = NULL;
 	char *text, *ev;
@@ -180,7 +164,7 @@ static void test_print__options_and_hybrid(void **state)
 	tdr_plan__free(plan);
 
 	/* software names */
-	o = opts_for("vm");
+	o = plan_opts_on("vm");
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), 0);
 	text = print_plan(plan);
 	has(text, "event 0: cpu-clock (pmu software) leader sampler\n");
@@ -193,7 +177,7 @@ static void test_print__options_and_hybrid(void **state)
 
 static void test_meta__topdown_l2_events_and_categories(void **state)
 {
-	struct tdr_plan_opts o = opts_for("sapphire-rapids");
+	struct tdr_plan_opts o = plan_opts_on("sapphire-rapids");
 	struct tdr_plan *plan = NULL;
 	struct tdr_meta meta = {0};
 
@@ -231,7 +215,7 @@ static void test_meta__topdown_l2_events_and_categories(void **state)
 
 static void test_meta__software_has_notes_and_no_categories(void **state)
 {
-	struct tdr_plan_opts o = opts_for("vm");
+	struct tdr_plan_opts o = plan_opts_on("vm");
 	struct tdr_plan *plan = NULL;
 	struct tdr_meta meta = {0};
 
@@ -259,7 +243,7 @@ static void test_meta__software_has_notes_and_no_categories(void **state)
 
 static void test_meta__level1_categories(void **state)
 {
-	struct tdr_plan_opts o = opts_for("icelake-server");
+	struct tdr_plan_opts o = plan_opts_on("icelake-server");
 	struct tdr_plan *plan = NULL;
 	struct tdr_meta meta = {0};
 
@@ -281,7 +265,7 @@ static void test_fault__choose_and_to_meta(void **state)
 	(void)state;
 	log_reset();
 	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
-		struct tdr_plan_opts o = opts_for(trees[t]);
+		struct tdr_plan_opts o = plan_opts_on(trees[t]);
 		struct tdr_plan *plan = NULL;
 		struct tdr_event_spec spec;
 		int err = -ENOMEM, n;

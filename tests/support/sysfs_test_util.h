@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tdrec/plan.h"
 #include "tdrec/tdr_log.h"
 
 /* Path of tests/fixtures/sysfs/<name> (static buffer, one at a time). */
@@ -28,6 +29,26 @@ static inline const char *fixture(const char *name)
 	snprintf(path, sizeof(path), "%s/tests/fixtures/sysfs/%s",
 		 src ? src : TDR_SOURCE_DIR_DEFAULT, name);
 	return path;
+}
+
+#define PLAN_TEST_PERIOD 100003
+
+/* The sampling plan options the plan tests build with, on fake tree
+ * <name>: a period of PLAN_TEST_PERIOD, inherit, enable_on_exec. The root
+ * is a copy, so a later fixture() call does not change it. */
+static inline struct tdr_plan_opts plan_opts_on(const char *tree)
+{
+	static char root[4096];
+	struct tdr_plan_opts o = {
+	    .sample_period = PLAN_TEST_PERIOD,
+	    .inherit = true,
+	    .enable_on_exec = true,
+	    .clockid = -1,
+	};
+
+	snprintf(root, sizeof(root), "%s", fixture(tree));
+	o.sysfs_root = root;
+	return o;
 }
 
 /* Everything logged since log_reset(). */
