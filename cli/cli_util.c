@@ -1,7 +1,7 @@
 /*
  * cli/cli_util.c - error printing and the helpers the subcommands share:
- * number and list options, the exit status of a launched program, loading
- * a recording for report and diff.
+ * number and list options, the options report and diff share, the exit
+ * status of a launched program, loading a recording for report and diff.
  */
 #include "commands.h"
 
@@ -188,8 +188,10 @@ int cli_parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt)
 	return 0;
 }
 
-int cli_parse_names(const char *opt, const char *text, char **buf, const char **names, size_t max,
-		    size_t *cnt)
+/* A comma-separated list of at most max names, pointing into *buf (a copy of
+ * text that replaces the previous one; caller frees *buf). */
+static int parse_names(const char *opt, const char *text, char **buf, const char **names,
+		       size_t max, size_t *cnt)
 {
 	char *save = NULL, *tok;
 
@@ -210,6 +212,49 @@ int cli_parse_names(const char *opt, const char *text, char **buf, const char **
 		return -1;
 	}
 	return 0;
+}
+
+int cli_report_option(struct cli_report_args *a, int c, const char *arg)
+{
+	struct tdr_report_filter *f = &a->opts.filter;
+	uint64_t v;
+
+	switch (c) {
+	case CLI_OPT_INLINE:
+		a->opts.by = TDR_BY_INLINE;
+		return 1;
+	case CLI_OPT_DSO:
+		if (parse_names("--dso", arg, &a->dso_buf, a->dsos, CLI_MAX_LIST, &f->dso_cnt))
+			return -1;
+		f->dsos = a->dsos;
+		return 1;
+	case CLI_OPT_COMM:
+		if (parse_names("--comm", arg, &a->comm_buf, a->comms, CLI_MAX_LIST, &f->comm_cnt))
+			return -1;
+		f->comms = a->comms;
+		return 1;
+	case CLI_OPT_MIN_SAMPLES:
+		return cli_parse_uint("--min-samples", arg, UINT32_MAX, &a->opts.min_samples) ? -1
+											      : 1;
+	case 'n':
+		if (cli_parse_uint("--limit", arg, SIZE_MAX, &v))
+			return -1;
+		a->render.limit = (size_t)v;
+		a->limit_given = true;
+		return 1;
+	case CLI_OPT_JSON:
+		a->render.fmt = TDR_FMT_JSON;
+		cli_err_set_json(true);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void cli_report_args__release(struct cli_report_args *a)
+{
+	zfree(&a->dso_buf);
+	zfree(&a->comm_buf);
 }
 
 int cli_parse_plan(const char *text, enum tdr_plan_kind *out)

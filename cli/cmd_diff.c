@@ -22,7 +22,6 @@
 #include "tdrec/tdr_log.h"
 
 #define TEXT_LIMIT_DEFAULT 40
-#define MAX_LIST 64
 
 static const char usage_text[] =
     "usage: tdrec diff [options] OLD NEW\n"
@@ -49,69 +48,30 @@ static const char usage_text[] =
     "\n"
     "exit status: 0; 1 when a file cannot be read; 2 for bad options.\n";
 
-enum { OPT_INLINE = 256, OPT_DSO, OPT_COMM, OPT_MIN_SAMPLES, OPT_JSON };
-
 static const struct option long_opts[] = {
-    {"inline", no_argument, NULL, OPT_INLINE},
-    {"dso", required_argument, NULL, OPT_DSO},
-    {"comm", required_argument, NULL, OPT_COMM},
-    {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
+    {"inline", no_argument, NULL, CLI_OPT_INLINE},
+    {"dso", required_argument, NULL, CLI_OPT_DSO},
+    {"comm", required_argument, NULL, CLI_OPT_COMM},
+    {"min-samples", required_argument, NULL, CLI_OPT_MIN_SAMPLES},
     {"limit", required_argument, NULL, 'n'},
-    {"json", no_argument, NULL, OPT_JSON},
+    {"json", no_argument, NULL, CLI_OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-struct diff_args {
-	struct tdr_report_opts opts;
-	struct tdr_render_opts render;
-	bool limit_given;
-	char *dso_buf, *comm_buf;
-	const char *dsos[MAX_LIST], *comms[MAX_LIST];
-};
-
-static int parse_args(int argc, char **argv, struct diff_args *a)
+static int parse_args(int argc, char **argv, struct cli_report_args *a)
 {
-	struct tdr_report_filter *f = &a->opts.filter;
-	uint64_t v;
-	int c;
+	int c, done;
 
 	while ((c = getopt_long(argc, argv, "n:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_INLINE:
-			a->opts.by = TDR_BY_INLINE;
-			break;
-		case OPT_DSO:
-			if (cli_parse_names("--dso", optarg, &a->dso_buf, a->dsos, MAX_LIST,
-					    &f->dso_cnt))
-				return -1;
-			f->dsos = a->dsos;
-			break;
-		case OPT_COMM:
-			if (cli_parse_names("--comm", optarg, &a->comm_buf, a->comms, MAX_LIST,
-					    &f->comm_cnt))
-				return -1;
-			f->comms = a->comms;
-			break;
-		case OPT_MIN_SAMPLES:
-			if (cli_parse_uint("--min-samples", optarg, UINT32_MAX,
-					   &a->opts.min_samples))
-				return -1;
-			break;
-		case 'n':
-			if (cli_parse_uint("--limit", optarg, SIZE_MAX, &v))
-				return -1;
-			a->render.limit = (size_t)v;
-			a->limit_given = true;
-			break;
-		case OPT_JSON:
-			a->render.fmt = TDR_FMT_JSON;
-			cli_err_set_json(true);
-			break;
-		case 'h':
+		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return 1;
-		default:
+		}
+		done = cli_report_option(a, c, optarg);
+		if (done < 0)
+			return -1;
+		if (!done) {
 			cli_err("see 'tdrec diff --help'");
 			return -1;
 		}
@@ -127,7 +87,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = {0};
+	struct cli_report_args a = {0};
 	struct tdr_report *old = NULL, *new = NULL;
 	struct tdr_diff *d = NULL;
 	const char *old_file, *new_file;
@@ -166,7 +126,6 @@ out:
 	tdr_diff__free(d);
 	tdr_report__free(old);
 	tdr_report__free(new);
-	free(a.dso_buf);
-	free(a.comm_buf);
+	cli_report_args__release(&a);
 	return ret;
 }

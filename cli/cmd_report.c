@@ -27,7 +27,6 @@
 
 #define DEFAULT_FILE "tdrec.tdr"
 #define TEXT_LIMIT_DEFAULT 50
-#define MAX_LIST 64
 
 static const char usage_text[] =
     "usage: tdrec report [-i FILE] [options]\n"
@@ -78,34 +77,29 @@ static const char usage_text[] =
     "exit status: 0; 1 when the file cannot be read; 2 for bad options.\n";
 
 enum {
-	OPT_INLINE = 256,
-	OPT_LINES,
+	OPT_LINES = CLI_OPT_REPORT_END,
 	OPT_BY,
 	OPT_PID,
 	OPT_TID,
-	OPT_DSO,
-	OPT_COMM,
 	OPT_MIN_SHARE,
-	OPT_MIN_SAMPLES,
-	OPT_JSON,
 	OPT_CSV,
 	OPT_COLOR,
 };
 
 static const struct option long_opts[] = {
     {"input", required_argument, NULL, 'i'},
-    {"inline", no_argument, NULL, OPT_INLINE},
+    {"inline", no_argument, NULL, CLI_OPT_INLINE},
     {"lines", no_argument, NULL, OPT_LINES},
     {"by", required_argument, NULL, OPT_BY},
     {"pid", required_argument, NULL, OPT_PID},
     {"tid", required_argument, NULL, OPT_TID},
-    {"dso", required_argument, NULL, OPT_DSO},
-    {"comm", required_argument, NULL, OPT_COMM},
+    {"dso", required_argument, NULL, CLI_OPT_DSO},
+    {"comm", required_argument, NULL, CLI_OPT_COMM},
     {"min-share", required_argument, NULL, OPT_MIN_SHARE},
-    {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
+    {"min-samples", required_argument, NULL, CLI_OPT_MIN_SAMPLES},
     {"sort", required_argument, NULL, 's'},
     {"limit", required_argument, NULL, 'n'},
-    {"json", no_argument, NULL, OPT_JSON},
+    {"json", no_argument, NULL, CLI_OPT_JSON},
     {"csv", no_argument, NULL, OPT_CSV},
     {"color", required_argument, NULL, OPT_COLOR},
     {"colour", required_argument, NULL, OPT_COLOR},
@@ -114,15 +108,11 @@ static const struct option long_opts[] = {
 };
 
 struct report_args {
+	struct cli_report_args c; /* the options diff takes too */
 	const char *file;
 	const char *sort;
-	struct tdr_report_opts opts;
-	struct tdr_render_opts render;
-	bool limit_given;
 	int colour; /* -1 auto, 0 never, 1 always */
-	uint32_t pids[MAX_LIST], tids[MAX_LIST];
-	char *dso_buf, *comm_buf; /* the lists point into these copies */
-	const char *dsos[MAX_LIST], *comms[MAX_LIST];
+	uint32_t pids[CLI_MAX_LIST], tids[CLI_MAX_LIST];
 };
 
 static int parse_ids(const char *opt, const char *text, uint32_t *ids, size_t *cnt)
@@ -136,8 +126,8 @@ static int parse_ids(const char *opt, const char *text, uint32_t *ids, size_t *c
 	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
 
-		if (*cnt == MAX_LIST) {
-			cli_err("%s: at most %d ids", opt, MAX_LIST);
+		if (*cnt == CLI_MAX_LIST) {
+			cli_err("%s: at most %d ids", opt, CLI_MAX_LIST);
 			err = -1;
 		} else if (!(err = cli_parse_uint(opt, tok, UINT32_MAX, &v))) {
 			ids[(*cnt)++] = (uint32_t)v;
@@ -180,11 +170,15 @@ static int parse_min_share(const char *text, double *out)
 
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-	struct tdr_report_filter *f = &a->opts.filter;
-	uint64_t v;
-	int c;
+	struct tdr_report_filter *f = &a->c.opts.filter;
+	int c, done;
 
 	while ((c = getopt_long(argc, argv, "+i:s:n:h", long_opts, NULL)) != -1) {
+		done = cli_report_option(&a->c, c, optarg);
+		if (done < 0)
+			return -1;
+		if (done)
+			continue;
 		switch (c) {
 		case 'i':
 			a->file = optarg;
@@ -192,20 +186,11 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 's':
 			a->sort = optarg;
 			break;
-		case 'n':
-			if (cli_parse_uint("--limit", optarg, SIZE_MAX, &v))
-				return -1;
-			a->render.limit = (size_t)v;
-			a->limit_given = true;
-			break;
-		case OPT_INLINE:
-			a->opts.by = TDR_BY_INLINE;
-			break;
 		case OPT_LINES:
-			a->opts.by = TDR_BY_LINE;
+			a->c.opts.by = TDR_BY_LINE;
 			break;
 		case OPT_BY:
-			if (parse_by(optarg, &a->opts.by))
+			if (parse_by(optarg, &a->c.opts.by))
 				return -1;
 			break;
 		case OPT_PID:
@@ -218,33 +203,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return -1;
 			f->tids = a->tids;
 			break;
-		case OPT_DSO:
-			if (cli_parse_names("--dso", optarg, &a->dso_buf, a->dsos, MAX_LIST,
-					    &f->dso_cnt))
-				return -1;
-			f->dsos = a->dsos;
-			break;
-		case OPT_COMM:
-			if (cli_parse_names("--comm", optarg, &a->comm_buf, a->comms, MAX_LIST,
-					    &f->comm_cnt))
-				return -1;
-			f->comms = a->comms;
-			break;
 		case OPT_MIN_SHARE:
-			if (parse_min_share(optarg, &a->opts.min_share))
+			if (parse_min_share(optarg, &a->c.opts.min_share))
 				return -1;
-			break;
-		case OPT_MIN_SAMPLES:
-			if (cli_parse_uint("--min-samples", optarg, UINT32_MAX,
-					   &a->opts.min_samples))
-				return -1;
-			break;
-		case OPT_JSON:
-			a->render.fmt = TDR_FMT_JSON;
-			cli_err_set_json(true);
 			break;
 		case OPT_CSV:
-			a->render.fmt = TDR_FMT_CSV;
+			a->c.render.fmt = TDR_FMT_CSV;
 			break;
 		case OPT_COLOR:
 			if (!strcmp(optarg, "auto"))
@@ -288,13 +252,13 @@ int cmd_report(int argc, char **argv)
 	struct tdr_report *r = NULL;
 	int err, ret = 1;
 
-	tdr_report_opts__init(&a.opts);
+	tdr_report_opts__init(&a.c.opts);
 	err = parse_args(argc, argv, &a);
 	if (err) {
 		ret = err > 0 ? 0 : CLI_EXIT_USAGE;
 		goto out;
 	}
-	err = cli_load_report(a.file, &a.opts, &r);
+	err = cli_load_report(a.file, &a.c.opts, &r);
 	if (err) {
 		cli_err("%s: %s%s", a.file, tdr_strerror(err),
 			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)
@@ -314,12 +278,12 @@ int cmd_report(int argc, char **argv)
 		}
 		tdr_report__sort(r, &s);
 	}
-	if (a.render.fmt == TDR_FMT_TEXT) {
-		if (!a.limit_given)
-			a.render.limit = TEXT_LIMIT_DEFAULT;
-		a.render.colour = want_colour(a.colour);
+	if (a.c.render.fmt == TDR_FMT_TEXT) {
+		if (!a.c.limit_given)
+			a.c.render.limit = TEXT_LIMIT_DEFAULT;
+		a.c.render.colour = want_colour(a.colour);
 	}
-	err = tdr_report__render(r, &a.render, stdout);
+	err = tdr_report__render(r, &a.c.render, stdout);
 	if (err) {
 		cli_err("failed to write the report: %s", tdr_strerror(err));
 		goto out;
@@ -327,7 +291,6 @@ int cmd_report(int argc, char **argv)
 	ret = 0;
 out:
 	tdr_report__free(r);
-	free(a.dso_buf);
-	free(a.comm_buf);
+	cli_report_args__release(&a.c);
 	return ret;
 }

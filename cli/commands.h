@@ -13,9 +13,7 @@
 #include <sys/types.h>
 
 #include "tdrec/plan.h"
-
-struct tdr_report;
-struct tdr_report_opts;
+#include "tdrec/report.h"
 
 /* Exit status for usage errors and for commands not built yet. */
 #define CLI_EXIT_USAGE 2
@@ -66,12 +64,40 @@ int cli_parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *ou
 int cli_parse_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);
 /* -p PID[,PID...]: appends to pids[*cnt], at most max in all. */
 int cli_parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt);
-/* A comma-separated list of at most max names, pointing into *buf (a copy of
- * text that replaces the previous one; caller frees *buf). */
-int cli_parse_names(const char *opt, const char *text, char **buf, const char **names, size_t max,
-		    size_t *cnt);
 /* --plan: auto, topdown-l2, topdown-l1 or software. */
 int cli_parse_plan(const char *text, enum tdr_plan_kind *out);
+
+/*
+ * The options 'report' and 'diff' both take, with the same meaning:
+ * --inline, --dso, --comm, --min-samples, -n/--limit and --json. A command
+ * lists them in its long options with these codes and numbers its own from
+ * CLI_OPT_REPORT_END.
+ */
+enum {
+	CLI_OPT_INLINE = 256,
+	CLI_OPT_DSO,
+	CLI_OPT_COMM,
+	CLI_OPT_MIN_SAMPLES,
+	CLI_OPT_JSON,
+	CLI_OPT_REPORT_END,
+};
+
+#define CLI_MAX_LIST 64 /* names in --dso, --comm (and ids in --pid, --tid) */
+
+struct cli_report_args {
+	struct tdr_report_opts opts; /* its filter's lists point into dsos, comms */
+	struct tdr_render_opts render;
+	bool limit_given;	  /* -n was given */
+	char *dso_buf, *comm_buf; /* the names point into these copies */
+	const char *dsos[CLI_MAX_LIST], *comms[CLI_MAX_LIST];
+};
+
+/* Apply option c (its value arg) to a when it is one of the shared ones.
+ * Returns 1 when it was, 0 when c is not one of them, -1 after a cli_err
+ * line (a bad value). */
+int cli_report_option(struct cli_report_args *a, int c, const char *arg);
+/* Free the name lists' copies. */
+void cli_report_args__release(struct cli_report_args *a);
 
 /* How a run of 'record' or 'stat' ended (from their summaries). */
 struct cli_run_end {
