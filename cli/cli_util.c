@@ -1,11 +1,13 @@
 /*
  * cli/cli_util.c - error printing and the helpers the subcommands share:
- * number and list options, the options report and diff share, the exit
- * status of a launched program, loading a recording for report and diff.
+ * number and list options, the options report and diff share, the targets
+ * record and stat share, the exit status of a launched program, loading a
+ * recording for report and diff.
  */
 #include "commands.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -166,7 +168,8 @@ int cli_parse_count(const char *opt, const char *text, uint64_t min, uint64_t ma
 	return -1;
 }
 
-int cli_parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt)
+/* -p PID[,PID...]: appends to pids[*cnt], at most max in all. */
+static int parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt)
 {
 	char buf[1024], *save = NULL, *tok;
 	uint64_t v;
@@ -255,6 +258,46 @@ void cli_report_args__release(struct cli_report_args *a)
 {
 	zfree(&a->dso_buf);
 	zfree(&a->comm_buf);
+}
+
+int cli_targets_option(struct cli_targets *t, int c, const char *arg)
+{
+	switch (c) {
+	case 'p':
+		return parse_pids(arg, t->pids, CLI_MAX_PIDS, &t->pid_cnt) ? -1 : 1;
+	case 'a':
+		t->system_wide = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_targets_finish(struct cli_targets *t, int argc, char **argv, bool optional,
+		       const char *verb)
+{
+	if (optind < argc)
+		t->argv = argv + optind; /* NULL-terminated like main's argv */
+	if (t->pid_cnt && (t->system_wide || t->argv)) {
+		cli_err("-p cannot be combined with -a or a program");
+		return -1;
+	}
+	if (!optional && !t->argv && !t->pid_cnt && !t->system_wide) {
+		cli_err("nothing to %s: give a program, -p PID or -a (see 'tdrec %s --help')", verb,
+			cli_command());
+		return -1;
+	}
+	return 0;
+}
+
+int cli_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		cli_err("option '%s' needs a value", argv[optind - 1]);
+	else
+		cli_err("unknown option '%s' (see 'tdrec %s --help')", argv[optind - 1],
+			cli_command());
+	return CLI_EXIT_USAGE;
 }
 
 int cli_parse_plan(const char *text, enum tdr_plan_kind *out)

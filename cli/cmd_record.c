@@ -25,8 +25,6 @@
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
-#define MAX_PIDS 64
-
 static const char usage_text[] =
     "usage: tdrec record [options] [--] PROGRAM [ARGS...]\n"
     "       tdrec record [options] -p PID[,PID...]\n"
@@ -167,24 +165,21 @@ int cmd_record(int argc, char **argv)
 	struct tdr_record_opts o = {.plan_kind = TDR_PLAN_AUTO};
 	struct tdr_event_spec spec;
 	struct tdr_recorder *rec = NULL;
-	pid_t pids[MAX_PIDS];
-	size_t pid_cnt = 0;
+	struct cli_targets t = {0};
 	bool quiet = false, dry = false;
 	uint64_t v;
-	int c, err, status;
+	int c, done, err, status;
 
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts the program. */
 	while ((c = getopt_long(argc, argv, "+:p:ao:F:c:e:qh", long_opts, NULL)) != -1) {
+		done = cli_targets_option(&t, c, optarg);
+		if (done < 0)
+			return CLI_EXIT_USAGE;
+		if (done)
+			continue;
 		switch (c) {
-		case 'p':
-			if (cli_parse_pids(optarg, pids, MAX_PIDS, &pid_cnt))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'a':
-			o.system_wide = true;
-			break;
 		case 'o':
 			if (!*optarg) {
 				cli_err("-o needs a file name");
@@ -235,34 +230,20 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		case ':':
-			cli_err("option '%s' needs a value", argv[optind - 1]);
-			return CLI_EXIT_USAGE;
 		default:
-			cli_err("unknown option '%s' (see 'tdrec record --help')",
-				argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			return cli_bad_option(c, argv);
 		}
 	}
 	if (o.sample_freq && o.sample_period) {
 		cli_err("give -F or -c, not both");
 		return CLI_EXIT_USAGE;
 	}
-	if (optind < argc)
-		o.argv = argv + optind; /* NULL-terminated like main's argv */
-	if (pid_cnt) {
-		o.pids = pids;
-		o.pid_cnt = pid_cnt;
-	}
-	if (pid_cnt && (o.system_wide || o.argv)) {
-		cli_err("-p cannot be combined with -a or a program");
+	if (cli_targets_finish(&t, argc, argv, dry, "record"))
 		return CLI_EXIT_USAGE;
-	}
-	if (!dry && !o.argv && !pid_cnt && !o.system_wide) {
-		cli_err(
-		    "nothing to record: give a program, -p PID or -a (see 'tdrec record --help')");
-		return CLI_EXIT_USAGE;
-	}
+	o.argv = t.argv;
+	o.pids = t.pid_cnt ? t.pids : NULL;
+	o.pid_cnt = t.pid_cnt;
+	o.system_wide = t.system_wide;
 	o.tdrec_argc = (size_t)argc + 1;
 	o.tdrec_argv = argv - 1; /* "tdrec", "record", ... */
 	if (dry)

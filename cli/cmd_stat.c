@@ -24,8 +24,6 @@
 #include "tdrec/stat.h"
 #include "tdrec/tdr_err.h"
 
-#define MAX_PIDS 64
-
 static const char usage_text[] =
     "usage: tdrec stat [options] [--] PROGRAM [ARGS...]\n"
     "       tdrec stat [options] -p PID[,PID...]\n"
@@ -101,28 +99,25 @@ int cmd_stat(int argc, char **argv)
 	struct tdr_stat_opts o = {.plan_kind = TDR_PLAN_AUTO, .fmt = TDR_STAT_TEXT};
 	struct tdr_stat *st = NULL;
 	const char *output = NULL;
-	pid_t pids[MAX_PIDS];
-	size_t pid_cnt = 0;
+	struct cli_targets t = {0};
 	bool json = false, csv = false;
 	FILE *out = stdout;
-	int c, err, status;
+	int c, done, err, status;
 
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts the program. */
 	while ((c = getopt_long(argc, argv, "+:I:p:ao:h", long_opts, NULL)) != -1) {
+		done = cli_targets_option(&t, c, optarg);
+		if (done < 0)
+			return CLI_EXIT_USAGE;
+		if (done)
+			continue;
 		switch (c) {
 		case 'I':
 			if (cli_parse_count("-I", optarg, TDR_STAT_MIN_INTERVAL_MS,
 					    TDR_STAT_MAX_INTERVAL_MS, &o.interval_ms))
 				return CLI_EXIT_USAGE;
-			break;
-		case 'p':
-			if (cli_parse_pids(optarg, pids, MAX_PIDS, &pid_cnt))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'a':
-			o.system_wide = true;
 			break;
 		case OPT_PER_THREAD:
 			o.per_thread = true;
@@ -151,12 +146,8 @@ int cmd_stat(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		case ':':
-			cli_err("option '%s' needs a value", argv[optind - 1]);
-			return CLI_EXIT_USAGE;
 		default:
-			cli_err("unknown option '%s' (see 'tdrec stat --help')", argv[optind - 1]);
-			return CLI_EXIT_USAGE;
+			return cli_bad_option(c, argv);
 		}
 	}
 	if (json && csv) {
@@ -164,20 +155,12 @@ int cmd_stat(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	o.fmt = json ? TDR_STAT_JSON : csv ? TDR_STAT_CSV : TDR_STAT_TEXT;
-	if (optind < argc)
-		o.argv = argv + optind; /* NULL-terminated like main's argv */
-	if (pid_cnt) {
-		o.pids = pids;
-		o.pid_cnt = pid_cnt;
-	}
-	if (pid_cnt && (o.system_wide || o.argv)) {
-		cli_err("-p cannot be combined with -a or a program");
+	if (cli_targets_finish(&t, argc, argv, false, "count"))
 		return CLI_EXIT_USAGE;
-	}
-	if (!o.argv && !pid_cnt && !o.system_wide) {
-		cli_err("nothing to count: give a program, -p PID or -a (see 'tdrec stat --help')");
-		return CLI_EXIT_USAGE;
-	}
+	o.argv = t.argv;
+	o.pids = t.pid_cnt ? t.pids : NULL;
+	o.pid_cnt = t.pid_cnt;
+	o.system_wide = t.system_wide;
 	if (o.per_thread && o.system_wide) {
 		cli_err("--per-thread needs a program or -p, not -a");
 		return CLI_EXIT_USAGE;

@@ -62,8 +62,6 @@ int cli_load_report(const char *path, const struct tdr_report_opts *opts, struct
 int cli_parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *out);
 /* A decimal number from min to max (a count, a period, milliseconds). */
 int cli_parse_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);
-/* -p PID[,PID...]: appends to pids[*cnt], at most max in all. */
-int cli_parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt);
 /* --plan: auto, topdown-l2, topdown-l1 or software. */
 int cli_parse_plan(const char *text, enum tdr_plan_kind *out);
 
@@ -98,6 +96,28 @@ struct cli_report_args {
 int cli_report_option(struct cli_report_args *a, int c, const char *arg);
 /* Free the name lists' copies. */
 void cli_report_args__release(struct cli_report_args *a);
+
+#define CLI_MAX_PIDS 64 /* processes in -p */
+
+/* What 'record' and 'stat' measure: a program, -p PID[,PID...] or -a. */
+struct cli_targets {
+	pid_t pids[CLI_MAX_PIDS];
+	size_t pid_cnt;
+	bool system_wide;
+	char *const *argv; /* the program (argv from optind on), or NULL */
+};
+
+/* Apply option c (-p or -a, its value arg) to t. Returns 1 when it was one
+ * of them, 0 when not, -1 after a cli_err line (a bad value). */
+int cli_targets_option(struct cli_targets *t, int c, const char *arg);
+/* After the options: the program is what follows them; -p goes alone, and
+ * one of the three is needed unless optional. verb says what is done
+ * ("record", "count"). Returns 0, or -1 after a cli_err line. */
+int cli_targets_finish(struct cli_targets *t, int argc, char **argv, bool optional,
+		       const char *verb);
+/* The getopt ':' (missing value) or unknown option c as one cli_err line.
+ * Returns CLI_EXIT_USAGE. */
+int cli_bad_option(int c, char **argv);
 
 /* How a run of 'record' or 'stat' ended (from their summaries). */
 struct cli_run_end {
