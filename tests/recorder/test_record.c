@@ -607,7 +607,7 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 	snprintf(mnt, sizeof(mnt), "%s/small", f->dir);
 	snprintf(out, sizeof(out), "%s/out.tdr", mnt);
 	assert_int_equal(mkdir(mnt, 0755), 0);
-	if (mount("tdrec-test", mnt, "tmpfs", 0, "size=24k")) {
+	if (mount("tdrec-test", mnt, "tmpfs", 0, "size=8k")) {
 		fprintf(stderr, "cannot mount a tmpfs (%s): skipped\n", strerror(errno));
 		skip();
 	}
