@@ -394,6 +394,7 @@ static int reader_init(struct tdr_reader *r, const char *name)
 		return err;
 	}
 	r->status.truncated = !(r->footer && r->status.intact_sz == r->sz);
+	r->status.frame_cnt = r->frame_cnt;
 	return 0;
 }
 
@@ -439,8 +440,9 @@ int tdr_reader__open(const char *path, struct tdr_reader **out)
 		goto err_out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
-		tdr_warn("failed to read %s: not a regular file", path);
+		/* The reader maps the file: a pipe or a device cannot be read. */
+		err = -TDR_E_NOTREG;
+		tdr_warn("failed to read %s: %s", path, tdr_strerror(err));
 		goto err_out;
 	}
 	r->data = (const uint8_t *)"";

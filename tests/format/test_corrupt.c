@@ -283,7 +283,8 @@ static void test_corrupt__not_a_tdr_file(void **state)
 	assert_int_equal(tdr_reader__open_mem("\x89TD", 3, &r), -TDR_E_TRUNCATED);
 	assert_int_equal(tdr_reader__open_mem("\x89TDX", 4, &r), -TDR_E_FORMAT);
 	assert_int_equal(tdr_reader__open("/nonexistent/x.tdr", &r), -ENOENT);
-	assert_int_equal(tdr_reader__open("/tmp", &r), -EINVAL);
+	assert_int_equal(tdr_reader__open("/tmp", &r), -TDR_E_NOTREG);
+	assert_int_equal(tdr_reader__open("/dev/null", &r), -TDR_E_NOTREG);
 	assert_null(r);
 }
 

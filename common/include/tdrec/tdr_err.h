@@ -21,6 +21,7 @@ enum tdr_err {
 	TDR_E_LIMIT,		    /* a size is above a documented cap */
 	TDR_E_NOPLAN,		    /* no event plan fits this machine */
 	TDR_E_USAGE,		    /* bad option or argument */
+	TDR_E_NOTREG,		    /* a recording that is not a regular file (pipe, device) */
 	TDR_E_LAST,
 };
 

@@ -287,6 +287,10 @@ struct tdr_file_status {
 	bool has_trailer;      /* closed cleanly */
 	bool truncated;	       /* ends inside a block, or has no trailer */
 	uint64_t intact_sz;    /* bytes up to the end of the last complete block */
+	/* FRAME blocks listed (from the trailer index or the scan): the same as
+	 * tdr_reader__frame_cnt, so a truncated file without trailer still
+	 * says how many frames it holds. */
+	uint64_t frame_cnt;
 	/* Frame blocks found at open whose frame header was damaged; they are
 	 * left out of the frame list. The reader is immutable after open, so
 	 * frames that fail later in tdr_reader__load_frame (payload checksum,
@@ -309,7 +313,8 @@ void tdr_frame_buf__release(struct tdr_frame_buf *buf);
 /*
  * Open a .tdr file. Reads the header and metadata, then the trailer index if
  * present, else scans block headers up to the last complete frame.
- * Returns: 0, -errno, -TDR_E_FORMAT (not a .tdr file), -TDR_E_VERSION (newer
+ * Returns: 0, -errno, -TDR_E_NOTREG (a pipe or a device: the file is mapped),
+ * -TDR_E_FORMAT (not a .tdr file), -TDR_E_VERSION (newer
  * major version), -TDR_E_CORRUPT / -TDR_E_TRUNCATED (header or metadata bad),
  * -TDR_E_LIMIT. A file truncated after its metadata opens fine: check
  * tdr_reader__status().
