@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/deps.sh - install the Debian packages tdrec needs, skipping those present.
-# Sourced by scripts/demo and scripts/test. Uses sudo when not root.
+# Sourced by scripts/demo and scripts/test: tdr_install_deps [EXTRA_PACKAGE...].
+# Uses sudo when not root. Returns non-zero (and apt-get says why) on failure.
 tdr_install_deps() {
 	local pkgs=(cmake gcc pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev "$@")
 	local missing=() p
@@ -12,6 +13,8 @@ tdr_install_deps() {
 	echo "tdrec: installing missing packages: ${missing[*]}" >&2
 	local sudo=()
 	[ "$(id -u)" -ne 0 ] && sudo=(sudo)
+	# env, not a variable assignment before sudo: sudo resets the environment.
 	"${sudo[@]}" apt-get update -qq >&2 &&
-		DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >&2
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
