@@ -12,16 +12,18 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tdrec/parser.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 
 static const char usage_text[] =
-	"usage: tdrec info [--json] FILE\n"
+	"usage: tdrec info [--json | -v] FILE\n"
 	"\n"
 	"Show what a recording holds: host, CPU, kernel, command line, event plan and\n"
 	"events, sample and record counts, lost records and samples, throttles,\n"
@@ -30,8 +32,11 @@ static const char usage_text[] =
 	"The samples are read once to count threads and per-event totals.\n"
 	"\n"
 	"options:\n"
-	"  --json      print one JSON object instead of text\n"
-	"  -h, --help  this text\n"
+	"  --json         print one JSON object instead of text (with each event's\n"
+	"                 attr, main fields and all its bytes in hex, and its ids)\n"
+	"  -v, --verbose  text: also every event's perf_event_attr, field by field,\n"
+	"                 and its kernel-assigned ids\n"
+	"  -h, --help     this text\n"
 	"\n"
 	"exit status: 0 ok, 1 the file cannot be read, 2 usage error\n";
 
@@ -143,7 +148,57 @@ static uint64_t duration_of(const struct tdr_parser *p, const struct info *in)
 
 	if (end)
 		return end->duration_ns;
-	return in->have_time ? in->last_ns - in->first_ns : 0;
+	if (!in->have_time)
+		return 0;
+	/* No trailer (the recorder was killed): from the start of recording,
+	 * when the file says when that was on the sample clock, to the last
+	 * sample. */
+	if (in->meta->start_clock_ns && in->meta->start_clock_ns <= in->first_ns)
+		return in->last_ns - in->meta->start_clock_ns;
+	return in->last_ns - in->first_ns;
+}
+
+/* FRAME blocks the file holds, readable or not, as found by the reader: so
+ * also for a file without trailer (0 for perf.data, which has none). */
+static uint64_t frames_of(const struct tdr_parser *p)
+{
+	const struct tdr_file_status *fs = tdr_parser__file_status(p);
+
+	return fs ? fs->frame_cnt + fs->bad_frames : 0;
+}
+
+/* An event's attr: the main fields, then every byte this build knows
+ * (min(attr_disk_sz, sizeof)) in hex, so nothing is hidden. */
+static void json_attr(const struct tdr_event_desc *e)
+{
+	const struct perf_event_attr *a = &e->attr;
+	const uint8_t *bytes = (const uint8_t *)a;
+	size_t n = e->attr_disk_sz < sizeof(*a) ? e->attr_disk_sz : sizeof(*a);
+	uint64_t bits;
+
+	/* The bit fields (disabled, inherit, ..., freq, ...) are the u64 after
+	 * read_format in every attr version. */
+	memcpy(&bits, bytes + offsetof(struct perf_event_attr, read_format) + 8, sizeof(bits));
+	printf("\"attr\": {\"type\": %u, \"size\": %u, \"config\": %" PRIu64
+	       ", \"config1\": %" PRIu64 ", \"config2\": %" PRIu64 ", \"%s\": %" PRIu64
+	       ", \"sample_type\": %" PRIu64 ", \"read_format\": %" PRIu64 ", \"bits\": %" PRIu64
+	       ", \"disk_size\": %u, \"hex\": \"",
+	       a->type, a->size, (uint64_t)a->config, (uint64_t)a->config1, (uint64_t)a->config2,
+	       a->freq ? "sample_freq" : "sample_period", (uint64_t)a->sample_period,
+	       (uint64_t)a->sample_type, (uint64_t)a->read_format, bits, e->attr_disk_sz);
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", bytes[i]);
+	fputs("\"}", stdout);
+}
+
+/* An event's kernel-assigned ids; cpu and pid are -1 for "any". */
+static void json_ids(const struct tdr_event_desc *e)
+{
+	fputs("\"ids\": [", stdout);
+	for (size_t j = 0; j < e->id_cnt; j++)
+		printf("%s{\"cpu\": %d, \"pid\": %d, \"id\": %" PRIu64 "}", j ? ", " : "",
+		       (int32_t)e->ids[j].cpu, (int32_t)e->ids[j].pid, e->ids[j].id);
+	putchar(']');
 }
 
 static void print_json(const char *path, const struct tdr_parser *p, const struct info *in)
@@ -151,7 +206,6 @@ static void print_json(const char *path, const struct tdr_parser *p, const struc
 	const struct tdr_meta *m = tdr_parser__meta(p);
 	const struct tdr_parse_stats *st = tdr_parser__stats(p);
 	const struct tdr_file_status *fs = tdr_parser__file_status(p);
-	const struct tdr_totals *tot = tdr_parser__totals(p);
 	const struct tdr_run_end *end = tdr_parser__run_end(p);
 	bool first = true;
 	size_t i;
@@ -188,13 +242,33 @@ static void print_json(const char *path, const struct tdr_parser *p, const struc
 	jkey("records", &first);
 	printf("%" PRIu64, st->records);
 	jkey("frames", &first);
-	printf("%" PRIu64, tot ? tot->frames : 0);
+	printf("%" PRIu64, frames_of(p));
 	jkey("threads", &first);
 	printf("%zu", in->tid_cnt);
 	jkey("truncated", &first);
 	fputs(fs && fs->truncated ? "true" : "false", stdout);
 	jkey("duration_ns", &first);
 	printf("%" PRIu64, duration_of(p, in));
+	jkey("start_wall_ns", &first);
+	printf("%" PRIu64, m->start_wall_ns);
+	jkey("start_clock_ns", &first);
+	printf("%" PRIu64, m->start_clock_ns);
+	jkey("clockid", &first);
+	printf("%d", m->clockid);
+	jkey("sample_period", &first);
+	printf("%" PRIu64, m->sample_period);
+	jkey("sample_freq", &first);
+	printf("%" PRIu64, m->sample_freq);
+	jkey("mode", &first);
+	printf("{\"inherit\": %s, \"system_wide\": %s, \"attached\": %s, \"kernel\": %s}",
+	       m->flags & TDR_META_INHERIT ? "true" : "false",
+	       m->flags & TDR_META_SYSTEM_WIDE ? "true" : "false",
+	       m->flags & TDR_META_ATTACHED ? "true" : "false",
+	       m->flags & TDR_META_KERNEL ? "true" : "false");
+	jkey("page_size", &first);
+	printf("%u", m->page_sz);
+	jkey("boot_id", &first);
+	jstr(m->boot_id);
 	jkey("host", &first);
 	jstr(m->hostname);
 	jkey("kernel_release", &first);
@@ -229,11 +303,15 @@ static void print_json(const char *path, const struct tdr_parser *p, const struc
 		jstr(e->name);
 		printf(", \"pmu\": ");
 		jstr(e->pmu_name);
-		printf(", \"leader\": %s, \"sampler\": %s, \"samples\": %" PRIu64
-		       ", \"delta_total\": %" PRIu64 "}",
-		       e->flags & TDR_EVENT_LEADER ? "true" : "false",
+		printf(", \"pmu_type\": %u, \"group\": %u, \"leader\": %s, \"sampler\": %s, "
+		       "\"samples\": %" PRIu64 ", \"delta_total\": %" PRIu64 ",\n     ",
+		       e->pmu_type, e->group_idx, e->flags & TDR_EVENT_LEADER ? "true" : "false",
 		       e->flags & TDR_EVENT_SAMPLER ? "true" : "false", in->ev_samples[i],
 		       in->ev_delta[i]);
+		json_attr(e);
+		printf(",\n     ");
+		json_ids(e);
+		putchar('}');
 	}
 	fputs(m->event_cnt ? "\n  ]" : "]", stdout);
 	jkey("rebases", &first);
@@ -278,12 +356,68 @@ static const char *or_unknown(const char *s)
 	return s && *s ? s : "(unknown)";
 }
 
-static void print_text(const char *path, const struct tdr_parser *p, const struct info *in)
+/* "2024-05-01 12:00:00.123 UTC" for a CLOCK_REALTIME time in ns. */
+static void format_wall(uint64_t ns, char *buf, size_t sz)
+{
+	time_t sec = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	size_t n;
+
+	if (!ns || !gmtime_r(&sec, &tm) || !(n = strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm))) {
+		snprintf(buf, sz, "(unknown)");
+		return;
+	}
+	snprintf(buf + n, sz - n, ".%03u UTC", (unsigned)(ns % 1000000000u / 1000000u));
+}
+
+/* The recording's settings: when, how often, which threads. */
+static void print_settings(const struct tdr_meta *m)
+{
+	char when[64];
+
+	format_wall(m->start_wall_ns, when, sizeof(when));
+	printf("started:     %s", when);
+	if (m->start_clock_ns)
+		printf("; sample clock (clockid %d) at %.6f s", m->clockid,
+		       (double)m->start_clock_ns / 1e9);
+	putchar('\n');
+	if (m->sample_freq)
+		printf("sampling:    %" PRIu64 " Hz", m->sample_freq);
+	else if (m->sample_period)
+		printf("sampling:    every %" PRIu64 " events", m->sample_period);
+	else
+		printf("sampling:    (unknown)");
+	printf("; %s%s%s", 
+	       m->flags & TDR_META_SYSTEM_WIDE ? "system-wide"
+	       : m->flags & TDR_META_ATTACHED	 ? "attached to running processes"
+					       : "launched program",
+	       m->flags & TDR_META_INHERIT ? ", children and threads inherited" : "",
+	       m->flags & TDR_META_KERNEL ? ", kernel samples" : ", user samples only");
+	if (m->page_sz)
+		printf("; page size %u", m->page_sz);
+	putchar('\n');
+}
+
+/* -v: an event's attr field by field (the --dry-run shape) and its ids. */
+static void print_event_detail(const struct tdr_event_desc *e)
+{
+	tdr_attr__print(&e->attr, e->pmu_name, stdout);
+	if (e->attr_disk_sz != sizeof(e->attr))
+		printf("    (%u attr bytes in the file, this tdrec knows %zu)\n", e->attr_disk_sz,
+		       sizeof(e->attr));
+	printf("    ids                 ");
+	for (size_t j = 0; j < e->id_cnt; j++)
+		printf("%s%" PRIu64 " (cpu %d pid %d)", j ? ", " : "", e->ids[j].id,
+		       (int32_t)e->ids[j].cpu, (int32_t)e->ids[j].pid);
+	printf("%s\n", e->id_cnt ? "" : "(none)");
+}
+
+static void print_text(const char *path, const struct tdr_parser *p, const struct info *in,
+		       bool verbose)
 {
 	const struct tdr_meta *m = tdr_parser__meta(p);
 	const struct tdr_parse_stats *st = tdr_parser__stats(p);
 	const struct tdr_file_status *fs = tdr_parser__file_status(p);
-	const struct tdr_totals *tot = tdr_parser__totals(p);
 	const struct tdr_run_end *end = tdr_parser__run_end(p);
 	uint64_t dur = duration_of(p, in);
 	size_t i;
@@ -304,6 +438,7 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 	for (i = 0; i < m->argc; i++)
 		printf(" %s", m->argv[i]);
 	printf("%s\n", m->argc ? "" : " (unknown)");
+	print_settings(m);
 	printf("plan:        %s\n", or_unknown(m->plan_name));
 	for (i = 0; i < m->note_cnt; i++)
 		printf("note:        %s\n", m->notes[i]);
@@ -311,18 +446,21 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 	for (i = 0; i < m->event_cnt; i++) {
 		const struct tdr_event_desc *e = &m->events[i];
 
-		printf("  %-24s %-10s %-8s samples %-10" PRIu64 " total %" PRIu64 "\n", e->name,
-		       or_unknown(e->pmu_name),
+		printf("  %-24s %-10s %-8s samples %-10" PRIu64 " total %-12" PRIu64
+		       " type %u config %#" PRIx64 ", %zu ids\n",
+		       e->name, or_unknown(e->pmu_name),
 		       e->flags & TDR_EVENT_SAMPLER  ? "sampler"
 		       : e->flags & TDR_EVENT_LEADER ? "leader"
 						     : "",
-		       in->ev_samples[i], in->ev_delta[i]);
+		       in->ev_samples[i], in->ev_delta[i], e->attr.type, (uint64_t)e->attr.config,
+		       e->id_cnt);
+		if (verbose)
+			print_event_detail(e);
 	}
 	printf("duration:    %.3f s\n", (double)dur / 1e9);
 	printf("samples:     %" PRIu64 " (%" PRIu64 " attributed), %zu threads with samples\n",
 	       st->samples, st->samples_delivered, in->tid_cnt);
-	printf("records:     %" PRIu64 " in %" PRIu64 " frames\n", st->records,
-	       tot ? tot->frames : 0);
+	printf("records:     %" PRIu64 " in %" PRIu64 " frames\n", st->records, frames_of(p));
 	printf("lost:        %" PRIu64 " records (%" PRIu64 " samples), %" PRIu64
 	       " samples dropped by the PMU\n",
 	       st->lost_records, st->lost_samples, st->lost_samples_pmu);
@@ -365,7 +503,7 @@ int cmd_info(int argc, char **argv)
 	const char *path = NULL;
 	struct tdr_parser *p = NULL;
 	struct info in = { 0 };
-	bool json = false;
+	bool json = false, verbose = false;
 	int i, err, ret = 1;
 
 	for (i = 1; i < argc; i++) {
@@ -375,6 +513,15 @@ int cmd_info(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
 			cli_err_set_json(true);
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			verbose = true;
+		} else if (!strcmp(argv[i], "--")) {
+			if (i + 2 == argc && !path) {
+				path = argv[i + 1];
+				break;
+			}
+			cli_err("one FILE after '--' (see 'tdrec info --help')");
+			return CLI_EXIT_USAGE;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			cli_err("unknown option '%s' (see 'tdrec info --help')", argv[i]);
 			return CLI_EXIT_USAGE;
@@ -412,7 +559,7 @@ int cmd_info(int argc, char **argv)
 	if (json)
 		print_json(path, p, &in);
 	else
-		print_text(path, p, &in);
+		print_text(path, p, &in, verbose);
 	ret = 0;
 out:
 	free(in.ev_samples);

@@ -121,9 +121,9 @@ static void print_flags(FILE *out, const char *field, uint64_t v, const struct f
 	fprintf(out, ")\n");
 }
 
-static void print_type_size_config(FILE *out, const struct tdr_plan_event *ev)
+static void print_type_size_config(FILE *out, const struct perf_event_attr *a,
+				   const char *pmu_name)
 {
-	const struct perf_event_attr *a = &ev->attr;
 	uint64_t id = a->config & 0xffffffffu;
 
 	if (a->type == PERF_TYPE_HARDWARE) {
@@ -144,7 +144,7 @@ static void print_type_size_config(FILE *out, const struct tdr_plan_event *ev)
 			fprintf(out, " (%s)", sw_names[a->config]);
 		fputc('\n', out);
 	} else {
-		fprintf(out, FIELD "%u (PMU %s)\n", "type", a->type, ev->pmu_name);
+		fprintf(out, FIELD "%u (PMU %s)\n", "type", a->type, pmu_name ? pmu_name : "?");
 		fprintf(out, FIELD "%u\n", "size", a->size);
 		fprintf(out, FIELD "0x%" PRIx64 "\n", "config", (uint64_t)a->config);
 	}
@@ -194,11 +194,9 @@ static void print_bits(FILE *out, const struct perf_event_attr *a)
 			fprintf(out, FIELD "1\n", bits[i].name);
 }
 
-static void print_attr(FILE *out, const struct tdr_plan_event *ev)
+void tdr_attr__print(const struct perf_event_attr *a, const char *pmu_name, FILE *out)
 {
-	const struct perf_event_attr *a = &ev->attr;
-
-	print_type_size_config(out, ev);
+	print_type_size_config(out, a, pmu_name);
 	fprintf(out, FIELD "0x%" PRIx64 "\n", "config1", (uint64_t)a->config1);
 	fprintf(out, FIELD "0x%" PRIx64 "\n", "config2", (uint64_t)a->config2);
 	if (a->freq)
@@ -254,7 +252,7 @@ void tdr_plan__print(const struct tdr_plan *plan, FILE *out)
 			fprintf(out, "  event %zu: %s (pmu %s)%s%s\n", i, ev->name, ev->pmu_name,
 				ev->flags & TDR_EVENT_LEADER ? " leader" : "",
 				ev->flags & TDR_EVENT_SAMPLER ? " sampler" : "");
-			print_attr(out, ev);
+			tdr_attr__print(&ev->attr, ev->pmu_name, out);
 		}
 	}
 	fprintf(out, "(attr fields not listed are 0)\n");

@@ -138,6 +138,10 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta);
  * (a stream the caller owns, e.g. stdout from cli/). Shape: docs/plans.md. */
 void tdr_plan__print(const struct tdr_plan *plan, FILE *out);
 
+/* One attr field by field, in the --dry-run shape above (also used by
+ * 'tdrec info --verbose'). pmu_name names a dynamic PMU type (NULL: "?"). */
+void tdr_attr__print(const struct perf_event_attr *attr, const char *pmu_name, FILE *out);
+
 void tdr_plan__free(struct tdr_plan *plan);
 
 /* Whether this process may count kernel-mode events of its targets: root, or
