@@ -7,6 +7,12 @@
  * of this version still reads that file with exactly the known values below;
  * it must keep passing as long as the format's major version is 1. Do not
  * regenerate the file to make it pass: a failure means old files broke.
+ *
+ * tests/data/real-v1.1-tdrec-0.1.0-software.tdr is a real recording (format
+ * 1.1: its two frames, one per CPU, hold samples and use codec 1) of a
+ * three-thread program by tdrec 0.1.0 with the software plan; its frames
+ * must keep decoding to records that tile them, with the counts and ids
+ * below.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,6 +29,7 @@
 #include "tdrec/tdr_err.h"
 
 #define GOLDEN "golden-v1.0-tdrec-0.1.0.tdr"
+#define REAL_1_1 "real-v1.1-tdrec-0.1.0-software.tdr"
 
 static void test_golden__reads_known_values(void **state)
 {
@@ -217,10 +224,64 @@ static int write_all(const char *golden, const char *corpus)
 	return err;
 }
 
+static void test_golden__real_1_1_recording_reads(void **state)
+{
+	const char *src = getenv("TDR_SOURCE_DIR");
+	struct tdr_frame_buf buf = { 0 };
+	const struct perf_event_header *h;
+	uint64_t records = 0, samples = 0;
+	const struct tdr_meta *m;
+	const struct tdr_totals *t;
+	struct tdr_reader *r = NULL;
+	bool codec[2] = { false, false };
+	char path[4096];
+
+	(void)state;
+	assert_non_null(src);
+	snprintf(path, sizeof(path), "%s/tests/data/%s", src, REAL_1_1);
+	assert_int_equal(tdr_reader__open(path, &r), 0);
+	assert_int_equal(tdr_reader__status(r)->major, 1);
+	assert_int_equal(tdr_reader__status(r)->minor, 1);
+	assert_false(tdr_reader__status(r)->truncated);
+	m = tdr_reader__meta(r);
+	assert_string_equal(m->tdrec_version, "0.1.0");
+	assert_string_equal(m->plan_name, "software");
+	assert_int_equal(m->event_cnt, 4);
+	assert_string_equal(m->events[0].name, "cpu-clock");
+	assert_int_equal(m->events[0].flags, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER);
+	assert_int_equal(m->events[0].attr.sample_freq, 4000);
+	assert_int_equal(m->events[3].id_cnt, 2);
+	assert_int_equal(m->events[3].ids[1].cpu, 1);
+	assert_int_equal(m->events[3].ids[1].id, 15899);
+	for (size_t i = 0; i < tdr_reader__frame_cnt(r); i++) {
+		struct tdr_record_iter it;
+
+		codec[tdr_reader__frame(r, i)->codec & 1] = true;
+		assert_int_equal(tdr_reader__load_frame(r, i, &buf), 0);
+		it = (struct tdr_record_iter){ .data = buf.data, .sz = buf.sz };
+		while (tdr_records__next(&it, &h) > 0) {
+			records++;
+			samples += h->type == PERF_RECORD_SAMPLE;
+		}
+	}
+	assert_true(codec[1]); /* both of its frames hold samples: codec 1 */
+	t = tdr_reader__totals(r);
+	assert_non_null(t);
+	assert_int_equal(t->frames, 2);
+	assert_int_equal(records, 392);
+	assert_int_equal(samples, 380);
+	assert_int_equal(t->records, records);
+	assert_int_equal(t->samples, samples);
+	assert_int_equal(tdr_reader__run_end(r)->exit_code, 7);
+	tdr_frame_buf__release(&buf);
+	tdr_reader__free(r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden__reads_known_values),
+		cmocka_unit_test(test_golden__real_1_1_recording_reads),
 	};
 
 	if (argc == 4 && !strcmp(argv[1], "--write")) {

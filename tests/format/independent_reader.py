@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""tests/format/independent_reader.py - a .tdr reader written from docs/format.md alone.
+
+It shares no code with format/: it follows the byte tables of docs/format.md
+(file header, blocks, TLV metadata, frames with codecs 0 and 1, trailer,
+footer, the scan of section 12) and uses the zstd command for zstd frames.
+If the spec leaves out something a reader needs, or the C code drifts from
+the spec, this reader disagrees with tdrec and the test fails.
+
+usage: independent_reader.py TDREC DUMP_FRAMES FILE[:ids]...
+
+For each FILE it decodes every frame and checks what the spec promises:
+records tile each frame with exactly record_cnt records, the trailer's
+TOTALS equal the counts taken from the records, and (with ':ids', for files
+the real recorder wrote) every sample's first word, its PERF_SAMPLE_IDENTIFIER,
+is one of the kernel ids of the metadata. The decoded records must be
+byte for byte those of tdrec's reader (DUMP_FRAMES, tests/format/dump_frames.c),
+and its view must match 'TDREC info --json FILE': format version, plan,
+event names, frames, records, lost samples and whether the file is
+truncated. Exit status 0 when all agree.
+"""
+import json
+import struct
+import subprocess
+import sys
+
+FILE_MAGIC = b'\x89TDR\r\n\x1a\n'
+FOOTER_MAGIC = b'\x89TDE\r\n\x1a\n'
+M64 = (1 << 64) - 1
+# perf_event_header.type values (linux/perf_event.h)
+REC_LOST, REC_THROTTLE, REC_UNTHROTTLE, REC_SAMPLE, REC_LOST_SAMPLES = 2, 5, 6, 9, 13
+PERF_SAMPLE_IDENTIFIER = 1 << 16
+
+
+class Bad(Exception):
+    """The file breaks a rule of the spec."""
+
+
+def need(cond, what):
+    if not cond:
+        raise Bad(what)
+
+
+def crc32c(data):
+    """Section 1: reflected 0x82F63B78, init and final xor 0xFFFFFFFF."""
+    c = 0xFFFFFFFF
+    for x in data:
+        c ^= x
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+    return c ^ 0xFFFFFFFF
+
+
+def u16(b, o): return struct.unpack_from('<H', b, o)[0]
+def u32(b, o): return struct.unpack_from('<I', b, o)[0]
+def u64(b, o): return struct.unpack_from('<Q', b, o)[0]
+def align8(v): return (v + 7) & ~7
+
+
+def unzstd(data, size):
+    out = subprocess.run(['zstd', '-d', '-c', '-q'], input=data, capture_output=True,
+                         check=True).stdout
+    need(len(out) == size, 'zstd data gives %d bytes, not %d' % (len(out), size))
+    return out
+
+
+def tlv(b):
+    """Section 4: items fill their container exactly."""
+    o = 0
+    while o < len(b):
+        need(o + 8 <= len(b), 'TLV header past the end')
+        tag, ln = struct.unpack_from('<II', b, o)
+        need(o + 8 + ln <= len(b), 'TLV value past the end')
+        yield tag, b[o + 8:o + 8 + ln]
+        o += 8 + ln
+
+
+def count_list(v, entry_sz):
+    cnt = u32(v, 0)
+    need(len(v) == 8 + cnt * entry_sz, 'count-prefixed list of the wrong length')
+    return [v[8 + i * entry_sz:8 + (i + 1) * entry_sz] for i in range(cnt)]
+
+
+def decode_meta(b):
+    """Section 5: the tags this check needs (plan, events with attr and ids)."""
+    m = {'plan': None, 'events': []}
+    for tag, v in tlv(b):
+        if tag == 11:
+            m['plan'] = v.decode()
+        elif tag == 18:
+            ev = {'name': None, 'attr': None, 'ids': []}
+            for t, w in tlv(v):
+                if t == 1:
+                    ev['name'] = w.decode()
+                elif t == 6:
+                    need(64 <= len(w) <= 4096, 'attr size')
+                    ev['attr'] = w
+                elif t == 7:
+                    ev['ids'] = [u64(e, 8) for e in count_list(w, 16)]
+            need(ev['name'] is not None and ev['attr'] is not None, 'event without name/attr')
+            m['events'].append(ev)
+    return m
+
+
+class Stream:
+    """A byte cursor that must not run past its end."""
+
+    def __init__(self, b):
+        self.b, self.o = b, 0
+
+    def byte(self):
+        need(self.o < len(self.b), 'stream read past its end')
+        self.o += 1
+        return self.b[self.o - 1]
+
+    def take(self, n):
+        need(self.o + n <= len(self.b), 'stream read past its end')
+        self.o += n
+        return self.b[self.o - n:self.o]
+
+    def varint(self):
+        v = 0
+        for i in range(10):
+            x = self.byte()
+            v |= (x & 0x7F) << (7 * i)
+            if not x & 0x80:
+                need(v <= M64, 'varint above 2^64')
+                return v
+        raise Bad('varint longer than 10 bytes')
+
+    def done(self):
+        return self.o == len(self.b)
+
+
+def unzz(u):
+    return ((u >> 1) ^ -(u & 1)) & M64
+
+
+def decode_columns(data, raw_sz, record_cnt):
+    """Section 6.1, codec 1."""
+    src = Stream(data)
+    method = src.byte()
+    b0_raw = src.varint()
+    if method == 1:
+        blk0 = unzstd(src.take(src.varint()), b0_raw)
+    else:
+        need(method == 0, 'block 0 method')
+        blk0 = src.take(b0_raw)
+    d = Stream(blk0)
+    stream_cnt = d.varint()
+    need(stream_cnt >= 4 and (stream_cnt - 4) % 3 == 0, 'stream count')
+    ncol = (stream_cnt - 4) // 3
+    need(ncol <= 64, 'more than 64 columns')
+    dirs = []
+    for _ in range(stream_cnt):
+        raw_len = d.varint()
+        place = d.byte() if raw_len else None
+        stored = d.varint() if place == 1 else None
+        dirs.append((raw_len, place, stored))
+    streams = [d.take(rl) if rl and pl == 0 else b'' for rl, pl, _ in dirs]
+    need(d.done(), 'block 0 longer than its directory and inline streams')
+    for i, (raw_len, place, stored) in enumerate(dirs):
+        if raw_len and place == 1:
+            streams[i] = unzstd(src.take(stored), raw_len)
+        elif raw_len and place == 2:
+            streams[i] = src.take(raw_len)
+        else:
+            need(not raw_len or place == 0, 'stream place')
+    need(src.done(), 'own streams do not end with the data')
+    s = [Stream(x) for x in streams]
+    params, headers, other, new = s[0], s[1], s[2], s[3]
+    keys, pred, bias = [], [0] * ncol, [0] * ncol
+    if streams[0]:
+        keys = [params.varint() for _ in range(params.varint())]
+        need(len(keys) <= 2 and all(k < ncol for k in keys), 'key columns')
+        for j in range(ncol):
+            pred[j], bias[j] = params.varint(), unzz(params.varint())
+
+    def residual(j):
+        a_plane, b_plane, c_plane = s[4 + 3 * j], s[5 + 3 * j], s[6 + 3 * j]
+        if not streams[4 + 3 * j]:
+            return 0
+        a = a_plane.byte()
+        u = a & 0x7F
+        if a & 0x80:
+            b = b_plane.byte()
+            u |= (b & 0x7F) << 7
+            if b & 0x80:
+                u |= c_plane.varint() << 14
+        return u
+
+    last, slots, out = [], [None] * 64, bytearray()
+    for _ in range(record_cnt):
+        rtype, misc, size = headers.varint(), headers.varint(), headers.varint() * 8
+        out += struct.pack('<IHH', rtype, misc, size)
+        if rtype != REC_SAMPLE:
+            out += other.take(size - 8)
+            continue
+        n = size // 8 - 1
+        m = min(n, ncol)
+        word, delta = [0] * m, [0] * m
+        for k in keys:
+            if k < m:
+                delta[k] = unzz(residual(k))
+                word[k] = ((last[k] if k < len(last) else 0) + delta[k]) & M64
+        kv = [word[k] if k < m else 0 for k in keys] + [0, 0]
+        h = (((n * 0x9E3779B97F4A7C15 + kv[0]) & M64) * 0xC2B2AE3D27D4EB4F + kv[1]) & M64
+        slot = ((h * 0x165667B19E3779F9) & M64) >> 58
+        ctx = slots[slot]
+        fresh = ctx is None or ctx[0] != (n, kv[0], kv[1])
+        for j in range(m):
+            if j in keys:
+                continue
+            if fresh:
+                delta[j] = unzz(new.varint())
+                word[j] = ((last[j] if j < len(last) else 0) + delta[j]) & M64
+            else:
+                delta[j] = (unzz(residual(j)) + bias[j] +
+                            (delta[pred[j] - 1] if pred[j] else 0)) & M64
+                word[j] = (ctx[1][j] + delta[j]) & M64
+        out += struct.pack('<%dQ' % m, *word)
+        out += other.take(8 * (n - m))
+        slots[slot] = ((n, kv[0], kv[1]), word)
+        last = word
+    need(all(x.done() for x in s), 'a stream is not used up')
+    need(len(out) == raw_sz, 'codec 1 data gives %d bytes, not %d' % (len(out), raw_sz))
+    return bytes(out)
+
+
+def read(path):
+    """Sections 2, 3, 5, 6, 8, 9 and the scan of section 12."""
+    b = open(path, 'rb').read()
+    need(b[:8] == FILE_MAGIC, 'not a .tdr file')
+    major, minor, hdr_sz = u16(b, 8), u16(b, 10), u32(b, 12)
+    need(major == 1, 'major version %d' % major)
+    need(u32(b, 28) == crc32c(b[:28]), 'file header CRC')
+
+    def block(off):
+        """(type, payload, payload_crc, end) of a complete block, else None."""
+        if off + 24 > len(b) or b[off:off + 4] != b'TDBK':
+            return None
+        if u32(b, off + 20) != crc32c(b[off:off + 20]):
+            return None
+        psz = u64(b, off + 8)
+        end = align8(off + 24 + psz)
+        if end > len(b):
+            return None
+        return u16(b, off + 4), b[off + 24:off + 24 + psz], u32(b, off + 16), end
+
+    blk = block(hdr_sz)
+    need(blk and blk[0] == 1 and crc32c(blk[1]) == blk[2], 'metadata block')
+    meta = decode_meta(blk[1])
+    off, frames, totals, complete = blk[3], [], None, False
+    while True:
+        blk = block(off)
+        if not blk:
+            break
+        btype, payload, pcrc, end = blk
+        if btype == 2 and len(payload) >= 24 and u32(payload, 20) == crc32c(payload[:20]):
+            frames.append((payload, pcrc))
+        elif btype == 4 and crc32c(payload) == pcrc:
+            items = dict(tlv(payload))
+            if 1 in items:
+                totals = struct.unpack('<9Q', items[1])
+            foot = b[end:end + 24]
+            if (len(foot) == 24 and foot[16:] == FOOTER_MAGIC and
+                    u32(foot, 12) == crc32c(foot[:12]) and u64(foot, 0) == off):
+                off = end + 24
+                complete = off == len(b)
+                break
+        off = end
+    r = {'version': '%d.%d' % (major, minor), 'meta': meta, 'frames': len(frames),
+         'truncated': not complete, 'totals': totals, 'records': 0, 'samples': 0,
+         'lost_records': 0, 'lost_samples': 0, 'lost_samples_pmu': 0, 'throttles': 0,
+         'unthrottles': 0, 'raw_bytes': 0, 'comp_bytes': 0, 'first_words': [], 'damaged': 0,
+         'raw': bytearray()}
+    for payload, pcrc in frames:
+        codec, raw_sz, comp_sz, cnt = payload[0], u32(payload, 8), u32(payload, 12), \
+            u32(payload, 16)
+        need(comp_sz == len(payload) - 24, 'comp_sz')
+        r['raw_bytes'] += raw_sz
+        r['comp_bytes'] += comp_sz
+        if crc32c(payload) != pcrc:
+            r['damaged'] += 1  # tdrec skips it too
+            continue
+        data = payload[24:]
+        raw = unzstd(data, raw_sz) if codec == 0 else decode_columns(data, raw_sz, cnt)
+        r['raw'] += raw
+        o = n = 0
+        while o < len(raw):
+            need(o + 8 <= len(raw), 'record header past the end')
+            rtype, _, size = struct.unpack_from('<IHH', raw, o)
+            need(size >= 8 and size % 8 == 0 and o + size <= len(raw), 'record size')
+            if rtype == REC_SAMPLE:
+                r['samples'] += 1
+                if size >= 16:
+                    r['first_words'].append(u64(raw, o + 8))
+            elif rtype == REC_LOST:
+                r['lost_records'] += 1
+                r['lost_samples'] += u64(raw, o + 16)
+            elif rtype == REC_LOST_SAMPLES:
+                r['lost_samples_pmu'] += u64(raw, o + 8)
+            r['throttles'] += rtype == REC_THROTTLE
+            r['unthrottles'] += rtype == REC_UNTHROTTLE
+            o += size
+            n += 1
+        need(n == cnt, '%d records, frame header says %d' % (n, cnt))
+        r['records'] += n
+    return r
+
+
+def check(tdrec, dump_frames, arg):
+    path, _, opt = arg.partition(':')
+    r = read(path)
+    theirs = subprocess.run([dump_frames, path], capture_output=True, check=True).stdout
+    need(theirs == r['raw'], 'decoded records differ from tdrec\'s (%d and %d bytes)' %
+         (len(r['raw']), len(theirs)))
+    if r['totals'] and not r['truncated'] and not r['damaged']:
+        mine = (r['frames'], r['records'], r['samples'], r['lost_records'], r['lost_samples'],
+                r['throttles'], r['unthrottles'], r['raw_bytes'], r['comp_bytes'])
+        need(tuple(r['totals']) == mine, 'trailer TOTALS %s, records say %s' % (r['totals'], mine))
+    if opt == 'ids':
+        ids = {i for ev in r['meta']['events'] for i in ev['ids']}
+        need(all(u64(ev['attr'], 24) & PERF_SAMPLE_IDENTIFIER for ev in r['meta']['events']),
+             'events without PERF_SAMPLE_IDENTIFIER')
+        need(r['samples'] > 0 and ids, 'no samples or no ids to check')
+        bad = [w for w in r['first_words'] if w not in ids]
+        need(not bad, '%d samples carry an id the metadata does not list' % len(bad))
+    info = json.loads(subprocess.run([tdrec, 'info', '--json', path], capture_output=True,
+                                     check=True).stdout)
+    want = {'format_version': r['version'], 'plan': r['meta']['plan'],
+            'events': [ev['name'] for ev in r['meta']['events']], 'frames': r['frames'],
+            'records': r['records'], 'truncated': r['truncated'],
+            'lost_samples': r['lost_samples'] + r['lost_samples_pmu']}
+    for key, value in want.items():
+        need(info.get(key) == value, '%s: tdrec info says %r, this reader %r' %
+             (key, info.get(key), value))
+    return '%s: %s, %d frames, %d records, %d samples%s' % (
+        path, r['version'], r['frames'], r['records'], r['samples'],
+        ', truncated' if r['truncated'] else '')
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__.split('\n\n')[1], file=sys.stderr)
+        return 2
+    failed = 0
+    for arg in sys.argv[3:]:
+        try:
+            print(check(sys.argv[1], sys.argv[2], arg))
+        except (Bad, struct.error, subprocess.CalledProcessError, ValueError) as e:
+            print('%s: FAILED: %s' % (arg, e))
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
