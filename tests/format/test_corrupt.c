@@ -2,7 +2,8 @@
  * tests/format/test_corrupt.c - damaged and hostile .tdr files.
  *
  * A small valid file cut at every byte offset reads as a correct prefix of
- * its frames (or fails cleanly before the metadata ends); flipped bits in
+ * its frames (or fails cleanly before the metadata ends), with codec 0
+ * frames and again with codec 1 (what the recorder writes); flipped bits in
  * frames are caught by checksums, in the header and metadata they make the
  * file unreadable, in the trailer they fall back to scanning; hand-crafted
  * files with valid checksums but hostile sizes are refused without large
@@ -34,22 +35,43 @@ struct fixture {
 	size_t blk_cnt;
 };
 
-static int setup(void **state)
+static int setup_codec(void **state, uint8_t codec)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
+	struct tdr_reader *r = NULL;
+	size_t cols = 0;
 	const char *path;
 
 	f->dir = tl_mkdtemp();
 	path = tl_path(f->dir, "std.tdr");
 	tl_std_init(&f->std);
+	f->std.codec = codec;
 	assert_int_equal(tl_write_std(path, &f->std, true), 0);
 	assert_int_equal(tl_slurp(path, &f->data, &f->sz), 0);
 	f->blk_cnt = tl_blocks(f->data, f->sz, f->blk, 16);
 	/* metadata, 4 frames, 2 sections, trailer */
 	assert_int_equal(f->blk_cnt, 8);
+	/* With codec 1, the frames that hold samples use it. */
+	assert_int_equal(tdr_reader__open_mem(f->data, f->sz, &r), 0);
+	for (size_t i = 0; i < tdr_reader__frame_cnt(r); i++)
+		cols += tdr_reader__frame(r, i)->codec == TDR_CODEC_COLUMNS;
+	assert_true(codec == TDR_CODEC_COLUMNS ? cols > 0 : cols == 0);
+	tdr_reader__free(r);
 	tl_quiet();
 	*state = f;
 	return 0;
+}
+
+/* The standard file with codec 0 frames, and with codec 1 (what the
+ * recorder writes) for the cut and flip tests. */
+static int setup(void **state)
+{
+	return setup_codec(state, TDR_CODEC_RAW_ZSTD);
+}
+
+static int setup_cols(void **state)
+{
+	return setup_codec(state, TDR_CODEC_COLUMNS);
 }
 
 static int teardown(void **state)
@@ -525,7 +547,11 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_corrupt__cut_at_every_offset),
+		{ "test_corrupt__cut_at_every_offset_codec1", test_corrupt__cut_at_every_offset,
+		  setup_cols, teardown, NULL },
 		T(test_corrupt__flipped_frame_bytes_are_detected),
+		{ "test_corrupt__flipped_frame_bytes_are_detected_codec1",
+		  test_corrupt__flipped_frame_bytes_are_detected, setup_cols, teardown, NULL },
 		T(test_corrupt__flipped_header_or_metadata_is_refused),
 		T(test_corrupt__flipped_trailer_falls_back_to_scanning),
 		T(test_corrupt__newer_major_is_refused),

@@ -274,7 +274,7 @@ int tl_write_std(const char *path, const struct tl_std *std, bool finish)
 int tl_write_std_meta(const char *path, const struct tl_std *std, const struct tdr_meta *m,
 		      bool finish)
 {
-	struct tdr_writer_opts opts = { .path = path };
+	struct tdr_writer_opts opts = { .path = path, .codec = std->codec };
 	struct tdr_writer *w = NULL;
 	int err;
 

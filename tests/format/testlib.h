@@ -41,6 +41,7 @@ struct tl_std {
 	struct tl_counts counts;
 	struct tdr_event_totals ev[10];
 	struct tdr_run_end end;
+	uint8_t codec; /* the writer's codec option; tl_std_init sets 0 */
 };
 #define TL_DSO_SECTION "dso table payload: /usr/bin/app"
 #define TL_KSYMS_SECTION "ffffffff81000000 T _stext\n"
