@@ -498,6 +498,26 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 	printf("\n");
 }
 
+/* Why a file could not be opened. Frames are only checked later, so a
+ * damaged or cut file that fails here fails in its header or metadata
+ * (docs/format.md section 12 point 1; perf.data: its header and attrs),
+ * and nothing of it can be read. */
+static const char *open_error_text(int err)
+{
+	switch (-err) {
+	case TDR_E_FORMAT:
+		return "not a .tdr or perf.data file";
+	case TDR_E_CORRUPT:
+		return "corrupt data in the file header or metadata: nothing can be read";
+	case TDR_E_TRUNCATED:
+		return "file is truncated before its metadata ends: nothing can be read";
+	case TDR_E_LIMIT:
+		return "metadata above the documented size limits (docs/format.md section 10)";
+	default:
+		return tdr_strerror(err);
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
 	const char *path = NULL;
@@ -540,8 +560,7 @@ int cmd_info(int argc, char **argv)
 	err = tdr_parser__open(path, &p);
 	cli_log_release(!err);
 	if (err) {
-		cli_err("%s: %s", path, err == -TDR_E_FORMAT ? "not a .tdr or perf.data file"
-							       : tdr_strerror(err));
+		cli_err("%s: %s", path, open_error_text(err));
 		return 1;
 	}
 	in.meta = tdr_parser__meta(p);
