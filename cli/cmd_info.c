@@ -398,6 +398,23 @@ static void print_settings(const struct tdr_meta *m)
 	putchar('\n');
 }
 
+/* How the program and the recording ended (the trailer's RUN_END). */
+static void print_run_end(const struct tdr_run_end *end)
+{
+	if (end->flags & TDR_END_NO_PROGRAM)
+		printf("program:     none launched (-p or -a)");
+	else if (end->flags & TDR_END_SIGNALLED)
+		printf("program:     killed by signal %d (%s)", end->term_signal,
+		       strsignal(end->term_signal));
+	else
+		printf("program:     exit code %d", end->exit_code);
+	if (end->flags & TDR_END_INTERRUPTED)
+		printf("; recording stopped by a signal to tdrec");
+	if (end->flags & TDR_END_WRITE_ERROR)
+		printf("; recording stopped early by a write error");
+	putchar('\n');
+}
+
 /* -v: an event's attr field by field (the --dry-run shape) and its ids. */
 static void print_event_detail(const struct tdr_event_desc *e)
 {
@@ -478,9 +495,7 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 		       " of unknown type, %" PRIu64 " with unknown ids\n",
 		       st->malformed_records, st->unknown_records, st->unknown_ids);
 	if (end)
-		printf("program:     %s %d\n",
-		       end->flags & TDR_END_SIGNALLED ? "killed by signal" : "exit code",
-		       end->flags & TDR_END_SIGNALLED ? end->term_signal : end->exit_code);
+		print_run_end(end);
 	if (!fs)
 		return;
 	if (!fs->truncated && !fs->bad_frames && !st->bad_frames) {

@@ -40,7 +40,8 @@ struct fixture {
 	char out[256], err[256]; /* where run() sends the command's output */
 	uint64_t frame_off[8];	 /* FRAME block offsets of the file */
 	size_t frame_cnt;
-	char *text; /* stdout of the last run */
+	struct tdr_run_end end; /* written by write_recording */
+	char *text;		/* stdout of the last run */
 	char *errtext;
 };
 
@@ -109,7 +110,6 @@ static void write_recording(struct fixture *f)
 {
 	struct fx *x = fx_new(6, TDR_META_INHERIT, true);
 	struct tdr_writer_opts o = { .path = f->path, .codec = TDR_CODEC_COLUMNS };
-	struct tdr_run_end end = { .duration_ns = DURATION_NS, .exit_code = 3 };
 	struct synth_sid sid = fx_sid(0, 11, 1);
 	struct synth_buf b = { 0 };
 	struct tdr_writer *w;
@@ -140,7 +140,7 @@ static void write_recording(struct fixture *f)
 	fx_add_l1_sample(x, &b, 1, 12, 400, FX_IP_A, 900);
 	fx_add_l1_sample(x, &b, 1, 11, 600, FX_IP_B, 1000);
 	assert_int_equal(tdr_writer__add_frame(w, 1, b.data, b.sz), 0);
-	assert_int_equal(tdr_writer__finish(w, NULL, 0, &end), 0);
+	assert_int_equal(tdr_writer__finish(w, NULL, 0, &f->end), 0);
 	tdr_writer__free(w);
 	synth_buf_release(&b);
 	fx_free(x);
@@ -163,6 +163,7 @@ static int setup(void **state)
 	snprintf(f->path, sizeof(f->path), "%s/rec.tdr", f->dir);
 	snprintf(f->out, sizeof(f->out), "%s/stdout", f->dir);
 	snprintf(f->err, sizeof(f->err), "%s/stderr", f->dir);
+	f->end = (struct tdr_run_end){ .duration_ns = DURATION_NS, .exit_code = 3 };
 	*state = f;
 	return 0;
 }
@@ -321,6 +322,25 @@ static void test_info__text_says_the_same(void **state)
 					"pid 10)\n"));
 }
 
+static void test_info__run_end_flags_are_spelled_out(void **state)
+{
+	struct fixture *f = *state;
+
+	require_tdrec();
+	f->end = (struct tdr_run_end){ .duration_ns = 1, .exit_code = -1,
+				       .flags = TDR_END_NO_PROGRAM | TDR_END_INTERRUPTED };
+	write_recording(f);
+	assert_int_equal(run(f, "info", f->path, NULL), 0);
+	assert_non_null(strstr(f->text, "program:     none launched (-p or -a); recording stopped "
+					"by a signal to tdrec\n"));
+	f->end = (struct tdr_run_end){ .duration_ns = 1, .term_signal = 11,
+				       .flags = TDR_END_SIGNALLED | TDR_END_WRITE_ERROR };
+	write_recording(f);
+	assert_int_equal(run(f, "info", f->path, NULL), 0);
+	assert_non_null(strstr(f->text, "program:     killed by signal 11 ("));
+	assert_non_null(strstr(f->text, "; recording stopped early by a write error\n"));
+}
+
 /* Cut the file at cut bytes. */
 static void cut_file(const struct fixture *f, uint64_t cut)
 {
@@ -445,6 +465,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 		T(test_info__json_has_every_key_with_its_value),
 		T(test_info__text_says_the_same),
+		T(test_info__run_end_flags_are_spelled_out),
 		T(test_info__cut_file_reports_its_prefix),
 		T(test_info__bad_files_give_one_line_and_exit_1),
 		T(test_info__usage_errors_exit_2),
