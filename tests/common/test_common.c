@@ -21,6 +21,14 @@ static void test_err__both_kinds_have_text(void **state)
 	assert_string_equal(tdr_strerror(-TDR_E_VERSION),
 			    "written by a newer, incompatible format version");
 	assert_string_equal(tdr_strerror(-ENOENT), strerror(ENOENT));
+	assert_string_equal(tdr_strerror(-TDR_E_NOTREG), "not a regular file");
+	/* Every tdrec code has its own text (none forgotten in the table). */
+	for (int e = TDR_E_FIRST; e < TDR_E_LAST; e++) {
+		assert_non_null(tdr_strerror(-e));
+		assert_null(strstr(tdr_strerror(-e), "Unknown error"));
+		for (int o = TDR_E_FIRST; o < e; o++)
+			assert_string_not_equal(tdr_strerror(-e), tdr_strerror(-o));
+	}
 }
 
 static void test_mem__ensure_cap_grows_and_keeps_data(void **state)
