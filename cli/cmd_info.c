@@ -109,22 +109,55 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 /* ---------------------------------------------------------------------------
  * JSON output.
  */
-static void jstr(const char *s)
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, at most U+10FFFF), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
 {
+	size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	cp = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the terminating NUL */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* A JSON string. Metadata strings come from the file (command lines may
+ * hold any bytes): bytes that are not UTF-8 become U+FFFD, so the output
+ * stays valid JSON. */
+static void jstr(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
 	if (!s) {
 		fputs("null", stdout);
 		return;
 	}
 	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t n;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+		if (*s == '"' || *s == '\\') {
+			printf("\\%c", *s++);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			printf("\\u%04x", *s++);
+		} else if (*s < 0x80) {
+			putchar(*s++);
+		} else if ((n = utf8_len(s))) {
+			fwrite(s, 1, n, stdout);
+			s += n;
+		} else {
+			fputs("\\ufffd", stdout);
+			s++;
+		}
 	}
 	putchar('"');
 }

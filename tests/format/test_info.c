@@ -119,6 +119,11 @@ static void write_recording(struct fixture *f)
 	x->meta.start_clock_ns = START_CLOCK_NS;
 	x->meta.start_wall_ns = 1700000000000000000ull;
 	x->meta.sample_freq = 4000;
+	/* A command line with bytes that are not UTF-8 (any file name can). */
+	x->meta.argc = 2;
+	x->meta.argv = calloc(2, sizeof(char *));
+	x->meta.argv[0] = strdup("tdrec");
+	x->meta.argv[1] = strdup("caf\xc3\xa9\xff.bin");
 	assert_int_equal(tdr_writer__open(&o, &x->meta, &w), 0);
 	synth_mmap(&b, &x->attr, false, 0, FX_PID, 11, 0x400000, 0x10000, 0, "/usr/bin/app", NULL,
 		   0, &sid);
@@ -274,6 +279,9 @@ static void test_info__json_has_every_key_with_its_value(void **state)
 	assert_int_equal(num(j, "sample_freq"), 4000);
 	assert_non_null(strstr(f->text, "\"start_wall_ns\": 1700000000000000000,"));
 	assert_int_equal(num(jm_get(j, "run_end"), "exit_code"), 3);
+	/* UTF-8 kept, other bytes replaced: the output stays valid JSON. */
+	assert_non_null(strstr(f->text, "\"command_line\": [\"tdrec\", \"caf\xc3\xa9\\ufffd.bin\"]"));
+	assert_null(strchr(f->text, '\xff'));
 	/* Per event: the attr as stored and the kernel ids per CPU. */
 	e0 = jm_at(jm_get(j, "event_totals"), 0);
 	assert_non_null(e0);
