@@ -12,9 +12,15 @@ tdr_install_deps() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	echo "tdrec: installing missing packages: ${missing[*]}" >&2
 	local sudo=()
-	[ "$(id -u)" -ne 0 ] && sudo=(sudo)
+	if [ "$(id -u)" -ne 0 ]; then
+		if ! command -v sudo >/dev/null; then
+			echo "tdrec: not root and no sudo: install as root: apt-get install ${missing[*]}" >&2
+			return 1
+		fi
+		sudo=(sudo)
+	fi
 	# env, not a variable assignment before sudo: sudo resets the environment.
 	"${sudo[@]}" apt-get update -qq >&2 &&
 		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+			apt-get install -y -qq "${missing[@]}" >&2
 }
