@@ -236,6 +236,7 @@ static void json_ids(const struct tdr_event_desc *e)
 
 static void print_json(const char *path, const struct tdr_parser *p, const struct info *in)
 {
+	const struct tdr_totals *tot = tdr_parser__totals(p);
 	const struct tdr_meta *m = tdr_parser__meta(p);
 	const struct tdr_parse_stats *st = tdr_parser__stats(p);
 	const struct tdr_file_status *fs = tdr_parser__file_status(p);
@@ -341,6 +342,12 @@ static void print_json(const char *path, const struct tdr_parser *p, const struc
 		       e->pmu_type, e->group_idx, e->flags & TDR_EVENT_LEADER ? "true" : "false",
 		       e->flags & TDR_EVENT_SAMPLER ? "true" : "false", in->ev_samples[i],
 		       in->ev_delta[i]);
+		/* The recorder's own count of this event's lost samples
+		 * (PERF_FORMAT_LOST, in the trailer). */
+		if (tot && i < tot->event_cnt)
+			printf("\"lost_samples\": %" PRIu64 ", ", tot->events[i].lost_samples);
+		else
+			printf("\"lost_samples\": null, ");
 		json_attr(e);
 		printf(",\n     ");
 		json_ids(e);
@@ -465,6 +472,7 @@ static void print_event_detail(const struct tdr_event_desc *e)
 static void print_text(const char *path, const struct tdr_parser *p, const struct info *in,
 		       bool verbose)
 {
+	const struct tdr_totals *tot = tdr_parser__totals(p);
 	const struct tdr_meta *m = tdr_parser__meta(p);
 	const struct tdr_parse_stats *st = tdr_parser__stats(p);
 	const struct tdr_file_status *fs = tdr_parser__file_status(p);
@@ -504,6 +512,9 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 						     : "",
 		       in->ev_samples[i], in->ev_delta[i], e->attr.type, (uint64_t)e->attr.config,
 		       e->id_cnt);
+		if (tot && i < tot->event_cnt && tot->events[i].lost_samples)
+			printf("  %-24s %" PRIu64 " samples lost (PERF_FORMAT_LOST)\n", "",
+			       tot->events[i].lost_samples);
 		if (verbose)
 			print_event_detail(e);
 	}

@@ -111,6 +111,8 @@ static void write_recording(struct fixture *f)
 	struct fx *x = fx_new(6, TDR_META_INHERIT, true);
 	struct tdr_writer_opts o = { .path = f->path, .codec = TDR_CODEC_COLUMNS };
 	struct synth_sid sid = fx_sid(0, 11, 1);
+	/* The sampler (cycles) lost 5 samples by PERF_FORMAT_LOST. */
+	struct tdr_event_totals ev[6] = { [1] = { .samples = 6, .lost_samples = 5 } };
 	struct synth_buf b = { 0 };
 	struct tdr_writer *w;
 	struct tdr_reader *r;
@@ -145,7 +147,7 @@ static void write_recording(struct fixture *f)
 	fx_add_l1_sample(x, &b, 1, 12, 400, FX_IP_A, 900);
 	fx_add_l1_sample(x, &b, 1, 11, 600, FX_IP_B, 1000);
 	assert_int_equal(tdr_writer__add_frame(w, 1, b.data, b.sz), 0);
-	assert_int_equal(tdr_writer__finish(w, NULL, 0, &f->end), 0);
+	assert_int_equal(tdr_writer__finish(w, ev, 6, &f->end), 0);
 	tdr_writer__free(w);
 	synth_buf_release(&b);
 	fx_free(x);
@@ -302,6 +304,8 @@ static void test_info__json_has_every_key_with_its_value(void **state)
 	assert_int_equal(num(jm_at(ids, 1), "id"), fx_id(1, 0));
 	assert_int_equal(num(jm_at(ids, 1), "pid"), FX_PID);
 	assert_bool_key(jm_get(j, "file_status"), "has_trailer", true);
+	assert_int_equal(num(e0, "lost_samples"), 0);
+	assert_int_equal(num(jm_at(jm_get(j, "event_totals"), 1), "lost_samples"), 5);
 	jm_free(j);
 }
 
@@ -321,6 +325,8 @@ static void test_info__text_says_the_same(void **state)
 	assert_non_null(strstr(f->text, "program:     exit code 3\n"));
 	assert_non_null(strstr(f->text, "sampling:    4000 Hz; launched program"));
 	assert_non_null(strstr(f->text, "file status: complete"));
+	assert_non_null(strstr(f->text, "\n                           5 samples lost "
+					"(PERF_FORMAT_LOST)\n  topdown-retiring "));
 	assert_null(strstr(f->text, "    sample_type"));
 	/* -v: every attr field and the ids */
 	assert_int_equal(run(f, "info", "-v", f->path, NULL), 0);
@@ -379,6 +385,8 @@ static void test_info__cut_file_reports_its_prefix(void **state)
 		 * sample. */
 		assert_int_equal(num(j, "duration_ns"), 300 - START_CLOCK_NS);
 		assert_bool_key(jm_get(j, "file_status"), "has_trailer", false);
+		assert_int_equal(jm_get(jm_at(jm_get(j, "event_totals"), 1), "lost_samples")->t,
+				 JM_NULL);
 		assert_int_equal(num(jm_get(j, "file_status"), "intact_size"), f->frame_off[3]);
 		assert_int_equal(num(jm_get(j, "file_status"), "file_size"),
 				 f->frame_off[3] + (inside ? 40 : 0));
