@@ -115,8 +115,10 @@ static int write_unit(struct tdr_writer *w, struct iovec *iov, int cnt, const ch
 		w->off += total;
 		return 0;
 	}
-	tdr_warn("failed to write %s to %s at offset %llu: %s", what, w->cur_path,
-		 (unsigned long long)w->off, tdr_strerror(err));
+	/* The caller reports the error (with what it was recording); say
+	 * where it happened at debug level only, so the user sees one line. */
+	tdr_debug("failed to write %s to %s at offset %llu: %s", what, w->cur_path,
+		  (unsigned long long)w->off, tdr_strerror(err));
 	/* Keep the file ending after the last complete block (section 11). */
 	if (done && (ftruncate(w->fd, (off_t)w->off) || lseek(w->fd, (off_t)w->off, SEEK_SET) < 0)) {
 		tdr_warn("failed to cut %s back to %llu bytes: %s; no more writes", w->cur_path,
@@ -227,7 +229,7 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	w->fd = open(w->cur_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		err = -errno;
-		tdr_warn("failed to create %s: %s", w->cur_path, strerror(-err));
+		tdr_debug("failed to create %s: %s", w->cur_path, strerror(-err)); /* caller says */
 		goto err_out;
 	}
 
