@@ -336,6 +336,37 @@ static void test_stat_e2e__attach_pid(void **state)
 	run_free(&r);
 }
 
+/* -a: every member of a cpu-wide group counts, not only the leader. (A
+ * group opened enabled counted its members only from its next sched-in,
+ * which for a cpu-wide group never came: page faults read 0.) */
+static void test_stat_e2e__system_wide_members_count(void **state)
+{
+	struct run r = run(ARGS("-a", "--json", "--", PROG, "sleepspin", "0", "50"));
+	const struct jm *total;
+	struct jm *doc;
+
+	(void)state;
+	REQUIRE_PERF();
+	if (r.status != 0 && strstr(r.err, "perf_event_paranoid")) {
+		run_free(&r);
+		skip(); /* -a needs root or perf_event_paranoid <= 0 */
+	}
+	assert_int_equal(r.status, 0);
+	doc = parse(&r);
+	assert_true(jm_get(doc, "system_wide")->b);
+	assert_ptr_equal(strstr(jm_get(doc, "target")->str, "all CPUs while running "),
+			 jm_get(doc, "target")->str);
+	total = jm_get(doc, "total");
+	/* The program alone burns 50 ms of CPU and takes dozens of page
+	 * faults in user mode while it loads. */
+	assert_true(tc_ms(total) >= 50);
+	assert_true(jm_get(jm_get(total, "events"), "page-faults")->num >= 10);
+	assert_int_equal(jm_get(total, "task_run_ns")->t, JM_NULL);
+	assert_true(jm_get(total, "counted")->num >= 0.99);
+	jm_free(doc);
+	run_free(&r);
+}
+
 static void test_stat_e2e__exit_status(void **state)
 {
 	struct run r = run(ARGS("--", PROG, "sleepspin", "0", "1", "7"));
@@ -424,6 +455,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_e2e__csv),
 	    cmocka_unit_test(test_stat_e2e__per_thread),
 	    cmocka_unit_test(test_stat_e2e__attach_pid),
+	    cmocka_unit_test(test_stat_e2e__system_wide_members_count),
 	    cmocka_unit_test(test_stat_e2e__exit_status),
 	    cmocka_unit_test(test_stat_e2e__signal_is_forwarded),
 	    cmocka_unit_test(test_stat_e2e__missing_program),
