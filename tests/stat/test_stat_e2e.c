@@ -314,7 +314,7 @@ static void test_stat_e2e__per_thread(void **state)
 static void test_stat_e2e__attach_pid(void **state)
 {
 	const char *const pargv[] = {PROG, "sleepspin", "0", "600", NULL};
-	char pidbuf[16];
+	char pidbuf[32], target[32];
 	struct run r;
 	struct jm *doc;
 	pid_t p;
@@ -323,12 +323,16 @@ static void test_stat_e2e__attach_pid(void **state)
 	(void)state;
 	REQUIRE_PERF();
 	assert_int_equal(posix_spawn(&p, PROG, NULL, NULL, (char *const *)pargv, environ), 0);
-	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)p);
+	/* Given twice, counted once. */
+	snprintf(pidbuf, sizeof(pidbuf), "%d,%d", (int)p, (int)p);
+	snprintf(target, sizeof(target), "process %d", (int)p);
 	r = run(ARGS("-p", pidbuf, "--per-thread", "--json"));
 	assert_int_equal(waitpid(p, &st, 0), p);
 	assert_int_equal(r.status, 0);
 	doc = parse(&r);
 	assert_int_equal(jm_get(doc, "program")->t, JM_NULL);
+	assert_string_equal(jm_get(doc, "target")->str, target);
+	assert_int_equal(jm_get(doc, "threads")->n, 1);
 	assert_true(tc_ms(jm_get(doc, "total")) > 0);
 	assert_true(tc_ms(jm_get(doc, "total")) < 700);
 	assert_int_equal((int)jm_get(jm_at(jm_get(doc, "threads"), 0), "tid")->num, (int)p);
