@@ -267,12 +267,13 @@ static void render_csv(const struct tdr_stat *st, FILE *f)
 /* ---------------------------------------------------------------------------
  * Entry points.
  */
-static void check_write(struct tdr_stat *st, FILE *f)
+/* Flush f and keep the first write error; the caller, who knows the
+ * stream's name, reports it (cli: "cannot write FILE: reason"). */
+static void flush_out(struct tdr_stat *st, FILE *f)
 {
-	if (ferror(f) && !st->sum.write_err) {
-		st->sum.write_err = -EIO;
-		tdr_warn("failed to write the output: %s", tdr_strerror(-EIO));
-	}
+	errno = 0;
+	if ((fflush(f) == EOF || ferror(f)) && !st->sum.write_err)
+		st->sum.write_err = errno ? -errno : -EIO;
 }
 
 int stat__interval(struct tdr_stat *st, const struct stat_row *row)
@@ -298,8 +299,7 @@ int stat__interval(struct tdr_stat *st, const struct stat_row *row)
 	}
 	st->header_done = true;
 	/* A row is worth nothing late: the reader watches it live. */
-	fflush(f);
-	check_write(st, f);
+	flush_out(st, f);
 	return 0;
 }
 
@@ -326,7 +326,6 @@ int tdr_stat__render(struct tdr_stat *st)
 		render_csv(st, f);
 		break;
 	}
-	fflush(f);
-	check_write(st, f);
+	flush_out(st, f);
 	return st->sum.write_err;
 }

@@ -421,6 +421,27 @@ static void test_stat_e2e__missing_program(void **state)
 	run_free(&r);
 }
 
+/* The output cannot be created or written: one line naming it and why;
+ * status 1, or the program's own when it failed. */
+static void test_stat_e2e__output_errors(void **state)
+{
+	struct run r = run(ARGS("-o", "/nonexistent/dir/out", "--", "true"));
+
+	(void)state;
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "cannot create /nonexistent/dir/out: No such file"));
+	run_free(&r);
+	REQUIRE_PERF();
+	r = run(ARGS("-o", "/dev/full", "--", PROG, "sleepspin", "0", "1"));
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, "tdrec stat: cannot write /dev/full: No space left on device\n");
+	run_free(&r);
+	r = run(ARGS("-o", "/dev/full", "-I", "10", "--csv", "--", PROG, "sleepspin", "0", "1", "5"));
+	assert_int_equal(r.status, 5);
+	assert_string_equal(r.err, "tdrec stat: cannot write /dev/full: No space left on device\n");
+	run_free(&r);
+}
+
 static void test_stat_e2e__usage_errors(void **state)
 {
 	const char *const *bad[] = {
@@ -463,6 +484,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_e2e__exit_status),
 	    cmocka_unit_test(test_stat_e2e__signal_is_forwarded),
 	    cmocka_unit_test(test_stat_e2e__missing_program),
+	    cmocka_unit_test(test_stat_e2e__output_errors),
 	    cmocka_unit_test(test_stat_e2e__usage_errors),
 	};
 
