@@ -382,6 +382,44 @@ static void test_stat_render__software(void **state)
 	free(s);
 }
 
+/* A core PMU without the TopDown events (the fake AMD Zen 4 tree): the
+ * line says which sysfs events are missing, in text and JSON. */
+static void test_stat_render__names_missing_topdown_events(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t v[4] = {1000000, 0, 0, 10};
+	struct jm *doc;
+	size_t where = 0;
+	char *s, *t;
+
+	make(f, "amd-zen4", TDR_STAT_TEXT, v, 4, 1000000, 1000000);
+	assert_int_equal(f->st->plan->kind, TDR_PLAN_SOFTWARE);
+	assert_int_equal(tdr_stat__render(f->st), 0);
+	s = squeeze(finish(f));
+	/* Undo the wrapping at 100 columns ("\n" + indent). */
+	for (char *p = s; (p = strstr(p, "\n ")) != NULL;)
+		*p = ' ';
+	s = squeeze(t = s);
+	free(t);
+	assert_non_null(strstr(s, "TopDown is not available here: topdown-l2 not available: the "
+				  "cpu PMU has no slots, topdown-retiring,"));
+	assert_non_null(strstr(s, "topdown-l1 not available: the cpu PMU has no slots, "
+				  "topdown-retiring, topdown-bad-spec, topdown-fe-bound, "
+				  "topdown-be-bound"));
+	free(s);
+	teardown(state);
+	setup(state);
+	f = *state;
+	make(f, "amd-zen4", TDR_STAT_JSON, v, 4, 1000000, 1000000);
+	assert_int_equal(tdr_stat__render(f->st), 0);
+	doc = jm_parse(finish(f), &where);
+	assert_non_null(doc);
+	assert_false(jm_get(doc, "topdown")->b);
+	assert_non_null(strstr(jm_get(doc, "topdown_unavailable")->str,
+			       "topdown-l1 not available: the cpu PMU has no slots, "));
+	jm_free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +430,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stat_render__csv, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__total_from_threads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__software, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__names_missing_topdown_events, setup,
+					    teardown),
 	};
 
 	log_reset();
