@@ -511,6 +511,39 @@ static void test_stat_e2e__output_errors(void **state)
 	run_free(&r);
 }
 
+/* A reader that goes away (| head) does not kill tdrec: the program runs
+ * to its end, its status is tdrec's, and the broken pipe is one line. The
+ * program's own SIGPIPE is untouched ('yes | head' inside ends). */
+static void test_stat_e2e__closed_pipe(void **state)
+{
+	const char *argv[] = {getenv("TDREC"), "stat", "-I", "20", "--",
+			      "sh", "-c", "yes | head -1 >/dev/null; sleep 0.2; exit 3", NULL};
+	posix_spawn_file_actions_t fa;
+	char errf[64];
+	int fds[2], st;
+	char *err;
+	pid_t p;
+
+	(void)state;
+	REQUIRE_PERF();
+	snprintf(errf, sizeof(errf), "/tmp/tdr_stat_pipe_%d", (int)getpid());
+	assert_int_equal(pipe(fds), 0);
+	close(fds[0]); /* nobody reads: the first row meets EPIPE */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&p, argv[0], &fa, NULL, (char *const *)argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	assert_int_equal(waitpid(p, &st, 0), p);
+	err = slurp(errf);
+	unlink(errf);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 3);
+	assert_string_equal(err, "tdrec stat: cannot write to standard output: Broken pipe\n");
+	free(err);
+}
+
 static void test_stat_e2e__usage_errors(void **state)
 {
 	const char *const *bad[] = {
@@ -555,6 +588,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_e2e__signal_is_forwarded),
 	    cmocka_unit_test(test_stat_e2e__missing_program),
 	    cmocka_unit_test(test_stat_e2e__output_errors),
+	    cmocka_unit_test(test_stat_e2e__closed_pipe),
 	    cmocka_unit_test(test_stat_e2e__usage_errors),
 	};
 
