@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -351,6 +352,59 @@ static void test_stat_e2e__attach_pid(void **state)
 	run_free(&r);
 }
 
+/* -p PID,TID with TID a thread of PID: every thread is counted once. */
+static void test_stat_e2e__attach_pid_and_its_thread(void **state)
+{
+	const char *const pargv[] = {PROG, "threads", "2", "500", NULL};
+	char path[64], arg[48];
+	struct timespec ts = {0, 10 * 1000000L};
+	const struct jm *th;
+	struct run r;
+	struct jm *doc;
+	pid_t p, tid = 0;
+	int st;
+
+	(void)state;
+	REQUIRE_PERF();
+	assert_int_equal(posix_spawn(&p, PROG, NULL, NULL, (char *const *)pargv, environ), 0);
+	/* Wait for the workers: the last tid is a worker's. */
+	for (int tries = 0; tries < 500 && !tid; tries++) {
+		DIR *d;
+		struct dirent *de;
+		int n = 0, last = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)p);
+		d = opendir(path);
+		while (d && (de = readdir(d)))
+			if (atoi(de->d_name) > 0) {
+				n++;
+				if (atoi(de->d_name) > last)
+					last = atoi(de->d_name);
+			}
+		if (d)
+			closedir(d);
+		if (n == 3)
+			tid = last;
+		else
+			nanosleep(&ts, NULL);
+	}
+	assert_true(tid > p);
+	snprintf(arg, sizeof(arg), "%d,%d", (int)p, (int)tid);
+	r = run(ARGS("-p", arg, "--per-thread", "--json"));
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_int_equal(r.status, 0);
+	doc = parse(&r);
+	th = jm_get(doc, "threads");
+	for (size_t i = 0; i < th->n; i++)
+		for (size_t j = i + 1; j < th->n; j++)
+			assert_true(jm_get(jm_at(th, i), "tid")->num !=
+				    jm_get(jm_at(th, j), "tid")->num);
+	/* At most 2 x 500 ms for the workers and 125 ms for the main thread. */
+	assert_true(tc_ms(jm_get(doc, "total")) < 1200);
+	jm_free(doc);
+	run_free(&r);
+}
+
 /* perf stat on the same program is the oracle: task-clock within 3%,
  * user-mode page faults within a few (the two launchers differ a little). */
 static void test_stat_e2e__agrees_with_perf_stat(void **state)
@@ -582,6 +636,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_e2e__csv),
 	    cmocka_unit_test(test_stat_e2e__per_thread),
 	    cmocka_unit_test(test_stat_e2e__attach_pid),
+	    cmocka_unit_test(test_stat_e2e__attach_pid_and_its_thread),
 	    cmocka_unit_test(test_stat_e2e__agrees_with_perf_stat),
 	    cmocka_unit_test(test_stat_e2e__system_wide_members_count),
 	    cmocka_unit_test(test_stat_e2e__exit_status),
