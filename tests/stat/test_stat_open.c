@@ -97,6 +97,26 @@ static void test_stat_open__launched_topdown_l2(void **state)
 	assert_int_equal(ref->pid, slots->pid);
 	assert_int_equal(ref->attr.enable_on_exec, 1);
 	assert_int_equal(ref->attr.inherit, 1);
+	/* Every open: counting only (no period, no frequency, no sample
+	 * bits), read as a group with both times; slots leads each CPU's
+	 * group and every metric event joins the slots of its CPU. */
+	for (size_t i = 0; i < fake_sys.open_cnt; i++) {
+		const struct fake_open_call *c = &fake_sys.log[i];
+		const uint64_t rf = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+		assert_int_equal(c->attr.sample_period, 0);
+		assert_int_equal(c->attr.freq, 0);
+		assert_int_equal(c->attr.sample_type, 0);
+		assert_int_equal(c->attr.read_format & rf, rf);
+		if (c == ref)
+			continue;
+		assert_int_equal(c->attr.type, 4);
+		assert_true(c->attr.read_format & PERF_FORMAT_GROUP);
+		if (c->attr.config == 0x400)
+			assert_int_equal(c->group_fd, -1);
+		else
+			assert_int_equal(c->group_fd, find_open(4, 0x400, c->cpu)->result);
+	}
 	assert_false(f->st->total_is_threads);
 	assert_int_equal(f->st->sc.meta.category_cnt, 12);
 	/* Nothing is enabled before exec: tdrec's own code is not counted. */
