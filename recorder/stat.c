@@ -65,8 +65,8 @@ static void block_sigpipe(struct tdr_stat *st)
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
-	st->pipe_blocked = !sigismember(&st->sw.old_mask, SIGPIPE) &&
-			   !pthread_sigmask(SIG_BLOCK, &set, NULL);
+	st->pipe_blocked =
+	    !sigismember(&st->sw.old_mask, SIGPIPE) && !pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
 /* Discard the SIGPIPEs our own failed writes left pending, so restoring the

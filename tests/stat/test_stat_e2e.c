@@ -410,8 +410,9 @@ static void test_stat_e2e__attach_pid_and_its_thread(void **state)
 static void test_stat_e2e__agrees_with_perf_stat(void **state)
 {
 	const char *perf = "/usr/bin/perf";
-	const char *pargv[] = {perf, "stat", "-x,", "-e", "task-clock:u,page-faults:u", "--",
-			       PROG, "sleepspin", "0", "100", NULL};
+	const char *pargv[] = {perf, "stat", "-x,",	  "-e", "task-clock:u,page-faults:u",
+			       "--", PROG,   "sleepspin", "0",	"100",
+			       NULL};
 	char errf[64], line[256];
 	double p_tc = -1, p_pf = -1, tc, pf;
 	struct run r;
@@ -430,8 +431,7 @@ static void test_stat_e2e__agrees_with_perf_stat(void **state)
 
 		posix_spawn_file_actions_init(&fa);
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-		posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC,
-						 0644);
+		posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		assert_int_equal(posix_spawn(&p, perf, &fa, NULL, (char *const *)pargv, environ),
 				 0);
 		posix_spawn_file_actions_destroy(&fa);
@@ -559,7 +559,8 @@ static void test_stat_e2e__output_errors(void **state)
 	assert_int_equal(r.status, 1);
 	assert_string_equal(r.err, "tdrec stat: cannot write /dev/full: No space left on device\n");
 	run_free(&r);
-	r = run(ARGS("-o", "/dev/full", "-I", "10", "--csv", "--", PROG, "sleepspin", "0", "1", "5"));
+	r = run(
+	    ARGS("-o", "/dev/full", "-I", "10", "--csv", "--", PROG, "sleepspin", "0", "1", "5"));
 	assert_int_equal(r.status, 5);
 	assert_string_equal(r.err, "tdrec stat: cannot write /dev/full: No space left on device\n");
 	run_free(&r);
@@ -570,8 +571,15 @@ static void test_stat_e2e__output_errors(void **state)
  * program's own SIGPIPE is untouched ('yes | head' inside ends). */
 static void test_stat_e2e__closed_pipe(void **state)
 {
-	const char *argv[] = {getenv("TDREC"), "stat", "-I", "20", "--",
-			      "sh", "-c", "yes | head -1 >/dev/null; sleep 0.2; exit 3", NULL};
+	const char *argv[] = {getenv("TDREC"),
+			      "stat",
+			      "-I",
+			      "20",
+			      "--",
+			      "sh",
+			      "-c",
+			      "yes | head -1 >/dev/null; sleep 0.2; exit 3",
+			      NULL};
 	posix_spawn_file_actions_t fa;
 	char errf[64];
 	int fds[2], st;
