@@ -182,7 +182,12 @@ static int parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt)
 		}
 		if (cli_parse_count("-p", tok, 1, INT_MAX, &v))
 			return -1;
-		pids[(*cnt)++] = (pid_t)v;
+		/* A process given twice would be counted twice. */
+		for (size_t i = 0; i < *cnt && v; i++)
+			if (pids[i] == (pid_t)v)
+				v = 0;
+		if (v)
+			pids[(*cnt)++] = (pid_t)v;
 	}
 	if (!*cnt) {
 		cli_err("-p needs a process id");

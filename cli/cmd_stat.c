@@ -187,10 +187,18 @@ int cmd_stat(int argc, char **argv)
 	status = cli_run_status(&CLI_RUN_END(tdr_stat__summary(st)));
 	if (err && !status && !tdr_stat__summary(st)->exec_err)
 		status = 1;
+	err = tdr_stat__summary(st)->write_err;
 	tdr_stat__free(st);
-	if (out != stdout && fclose(out) && !status) {
-		cli_err("cannot write %s: %s", output, strerror(errno));
-		status = 1;
+	if (out != stdout && fclose(out) && !err) {
+		err = -errno;
+		if (!status)
+			status = 1;
+	}
+	if (err) {
+		if (!output) /* a JSON error would go to the stream that failed */
+			cli_err_set_json(false);
+		cli_err("cannot write %s: %s", output ? output : "to standard output",
+			tdr_strerror(err));
 	}
 	return status;
 }

@@ -168,9 +168,9 @@ static void common_attr(const struct tdr_plan_opts *o, uint32_t flags, struct pe
 	a->exclude_kernel = !o->kernel;
 	a->exclude_hv = 1;
 	a->inherit = o->inherit;
-	if ((flags & TDR_EVENT_LEADER) && o->enable_on_exec) {
+	if ((flags & TDR_EVENT_LEADER) && (o->enable_on_exec || o->start_disabled)) {
 		a->disabled = 1;
-		a->enable_on_exec = 1;
+		a->enable_on_exec = o->enable_on_exec;
 	}
 	if (o->clockid >= 0) { /* the kernel refuses groups with mixed clocks */
 		a->use_clockid = 1;

@@ -23,8 +23,11 @@
 #include "stat_int.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
@@ -46,6 +49,41 @@ static int check_opts(const struct tdr_stat_opts *o)
 	if (!o->out || (unsigned)o->fmt > TDR_STAT_CSV)
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * SIGPIPE: a reader that goes away (| head) must not kill tdrec while the
+ * program runs, or the program is left running uncounted and its status
+ * lost. Blocked, a write to a closed pipe fails with EPIPE instead: the
+ * counting goes on until the program ends and the write error is reported
+ * (docs/stat.md "Signals and exit status"). The launched program gets the
+ * mask from before (sw.old_mask), so its own SIGPIPE is untouched.
+ */
+static void block_sigpipe(struct tdr_stat *st)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	st->pipe_blocked =
+	    !sigismember(&st->sw.old_mask, SIGPIPE) && !pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Discard the SIGPIPEs our own failed writes left pending, so restoring the
+ * old mask (tdr_sigwatch__close) does not deliver one. */
+static void drop_sigpipe(struct tdr_stat *st)
+{
+	const struct timespec now = {0, 0};
+	sigset_t set;
+
+	if (!st->pipe_blocked)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	while (sigtimedwait(&set, NULL, &now) == SIGPIPE)
+		;
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	st->pipe_blocked = false;
 }
 
 /* What is counted, for the output's first line. */
@@ -76,6 +114,9 @@ static int choose_plan(struct tdr_stat *st)
 	p->counting = true;
 	tdr_targets__plan_opts(&st->tg, p);
 	p->clockid = -1;
+	/* Groups that do not wait for exec are enabled once complete
+	 * (stat_unit__open). */
+	p->start_disabled = true;
 	return tdr_targets__choose_plan(&st->tg, p, o->plan_kind, &st->plan);
 }
 
@@ -228,6 +269,7 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 		tdr_warn("failed to set up signal handling: %s", tdr_strerror(err));
 		goto err_out;
 	}
+	block_sigpipe(st);
 	err = choose_plan(st);
 	if (err)
 		goto err_out;
@@ -284,6 +326,7 @@ void tdr_stat__free(struct tdr_stat *st)
 	stat_schema__clear(&st->sc);
 	tdr_targets__release(&st->tg);
 	free(st->rows);
+	drop_sigpipe(st);
 	tdr_sigwatch__close(&st->sw);
 	free(st);
 }

@@ -253,8 +253,9 @@ struct tdr_stat {
 	bool ran, done;
 	bool interrupted;
 	int sig_cnt;
-	bool header_done; /* text interval header / CSV header written */
-	char what[256];	  /* "./app args", "process 123", "all CPUs" */
+	bool pipe_blocked; /* SIGPIPE blocked by tdr_stat__new (stat.c) */
+	bool header_done;  /* text interval header / CSV header written */
+	char what[256];	   /* "./app args", "process 123", "all CPUs" */
 	/* Plan fallbacks while opening, added to the schema's notes. */
 	char fallback[TDR_PLAN_KIND_CNT][256];
 	size_t fallback_cnt;

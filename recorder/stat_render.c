@@ -28,6 +28,7 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/tdr_textout.h"
 
 void stat_view_of(const struct tdr_stat *st, const struct stat_row *row, struct stat_view *v)
 {
@@ -180,34 +181,17 @@ bool stat_unattributed_row(const struct tdr_stat *st, struct stat_row *r)
 /* ---------------------------------------------------------------------------
  * CSV.
  */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!s || !*s)
-		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void csv_header(const struct tdr_stat *st, FILE *f)
 {
 	fputs("type,start_s,end_s,pid,tid,name", f);
 	for (size_t i = 0; i < st->sc.meta.event_cnt; i++) {
 		fputc(',', f);
-		csv_field(f, stat_ev_name(st, i));
+		tdr_csv_put_field(f, stat_ev_name(st, i));
 	}
 	fputs(",time_enabled_ns,time_running_ns,task_run_ns,counted,slots", f);
 	for (size_t c = 0; c < st->sc.meta.category_cnt; c++) {
 		fputc(',', f);
-		csv_field(f, stat_cat_name(st, (int)c));
+		tdr_csv_put_field(f, stat_cat_name(st, (int)c));
 	}
 	fputs(",bottleneck,bottleneck_l2\n", f);
 }
@@ -225,7 +209,7 @@ static void csv_row(const struct tdr_stat *st, const struct stat_row *r, FILE *f
 		fprintf(f, ",,%d,%d,", (int)r->pid, (int)r->tid);
 	else
 		fputs(",,,,", f);
-	csv_field(f, r->name);
+	tdr_csv_put_field(f, r->name);
 	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
 		fprintf(f, ",%" PRIu64, r->vals.v[i]);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->vals.enabled_ns[0], r->vals.running_ns[0]);
@@ -267,12 +251,13 @@ static void render_csv(const struct tdr_stat *st, FILE *f)
 /* ---------------------------------------------------------------------------
  * Entry points.
  */
-static void check_write(struct tdr_stat *st, FILE *f)
+/* Flush f and keep the first write error; the caller, who knows the
+ * stream's name, reports it (cli: "cannot write FILE: reason"). */
+static void flush_out(struct tdr_stat *st, FILE *f)
 {
-	if (ferror(f) && !st->sum.write_err) {
-		st->sum.write_err = -EIO;
-		tdr_warn("failed to write the output: %s", tdr_strerror(-EIO));
-	}
+	errno = 0;
+	if ((fflush(f) == EOF || ferror(f)) && !st->sum.write_err)
+		st->sum.write_err = errno ? -errno : -EIO;
 }
 
 int stat__interval(struct tdr_stat *st, const struct stat_row *row)
@@ -298,8 +283,7 @@ int stat__interval(struct tdr_stat *st, const struct stat_row *row)
 	}
 	st->header_done = true;
 	/* A row is worth nothing late: the reader watches it live. */
-	fflush(f);
-	check_write(st, f);
+	flush_out(st, f);
 	return 0;
 }
 
@@ -326,7 +310,6 @@ int tdr_stat__render(struct tdr_stat *st)
 		render_csv(st, f);
 		break;
 	}
-	fflush(f);
-	check_write(st, f);
+	flush_out(st, f);
 	return st->sum.write_err;
 }

@@ -4,8 +4,8 @@
  * Responsibility: one document at the end of the run with the plan, its
  * events and categories (with thresholds), notes, warnings, the total, the
  * intervals kept during the run, and the thread rows. Numbers that cannot
- * be computed are null, never NaN. Strings are escaped (control characters
- * as \\u00XX).
+ * be computed are null, never NaN. Strings are escaped by
+ * tdr_json_put_string (common/).
  * Ownership and threads: writes to the stream it is given; one thread.
  * See: docs/stat.md "JSON schema".
  */
@@ -15,21 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
+#include "tdrec/tdr_textout.h"
 
 static void json_num(FILE *f, double v)
 {
@@ -50,7 +36,7 @@ static void json_row(const struct tdr_stat *st, const struct stat_row *r, FILE *
 		fprintf(f, "\"pid\": %d, \"tid\": %d, ", (int)r->pid, (int)r->tid);
 	if (r->kind == STAT_ROW_THREAD || r->kind == STAT_ROW_UNATTRIBUTED) {
 		fputs("\"name\": ", f);
-		json_str(f, r->name);
+		tdr_json_put_string(f, r->name);
 		fputs(", ", f);
 	} else {
 		fprintf(f, "\"start_s\": %.6f, \"end_s\": %.6f, ", (double)r->start_ns / 1e9,
@@ -59,7 +45,7 @@ static void json_row(const struct tdr_stat *st, const struct stat_row *r, FILE *
 	fputs("\"events\": {", f);
 	for (size_t i = 0; i < m->event_cnt; i++) {
 		fputs(i ? ", " : "", f);
-		json_str(f, stat_ev_name(st, i));
+		tdr_json_put_string(f, stat_ev_name(st, i));
 		fprintf(f, ": %" PRIu64, r->vals.v[i]);
 	}
 	fprintf(f, "}, \"time_enabled_ns\": %" PRIu64 ", \"time_running_ns\": %" PRIu64,
@@ -80,18 +66,18 @@ static void json_row(const struct tdr_stat *st, const struct stat_row *r, FILE *
 	fprintf(f, ", \"slots\": %.0f, \"topdown\": {", v.slots);
 	for (size_t c = 0; c < m->category_cnt; c++) {
 		fputs(c ? ", " : "", f);
-		json_str(f, stat_cat_name(st, (int)c));
+		tdr_json_put_string(f, stat_cat_name(st, (int)c));
 		fputs(": ", f);
 		json_num(f, v.cats[c]);
 	}
 	fputs("}, \"bottleneck\": ", f);
 	if (v.bn >= 0)
-		json_str(f, stat_cat_name(st, v.bn));
+		tdr_json_put_string(f, stat_cat_name(st, v.bn));
 	else
 		fputs("null", f);
 	fputs(", \"bottleneck_l2\": ", f);
 	if (v.bn_l2 >= 0)
-		json_str(f, stat_cat_name(st, v.bn_l2));
+		tdr_json_put_string(f, stat_cat_name(st, v.bn_l2));
 	else
 		fputs("null", f);
 	fputc('}', f);
@@ -105,9 +91,9 @@ static void json_schema(const struct tdr_stat *st, FILE *f)
 	for (size_t i = 0; i < m->event_cnt; i++) {
 		fputs(i ? ", " : "", f);
 		fputs("{\"name\": ", f);
-		json_str(f, stat_ev_name(st, i));
+		tdr_json_put_string(f, stat_ev_name(st, i));
 		fputs(", \"pmu\": ", f);
-		json_str(f, m->events[i].pmu_name);
+		tdr_json_put_string(f, m->events[i].pmu_name);
 		fprintf(f, ", \"group\": %u, \"unit\": \"%s\"}", m->events[i].group_idx,
 			stat_is_clock(stat_ev_name(st, i)) ? "ns" : "count");
 	}
@@ -117,12 +103,9 @@ static void json_schema(const struct tdr_stat *st, FILE *f)
 
 		fputs(c ? ", " : "", f);
 		fputs("{\"name\": ", f);
-		json_str(f, k->name);
+		tdr_json_put_string(f, k->name);
 		fprintf(f, ", \"level\": %u, \"parent\": ", k->level ? k->level : 1);
-		if (k->parent)
-			json_str(f, k->parent);
-		else
-			fputs("null", f);
+		tdr_json_put_string(f, k->parent); /* null for level 1 */
 		fprintf(f, ", \"derived\": %s, \"threshold\": ",
 			k->flags & TDR_CATEGORY_DERIVED ? "true" : "false");
 		json_num(f, st->sc.threshold[c]);
@@ -136,7 +119,7 @@ static void json_strings(FILE *f, const char *key, char **v, size_t n, bool last
 	fprintf(f, "  \"%s\": [", key);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ", " : "", f);
-		json_str(f, v[i]);
+		tdr_json_put_string(f, v[i]);
 	}
 	fprintf(f, "]%s\n", last ? "" : ",");
 }
@@ -150,18 +133,18 @@ void stat_render_json(const struct tdr_stat *st, FILE *f)
 	bool first = true;
 
 	fputs("{\n  \"tdrec_version\": ", f);
-	json_str(f, TDREC_VERSION);
+	tdr_json_put_string(f, TDREC_VERSION);
 	fputs(",\n  \"target\": ", f);
-	json_str(f, st->what);
+	tdr_json_put_string(f, st->what);
 	fputs(",\n  \"plan\": ", f);
-	json_str(f, st->sc.meta.plan_name);
+	tdr_json_put_string(f, st->sc.meta.plan_name);
 	fprintf(f, ",\n  \"cpus\": %zu,\n  \"system_wide\": %s,\n", st->plan->groups[0].cpu_cnt,
 		st->opts->system_wide ? "true" : "false");
 	stat_topdown_why(st, why, sizeof(why));
 	fprintf(f, "  \"topdown\": %s,\n  \"topdown_unavailable\": ",
 		stat_has_topdown(st) ? "true" : "false");
 	if (why[0])
-		json_str(f, why);
+		tdr_json_put_string(f, why);
 	else
 		fputs("null", f);
 	fprintf(f, ",\n  \"duration_s\": %.6f,\n  \"interval_ms\": ", (double)s->duration_ns / 1e9);
@@ -191,11 +174,11 @@ void stat_render_json(const struct tdr_stat *st, FILE *f)
 	fputs("  \"notes\": [", f);
 	for (size_t i = 0; i < st->sc.meta.note_cnt; i++) {
 		fputs(i ? ", " : "", f);
-		json_str(f, st->sc.meta.notes[i]);
+		tdr_json_put_string(f, st->sc.meta.notes[i]);
 	}
 	if (stat_kernel_note(st)) {
 		fputs(st->sc.meta.note_cnt ? ", " : "", f);
-		json_str(f, stat_kernel_note(st));
+		tdr_json_put_string(f, stat_kernel_note(st));
 	}
 	fputs("],\n", f);
 	stat_collect_warnings(st, &w);

@@ -94,10 +94,18 @@ static int attach(struct tdr_targets *t)
 			free(tids);
 			return -ENOMEM;
 		}
-		memcpy(t->pids + t->cnt, tids, (size_t)n * sizeof(*tids));
-		for (int k = 0; k < n; k++)
-			t->pid_procs[t->cnt + (size_t)k] = t->procs[i];
-		t->cnt += (size_t)n;
+		for (int k = 0; k < n; k++) {
+			bool dup = false;
+
+			/* -p PID,TID of one process lists its threads twice:
+			 * each thread is counted once. */
+			for (size_t j = 0; j < t->cnt && !dup; j++)
+				dup = t->pids[j] == tids[k];
+			if (dup)
+				continue;
+			t->pids[t->cnt] = tids[k];
+			t->pid_procs[t->cnt++] = t->procs[i];
+		}
 		free(tids);
 		/* -ENOSYS before Linux 5.3: the loop then checks with kill(). */
 		t->pidfds[i] = tdr_sys_pidfd_open(t->procs[i]);

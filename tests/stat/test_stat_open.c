@@ -97,8 +97,31 @@ static void test_stat_open__launched_topdown_l2(void **state)
 	assert_int_equal(ref->pid, slots->pid);
 	assert_int_equal(ref->attr.enable_on_exec, 1);
 	assert_int_equal(ref->attr.inherit, 1);
+	/* Every open: counting only (no period, no frequency, no sample
+	 * bits), read as a group with both times; slots leads each CPU's
+	 * group and every metric event joins the slots of its CPU. */
+	for (size_t i = 0; i < fake_sys.open_cnt; i++) {
+		const struct fake_open_call *c = &fake_sys.log[i];
+		const uint64_t rf = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+		assert_int_equal(c->attr.sample_period, 0);
+		assert_int_equal(c->attr.freq, 0);
+		assert_int_equal(c->attr.sample_type, 0);
+		assert_int_equal(c->attr.read_format & rf, rf);
+		if (c == ref)
+			continue;
+		assert_int_equal(c->attr.type, 4);
+		assert_true(c->attr.read_format & PERF_FORMAT_GROUP);
+		if (c->attr.config == 0x400)
+			assert_int_equal(c->group_fd, -1);
+		else
+			assert_int_equal(c->group_fd, find_open(4, 0x400, c->cpu)->result);
+	}
 	assert_false(f->st->total_is_threads);
 	assert_int_equal(f->st->sc.meta.category_cnt, 12);
+	/* Nothing is enabled before exec: tdrec's own code is not counted. */
+	assert_int_equal(fake_sys.enable_cnt, 0);
+	assert_int_equal(ref->attr.disabled, 1);
 }
 
 /* -a: cpu-wide (pid -1), nothing inherited, counting from open, no
@@ -115,8 +138,14 @@ static void test_stat_open__system_wide(void **state)
 	slots = find_open(4, 0x400, 0);
 	assert_int_equal(slots->pid, -1);
 	assert_int_equal(slots->attr.inherit, 0);
-	assert_int_equal(slots->attr.disabled, 0);
 	assert_int_equal(slots->attr.enable_on_exec, 0);
+	/* Opened disabled and enabled once whole: a member added to a group
+	 * that already counts would wait for the next sched-in, which for a
+	 * cpu-wide group may never come. One enable per CPU, after the last
+	 * open. */
+	assert_int_equal(slots->attr.disabled, 1);
+	assert_int_equal(find_open(4, 0x8700, 7)->attr.disabled, 0);
+	assert_int_equal(fake_sys.enable_cnt, 8);
 	assert_true(f->st->sc.system_wide);
 	assert_null(find_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, -1));
 }

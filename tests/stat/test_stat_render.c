@@ -90,6 +90,23 @@ static char *finish(struct fx *f)
 	return f->text;
 }
 
+/* The whole-run output of the stat made by make(). */
+static char *rendered(struct fx *f)
+{
+	assert_int_equal(tdr_stat__render(f->st), 0);
+	return finish(f);
+}
+
+static struct jm *rendered_json(struct fx *f)
+{
+	size_t where = 0;
+	struct jm *doc = jm_parse(rendered(f), &where);
+
+	if (!doc)
+		fail_msg("bad JSON at %zu:\n%s", where, f->text);
+	return doc;
+}
+
 /* The text with every run of spaces made one space (column layout aside). */
 static char *squeeze(const char *t)
 {
@@ -141,8 +158,7 @@ static void test_stat_render__text_topdown(void **state)
 	char *s;
 
 	make(f, "sapphire-rapids", TDR_STAT_TEXT, spr_total, 9, 1000, 1000);
-	assert_int_equal(tdr_stat__render(f->st), 0);
-	t = finish(f);
+	t = rendered(f);
 	s = squeeze(t);
 	assert_non_null(strstr(s, "tdrec stat: ./app --flag\n"));
 	assert_non_null(strstr(s, "plan topdown-l2 on 8 CPUs, 2.000 s, the program exited with "
@@ -172,8 +188,7 @@ static void test_stat_render__multiplexing_is_shown_not_scaled(void **state)
 
 	/* The groups ran 600 of the 1000 ns the program ran. */
 	make(f, "sapphire-rapids", TDR_STAT_TEXT, spr_total, 9, 600, 1000);
-	assert_int_equal(tdr_stat__render(f->st), 0);
-	t = finish(f);
+	t = rendered(f);
 	s = squeeze(t);
 	assert_non_null(strstr(s, "counted only 60.0% of the time the program ran"));
 	assert_non_null(strstr(s, "not scaled"));
@@ -192,7 +207,6 @@ static void test_stat_render__json(void **state)
 	const struct jm *total, *td, *threads, *row, *na;
 	struct stat_row iv = {.kind = STAT_ROW_INTERVAL, .start_ns = 0, .end_ns = 100000000};
 	struct jm *doc;
-	size_t where = 0;
 
 	make(f, "sapphire-rapids", TDR_STAT_JSON, spr_total, 9, 1000, 1000);
 	add_threads(f, a, b, 9);
@@ -200,9 +214,7 @@ static void test_stat_render__json(void **state)
 	memcpy(iv.vals.v, spr_total, sizeof(spr_total));
 	assert_int_equal(stat__interval(f->st, &iv), 0);
 	assert_int_equal(f->len, 0); /* JSON rows wait for the document */
-	assert_int_equal(tdr_stat__render(f->st), 0);
-	doc = jm_parse(finish(f), &where);
-	assert_non_null(doc);
+	doc = rendered_json(f);
 	assert_string_equal(jm_get(doc, "plan")->str, "topdown-l2");
 	assert_string_equal(jm_get(doc, "target")->str, "./app --flag");
 	assert_true(jm_get(doc, "topdown")->b);
@@ -294,8 +306,7 @@ static void test_stat_render__csv(void **state)
 	memcpy(iv.vals.v, spr_total, sizeof(spr_total));
 	assert_int_equal(stat__interval(f->st, &iv), 0);
 	assert_int_equal(stat__interval(f->st, &iv), 0);
-	assert_int_equal(tdr_stat__render(f->st), 0);
-	t = finish(f);
+	t = rendered(f);
 	n_head = csv_fields(t, head, 64);
 	/* type..name, 9 events, 5 times/fractions, 12 categories, 2 marks */
 	assert_int_equal(n_head, 6 + 9 + 5 + 12 + 2);
@@ -331,14 +342,11 @@ static void test_stat_render__total_from_threads(void **state)
 	const uint64_t b[9] = {300, 0, 30, 60, 210, 0, 20, 60, 140};
 	const struct jm *total;
 	struct jm *doc;
-	size_t where;
 
 	make(f, "sapphire-rapids", TDR_STAT_JSON, none, 9, 0, 2000);
 	add_threads(f, a, b, 9);
 	f->st->total_is_threads = true;
-	assert_int_equal(tdr_stat__render(f->st), 0);
-	doc = jm_parse(finish(f), &where);
-	assert_non_null(doc);
+	doc = rendered_json(f);
 	total = jm_get(doc, "total");
 	assert_int_equal(jm_get(total, "slots")->num, 900);
 	assert_int_equal(jm_get(jm_get(total, "events"), "topdown-be-bound")->num, 350);
@@ -363,8 +371,7 @@ static void test_stat_render__software(void **state)
 	f->o.interval_ms = 500;
 	memcpy(iv.vals.v, v, sizeof(v));
 	assert_int_equal(stat__interval(f->st, &iv), 0);
-	assert_int_equal(tdr_stat__render(f->st), 0);
-	t = finish(f);
+	t = rendered(f);
 	s = squeeze(t);
 	/* The interval: header once, then the row with CPUs utilized. */
 	assert_non_null(strstr(s, "tdrec stat: ./app --flag, a row every 500 ms\n"));
@@ -382,6 +389,40 @@ static void test_stat_render__software(void **state)
 	free(s);
 }
 
+/* A core PMU without the TopDown events (the fake AMD Zen 4 tree): the
+ * line says which sysfs events are missing, in text and JSON. */
+static void test_stat_render__names_missing_topdown_events(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t v[4] = {1000000, 0, 0, 10};
+	struct jm *doc;
+	char *s, *t;
+
+	make(f, "amd-zen4", TDR_STAT_TEXT, v, 4, 1000000, 1000000);
+	assert_int_equal(f->st->plan->kind, TDR_PLAN_SOFTWARE);
+	s = squeeze(rendered(f));
+	/* Undo the wrapping at 100 columns ("\n" + indent). */
+	for (char *p = s; (p = strstr(p, "\n ")) != NULL;)
+		*p = ' ';
+	s = squeeze(t = s);
+	free(t);
+	assert_non_null(strstr(s, "TopDown is not available here: topdown-l2 not available: the "
+				  "cpu PMU has no slots, topdown-retiring,"));
+	assert_non_null(strstr(s, "topdown-l1 not available: the cpu PMU has no slots, "
+				  "topdown-retiring, topdown-bad-spec, topdown-fe-bound, "
+				  "topdown-be-bound"));
+	free(s);
+	teardown(state);
+	setup(state);
+	f = *state;
+	make(f, "amd-zen4", TDR_STAT_JSON, v, 4, 1000000, 1000000);
+	doc = rendered_json(f);
+	assert_false(jm_get(doc, "topdown")->b);
+	assert_non_null(strstr(jm_get(doc, "topdown_unavailable")->str,
+			       "topdown-l1 not available: the cpu PMU has no slots, "));
+	jm_free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +433,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stat_render__csv, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__total_from_threads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__software, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__names_missing_topdown_events, setup,
+					    teardown),
 	};
 
 	log_reset();

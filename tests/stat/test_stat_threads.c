@@ -31,7 +31,8 @@ static int fx_setup(void **state)
 	struct tdr_plan_opts o = stat_popts("vm");
 
 	fake_sys_reset();
-	/* What stat gives threads found later: no inheritance, enabled at open. */
+	/* What stat gives threads found later: no inheritance, no exec to
+	 * wait for (enabled once the group is whole). */
 	o.inherit = false;
 	o.enable_on_exec = false;
 	if (tdr_plan__build(&o, TDR_PLAN_SOFTWARE, &f->plan) ||
@@ -151,15 +152,19 @@ static void test_stat_threads__fork_comm_exit(void **state)
 	assert_string_equal(t->comm, "app"); /* named like its parent */
 	assert_false(t->exiting);
 	/* Each thread: the plan's 4 events on both CPUs of the vm tree, and a
-	 * reference task-clock on cpu -1, not inherited, enabled at once. */
+	 * reference task-clock on cpu -1, not inherited. The groups' leaders
+	 * open disabled and are enabled once each group is whole (one ioctl
+	 * per CPU and thread); the reference clock is enabled at open. */
 	assert_int_equal(opens_for(101, 0), 4);
 	assert_int_equal(opens_for(101, 1), 4);
 	assert_int_equal(opens_for(101, -1), 1);
+	assert_int_equal(fake_sys.enable_cnt, 3 * 2);
 	for (size_t i = 0; i < fake_sys.open_cnt; i++) {
 		const struct fake_open_call *c = &fake_sys.log[i];
 
 		assert_int_equal(c->attr.inherit, 0);
-		assert_int_equal(c->attr.disabled, 0);
+		assert_int_equal(c->attr.enable_on_exec, 0);
+		assert_int_equal(c->attr.disabled, c->cpu != -1 && c->group_fd == -1);
 		if (c->cpu == -1) {
 			assert_int_equal(c->attr.config, PERF_COUNT_SW_TASK_CLOCK);
 			assert_int_equal(c->attr.read_format, PERF_FORMAT_TOTAL_TIME_ENABLED |

@@ -90,7 +90,7 @@ struct tdr_stat_summary {
 	uint64_t duration_ns;
 	uint64_t intervals; /* interval rows written */
 	size_t threads;	    /* thread rows (--per-thread) */
-	int write_err;	    /* -EIO when writing to out failed, else 0 */
+	int write_err;	    /* -errno of the first failed write to out (not logged), else 0 */
 };
 
 /*
@@ -119,7 +119,9 @@ int tdr_stat__run(struct tdr_stat *st);
  * Write the whole-run output to opts->out: the total (slots and the TopDown
  * breakdown with the main bottleneck marked, or the software counts and why
  * TopDown is not available), the per-thread rows, and for JSON the intervals.
- * Returns: 0, -EINVAL (before a completed __run), -EIO (write error).
+ * Returns: 0, -EINVAL (before a completed __run), or the write error
+ * (-errno, also in the summary's write_err; not logged: the caller knows
+ * the stream's name).
  */
 int tdr_stat__render(struct tdr_stat *st);
 
