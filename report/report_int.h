@@ -171,6 +171,10 @@ struct tdr_report {
 	struct strpool pool;
 	struct rowtab rows;
 	struct addrtab addrs;
+	/* The mapping of the kernel image ("[kernel.kallsyms]...") with a
+	 * build-id, from the first kernel sample that has one; borrowed from
+	 * the parser until __resolve; load.c hands it to the symbolizer. */
+	const struct tdr_mapping *kernel_image;
 	uint64_t seen, kept;
 	bool resolved;
 

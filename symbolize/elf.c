@@ -192,9 +192,8 @@ static int vdso_memfd(void)
 	return fd;
 }
 
-/* The recorded build-id may be zero-padded to 20 bytes by the recorder. */
-static bool build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
-			     int file_sz)
+bool sym_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
+			  int file_sz)
 {
 	if (file_sz <= 0 || rec_sz < (size_t)file_sz)
 		return false;
@@ -204,6 +203,18 @@ static bool build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned c
 		if (rec[i])
 			return false;
 	return true;
+}
+
+/* Was the open file fd modified after the recording ended (opts.recorded_until_ns)? */
+static bool newer_than_recording(const struct tdr_symbolizer *s, int fd)
+{
+	struct stat st;
+	uint64_t mtime_ns;
+
+	if (!s->opts.recorded_until_ns || fstat(fd, &st) || st.st_mtim.tv_sec < 0)
+		return false;
+	mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	return mtime_ns > s->opts.recorded_until_ns;
 }
 
 static int load_segments(struct sym_dso *d, Elf *elf)
@@ -451,13 +462,21 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 	int fd, bid_sz;
 	Elf *elf;
 
-	(void)s;
 	d->status = TDR_SYM_MISSING;
 	fd = vdso ? vdso_memfd() : open(d->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int err = vdso ? fd : -errno;
 
 		tdr_warn("failed to open %s: %s", d->path, strerror(-err));
+		return 0;
+	}
+	if (!vdso && !d->build_id_sz && newer_than_recording(s, fd)) {
+		/* Nothing recorded to compare with, but this file was written
+		 * after the run: symbolizing it could name the wrong code. */
+		tdr_warn("%s: modified after the recording ended and no build-id was recorded "
+			 "to check it; not symbolized", d->path);
+		close(fd);
+		d->status = TDR_SYM_CHANGED;
 		return 0;
 	}
 	d->dwfl = dwfl_begin(&dso_callbacks);
@@ -477,7 +496,7 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 	dwfl_report_end(d->dwfl, NULL, NULL);
 
 	bid_sz = dwfl_module_build_id(d->mod, &bid, &bid_vaddr);
-	if (d->build_id_sz && !build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz)) {
+	if (d->build_id_sz && !sym_build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz)) {
 		tdr_warn("%s: build-id differs from the recorded one (file changed since "
 			 "recording); not symbolized", d->path);
 		d->status = TDR_SYM_CHANGED;

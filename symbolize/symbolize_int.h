@@ -160,11 +160,16 @@ struct sym_dwarf_res {
 /* ---- kernel symbols ---- */
 
 struct sym_kernel {
-	bool tried;
-	bool usable;
-	char *buf; /* the kallsyms text; names point into it */
+	bool tried;  /* the decision below has been made */
+	bool usable; /* kallsyms apply to the recording and were loaded */
+	char *buf;   /* the kallsyms text; names point into it */
 	struct sym_range_table syms;
 	const char **names;
+	/* The recorded kernel image (opts.kernel_*), copied. */
+	uint8_t build_id[20];
+	size_t build_id_sz;
+	char *ref_sym;
+	char *notes_path;
 };
 
 /* ---- the symbolizer ---- */
@@ -213,6 +218,10 @@ struct tdr_symbolizer {
 };
 
 /* elf.c */
+/* Does the recorded build-id (rec; recorders may zero-pad it to 20 bytes)
+ * equal the file's (file_sz <= 0: the file has none)? */
+bool sym_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
+			  int file_sz);
 int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d);
 void sym_dso__close(struct sym_dso *d);
 /* File offset -> maddr. Returns false when no PT_LOAD holds the offset. */
