@@ -202,6 +202,24 @@ const char *report_basename(const char *path);
 
 /* ---- rendering helpers (render_util.c) ----------------------------------- */
 
+/* Text (report and diff tables). Widths are display columns (code points);
+ * control characters print as '?'. */
+size_t text_cols(const char *s);
+/* s in at most w columns: cut at the end ("abc...") or, keep_tail, at the
+ * start ("...xyz"). */
+void text_put_fit(FILE *f, const char *s, size_t w, bool keep_tail);
+/* text wrapped at spaces to width, the first line after prefix, the others
+ * indented by strlen(prefix); each line's text between on and off (colour
+ * codes, "" for none). */
+void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on,
+		      const char *off, const char *text);
+/* A table's last column in w columns: name, two spaces and obj (between on
+ * and off; NULL or "" for none), then tag (NULL for none). When all does
+ * not fit, the name is cut first: the object keeps at least a few columns,
+ * so it never silently disappears. */
+void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
+		   const char *on, const char *off);
+
 void json_put_string(FILE *f, const char *s); /* "..." or null */
 void json_put_number(FILE *f, double v);      /* null for NAN / inf */
 void csv_put_field(FILE *f, const char *s);   /* quoted when needed */

@@ -307,7 +307,17 @@ static void test_render__text_fits_100_columns_everywhere(void **state)
 
 		fx_assert_width(out, 100);
 		assert_null(strchr(out, '\033'));
-		assert_non_null(strstr(out, "compute_kernel"));
+		/* Long names are cut, never the start of the row's name... */
+		assert_non_null(strstr(out, by == TDR_BY_LINE ? "kernel.c:1234 compute"
+							       : "compute_kernel"));
+		/* ... and the object does not disappear behind a long name. */
+		if (by <= TDR_BY_LINE)
+			for (const char *p = strstr(out, "std::__detail"); p; p = NULL) {
+				const char *eol = strchr(p, '\n');
+
+				assert_non_null(strstr(p, "  libsome"));
+				assert_true(strstr(p, "  libsome") < eol);
+			}
 		free(out);
 		tdr_report__free(r);
 	}
