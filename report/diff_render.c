@@ -69,8 +69,8 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		 d->side[0].plan ? d->side[0].plan : "?", d->side[0].samples,
 		 d->side[1].plan ? d->side[1].plan : "?", d->side[1].samples);
 	text_put_wrapped(f, width, "", "", "", line);
-	for (size_t i = 0; i < d->warn_cnt; i++)
-		text_put_wrapped(f, width, "warning: ", "", "", d->warnings[i]);
+	for (size_t i = 0; i < d->warnings.cnt; i++)
+		text_put_wrapped(f, width, "warning: ", "", "", d->warnings.v[i]);
 	fprintf(f, "\n %6s %6s %7s", "old%", "new%", "change");
 	for (size_t i = 0; i < col_cnt; i++)
 		fprintf(f, " %6.6s", report_category_label(d->cat_names[cols[i]]));
@@ -166,13 +166,9 @@ static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_op
 		fputs(c ? ", " : "", f);
 		json_put_string(f, d->cat_names[c]);
 	}
-	fputs("],\n  \"warnings\": [", f);
-	for (size_t i = 0; i < d->warn_cnt; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_put_string(f, d->warnings[i]);
-	}
-	fprintf(f, "%s],\n  \"rows_total\": %zu,\n  \"rows\": [", d->warn_cnt ? "\n  " : "",
-		d->row_cnt);
+	fputs("],\n  \"warnings\": ", f);
+	json_put_lines(f, &d->warnings);
+	fprintf(f, ",\n  \"rows_total\": %zu,\n  \"rows\": [", d->row_cnt);
 	for (size_t i = 0; i < n; i++) {
 		const struct tdr_diff_row *row = &d->rows[i];
 

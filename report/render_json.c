@@ -144,12 +144,9 @@ int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 		json_put_number(f, r->cats[c].threshold);
 		fputc('}', f);
 	}
-	fputs("],\n  \"warnings\": [", f);
-	for (size_t i = 0; i < r->warn_cnt; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_put_string(f, r->warnings[i]);
-	}
-	fputs(r->warn_cnt ? "\n  ],\n  \"totals\": " : "],\n  \"totals\": ", f);
+	fputs("],\n  \"warnings\": ", f);
+	json_put_lines(f, &r->warnings);
+	fputs(",\n  \"totals\": ", f);
 	put_row(r, &r->totals, f);
 	fprintf(f, ",\n  \"rows_total\": %zu,\n  \"rows\": [", r->visible_cnt);
 	for (size_t i = 0; i < n; i++) {

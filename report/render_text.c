@@ -106,8 +106,8 @@ static void put_header(const struct text *t)
 			 r->kept, r->seen, 100.0 * (double)r->kept / (double)r->seen);
 		put_field(t, "filter", buf);
 	}
-	for (size_t i = 0; i < r->warn_cnt; i++) {
-		const char *w = r->warnings[i];
+	for (size_t i = 0; i < r->warnings.cnt; i++) {
+		const char *w = r->warnings.v[i];
 
 		/* The plan's notes are information, not trouble. */
 		if (!strncmp(w, "note: ", 6))

@@ -50,6 +50,16 @@ void json_put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void json_put_lines(FILE *f, const struct strlist *l)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < l->cnt; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_put_string(f, l->v[i]);
+	}
+	fputs(l->cnt ? "\n  ]" : "]", f);
+}
+
 void json_put_number(FILE *f, double v)
 {
 	if (!isfinite(v))

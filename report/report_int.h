@@ -35,6 +35,21 @@ const char *strpool__intern(struct strpool *p, const char *s, int *err);
 const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err);
 void strpool__release(struct strpool *p);
 
+/* A growable list of owned strings (the warnings of a report or a diff). A
+ * zeroed struct is empty. */
+struct strlist {
+	char **v;
+	size_t cnt, cap;
+};
+
+/* Append a copy of s. Returns 0 or -ENOMEM (the list unchanged). */
+int strlist__add(struct strlist *l, const char *s);
+/* Append a formatted line (cut at 1 KiB). Returns 0 or -ENOMEM. */
+int strlist__addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Entry idx, or NULL past the end. */
+const char *strlist__at(const struct strlist *l, size_t idx);
+void strlist__release(struct strlist *l);
+
 uint64_t report_hash_bytes(const void *data, size_t n);
 static inline uint64_t report_hash_mix(uint64_t h, uint64_t v)
 {
@@ -165,8 +180,7 @@ struct tdr_report {
 	struct tdr_run_end end;
 	uint64_t first_ns, last_ns;
 
-	char **warnings;
-	size_t warn_cnt, warn_cap;
+	struct strlist warnings;
 
 	struct strpool pool;
 	struct rowtab rows;
@@ -194,8 +208,6 @@ double report_category_value(const struct tdr_report *r, const struct rep_catego
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double report_slots(const struct tdr_report *r, const uint64_t *sums);
 
-/* Append a warning line (copied). Returns 0 or -ENOMEM (the warning is dropped). */
-int report_add_warning(struct tdr_report *r, const char *text);
 
 /* Base name of a path ("" stays ""). */
 const char *report_basename(const char *path);
@@ -222,6 +234,8 @@ void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const c
 
 void json_put_string(FILE *f, const char *s); /* "..." or null */
 void json_put_number(FILE *f, double v);      /* null for NAN / inf */
+/* The list as a JSON array of strings, one per line ("[]" when empty). */
+void json_put_lines(FILE *f, const struct strlist *l);
 void csv_put_field(FILE *f, const char *s);   /* quoted when needed */
 
 int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
