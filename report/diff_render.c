@@ -131,12 +131,7 @@ static void json_topdown(const struct tdr_diff *d, const double *v, FILE *f)
 		return;
 	}
 	fputc('{', f);
-	for (size_t c = 0; c < d->cat_cnt; c++) {
-		fputs(c ? ", " : "", f);
-		json_put_string(f, d->cat_names[c]);
-		fputs(": ", f);
-		json_put_number(f, v[c]);
-	}
+	json_put_names(f, d->cat_names, d->cat_cnt, v);
 	fputc('}', f);
 }
 
@@ -162,10 +157,7 @@ static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_op
 	fputs(",\n  \"new\": ", f);
 	json_side_info(d, 1, f);
 	fputs(",\n  \"categories_compared\": [", f);
-	for (size_t c = 0; c < d->cat_cnt; c++) {
-		fputs(c ? ", " : "", f);
-		json_put_string(f, d->cat_names[c]);
-	}
+	json_put_names(f, d->cat_names, d->cat_cnt, NULL);
 	fputs("],\n  \"warnings\": ", f);
 	json_put_lines(f, &d->warnings);
 	fprintf(f, ",\n  \"rows_total\": %zu,\n  \"rows\": [", d->row_cnt);

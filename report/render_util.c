@@ -50,6 +50,18 @@ void json_put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void json_put_names(FILE *f, char *const *names, size_t n, const double *vals)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		json_put_string(f, names[i]);
+		if (vals) {
+			fputs(": ", f);
+			json_put_number(f, vals[i]);
+		}
+	}
+}
+
 void json_put_lines(FILE *f, const struct strlist *l)
 {
 	fputc('[', f);

@@ -92,14 +92,14 @@ const char *report_basename(const char *path)
 
 void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
+	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	err = strlist__vaddf(&r->warnings, fmt, ap);
 	va_end(ap);
-	if (strlist__add(&r->warnings, buf))
-		tdr_warn("failed to keep warning '%s': out of memory", buf);
+	if (err)
+		tdr_warn("failed to keep a warning of the report: out of memory");
 }
 
 /* Does the event count nanoseconds? By attr first, by name for imports. */

@@ -12,6 +12,7 @@
 #ifndef TDREC_REPORT_INT_H
 #define TDREC_REPORT_INT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +47,8 @@ struct strlist {
 int strlist__add(struct strlist *l, const char *s);
 /* Append a formatted line (cut at 1 KiB). Returns 0 or -ENOMEM. */
 int strlist__addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Entry idx, or NULL past the end. */
 const char *strlist__at(const struct strlist *l, size_t idx);
 void strlist__release(struct strlist *l);
@@ -234,6 +237,9 @@ void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const c
 
 void json_put_string(FILE *f, const char *s); /* "..." or null */
 void json_put_number(FILE *f, double v);      /* null for NAN / inf */
+/* "a", "b", ... (the inside of an array), or with vals "a": 1.5, "b": 2
+ * (the inside of an object). */
+void json_put_names(FILE *f, char *const *names, size_t n, const double *vals);
 /* The list as a JSON array of strings, one per line ("[]" when empty). */
 void json_put_lines(FILE *f, const struct strlist *l);
 void csv_put_field(FILE *f, const char *s);   /* quoted when needed */

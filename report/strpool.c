@@ -154,15 +154,23 @@ int strlist__add(struct strlist *l, const char *s)
 	return 0;
 }
 
-int strlist__addf(struct strlist *l, const char *fmt, ...)
+int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
 {
 	char buf[1024];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	return strlist__add(l, buf);
+}
+
+int strlist__addf(struct strlist *l, const char *fmt, ...)
+{
 	va_list ap;
+	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	err = strlist__vaddf(l, fmt, ap);
 	va_end(ap);
-	return strlist__add(l, buf);
+	return err;
 }
 
 const char *strlist__at(const struct strlist *l, size_t idx)

@@ -273,36 +273,16 @@ static int sym_rank(int type, int bind)
 	return (type == STT_NOTYPE ? 3 : 0) + (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
 }
 
-static size_t leading_underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
 /* Order by address, then the alias to show first: function over label,
  * global over weak over local, fewer leading underscores, shorter, then by
  * name (deterministic). */
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct sym_cand *x = a, *y = b;
-	size_t ux, uy, lx, ly;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	ux = leading_underscores(x->name);
-	uy = leading_underscores(y->name);
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return sym_alias_cmp(x->rank, x->name, y->rank, y->name, true);
 }
 
 /* Executable sections of the main file: where code symbols may lie, and

@@ -88,18 +88,11 @@ struct ksym {
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
-	size_t lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Aliases: global (T) before local (t), then the shorter name. */
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return sym_alias_cmp(x->rank, x->name, y->rank, y->name, false);
 }
 
 /* Parse "ADDR TYPE NAME[\t[MODULE]]" lines in place. Returns the count of

@@ -67,6 +67,11 @@ int sym_range_table__build(struct sym_range_table *t, struct sym_range *r, size_
 const struct sym_range *sym_range_table__find(const struct sym_range_table *t, uint64_t addr);
 void sym_range_table__free(struct sym_range_table *t);
 
+/* Order of two aliases (symbols at one address): the lower rank first, then
+ * (when by_underscores) fewer leading underscores, then the shorter name,
+ * then by name. qsort-style result. */
+int sym_alias_cmp(int rank_a, const char *a, int rank_b, const char *b, bool by_underscores);
+
 /* ---- one object file (or the vDSO) ---- */
 
 struct sym_seg {
