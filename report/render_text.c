@@ -23,7 +23,7 @@
 #define MAX_CAT_COLS 6
 #define MAX_EV_COLS 6
 #define EV_W 8
-#define NAME_MIN_W 20
+#define NAME_MIN_W 30 /* fewer event columns rather than narrower names */
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -442,6 +442,15 @@ static void put_legend(const struct text *t, size_t shown)
 		}
 		if (len)
 			put_wrapped(t, "", "", buf);
+		len = 0;
+		for (size_t e = 0; e < r->event_cnt; e++)
+			len += r->event_units[e] != UNIT_DUMMY;
+		if (len > t->ev_cnt) {
+			snprintf(buf, sizeof(buf),
+				 "%zu more events do not fit here: see --json or --csv",
+				 len - t->ev_cnt);
+			put_wrapped(t, "", "", buf);
+		}
 		put_wrapped(t, "", "",
 			    "no TopDown categories in this plan: samples and event "
 			    "totals only");
@@ -479,7 +488,8 @@ static void plan_columns(struct text *t)
 		fixed = 9 + 7 + 7 + 7 * (unsigned)t->col_cnt + 1 + BAR_W + 2;
 	} else {
 		for (size_t e = 0; e < r->event_cnt && t->ev_cnt < MAX_EV_COLS; e++)
-			t->evs[t->ev_cnt++] = e;
+			if (r->event_units[e] != UNIT_DUMMY)
+				t->evs[t->ev_cnt++] = e;
 		fixed = 9 + 7 + 1 + BAR_W + 2;
 		/* Drop event columns rather than squeeze the names. */
 		while (t->ev_cnt &&

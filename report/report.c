@@ -102,7 +102,8 @@ void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
 		tdr_warn("failed to keep a warning of the report: out of memory");
 }
 
-/* Does the event count nanoseconds? By attr first, by name for imports. */
+/* Does the event count nanoseconds (by attr first, by name for imports), or
+ * nothing at all? */
 static uint32_t event_unit(const struct tdr_event_desc *e)
 {
 	if (e->attr.type == PERF_TYPE_SOFTWARE && (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
@@ -110,6 +111,8 @@ static uint32_t event_unit(const struct tdr_event_desc *e)
 		return UNIT_NS;
 	if (e->name && (!strcmp(e->name, "cpu-clock") || !strcmp(e->name, "task-clock")))
 		return UNIT_NS;
+	if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY)
+		return UNIT_DUMMY;
 	return UNIT_COUNT;
 }
 

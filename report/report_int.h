@@ -146,7 +146,8 @@ void addrtab__release(struct addrtab *t);
 
 enum event_unit {
 	UNIT_COUNT = 0,
-	UNIT_NS, /* software clocks: shown as milliseconds */
+	UNIT_NS,    /* software clocks: shown as milliseconds */
+	UNIT_DUMMY, /* counts nothing (perf's dummy event for side-band records): no text column */
 };
 
 struct rep_category {
