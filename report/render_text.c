@@ -101,7 +101,7 @@ static void put_header(const struct text *t)
 	put_field(t, "plan", buf);
 	if (r->seen && r->kept != r->seen) {
 		snprintf(buf, sizeof(buf),
-			 "filters kept %" PRIu64 " of %" PRIu64 " samples (%.1f%%); shares are of "
+			 "kept %" PRIu64 " of %" PRIu64 " samples (%.1f%%); shares are of "
 			 "the kept samples",
 			 r->kept, r->seen, 100.0 * (double)r->kept / (double)r->seen);
 		put_field(t, "filter", buf);
