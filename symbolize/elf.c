@@ -363,22 +363,31 @@ static uint64_t code_end(const struct sym_dso *d, uint64_t maddr)
  * (segment); like libdwfl, one that lies inside a sized symbol (a label in
  * a function) is left out, so that the function keeps its whole range.
  */
-static int load_symbols(struct sym_dso *d)
+static int load_symbols(struct tdr_symbolizer *s, struct sym_dso *d, Elf *elf)
 {
 	struct sym_cand *c = NULL;
 	struct sym_range *r = NULL;
+	struct sym_plt_stub *plt = NULL;
 	uint64_t sized_end = 0;
-	size_t cnt = 0, out = 0;
-	int n, err = -ENOMEM;
+	size_t cnt = 0, out = 0, plt_cnt = 0;
+	int n, err;
 
 	n = dwfl_module_getsymtab(d->mod);
 	if (n <= 0) {
 		tdr_debug("%s: no symbol table: %s", d->path, dwfl_errmsg(-1));
 		return 0;
 	}
-	c = tdr_calloc((size_t)n, sizeof(*c));
+	err = sym_plt__stubs(s, elf, &plt, &plt_cnt);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	c = tdr_calloc((size_t)n + plt_cnt, sizeof(*c));
 	if (!c)
 		goto out;
+	/* PLT stubs are named like objdump's "read@plt"; last among aliases. */
+	for (size_t i = 0; i < plt_cnt; i++)
+		c[cnt++] = (struct sym_cand){.lo = plt[i].vaddr + d->main_bias,
+					     .size = plt[i].size, .name = plt[i].name, .rank = 6};
 	for (int i = 0; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -429,6 +438,7 @@ static int load_symbols(struct sym_dso *d)
 	err = sym_range_table__build(&d->syms, r, out);
 	r = NULL;
 out:
+	free(plt);
 	free(c);
 	free(r);
 	return err;
@@ -488,7 +498,7 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 		return 0;
 	}
 	d->main_bias = bias;
-	if (load_segments(d, elf) || load_sections(d, elf) || load_symbols(d))
+	if (load_segments(d, elf) || load_sections(d, elf) || load_symbols(s, d, elf))
 		return -ENOMEM;
 	d->status = TDR_SYM_OK;
 	return 0;

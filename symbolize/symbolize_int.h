@@ -234,6 +234,15 @@ bool sym_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *madd
 /* Is maddr in a PLT section (linker-made stubs that no DWARF describes)? */
 bool sym_dso__in_plt(const struct sym_dso *d, uint64_t maddr);
 
+/* plt.c: the named PLT stubs of the main file elf (x86-64; none elsewhere),
+ * in vaddr space; names in s's arena. *out (caller frees) may be NULL with
+ * *cnt 0. Returns 0 or -ENOMEM. */
+struct sym_plt_stub {
+	uint64_t vaddr, size;
+	const char *name;
+};
+int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out, size_t *cnt);
+
 /* dwarf.c: fill r for maddr (r is zeroed first). Returns 0 or -ENOMEM. */
 int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
 		       struct sym_dwarf_res *r);
