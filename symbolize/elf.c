@@ -444,31 +444,11 @@ out:
 	return err;
 }
 
-int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
+/* Report fd (the file name) to a new libdwfl session of d, which owns fd
+ * from then on. Returns 0 with d->mod set, 0 with d->mod NULL when the file
+ * is not readable ELF (*why says so), or -ENOMEM. */
+static int report_fd(struct sym_dso *d, int fd, const char *name, char *why, size_t why_sz)
 {
-	const unsigned char *bid = NULL;
-	GElf_Addr bid_vaddr, bias = 0;
-	bool vdso = strcmp(d->path, VDSO_NAME) == 0;
-	int fd, bid_sz;
-	Elf *elf;
-
-	d->status = TDR_SYM_MISSING;
-	fd = vdso ? vdso_memfd() : open(d->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = vdso ? fd : -errno;
-
-		tdr_warn("failed to open %s: %s", d->path, strerror(-err));
-		return 0;
-	}
-	if (!vdso && !d->build_id_sz && newer_than_recording(s, fd)) {
-		/* Nothing recorded to compare with, but this file was written
-		 * after the run: symbolizing it could name the wrong code. */
-		tdr_warn("%s: modified after the recording ended and no build-id was recorded "
-			 "to check it; not symbolized", d->path);
-		close(fd);
-		d->status = TDR_SYM_CHANGED;
-		return 0;
-	}
 	d->dwfl = dwfl_begin(&dso_callbacks);
 	if (!d->dwfl) {
 		close(fd);
@@ -477,24 +457,107 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 	dwfl_report_begin(d->dwfl);
 	/* Base 0 without p_vaddr: module addresses are the file's vaddrs. On
 	 * success libdwfl owns fd. */
-	d->mod = dwfl_report_elf(d->dwfl, d->path, d->path, fd, 0, false);
+	d->mod = dwfl_report_elf(d->dwfl, name, name, fd, 0, false);
 	if (!d->mod) {
-		tdr_warn("failed to read ELF %s: %s", d->path, dwfl_errmsg(-1));
+		snprintf(why, why_sz, "failed to read ELF %s: %s", name, dwfl_errmsg(-1));
 		close(fd);
 		return 0;
 	}
 	dwfl_report_end(d->dwfl, NULL, NULL);
+	return 0;
+}
 
+/* Does the reported module carry the recorded build-id (any, when none was
+ * recorded)? */
+static bool module_is_recorded(const struct sym_dso *d)
+{
+	const unsigned char *bid = NULL;
+	GElf_Addr bid_vaddr;
+	int bid_sz;
+
+	if (!d->build_id_sz)
+		return true;
 	bid_sz = dwfl_module_build_id(d->mod, &bid, &bid_vaddr);
-	if (d->build_id_sz && !sym_build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz)) {
-		tdr_warn("%s: build-id differs from the recorded one (file changed since "
-			 "recording); not symbolized", d->path);
+	return sym_build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz);
+}
+
+/* perf record keeps a copy of every object it saw in its build-id cache,
+ * $HOME/.debug/.build-id/xx/yyyy/elf: the binary that ran, after it was
+ * rebuilt or deleted. Returns an open fd (path in buf) or -1. */
+static int open_perf_cache(const struct sym_dso *d, char *buf, size_t sz)
+{
+	const char *home = getenv("HOME");
+	size_t len = 0, n = d->build_id_sz;
+
+	while (n > 0 && !d->build_id[n - 1])
+		n--; /* recorders may zero-pad to 20 bytes */
+	if (!home || !*home || n < 2)
+		return -1;
+	len = (size_t)snprintf(buf, sz, "%s/.debug/.build-id/%02x/", home, d->build_id[0]);
+	for (size_t i = 1; i < n && len + 3 < sz; i++)
+		len += (size_t)snprintf(buf + len, sz - len, "%02x", d->build_id[i]);
+	if (len + sizeof("/elf") > sz)
+		return -1;
+	strcpy(buf + len, "/elf");
+	return open(buf, O_RDONLY | O_CLOEXEC);
+}
+
+int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
+{
+	GElf_Addr bias = 0;
+	bool vdso = strcmp(d->path, VDSO_NAME) == 0;
+	char why[PATH_MAX + 128], cached[PATH_MAX];
+	int fd, err;
+	Elf *elf;
+
+	d->status = TDR_SYM_MISSING;
+	fd = vdso ? vdso_memfd() : open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "failed to open %s: %s", d->path,
+			 strerror(vdso ? -fd : errno));
+	} else if (!vdso && !d->build_id_sz && newer_than_recording(s, fd)) {
+		/* Nothing recorded to compare with, but this file was written
+		 * after the run: symbolizing it could name the wrong code. */
+		tdr_warn("%s: modified after the recording ended and no build-id was recorded "
+			 "to check it; not symbolized", d->path);
+		close(fd);
 		d->status = TDR_SYM_CHANGED;
 		return 0;
+	} else {
+		err = report_fd(d, fd, d->path, why, sizeof(why));
+		if (err)
+			return err;
+		if (d->mod && module_is_recorded(d))
+			goto load;
+		if (d->mod) {
+			snprintf(why, sizeof(why),
+				 "%s: build-id differs from the recorded one (file changed since "
+				 "recording); not symbolized",
+				 d->path);
+			d->status = TDR_SYM_CHANGED;
+		}
+		sym_dso__close(d);
 	}
+	/* The file is gone or another one: perf's copy of the recorded one. */
+	if (!vdso && d->build_id_sz && (fd = open_perf_cache(d, cached, sizeof(cached))) >= 0) {
+		char why_cache[PATH_MAX + 128];
+
+		err = report_fd(d, fd, cached, why_cache, sizeof(why_cache));
+		if (err)
+			return err;
+		if (d->mod && module_is_recorded(d)) {
+			tdr_info("%s: symbolized from perf's build-id cache, %s", d->path, cached);
+			goto load;
+		}
+		sym_dso__close(d);
+	}
+	tdr_warn("%s", why);
+	return 0;
+load:
 	elf = dwfl_module_getelf(d->mod, &bias);
 	if (!elf) {
 		tdr_warn("failed to read ELF %s: %s", d->path, dwfl_errmsg(-1));
+		d->status = TDR_SYM_MISSING;
 		return 0;
 	}
 	d->main_bias = bias;

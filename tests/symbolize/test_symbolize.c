@@ -514,6 +514,65 @@ static void test_symbolize__file_newer_than_recording_is_changed(void **state)
 	tdr_symbolizer__free(s);
 }
 
+/* perf record keeps a copy of each object in its build-id cache
+ * ($HOME/.debug/.build-id/xx/yyyy/elf): an object deleted or rebuilt since
+ * the recording is symbolized from that copy when it has the recorded
+ * build-id, and stays MISSING / CHANGED without one. */
+static void test_symbolize__perf_build_id_cache(void **state)
+{
+	struct env *e = *state;
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char dir[4096], path[4096];
+	uint8_t bid[64];
+	size_t n = fx_build_id(e->exe, bid, sizeof(bid));
+	struct tdr_dso_ref gone = {.path = "/nonexistent/dir/prog", .build_id = bid,
+				   .build_id_sz = n};
+	struct tdr_dso_ref other = {.path = "/bin/sh", .build_id = bid, .build_id_sz = n};
+	struct tdr_symbolizer *s;
+	struct tdr_sym y;
+	uint64_t off;
+	int len;
+
+	assert_true(n >= 8);
+	assert_true(live_offset((const void *)symtest_probe, path, sizeof(path), &off));
+	assert_int_equal(setenv("HOME", e->dir, 1), 0);
+
+	/* Not in the cache: missing, changed. */
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_MISSING);
+	assert_int_equal(tdr_symbolizer__lookup(s, &other, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_CHANGED);
+	tdr_symbolizer__free(s);
+
+	/* perf's layout: .build-id/xx/yyyy is a directory holding elf. */
+	len = snprintf(dir, sizeof(dir), "%s/.debug/.build-id/%02x/", e->dir, bid[0]);
+	for (size_t i = 1; i < n; i++)
+		len += snprintf(dir + len, sizeof(dir) - (size_t)len, "%02x", bid[i]);
+	assert_int_equal(fx_sh("mkdir -p '%s' && cp '%s' '%s/elf'", dir, e->exe, dir), 0);
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "symtest_probe");
+	assert_int_equal(tdr_symbolizer__lookup(s, &other, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "symtest_probe");
+	tdr_symbolizer__free(s);
+
+	/* A cached file with another build-id is not taken. */
+	assert_int_equal(fx_sh("cp /bin/sh '%s/elf'", dir), 0);
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_MISSING);
+	tdr_symbolizer__free(s);
+
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+}
+
 /* Offset of a dynamic symbol in the running vDSO image, read with libelf. */
 static bool vdso_sym_off(const char *want, uint64_t *off)
 {
@@ -650,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_symbolize__kallsyms_unusable),
 		cmocka_unit_test(test_symbolize__kallsyms_by_recorded_kernel_image),
 		cmocka_unit_test(test_symbolize__file_newer_than_recording_is_changed),
+		cmocka_unit_test(test_symbolize__perf_build_id_cache),
 		cmocka_unit_test(test_symbolize__vdso_from_own_image),
 		cmocka_unit_test(test_symbolize__allocation_failures_are_clean),
 	};
