@@ -173,7 +173,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	struct tdr_report_filter *f = &a->c.opts.filter;
 	int c, done;
 
-	while ((c = getopt_long(argc, argv, "+i:s:n:h", long_opts, NULL)) != -1) {
+	opterr = 0; /* cli_bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, "+:i:s:n:h", long_opts, NULL)) != -1) {
 		done = cli_report_option(&a->c, c, optarg);
 		if (done < 0)
 			return -1;
@@ -226,7 +227,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			fputs(usage_text, stdout);
 			return 1;
 		default:
-			cli_err("see 'tdrec report --help'");
+			cli_bad_option(c, argv);
 			return -1;
 		}
 	}

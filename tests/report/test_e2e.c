@@ -563,8 +563,16 @@ static void test_e2e__errors_and_usage(void **state)
 	assert_non_null(strstr(jm_get(j, "error")->str, "missing.tdr"));
 	jm_free(j);
 	free(out);
-	/* Usage errors exit 2; --help exits 0 and says what it does. */
-	assert_int_equal(run(NULL, "'%s' report --no-such-option 2>/dev/null", e->tdrec), 2);
+	/* Usage errors exit 2 with one line naming the option; --help exits 0
+	 * and says what it does. */
+	assert_int_equal(run(&out, "'%s' report --no-such-option 2>&1", e->tdrec), 2);
+	assert_non_null(strstr(out, "'--no-such-option'"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
+	free(out);
+	assert_int_equal(run(&out, "'%s' diff -n 2>&1", e->tdrec), 2);
+	assert_non_null(strstr(out, "'-n' needs a value"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
+	free(out);
 	assert_int_equal(run(NULL, "'%s' report --by nothing 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' report --min-share 200 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' diff only-one.tdr 2>/dev/null", e->tdrec), 2);
