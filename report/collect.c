@@ -186,7 +186,7 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 		r->last_ns = s->time_ns;
 	classify(r, s, &key);
 	if (key.kind == ADDR_KERNEL && !r->kernel_image && s->map && s->map->build_id_sz &&
-	    !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
+	    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
 		r->kernel_image = s->map;
 	idx = addr_find_or_add(&r->addrs, r->event_cnt, &key);
 	if (idx < 0)
