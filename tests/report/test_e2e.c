@@ -33,20 +33,15 @@ struct env {
 };
 
 /* Run a shell command; returns its exit status and its stdout (caller frees). */
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int run(char **out, const char *fmt, ...)
+static int vrun(char **out, const char *fmt, va_list ap)
 {
 	char cmd[16384];
 	size_t cap = 65536, len = 0, n;
 	char *buf = malloc(cap);
-	va_list ap;
 	FILE *p;
 	int st;
 
-	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
@@ -61,6 +56,36 @@ static int run(char **out, const char *fmt, ...)
 	else
 		free(buf);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int run(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	st = vrun(out, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+/* "perf record -q ARGS 2>&1" (ARGS a format): its exit status and output
+ * (caller frees). The test is skipped where perf is not installed. */
+static int perf_record(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int perf_record(char **out, const char *fmt, ...)
+{
+	char args[8192];
+	va_list ap;
+
+	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+		skip();
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return run(out, "perf record -q %s 2>&1", args);
 }
 
 static int setup(void **state)
@@ -239,10 +264,7 @@ static void test_e2e__perf_data_counts_match_perf_report(void **state)
 	struct jm *j;
 	int st;
 
-	if (run(NULL, "command -v perf >/dev/null 2>&1"))
-		skip();
-	st = run(&out, "perf record -q -e cpu-clock -F 2000 -o '%s/perf.data' '%s' 2>&1", e->dir,
-		 e->hotloop);
+	st = perf_record(&out, "-e cpu-clock -F 2000 -o '%s/perf.data' '%s'", e->dir, e->hotloop);
 	if (st) {
 		print_message("perf record failed, skipping: %s\n", out);
 		free(out);
@@ -286,12 +308,10 @@ static void shares_agree_with_perf(struct env *e, const char *file, const char *
 	struct jm *j;
 	int st;
 
-	if (run(NULL, "command -v perf >/dev/null 2>&1"))
-		skip();
-	st = run(&out,
-		 "perf record -q -e cpu-clock:u -F 4000 -o '%s/%s.data' -- '%s' record -q -o "
-		 "'%s/%s' -- '%s' %s 2>&1",
-		 e->dir, file, e->tdrec, e->dir, file, prog, args);
+	st = perf_record(&out,
+			 "-e cpu-clock:u -F 4000 -o '%s/%s.data' -- '%s' record -q -o '%s/%s' -- "
+			 "'%s' %s",
+			 e->dir, file, e->tdrec, e->dir, file, prog, args);
 	if (st && strstr(out, "perf_event_paranoid")) {
 		free(out);
 		skip();
@@ -357,12 +377,10 @@ static void test_e2e__perf_data_kernel_functions_named(void **state)
 	size_t checked = 0;
 	int st;
 
-	if (run(NULL, "command -v perf >/dev/null 2>&1"))
-		skip();
-	st = run(&out,
-		 "perf record -q -e cpu-clock -F 4000 -o '%s/kernel.data' -- dd if=/dev/zero "
-		 "of=/dev/null bs=4k count=200000 2>&1",
-		 e->dir);
+	st = perf_record(&out,
+			 "-e cpu-clock -F 4000 -o '%s/kernel.data' -- dd if=/dev/zero of=/dev/null "
+			 "bs=4k count=200000",
+			 e->dir);
 	free(out);
 	if (st)
 		skip();
