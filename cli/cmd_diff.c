@@ -63,7 +63,8 @@ static int parse_args(int argc, char **argv, struct cli_report_args *a)
 {
 	int c, done;
 
-	while ((c = getopt_long(argc, argv, "n:h", long_opts, NULL)) != -1) {
+	opterr = 0; /* cli_bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":n:h", long_opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return 1;
@@ -72,7 +73,7 @@ static int parse_args(int argc, char **argv, struct cli_report_args *a)
 		if (done < 0)
 			return -1;
 		if (!done) {
-			cli_err("see 'tdrec diff --help'");
+			cli_bad_option(c, argv);
 			return -1;
 		}
 	}

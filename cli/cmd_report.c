@@ -55,10 +55,10 @@ static const char usage_text[] =
     "      --min-share PCT  hide rows under PCT percent of the samples (default 0)\n"
     "\n"
     "display:\n"
-    "  -s, --sort COLUMN    samples, share, slots, name, a TopDown category\n"
-    "                       (retiring, bad-spec, fe-bound, be-bound, mem-bound, ...)\n"
-    "                       or an event name (page-faults, ...); default: slots,\n"
-    "                       or samples when the plan has no TopDown\n"
+    "  -s, --sort COLUMN    samples, share, name, and with TopDown slots or a\n"
+    "                       category (retiring, bad-spec, fe-bound, be-bound,\n"
+    "                       mem-bound, ...), or an event name (page-faults, ...);\n"
+    "                       default: slots, or samples when the plan has no TopDown\n"
     "      --min-samples N  mark rows with fewer samples as too few to trust\n"
     "                       (default 30; 0 = never)\n"
     "  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
@@ -173,7 +173,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	struct tdr_report_filter *f = &a->c.opts.filter;
 	int c, done;
 
-	while ((c = getopt_long(argc, argv, "+i:s:n:h", long_opts, NULL)) != -1) {
+	opterr = 0; /* cli_bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, "+:i:s:n:h", long_opts, NULL)) != -1) {
 		done = cli_report_option(&a->c, c, optarg);
 		if (done < 0)
 			return -1;
@@ -226,7 +227,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			fputs(usage_text, stdout);
 			return 1;
 		default:
-			cli_err("see 'tdrec report --help'");
+			cli_bad_option(c, argv);
 			return -1;
 		}
 	}
@@ -235,6 +236,19 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		return -1;
 	}
 	return 0;
+}
+
+/* "samples, share, name, slots, retiring, ..., cpu-clock, ...": what --sort
+ * takes for this recording. */
+static void sort_columns(const struct tdr_report *r, char *buf, size_t sz)
+{
+	size_t len = (size_t)snprintf(buf, sz, "samples, share, name%s",
+				      tdr_report__category_cnt(r) ? ", slots" : "");
+
+	for (size_t i = 0; i < tdr_report__category_cnt(r) && len < sz; i++)
+		len += (size_t)snprintf(buf + len, sz - len, ", %s", tdr_report__category_name(r, i));
+	for (size_t i = 0; i < tdr_report__event_cnt(r) && len < sz; i++)
+		len += (size_t)snprintf(buf + len, sz - len, ", %s", tdr_report__event_name(r, i));
 }
 
 static bool want_colour(int setting)
@@ -270,9 +284,10 @@ int cmd_report(int argc, char **argv)
 		struct tdr_report_sort s;
 
 		if (tdr_report__parse_sort(r, a.sort, &s)) {
-			cli_err("--sort: this recording has no column '%s' (samples, share, slots, "
-				"name, its TopDown categories or its event names)",
-				a.sort);
+			char cols[1024];
+
+			sort_columns(r, cols, sizeof(cols));
+			cli_err("--sort: this recording has no column '%s'; it has %s", a.sort, cols);
 			ret = CLI_EXIT_USAGE;
 			goto out;
 		}

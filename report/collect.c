@@ -185,6 +185,9 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	if (s->time_ns > r->last_ns)
 		r->last_ns = s->time_ns;
 	classify(r, s, &key);
+	if (key.kind == ADDR_KERNEL && !r->kernel_image && s->map && s->map->build_id_sz &&
+	    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
+		r->kernel_image = s->map;
 	idx = addr_find_or_add(&r->addrs, r->event_cnt, &key);
 	if (idx < 0)
 		return (int)idx;
@@ -366,7 +369,8 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 		listed++;
 		tdr_report__warn(
 		    r, "%s: %s (%.1f%% of samples)",
-		    changed ? "binary changed since recording (build-id differs), not symbolized"
+		    changed ? "binary changed since the recording (other build-id, or modified "
+			      "after the recording), not symbolized"
 			    : "binary not found",
 		    e->key.name + 10, 100.0 * (double)e->samples / tot);
 	}
@@ -374,8 +378,9 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 		tdr_report__warn(r, "... and %zu more missing or changed binaries", more);
 	if (uc->no_kernel)
 		tdr_report__warn(r,
-				 "kernel symbols not usable (recorded on another host or boot, "
-				 "or /proc/kallsyms hidden): %" PRIu64 " samples shown as [kernel]",
+				 "kernel symbols not usable (the recorded kernel is not the running "
+				 "one, or /proc/kallsyms hides addresses): %" PRIu64
+				 " samples shown as [kernel]",
 				 uc->no_kernel);
 }
 
@@ -402,6 +407,7 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 			return err;
 	}
 	r->resolved = true;
+	r->kernel_image = NULL; /* the parser may go now */
 	if (r->opts.by <= TDR_BY_LINE)
 		warn_unsymbolized(r, &uc);
 	addrtab__release(&r->addrs);

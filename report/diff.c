@@ -16,32 +16,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tdrec/tdr_mem.h"
-
-static int diff_warn(struct tdr_diff *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int diff_warn(struct tdr_diff *d, const char *fmt, ...)
-{
-	char buf[600];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (tdr_ensure_cap(&d->warnings, &d->warn_cap, sizeof(*d->warnings), d->warn_cnt + 1))
-		return -ENOMEM;
-	d->warnings[d->warn_cnt] = tdr_strdup(buf);
-	if (!d->warnings[d->warn_cnt])
-		return -ENOMEM;
-	d->warn_cnt++;
-	return 0;
-}
 
 /* Map OLD's categories to NEW's by name; false when the sets differ. */
 static bool match_categories(const struct tdr_report *a, const struct tdr_report *b, int *map)
@@ -138,9 +117,9 @@ static int copy_side_info(struct tdr_diff *d, int side, const struct tdr_report 
 		return -ENOMEM;
 	/* The plans' notes are information about each recording, not about
 	 * the comparison: only real warnings are repeated. */
-	for (size_t i = 0; i < r->warn_cnt; i++)
-		if (strncmp(r->warnings[i], "note: ", 6) &&
-		    diff_warn(d, "%s: %s", side ? "NEW" : "OLD", r->warnings[i]))
+	for (size_t i = 0; i < r->warnings.cnt; i++)
+		if (strncmp(r->warnings.v[i], "note: ", 6) &&
+		    strlist__addf(&d->warnings, "%s: %s", side ? "NEW" : "OLD", r->warnings.v[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -167,7 +146,7 @@ static int build(struct tdr_diff *d, const struct tdr_report *old, const struct 
 				return -ENOMEM;
 		}
 	} else if (old->cat_cnt || new->cat_cnt) {
-		err = diff_warn(d,
+		err = strlist__addf(&d->warnings,
 				"the plans differ (OLD %s, NEW %s): comparing shares of samples "
 				"only, no TopDown changes",
 				old->plan ? old->plan : "?", new->plan ? new->plan : "?");
@@ -260,12 +239,12 @@ const char *tdr_diff__category_name(const struct tdr_diff *d, size_t idx)
 
 size_t tdr_diff__warning_cnt(const struct tdr_diff *d)
 {
-	return d->warn_cnt;
+	return d->warnings.cnt;
 }
 
 const char *tdr_diff__warning(const struct tdr_diff *d, size_t idx)
 {
-	return idx < d->warn_cnt ? d->warnings[idx] : NULL;
+	return strlist__at(&d->warnings, idx);
 }
 
 void tdr_diff__free(struct tdr_diff *d)
@@ -280,9 +259,7 @@ void tdr_diff__free(struct tdr_diff *d)
 		free(d->cat_names[c]);
 	free(d->cat_names);
 	free(d->cat_levels);
-	for (size_t i = 0; i < d->warn_cnt; i++)
-		free(d->warnings[i]);
-	free(d->warnings);
+	strlist__release(&d->warnings);
 	free(d->rows);
 	free(d->vals);
 	rowtab__release(&d->tab);

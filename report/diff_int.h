@@ -29,8 +29,7 @@ struct tdr_diff {
 	struct tdr_diff_row *rows;
 	size_t row_cnt;
 	double *vals;
-	char **warnings;
-	size_t warn_cnt, warn_cap;
+	struct strlist warnings;
 };
 
 #endif /* TDREC_REPORT_DIFF_INT_H */

@@ -18,17 +18,6 @@
 
 #define MAX_COLS 6
 
-static void put_cut(FILE *f, const char *s, size_t w)
-{
-	size_t n = strlen(s);
-
-	if (n <= w || w <= 3) {
-		fprintf(f, "%.*s", (int)w, s);
-		return;
-	}
-	fprintf(f, "%.*s...", (int)(w - 3), s);
-}
-
 static void put_side_share(FILE *f, const struct tdr_diff_side *s)
 {
 	if (!s->samples)
@@ -79,13 +68,9 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		 " samples",
 		 d->side[0].plan ? d->side[0].plan : "?", d->side[0].samples,
 		 d->side[1].plan ? d->side[1].plan : "?", d->side[1].samples);
-	put_cut(f, line, width);
-	fputc('\n', f);
-	for (size_t i = 0; i < d->warn_cnt; i++) {
-		fputs("warning: ", f);
-		put_cut(f, d->warnings[i], width - 9);
-		fputc('\n', f);
-	}
+	text_put_wrapped(f, width, "", "", "", line);
+	for (size_t i = 0; i < d->warnings.cnt; i++)
+		text_put_wrapped(f, width, "warning: ", "", "", d->warnings.v[i]);
 	fprintf(f, "\n %6s %6s %7s", "old%", "new%", "change");
 	for (size_t i = 0; i < col_cnt; i++)
 		fprintf(f, " %6.6s", report_category_label(d->cat_names[cols[i]]));
@@ -114,15 +99,8 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		else
 			snprintf(name, sizeof(name), "%s", row->name);
 		fputs("  ", f);
-		if (strlen(name) + strlen(tag) + (row->dso ? strlen(row->dso) + 2 : 0) <= name_w) {
-			fprintf(f, "%s%s%s%s\n", name, row->dso ? "  " : "",
-				row->dso ? row->dso : "", tag);
-		} else {
-			size_t tw = strlen(tag);
-
-			put_cut(f, name, name_w > tw + 10 ? name_w - tw : name_w);
-			fprintf(f, "%s\n", name_w > tw + 10 ? tag : "");
-		}
+		text_put_name(f, name_w, name, row->dso, tag, "", "");
+		fputc('\n', f);
 	}
 	fputc('\n', f);
 	fputs("functions are matched by (object basename, name), never by address\n", f);
@@ -153,12 +131,7 @@ static void json_topdown(const struct tdr_diff *d, const double *v, FILE *f)
 		return;
 	}
 	fputc('{', f);
-	for (size_t c = 0; c < d->cat_cnt; c++) {
-		fputs(c ? ", " : "", f);
-		json_put_string(f, d->cat_names[c]);
-		fputs(": ", f);
-		json_put_number(f, v[c]);
-	}
+	json_put_names(f, d->cat_names, d->cat_cnt, v);
 	fputc('}', f);
 }
 
@@ -184,17 +157,10 @@ static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_op
 	fputs(",\n  \"new\": ", f);
 	json_side_info(d, 1, f);
 	fputs(",\n  \"categories_compared\": [", f);
-	for (size_t c = 0; c < d->cat_cnt; c++) {
-		fputs(c ? ", " : "", f);
-		json_put_string(f, d->cat_names[c]);
-	}
-	fputs("],\n  \"warnings\": [", f);
-	for (size_t i = 0; i < d->warn_cnt; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_put_string(f, d->warnings[i]);
-	}
-	fprintf(f, "%s],\n  \"rows_total\": %zu,\n  \"rows\": [", d->warn_cnt ? "\n  " : "",
-		d->row_cnt);
+	json_put_names(f, d->cat_names, d->cat_cnt, NULL);
+	fputs("],\n  \"warnings\": ", f);
+	json_put_lines(f, &d->warnings);
+	fprintf(f, ",\n  \"rows_total\": %zu,\n  \"rows\": [", d->row_cnt);
 	for (size_t i = 0; i < n; i++) {
 		const struct tdr_diff_row *row = &d->rows[i];
 

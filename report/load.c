@@ -19,6 +19,8 @@
 #define LOG_PREFIX "report: "
 #include "tdrec/tdr_log.h"
 
+#define KERNEL_IMAGE "[kernel.kallsyms]"
+
 static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
 		      struct tdr_sym *out)
 {
@@ -40,6 +42,43 @@ void tdr_report_symbols__init(struct tdr_report_symbols *rs, struct tdr_symboliz
 static int on_sample(const struct tdr_sample *s, void *ctx)
 {
 	return tdr_report__add_sample(ctx, s);
+}
+
+/* When the recording ended, on the wall clock (0 = unknown): from the run
+ * end, else from the last sample. Objects written later are not the ones
+ * that ran (tdr_symbolizer_opts.recorded_until_ns). */
+static uint64_t recorded_until(const struct tdr_report *r, const struct tdr_meta *meta)
+{
+	if (!meta->start_wall_ns)
+		return 0;
+	if (r->have_end && r->end.duration_ns)
+		return meta->start_wall_ns + r->end.duration_ns;
+	if (r->first_ns <= r->last_ns && r->last_ns >= meta->start_clock_ns)
+		return meta->start_wall_ns + (r->last_ns - meta->start_clock_ns);
+	return 0;
+}
+
+/* What the symbolizer needs to know about the recorded kernel: kallsyms
+ * describe it when the report runs in the recording's boot (.tdr files
+ * carry the boot id), or when the recording names its kernel image (a
+ * perf.data "[kernel.kallsyms]_text" mapping with a build-id: its pgoff is
+ * the address of the relocation symbol named after the prefix) and that
+ * image is the running kernel. */
+static void kernel_opts(const struct tdr_report *r, const struct tdr_meta *meta,
+			const struct tdr_report_load_opts *lopts, struct tdr_symbolizer_opts *so)
+{
+	const struct tdr_mapping *k = r->kernel_image;
+
+	so->kallsyms_path = lopts->kallsyms_path;
+	so->kernel_notes_path = lopts->kernel_notes_path;
+	so->kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
+			      !strcmp(meta->boot_id, lopts->boot_id);
+	if (k && k->path[strlen(KERNEL_IMAGE)]) {
+		so->kernel_build_id = k->build_id;
+		so->kernel_build_id_sz = k->build_id_sz;
+		so->kernel_ref_sym = k->path + strlen(KERNEL_IMAGE);
+		so->kernel_ref_addr = k->pgoff;
+	}
 }
 
 int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
@@ -70,12 +109,11 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		struct tdr_symbolizer_opts so = {
 		    .want_lines = r->opts.by == TDR_BY_LINE,
 		    .want_inlines = r->opts.by == TDR_BY_INLINE,
-		    .kallsyms_path = lopts->kallsyms_path,
-		    /* /proc/kallsyms describes this boot only. */
-		    .kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
-				       !strcmp(meta->boot_id, lopts->boot_id),
+		    .recorded_until_ns = recorded_until(r, meta),
 		};
 		struct tdr_report_symbols rs;
+
+		kernel_opts(r, meta, lopts, &so);
 
 		err = tdr_symbolizer__new(&so, &sym);
 		if (err)

@@ -15,6 +15,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "tdrec/tdr_mem.h"
+
 #define JSON_SCHEMA "tdrec-report/1"
 
 static const char *cat_name_or_null(const struct tdr_report *r, int idx)
@@ -82,18 +84,16 @@ static void put_recording(const struct tdr_report *r, FILE *f)
 	bool from_samples;
 	char end[64];
 
-	fputs("  \"recording\": {\"file\": ", f);
-	json_put_string(f, r->file);
-	fputs(", \"source\": ", f);
-	json_put_string(f, report_source_name(r->source));
-	fputs(", \"command\": ", f);
-	json_put_string(f, r->command);
-	fputs(", \"host\": ", f);
-	json_put_string(f, r->host);
-	fputs(", \"cpu\": ", f);
-	json_put_string(f, r->cpu);
-	fputs(", \"plan\": ", f);
-	json_put_string(f, r->plan);
+	const char *const strs[][2] = {
+	    {"file", r->file}, {"source", report_source_name(r->source)}, {"command", r->command},
+	    {"host", r->host}, {"cpu", r->cpu},				  {"plan", r->plan},
+	};
+
+	fputs("  \"recording\": {", f);
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", strs[i][0]);
+		json_put_string(f, strs[i][1]);
+	}
 	fputs(", \"duration_ns\": ", f);
 	if (report_duration(r, &ns, &from_samples))
 		fprintf(f, "%" PRIu64 ", \"duration_from_samples\": %s", ns,
@@ -144,12 +144,9 @@ int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 		json_put_number(f, r->cats[c].threshold);
 		fputc('}', f);
 	}
-	fputs("],\n  \"warnings\": [", f);
-	for (size_t i = 0; i < r->warn_cnt; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_put_string(f, r->warnings[i]);
-	}
-	fputs(r->warn_cnt ? "\n  ],\n  \"totals\": " : "],\n  \"totals\": ", f);
+	fputs("],\n  \"warnings\": ", f);
+	json_put_lines(f, &r->warnings);
+	fputs(",\n  \"totals\": ", f);
 	put_row(r, &r->totals, f);
 	fprintf(f, ",\n  \"rows_total\": %zu,\n  \"rows\": [", r->visible_cnt);
 	for (size_t i = 0; i < n; i++) {
@@ -171,15 +168,13 @@ static void csv_number(FILE *f, double v)
 static void csv_row(const struct tdr_report *r, const char *kind, const struct tdr_report_row *row,
 		    FILE *f)
 {
+	const char *const strs[] = {row->name, row->dso, row->inlined_into, row->file};
+
 	fputs(kind, f);
-	fputc(',', f);
-	csv_put_field(f, row->name);
-	fputc(',', f);
-	csv_put_field(f, row->dso);
-	fputc(',', f);
-	csv_put_field(f, row->inlined_into);
-	fputc(',', f);
-	csv_put_field(f, row->file);
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++) {
+		fputc(',', f);
+		csv_put_field(f, strs[i]);
+	}
 	fputc(',', f);
 	if (row->file)
 		fprintf(f, "%" PRIu32, row->line);

@@ -22,8 +22,8 @@
 #define BAR_W 10
 #define MAX_CAT_COLS 6
 #define MAX_EV_COLS 6
-#define EV_W 9
-#define NAME_MIN_W 20
+#define EV_W 8
+#define NAME_MIN_W 30 /* fewer event columns rather than narrower names */
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -57,109 +57,18 @@ static void colour_off(const struct text *t)
 		fputs(C_RESET, t->f);
 }
 
-/* Display columns of a UTF-8 string (code points; good enough for names). */
-static size_t text_cols(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-/* Byte length of the first cols code points of s. */
-static size_t bytes_for_cols(const char *s, size_t cols)
-{
-	size_t i = 0, n = 0;
-
-	for (; s[i]; i++) {
-		if (((unsigned char)s[i] & 0xc0) != 0x80) {
-			if (n == cols)
-				break;
-			n++;
-		}
-	}
-	return i;
-}
-
-/* Copy s into buf (sz bytes) with control characters shown as '?', so a
- * name holding a newline or tab cannot break the table. */
-static const char *printable(const char *s, char *buf, size_t sz)
-{
-	size_t i = 0;
-
-	for (; s[i] && i + 1 < sz; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[i] = '\0';
-	return buf;
-}
-
-/* Print s in at most w columns: cut at the end ("abc...") or, keep_tail, at the start. */
-static void put_fit(FILE *f, const char *raw, size_t w, bool keep_tail)
-{
-	char buf[2048];
-	const char *s = printable(raw, buf, sizeof(buf));
-	size_t cols = text_cols(s);
-
-	if (cols <= w) {
-		fputs(s, f);
-		return;
-	}
-	if (w <= 3) {
-		fwrite(s, 1, bytes_for_cols(s, w), f);
-		return;
-	}
-	if (keep_tail) {
-		fputs("...", f);
-		fputs(s + bytes_for_cols(s, cols - (w - 3)), f);
-	} else {
-		fwrite(s, 1, bytes_for_cols(s, w - 3), f);
-		fputs("...", f);
-	}
-}
-
-/* Print text wrapped at spaces to width, the first line after prefix, the
- * others indented by strlen(prefix). */
 static void put_wrapped(const struct text *t, const char *prefix, const char *code,
 			const char *text)
 {
-	size_t indent = strlen(prefix), avail = t->width > indent + 10 ? t->width - indent : 10;
-	char buf[2048];
-	const char *p = printable(text, buf, sizeof(buf));
-	bool first = true;
-
-	while (*p) {
-		size_t n = bytes_for_cols(p, avail);
-
-		if (p[n]) {
-			/* Break at the last space that fits, else hard-cut. */
-			size_t b = n;
-
-			while (b > 0 && p[b] != ' ')
-				b--;
-			if (b > 0)
-				n = b;
-		}
-		if (first)
-			fputs(prefix, t->f);
-		else
-			fprintf(t->f, "%*s", (int)indent, "");
-		colour_on(t, code);
-		fwrite(p, 1, n, t->f);
-		colour_off(t);
-		fputc('\n', t->f);
-		first = false;
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
+	text_put_wrapped(t->f, t->width, prefix, t->colour ? code : "",
+			 t->colour && *code ? C_RESET : "", text);
 }
 
 /* One header line "  key       value", cut to the width. */
 static void put_field(const struct text *t, const char *key, const char *value)
 {
 	fprintf(t->f, "  %-9s ", key);
-	put_fit(t->f, value, t->width > 12 ? t->width - 12 : 1, false);
+	text_put_fit(t->f, value, t->width > 12 ? t->width - 12 : 1, false);
 	fputc('\n', t->f);
 }
 
@@ -173,7 +82,7 @@ static void put_header(const struct text *t)
 	colour_on(t, C_BOLD);
 	snprintf(buf, sizeof(buf), "tdrec report: %s%s%s", r->file ? r->file : "(no file)",
 		 r->source == TDR_SOURCE_PERF_DATA ? " (perf.data)" : "", "");
-	put_fit(t->f, buf, t->width, true);
+	text_put_fit(t->f, buf, t->width, true);
 	colour_off(t);
 	fputc('\n', t->f);
 	if (r->command)
@@ -192,13 +101,13 @@ static void put_header(const struct text *t)
 	put_field(t, "plan", buf);
 	if (r->seen && r->kept != r->seen) {
 		snprintf(buf, sizeof(buf),
-			 "filters kept %" PRIu64 " of %" PRIu64 " samples (%.1f%%); shares are of "
+			 "kept %" PRIu64 " of %" PRIu64 " samples (%.1f%%); shares are of "
 			 "the kept samples",
 			 r->kept, r->seen, 100.0 * (double)r->kept / (double)r->seen);
 		put_field(t, "filter", buf);
 	}
-	for (size_t i = 0; i < r->warn_cnt; i++) {
-		const char *w = r->warnings[i];
+	for (size_t i = 0; i < r->warnings.cnt; i++) {
+		const char *w = r->warnings.v[i];
 
 		/* The plan's notes are information, not trouble. */
 		if (!strncmp(w, "note: ", 6))
@@ -322,11 +231,14 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 {
 	const struct tdr_report *r = t->r;
 	char main[1024], suffix[512];
-	size_t w = t->name_w, mcols, scols;
 
 	suffix[0] = '\0';
+	fputs("  ", t->f);
 	if (total) {
-		snprintf(main, sizeof(main), "total");
+		colour_on(t, C_BOLD);
+		fputs("total", t->f);
+		colour_off(t);
+		return;
 	} else if (r->opts.by == TDR_BY_THREAD) {
 		snprintf(main, sizeof(main), "%s", row->name);
 		snprintf(suffix, sizeof(suffix), "%" PRIu32 "/%" PRIu32, row->pid, row->tid);
@@ -334,8 +246,7 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 		snprintf(main, sizeof(main), "%s", row->name);
 		snprintf(suffix, sizeof(suffix), "pid %" PRIu32, row->pid);
 	} else if (r->opts.by == TDR_BY_DSO) {
-		fputs("  ", t->f);
-		put_fit(t->f, row->name, w, true);
+		text_put_fit(t->f, row->name, t->name_w, true);
 		return;
 	} else {
 		if (row->inlined_into)
@@ -346,23 +257,12 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 				 report_basename(row->file), row->line, row->name);
 		else
 			snprintf(main, sizeof(main), "%s", row->name);
+		/* "[unknown] PATH", "PATH+0x..." already name their object. */
 		if (row->dso && !strstr(row->name, row->dso))
 			snprintf(suffix, sizeof(suffix), "%s", report_basename(row->dso));
 	}
-	fputs("  ", t->f);
-	mcols = text_cols(main);
-	scols = text_cols(suffix);
-	if (total)
-		colour_on(t, C_BOLD);
-	put_fit(t->f, main, w, false);
-	if (total)
-		colour_off(t);
-	/* The object goes after the name when both fit. */
-	if (scols && mcols + 2 + scols <= w) {
-		colour_on(t, C_DIM);
-		fprintf(t->f, "  %s", suffix);
-		colour_off(t);
-	}
+	text_put_name(t->f, t->name_w, main, suffix, NULL, t->colour ? C_DIM : "",
+		      t->colour ? C_RESET : "");
 }
 
 static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
@@ -404,7 +304,7 @@ static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
 	}
 	fprintf(t->f, "%*s", (int)indent, "");
 	colour_on(t, C_DIM);
-	put_fit(t->f, line, t->width - indent, false);
+	text_put_fit(t->f, line, t->width - indent, false);
 	colour_off(t);
 	fputc('\n', t->f);
 }
@@ -542,6 +442,15 @@ static void put_legend(const struct text *t, size_t shown)
 		}
 		if (len)
 			put_wrapped(t, "", "", buf);
+		len = 0;
+		for (size_t e = 0; e < r->event_cnt; e++)
+			len += r->event_units[e] != UNIT_DUMMY;
+		if (len > t->ev_cnt) {
+			snprintf(buf, sizeof(buf),
+				 "%zu more events do not fit here: see --json or --csv",
+				 len - t->ev_cnt);
+			put_wrapped(t, "", "", buf);
+		}
 		put_wrapped(t, "", "",
 			    "no TopDown categories in this plan: samples and event "
 			    "totals only");
@@ -579,7 +488,8 @@ static void plan_columns(struct text *t)
 		fixed = 9 + 7 + 7 + 7 * (unsigned)t->col_cnt + 1 + BAR_W + 2;
 	} else {
 		for (size_t e = 0; e < r->event_cnt && t->ev_cnt < MAX_EV_COLS; e++)
-			t->evs[t->ev_cnt++] = e;
+			if (r->event_units[e] != UNIT_DUMMY)
+				t->evs[t->ev_cnt++] = e;
 		fixed = 9 + 7 + 1 + BAR_W + 2;
 		/* Drop event columns rather than squeeze the names. */
 		while (t->ev_cnt &&

@@ -3,7 +3,9 @@
  *
  * Responsibility: JSON string and number output (NAN and infinities become
  * null), CSV field quoting (RFC 4180: quote a field holding a comma, quote,
- * CR or LF, doubling inner quotes), and the tdr_report__render dispatcher.
+ * CR or LF, doubling inner quotes), the text pieces that report and diff
+ * tables share (columns of UTF-8 text, cutting to a width, wrapping, the
+ * name column with its object), and the tdr_report__render dispatcher.
  */
 #include "report_int.h"
 
@@ -48,12 +50,164 @@ void json_put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void json_put_names(FILE *f, char *const *names, size_t n, const double *vals)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		json_put_string(f, names[i]);
+		if (vals) {
+			fputs(": ", f);
+			json_put_number(f, vals[i]);
+		}
+	}
+}
+
+void json_put_lines(FILE *f, const struct strlist *l)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < l->cnt; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_put_string(f, l->v[i]);
+	}
+	fputs(l->cnt ? "\n  ]" : "]", f);
+}
+
 void json_put_number(FILE *f, double v)
 {
 	if (!isfinite(v))
 		fputs("null", f);
 	else
 		fprintf(f, "%.10g", v);
+}
+
+/* ---- text ---- */
+
+/* The object keeps at least this many columns when a name is cut for it. */
+#define OBJ_MIN_W 10
+/* Below this many columns for the name, the object is left out instead. */
+#define NAME_MIN_W 12
+
+size_t text_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Byte length of the first cols code points of s. */
+static size_t bytes_for_cols(const char *s, size_t cols)
+{
+	size_t i = 0, n = 0;
+
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (n == cols)
+				break;
+			n++;
+		}
+	}
+	return i;
+}
+
+/* Copy s into buf (sz bytes) with control characters shown as '?', so a
+ * name holding a newline or tab cannot break the table. */
+static const char *printable(const char *s, char *buf, size_t sz)
+{
+	size_t i = 0;
+
+	for (; s[i] && i + 1 < sz; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+void text_put_fit(FILE *f, const char *raw, size_t w, bool keep_tail)
+{
+	char buf[2048];
+	const char *s = printable(raw, buf, sizeof(buf));
+	size_t cols = text_cols(s);
+
+	if (cols <= w) {
+		fputs(s, f);
+		return;
+	}
+	if (w <= 3) {
+		fwrite(s, 1, bytes_for_cols(s, w), f);
+		return;
+	}
+	if (keep_tail) {
+		fputs("...", f);
+		fputs(s + bytes_for_cols(s, cols - (w - 3)), f);
+	} else {
+		fwrite(s, 1, bytes_for_cols(s, w - 3), f);
+		fputs("...", f);
+	}
+}
+
+void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on,
+		      const char *off, const char *text)
+{
+	size_t indent = strlen(prefix), avail = width > indent + 10 ? width - indent : 10;
+	char buf[2048];
+	const char *p = printable(text, buf, sizeof(buf));
+	bool first = true;
+
+	while (*p) {
+		size_t n = bytes_for_cols(p, avail);
+
+		if (p[n]) {
+			/* Break at the last space that fits, else hard-cut. */
+			size_t b = n;
+
+			while (b > 0 && p[b] != ' ')
+				b--;
+			if (b > 0)
+				n = b;
+		}
+		if (first)
+			fputs(prefix, f);
+		else
+			fprintf(f, "%*s", (int)indent, "");
+		fputs(on, f);
+		fwrite(p, 1, n, f);
+		fputs(off, f);
+		fputc('\n', f);
+		first = false;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
+		   const char *on, const char *off)
+{
+	size_t n = text_cols(name), o = obj ? text_cols(obj) : 0, t = tag ? text_cols(tag) : 0;
+	size_t avail = w > t ? w - t : 0, obj_w = o;
+
+	if (n + (o ? 2 + o : 0) > avail) {
+		/* Too long: the object keeps what the whole name leaves, but at
+		 * least OBJ_MIN_W columns (so it never disappears), and the name
+		 * is cut; in a very narrow column the object goes. */
+		size_t left = avail > n + 2 ? avail - n - 2 : 0;
+
+		obj_w = o < OBJ_MIN_W ? o : left > OBJ_MIN_W ? left : OBJ_MIN_W;
+		if (obj_w > o)
+			obj_w = o;
+		if (avail < obj_w + 2 + NAME_MIN_W)
+			obj_w = 0;
+	}
+	text_put_fit(f, name, avail - (obj_w ? obj_w + 2 : 0), false);
+	if (obj_w) {
+		fputs("  ", f);
+		fputs(on, f);
+		text_put_fit(f, obj, obj_w, false);
+		fputs(off, f);
+	}
+	if (t && w >= t)
+		fputs(tag, f);
 }
 
 void csv_put_field(FILE *f, const char *s)

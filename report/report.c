@@ -90,32 +90,20 @@ const char *report_basename(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-int report_add_warning(struct tdr_report *r, const char *text)
-{
-	char *copy;
-
-	if (tdr_ensure_cap(&r->warnings, &r->warn_cap, sizeof(*r->warnings), r->warn_cnt + 1))
-		return -ENOMEM;
-	copy = tdr_strdup(text);
-	if (!copy)
-		return -ENOMEM;
-	r->warnings[r->warn_cnt++] = copy;
-	return 0;
-}
-
 void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
+	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	err = strlist__vaddf(&r->warnings, fmt, ap);
 	va_end(ap);
-	if (report_add_warning(r, buf))
-		tdr_warn("failed to keep warning '%s': out of memory", buf);
+	if (err)
+		tdr_warn("failed to keep a warning of the report: out of memory");
 }
 
-/* Does the event count nanoseconds? By attr first, by name for imports. */
+/* Does the event count nanoseconds (by attr first, by name for imports), or
+ * nothing at all? */
 static uint32_t event_unit(const struct tdr_event_desc *e)
 {
 	if (e->attr.type == PERF_TYPE_SOFTWARE && (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
@@ -123,6 +111,8 @@ static uint32_t event_unit(const struct tdr_event_desc *e)
 		return UNIT_NS;
 	if (e->name && (!strcmp(e->name, "cpu-clock") || !strcmp(e->name, "task-clock")))
 		return UNIT_NS;
+	if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY)
+		return UNIT_DUMMY;
 	return UNIT_COUNT;
 }
 
@@ -333,56 +323,69 @@ int tdr_report__new(const struct tdr_meta *meta, const struct tdr_report_opts *o
 	return 0;
 }
 
-int tdr_report_sort__parse(const struct tdr_meta *meta, const char *text,
-			   struct tdr_report_sort *out)
+/* Names to match a --sort argument against: cnt strings, the first at
+ * *first and each next one stride bytes further (a field of a struct array). */
+struct name_table {
+	const char *const *first;
+	size_t cnt, stride;
+};
+
+static int name_idx(const struct name_table *t, const char *text)
 {
+	for (size_t i = 0; i < t->cnt; i++) {
+		const char *n = *(const char *const *)((const char *)t->first + i * t->stride);
+
+		if (n && !strcmp(n, text))
+			return (int)i;
+	}
+	return -1;
+}
+
+static int parse_sort(const char *text, const struct name_table *cats,
+		      const struct name_table *events, struct tdr_report_sort *out)
+{
+	int i;
+
 	memset(out, 0, sizeof(*out));
 	if (!strcmp(text, "samples") || !strcmp(text, "share"))
 		out->key = TDR_SORT_SAMPLES;
-	else if (!strcmp(text, "slots"))
+	else if (!strcmp(text, "slots") && cats->cnt) /* no slots without TopDown */
 		out->key = TDR_SORT_SLOTS;
 	else if (!strcmp(text, "name"))
 		out->key = TDR_SORT_NAME;
-	else {
-		for (size_t i = 0; meta && i < meta->category_cnt; i++) {
-			if (meta->categories[i].name && !strcmp(meta->categories[i].name, text)) {
-				out->key = TDR_SORT_CATEGORY;
-				out->idx = i;
-				return 0;
-			}
-		}
-		for (size_t i = 0; meta && i < meta->event_cnt; i++) {
-			if (meta->events[i].name && !strcmp(meta->events[i].name, text)) {
-				out->key = TDR_SORT_EVENT;
-				out->idx = i;
-				return 0;
-			}
-		}
+	else if ((i = name_idx(cats, text)) >= 0)
+		*out = (struct tdr_report_sort){.key = TDR_SORT_CATEGORY, .idx = (size_t)i};
+	else if ((i = name_idx(events, text)) >= 0)
+		*out = (struct tdr_report_sort){.key = TDR_SORT_EVENT, .idx = (size_t)i};
+	else
 		return -TDR_E_USAGE;
-	}
 	return 0;
+}
+
+int tdr_report_sort__parse(const struct tdr_meta *meta, const char *text,
+			   struct tdr_report_sort *out)
+{
+	struct name_table cats = {0}, events = {0};
+
+	if (meta && meta->category_cnt)
+		cats = (struct name_table){(const char *const *)&meta->categories[0].name,
+					   meta->category_cnt, sizeof(*meta->categories)};
+	if (meta && meta->event_cnt)
+		events = (struct name_table){(const char *const *)&meta->events[0].name,
+					     meta->event_cnt, sizeof(*meta->events)};
+	return parse_sort(text, &cats, &events, out);
 }
 
 int tdr_report__parse_sort(const struct tdr_report *r, const char *text,
 			   struct tdr_report_sort *out)
 {
-	if (!tdr_report_sort__parse(NULL, text, out))
-		return 0;
-	for (size_t i = 0; i < r->cat_cnt; i++) {
-		if (!strcmp(r->cats[i].name, text)) {
-			out->key = TDR_SORT_CATEGORY;
-			out->idx = i;
-			return 0;
-		}
-	}
-	for (size_t i = 0; i < r->event_cnt; i++) {
-		if (!strcmp(r->event_names[i], text)) {
-			out->key = TDR_SORT_EVENT;
-			out->idx = i;
-			return 0;
-		}
-	}
-	return -TDR_E_USAGE;
+	struct name_table cats = {0}, events = {(const char *const *)r->event_names, r->event_cnt,
+					       sizeof(*r->event_names)};
+
+	if (r->cat_cnt)
+		cats = (struct name_table){(const char *const *)&r->cats[0].name, r->cat_cnt,
+					   sizeof(*r->cats)};
+	return parse_sort(text, &cats, &events, out);
 }
 
 static void free_cats(struct tdr_report *r)
@@ -419,9 +422,7 @@ void tdr_report__free(struct tdr_report *r)
 	free(r->cpu);
 	free(r->file);
 	free(r->boot_id);
-	for (size_t i = 0; i < r->warn_cnt; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	strlist__release(&r->warnings);
 	free(r->view);
 	free(r->cat_vals);
 	free(r->total_sums);
@@ -481,12 +482,12 @@ enum tdr_report_by tdr_report__by(const struct tdr_report *r)
 
 size_t tdr_report__warning_cnt(const struct tdr_report *r)
 {
-	return r->warn_cnt;
+	return r->warnings.cnt;
 }
 
 const char *tdr_report__warning(const struct tdr_report *r, size_t idx)
 {
-	return idx < r->warn_cnt ? r->warnings[idx] : NULL;
+	return strlist__at(&r->warnings, idx);
 }
 
 uint64_t tdr_report__samples_seen(const struct tdr_report *r)

@@ -12,6 +12,7 @@
 #ifndef TDREC_REPORT_INT_H
 #define TDREC_REPORT_INT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,23 @@ const char *strpool__intern(struct strpool *p, const char *s, int *err);
 /* Interned copy of the first n bytes of s. */
 const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err);
 void strpool__release(struct strpool *p);
+
+/* A growable list of owned strings (the warnings of a report or a diff). A
+ * zeroed struct is empty. */
+struct strlist {
+	char **v;
+	size_t cnt, cap;
+};
+
+/* Append a copy of s. Returns 0 or -ENOMEM (the list unchanged). */
+int strlist__add(struct strlist *l, const char *s);
+/* Append a formatted line (cut at 1 KiB). Returns 0 or -ENOMEM. */
+int strlist__addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* Entry idx, or NULL past the end. */
+const char *strlist__at(const struct strlist *l, size_t idx);
+void strlist__release(struct strlist *l);
 
 uint64_t report_hash_bytes(const void *data, size_t n);
 static inline uint64_t report_hash_mix(uint64_t h, uint64_t v)
@@ -128,7 +146,8 @@ void addrtab__release(struct addrtab *t);
 
 enum event_unit {
 	UNIT_COUNT = 0,
-	UNIT_NS, /* software clocks: shown as milliseconds */
+	UNIT_NS,    /* software clocks: shown as milliseconds */
+	UNIT_DUMMY, /* counts nothing (perf's dummy event for side-band records): no text column */
 };
 
 struct rep_category {
@@ -165,12 +184,15 @@ struct tdr_report {
 	struct tdr_run_end end;
 	uint64_t first_ns, last_ns;
 
-	char **warnings;
-	size_t warn_cnt, warn_cap;
+	struct strlist warnings;
 
 	struct strpool pool;
 	struct rowtab rows;
 	struct addrtab addrs;
+	/* The mapping of the kernel image ("[kernel.kallsyms]...") with a
+	 * build-id, from the first kernel sample that has one; borrowed from
+	 * the parser until __resolve; load.c hands it to the symbolizer. */
+	const struct tdr_mapping *kernel_image;
 	uint64_t seen, kept;
 	bool resolved;
 
@@ -190,16 +212,37 @@ double report_category_value(const struct tdr_report *r, const struct rep_catego
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double report_slots(const struct tdr_report *r, const uint64_t *sums);
 
-/* Append a warning line (copied). Returns 0 or -ENOMEM (the warning is dropped). */
-int report_add_warning(struct tdr_report *r, const char *text);
 
 /* Base name of a path ("" stays ""). */
 const char *report_basename(const char *path);
 
 /* ---- rendering helpers (render_util.c) ----------------------------------- */
 
+/* Text (report and diff tables). Widths are display columns (code points);
+ * control characters print as '?'. */
+size_t text_cols(const char *s);
+/* s in at most w columns: cut at the end ("abc...") or, keep_tail, at the
+ * start ("...xyz"). */
+void text_put_fit(FILE *f, const char *s, size_t w, bool keep_tail);
+/* text wrapped at spaces to width, the first line after prefix, the others
+ * indented by strlen(prefix); each line's text between on and off (colour
+ * codes, "" for none). */
+void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on,
+		      const char *off, const char *text);
+/* A table's last column in w columns: name, two spaces and obj (between on
+ * and off; NULL or "" for none), then tag (NULL for none). When all does
+ * not fit, the name is cut first: the object keeps at least a few columns,
+ * so it never silently disappears. */
+void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
+		   const char *on, const char *off);
+
 void json_put_string(FILE *f, const char *s); /* "..." or null */
 void json_put_number(FILE *f, double v);      /* null for NAN / inf */
+/* "a", "b", ... (the inside of an array), or with vals "a": 1.5, "b": 2
+ * (the inside of an object). */
+void json_put_names(FILE *f, char *const *names, size_t n, const double *vals);
+/* The list as a JSON array of strings, one per line ("[]" when empty). */
+void json_put_lines(FILE *f, const struct strlist *l);
 void csv_put_field(FILE *f, const char *s);   /* quoted when needed */
 
 int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);

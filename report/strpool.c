@@ -1,5 +1,5 @@
 /*
- * report/strpool.c - string interning for row keys.
+ * report/strpool.c - string interning for row keys, and lists of strings.
  *
  * Responsibility: keep one copy of every distinct string a report uses
  * (function names, object paths, file names, thread names), so row keys can
@@ -13,6 +13,8 @@
 #include "report_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tdrec/tdr_mem.h"
@@ -137,4 +139,49 @@ void strpool__release(struct strpool *p)
 	}
 	free(p->slots);
 	memset(p, 0, sizeof(*p));
+}
+
+int strlist__add(struct strlist *l, const char *s)
+{
+	char *copy;
+
+	if (tdr_ensure_cap(&l->v, &l->cap, sizeof(*l->v), l->cnt + 1))
+		return -ENOMEM;
+	copy = tdr_strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	l->v[l->cnt++] = copy;
+	return 0;
+}
+
+int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
+{
+	char buf[1024];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	return strlist__add(l, buf);
+}
+
+int strlist__addf(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = strlist__vaddf(l, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *strlist__at(const struct strlist *l, size_t idx)
+{
+	return idx < l->cnt ? l->v[idx] : NULL;
+}
+
+void strlist__release(struct strlist *l)
+{
+	for (size_t i = 0; i < l->cnt; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }

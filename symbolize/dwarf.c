@@ -48,6 +48,17 @@ struct range_vec {
 	size_t cnt, cap;
 };
 
+/* After collecting into v (err: how that went), the table of v; v's array
+ * is taken (or freed) either way. Returns 0 or the error. */
+static int build_table(struct sym_range_table *t, struct range_vec *v, int err)
+{
+	if (err) {
+		free(v->r);
+		return err;
+	}
+	return sym_range_table__build(t, v->r, v->cnt);
+}
+
 /* Append the pc ranges of die with index idx. Returns the number added, or
  * -ENOMEM. A DIE without ranges adds none. */
 static int add_die_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
@@ -180,11 +191,7 @@ static int load_subs(struct sym_cu *c)
 	struct die_vec dv = { 0 };
 	int err;
 
-	err = collect_subs(&c->walkdie, &v, &dv, 0);
-	if (!err)
-		err = sym_range_table__build(&c->subs, v.r, v.cnt);
-	else
-		free(v.r);
+	err = build_table(&c->subs, &v, collect_subs(&c->walkdie, &v, &dv, 0));
 	if (!err && dv.cnt) {
 		c->sub_inl = tdr_calloc(dv.cnt, sizeof(*c->sub_inl));
 		if (!c->sub_inl) {
@@ -257,11 +264,7 @@ static int load_inlines(struct sym_cu *c, size_t sub_idx)
 	struct node_vec nv = { 0 };
 	int err;
 
-	err = collect_inlines(&c->sub_dies[sub_idx], -1, &v, &nv, 0);
-	if (!err)
-		err = sym_range_table__build(&si->ranges, v.r, v.cnt);
-	else
-		free(v.r);
+	err = build_table(&si->ranges, &v, collect_inlines(&c->sub_dies[sub_idx], -1, &v, &nv, 0));
 	if (err) {
 		free(nv.n);
 		return err;

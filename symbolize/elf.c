@@ -192,9 +192,8 @@ static int vdso_memfd(void)
 	return fd;
 }
 
-/* The recorded build-id may be zero-padded to 20 bytes by the recorder. */
-static bool build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
-			     int file_sz)
+bool sym_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
+			  int file_sz)
 {
 	if (file_sz <= 0 || rec_sz < (size_t)file_sz)
 		return false;
@@ -204,6 +203,18 @@ static bool build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned c
 		if (rec[i])
 			return false;
 	return true;
+}
+
+/* Was the open file fd modified after the recording ended (opts.recorded_until_ns)? */
+static bool newer_than_recording(const struct tdr_symbolizer *s, int fd)
+{
+	struct stat st;
+	uint64_t mtime_ns;
+
+	if (!s->opts.recorded_until_ns || fstat(fd, &st) || st.st_mtim.tv_sec < 0)
+		return false;
+	mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	return mtime_ns > s->opts.recorded_until_ns;
 }
 
 static int load_segments(struct sym_dso *d, Elf *elf)
@@ -262,36 +273,16 @@ static int sym_rank(int type, int bind)
 	return (type == STT_NOTYPE ? 3 : 0) + (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
 }
 
-static size_t leading_underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
 /* Order by address, then the alias to show first: function over label,
  * global over weak over local, fewer leading underscores, shorter, then by
  * name (deterministic). */
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct sym_cand *x = a, *y = b;
-	size_t ux, uy, lx, ly;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	ux = leading_underscores(x->name);
-	uy = leading_underscores(y->name);
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return sym_alias_cmp(x->rank, x->name, y->rank, y->name, true);
 }
 
 /* Executable sections of the main file: where code symbols may lie, and
@@ -372,22 +363,31 @@ static uint64_t code_end(const struct sym_dso *d, uint64_t maddr)
  * (segment); like libdwfl, one that lies inside a sized symbol (a label in
  * a function) is left out, so that the function keeps its whole range.
  */
-static int load_symbols(struct sym_dso *d)
+static int load_symbols(struct tdr_symbolizer *s, struct sym_dso *d, Elf *elf)
 {
 	struct sym_cand *c = NULL;
 	struct sym_range *r = NULL;
+	struct sym_plt_stub *plt = NULL;
 	uint64_t sized_end = 0;
-	size_t cnt = 0, out = 0;
-	int n, err = -ENOMEM;
+	size_t cnt = 0, out = 0, plt_cnt = 0;
+	int n, err;
 
 	n = dwfl_module_getsymtab(d->mod);
 	if (n <= 0) {
 		tdr_debug("%s: no symbol table: %s", d->path, dwfl_errmsg(-1));
 		return 0;
 	}
-	c = tdr_calloc((size_t)n, sizeof(*c));
+	err = sym_plt__stubs(s, elf, &plt, &plt_cnt);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	c = tdr_calloc((size_t)n + plt_cnt, sizeof(*c));
 	if (!c)
 		goto out;
+	/* PLT stubs are named like objdump's "read@plt"; last among aliases. */
+	for (size_t i = 0; i < plt_cnt; i++)
+		c[cnt++] = (struct sym_cand){.lo = plt[i].vaddr + d->main_bias,
+					     .size = plt[i].size, .name = plt[i].name, .rank = 6};
 	for (int i = 0; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -438,28 +438,17 @@ static int load_symbols(struct sym_dso *d)
 	err = sym_range_table__build(&d->syms, r, out);
 	r = NULL;
 out:
+	free(plt);
 	free(c);
 	free(r);
 	return err;
 }
 
-int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
+/* Report fd (the file name) to a new libdwfl session of d, which owns fd
+ * from then on. Returns 0 with d->mod set, 0 with d->mod NULL when the file
+ * is not readable ELF (*why says so), or -ENOMEM. */
+static int report_fd(struct sym_dso *d, int fd, const char *name, char *why, size_t why_sz)
 {
-	const unsigned char *bid = NULL;
-	GElf_Addr bid_vaddr, bias = 0;
-	bool vdso = strcmp(d->path, VDSO_NAME) == 0;
-	int fd, bid_sz;
-	Elf *elf;
-
-	(void)s;
-	d->status = TDR_SYM_MISSING;
-	fd = vdso ? vdso_memfd() : open(d->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = vdso ? fd : -errno;
-
-		tdr_warn("failed to open %s: %s", d->path, strerror(-err));
-		return 0;
-	}
 	d->dwfl = dwfl_begin(&dso_callbacks);
 	if (!d->dwfl) {
 		close(fd);
@@ -468,28 +457,111 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 	dwfl_report_begin(d->dwfl);
 	/* Base 0 without p_vaddr: module addresses are the file's vaddrs. On
 	 * success libdwfl owns fd. */
-	d->mod = dwfl_report_elf(d->dwfl, d->path, d->path, fd, 0, false);
+	d->mod = dwfl_report_elf(d->dwfl, name, name, fd, 0, false);
 	if (!d->mod) {
-		tdr_warn("failed to read ELF %s: %s", d->path, dwfl_errmsg(-1));
+		snprintf(why, why_sz, "failed to read ELF %s: %s", name, dwfl_errmsg(-1));
 		close(fd);
 		return 0;
 	}
 	dwfl_report_end(d->dwfl, NULL, NULL);
+	return 0;
+}
 
+/* Does the reported module carry the recorded build-id (any, when none was
+ * recorded)? */
+static bool module_is_recorded(const struct sym_dso *d)
+{
+	const unsigned char *bid = NULL;
+	GElf_Addr bid_vaddr;
+	int bid_sz;
+
+	if (!d->build_id_sz)
+		return true;
 	bid_sz = dwfl_module_build_id(d->mod, &bid, &bid_vaddr);
-	if (d->build_id_sz && !build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz)) {
-		tdr_warn("%s: build-id differs from the recorded one (file changed since "
-			 "recording); not symbolized", d->path);
+	return sym_build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz);
+}
+
+/* perf record keeps a copy of every object it saw in its build-id cache,
+ * $HOME/.debug/.build-id/xx/yyyy/elf: the binary that ran, after it was
+ * rebuilt or deleted. Returns an open fd (path in buf) or -1. */
+static int open_perf_cache(const struct sym_dso *d, char *buf, size_t sz)
+{
+	const char *home = getenv("HOME");
+	size_t len = 0, n = d->build_id_sz;
+
+	while (n > 0 && !d->build_id[n - 1])
+		n--; /* recorders may zero-pad to 20 bytes */
+	if (!home || !*home || n < 2)
+		return -1;
+	len = (size_t)snprintf(buf, sz, "%s/.debug/.build-id/%02x/", home, d->build_id[0]);
+	for (size_t i = 1; i < n && len + 3 < sz; i++)
+		len += (size_t)snprintf(buf + len, sz - len, "%02x", d->build_id[i]);
+	if (len + sizeof("/elf") > sz)
+		return -1;
+	strcpy(buf + len, "/elf");
+	return open(buf, O_RDONLY | O_CLOEXEC);
+}
+
+int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
+{
+	GElf_Addr bias = 0;
+	bool vdso = strcmp(d->path, VDSO_NAME) == 0;
+	char why[PATH_MAX + 128], cached[PATH_MAX];
+	int fd, err;
+	Elf *elf;
+
+	d->status = TDR_SYM_MISSING;
+	fd = vdso ? vdso_memfd() : open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "failed to open %s: %s", d->path,
+			 strerror(vdso ? -fd : errno));
+	} else if (!vdso && !d->build_id_sz && newer_than_recording(s, fd)) {
+		/* Nothing recorded to compare with, but this file was written
+		 * after the run: symbolizing it could name the wrong code. */
+		tdr_warn("%s: modified after the recording ended and no build-id was recorded "
+			 "to check it; not symbolized", d->path);
+		close(fd);
 		d->status = TDR_SYM_CHANGED;
 		return 0;
+	} else {
+		err = report_fd(d, fd, d->path, why, sizeof(why));
+		if (err)
+			return err;
+		if (d->mod && module_is_recorded(d))
+			goto load;
+		if (d->mod) {
+			snprintf(why, sizeof(why),
+				 "%s: build-id differs from the recorded one (file changed since "
+				 "recording); not symbolized",
+				 d->path);
+			d->status = TDR_SYM_CHANGED;
+		}
+		sym_dso__close(d);
 	}
+	/* The file is gone or another one: perf's copy of the recorded one. */
+	if (!vdso && d->build_id_sz && (fd = open_perf_cache(d, cached, sizeof(cached))) >= 0) {
+		char why_cache[PATH_MAX + 128];
+
+		err = report_fd(d, fd, cached, why_cache, sizeof(why_cache));
+		if (err)
+			return err;
+		if (d->mod && module_is_recorded(d)) {
+			tdr_info("%s: symbolized from perf's build-id cache, %s", d->path, cached);
+			goto load;
+		}
+		sym_dso__close(d);
+	}
+	tdr_warn("%s", why);
+	return 0;
+load:
 	elf = dwfl_module_getelf(d->mod, &bias);
 	if (!elf) {
 		tdr_warn("failed to read ELF %s: %s", d->path, dwfl_errmsg(-1));
+		d->status = TDR_SYM_MISSING;
 		return 0;
 	}
 	d->main_bias = bias;
-	if (load_segments(d, elf) || load_sections(d, elf) || load_symbols(d))
+	if (load_segments(d, elf) || load_sections(d, elf) || load_symbols(s, d, elf))
 		return -ENOMEM;
 	d->status = TDR_SYM_OK;
 	return 0;

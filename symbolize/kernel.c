@@ -1,15 +1,22 @@
 /*
  * symbolize/kernel.c - kernel addresses through kallsyms.
  *
- * Responsibility: parse /proc/kallsyms (or opts.kallsyms_path) once into a
- * sorted table of text symbols and answer lookups by binary search. Only
- * used when opts.kallsyms_usable says the report runs on the recording host
- * and boot; otherwise, and when the file shows only zero addresses (non-root
- * or kernel.kptr_restrict), every kernel address is TDR_SYM_NO_KERNEL.
+ * Responsibility: decide once whether /proc/kallsyms (or opts.kallsyms_path)
+ * describes the recorded kernel, then parse it into a sorted table of text
+ * symbols and answer lookups by binary search. kallsyms apply when
+ * opts.kallsyms_usable says the report runs on the recording host and boot
+ * (.tdr files carry the boot id), or when the recording names its kernel
+ * image (perf.data: the build-id of [kernel.kallsyms] and the address of
+ * its relocation symbol, "_text") and the running kernel has the same
+ * build-id (/sys/kernel/notes) at the same address (same KASLR placement).
+ * Otherwise, and when the file shows only zero addresses (non-root or
+ * kernel.kptr_restrict), every kernel address is TDR_SYM_NO_KERNEL.
  * A symbol ends where the next one starts; the last one covers one page.
  * Kernel lookups are a binary search over borrowed strings, so they are not
  * put in the result cache: repeated lookups still return identical pointers.
  * Ownership and threads: names point into the file text kept in sym_kernel.
+ * See: docs/symbolize.md "Kernel"; perf's machine__create_kernel_maps (the
+ * "[kernel.kallsyms]_text" mapping whose pgoff is _text's address).
  */
 #include "symbolize_int.h"
 
@@ -24,11 +31,13 @@
 #include "tdrec/tdr_mem.h"
 
 #define KALLSYMS_DEFAULT "/proc/kallsyms"
+#define NOTES_DEFAULT "/sys/kernel/notes"
+#define NOTES_MAX_SZ (1u << 20)
 #define KALLSYMS_MAX_SZ (512u << 20)
 #define LAST_SYM_SPAN 4096
 
 /* Read a whole (proc) file, whose size stat() does not tell, NUL-terminated. */
-static int read_all(const char *path, char **out, size_t *out_sz)
+static int read_all(const char *path, size_t max_sz, char **out, size_t *out_sz)
 {
 	char *buf = NULL;
 	size_t cap = 0, len = 0;
@@ -54,7 +63,7 @@ static int read_all(const char *path, char **out, size_t *out_sz)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > KALLSYMS_MAX_SZ) {
+		if (len > max_sz) {
 			err = -EFBIG;
 			break;
 		}
@@ -79,29 +88,25 @@ struct ksym {
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
-	size_t lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Aliases: global (T) before local (t), then the shorter name. */
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return sym_alias_cmp(x->rank, x->name, y->rank, y->name, false);
 }
 
 /* Parse "ADDR TYPE NAME[\t[MODULE]]" lines in place. Returns the count of
- * text symbols put in *out (caller frees), or -ENOMEM. */
-static int parse_kallsyms(char *buf, struct ksym **out, size_t *nonzero)
+ * text symbols put in *out (caller frees), or -ENOMEM. *ref_addr is the
+ * address of the symbol named ref (any type; 0 when ref is NULL or absent). */
+static int parse_kallsyms(char *buf, const char *ref, struct ksym **out, size_t *nonzero,
+			  uint64_t *ref_addr)
 {
 	struct ksym *v = NULL;
 	size_t cnt = 0, cap = 0;
 	char *p = buf;
 
 	*nonzero = 0;
+	*ref_addr = 0;
 	while (*p) {
 		char *eol = strchr(p, '\n'), *end, *name;
 		uint64_t addr;
@@ -116,6 +121,8 @@ static int parse_kallsyms(char *buf, struct ksym **out, size_t *nonzero)
 			name[strcspn(name, " \t")] = '\0';
 			if (addr)
 				(*nonzero)++;
+			if (ref && !*ref_addr && !strcmp(name, ref))
+				*ref_addr = addr;
 			if (name[0] && addr && (type == 't' || type == 'T' || type == 'w' ||
 						type == 'W')) {
 				if (tdr_ensure_cap(&v, &cap, sizeof(*v), cnt + 1)) {
@@ -136,7 +143,10 @@ static int parse_kallsyms(char *buf, struct ksym **out, size_t *nonzero)
 	return (int)cnt;
 }
 
-static int load_kallsyms(struct tdr_symbolizer *s)
+/* Read and index kallsyms; k->usable when they show addresses. *ref_addr:
+ * the address of the symbol named ref (see parse_kallsyms). Returns 0 or
+ * -ENOMEM. */
+static int load_kallsyms(struct tdr_symbolizer *s, const char *ref, uint64_t *ref_addr)
 {
 	struct sym_kernel *k = &s->kernel;
 	const char *path = s->kallsyms_path ? s->kallsyms_path : KALLSYMS_DEFAULT;
@@ -145,15 +155,14 @@ static int load_kallsyms(struct tdr_symbolizer *s)
 	size_t sz, nonzero, out = 0;
 	int n, err;
 
-	err = read_all(path, &k->buf, &sz);
+	err = read_all(path, KALLSYMS_MAX_SZ, &k->buf, &sz);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
 		tdr_warn("failed to read kernel symbols %s: %s", path, strerror(-err));
-		k->tried = true;
 		return 0;
 	}
-	n = parse_kallsyms(k->buf, &v, &nonzero);
+	n = parse_kallsyms(k->buf, ref, &v, &nonzero, ref_addr);
 	if (n < 0) {
 		zfree(&k->buf);
 		return n;
@@ -163,7 +172,6 @@ static int load_kallsyms(struct tdr_symbolizer *s)
 			 "kernel.kptr_restrict); kernel samples stay unsymbolized", path);
 		free(v);
 		zfree(&k->buf);
-		k->tried = true;
 		return 0;
 	}
 	qsort(v, (size_t)n, sizeof(*v), ksym_cmp);
@@ -189,7 +197,6 @@ static int load_kallsyms(struct tdr_symbolizer *s)
 	r = NULL;
 	if (err)
 		goto nomem;
-	k->tried = true;
 	k->usable = true;
 	return 0;
 nomem:
@@ -200,6 +207,99 @@ nomem:
 	return -ENOMEM;
 }
 
+/* The GNU build-id in a blob of ELF notes (/sys/kernel/notes, host byte
+ * order): its size, 0 when there is none. */
+static size_t notes_build_id(const uint8_t *p, size_t sz, const uint8_t **id)
+{
+	size_t pos = 0;
+
+	while (sz - pos >= 12) {
+		uint32_t namesz, descsz, type;
+		uint64_t nsz, dsz;
+
+		memcpy(&namesz, p + pos, 4);
+		memcpy(&descsz, p + pos + 4, 4);
+		memcpy(&type, p + pos + 8, 4);
+		nsz = ((uint64_t)namesz + 3) & ~3ull;
+		dsz = ((uint64_t)descsz + 3) & ~3ull;
+		if (nsz + dsz > sz - pos - 12)
+			break;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(p + pos + 12, "GNU", 4)) {
+			*id = p + pos + 12 + nsz;
+			return descsz;
+		}
+		pos += 12 + nsz + dsz;
+	}
+	return 0;
+}
+
+/* Is the recorded kernel image (build-id) the running kernel? Returns 1, 0
+ * or -ENOMEM. */
+static int recorded_kernel_running(const struct sym_kernel *k)
+{
+	const char *path = k->notes_path ? k->notes_path : NOTES_DEFAULT;
+	const uint8_t *id = NULL;
+	char *buf = NULL;
+	size_t sz, id_sz;
+	bool same;
+	int err;
+
+	if (!k->build_id_sz || !k->ref_sym)
+		return 0;
+	err = read_all(path, NOTES_MAX_SZ, &buf, &sz);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		tdr_debug("failed to read the running kernel's build-id %s: %s", path,
+			  strerror(-err));
+		return 0;
+	}
+	id_sz = notes_build_id((const uint8_t *)buf, sz, &id);
+	same = id_sz && id_sz <= 20 &&
+	       sym_build_id_matches(k->build_id, k->build_id_sz, id, (int)id_sz);
+	free(buf);
+	return same ? 1 : 0;
+}
+
+/* Decide once whether kallsyms describe the recorded kernel, loading them
+ * when they do. Returns 0 or -ENOMEM. */
+static int kernel_decide(struct tdr_symbolizer *s)
+{
+	struct sym_kernel *k = &s->kernel;
+	bool by_image = !s->opts.kallsyms_usable;
+	uint64_t ref_addr = 0;
+	int err;
+
+	if (by_image) {
+		err = recorded_kernel_running(k);
+		if (err <= 0) {
+			k->tried = !err;
+			return err;
+		}
+	}
+	err = load_kallsyms(s, by_image ? k->ref_sym : NULL, &ref_addr);
+	if (err)
+		return err; /* out of memory: nothing kept, the next lookup tries again */
+	k->tried = true;
+	if (!k->usable || !by_image || ref_addr == s->opts.kernel_ref_addr)
+		return 0;
+	if (ref_addr)
+		tdr_warn("the running kernel has the recorded build-id, but %s is at 0x%llx, "
+			 "not at 0x%llx as recorded (another boot): kernel samples stay "
+			 "unsymbolized",
+			 k->ref_sym, (unsigned long long)ref_addr,
+			 (unsigned long long)s->opts.kernel_ref_addr);
+	else
+		tdr_warn("the running kernel has the recorded build-id, but no symbol %s to "
+			 "check its placement: kernel samples stay unsymbolized",
+			 k->ref_sym);
+	sym_range_table__free(&k->syms);
+	zfree(&k->names);
+	zfree(&k->buf);
+	k->usable = false;
+	return 0;
+}
+
 int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
 {
 	struct sym_kernel *k = &s->kernel;
@@ -208,9 +308,7 @@ int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *ou
 
 	memset(out, 0, sizeof(*out));
 	out->status = TDR_SYM_NO_KERNEL;
-	if (!s->opts.kallsyms_usable)
-		return 0;
-	if (!k->tried && (err = load_kallsyms(s)))
+	if (!k->tried && (err = kernel_decide(s)))
 		return err;
 	if (!k->usable)
 		return 0;
@@ -230,5 +328,7 @@ void sym_kernel__free(struct sym_kernel *k)
 	sym_range_table__free(&k->syms);
 	zfree(&k->names);
 	zfree(&k->buf);
+	zfree(&k->ref_sym);
+	zfree(&k->notes_path);
 	k->tried = k->usable = false;
 }

@@ -67,6 +67,11 @@ int sym_range_table__build(struct sym_range_table *t, struct sym_range *r, size_
 const struct sym_range *sym_range_table__find(const struct sym_range_table *t, uint64_t addr);
 void sym_range_table__free(struct sym_range_table *t);
 
+/* Order of two aliases (symbols at one address): the lower rank first, then
+ * (when by_underscores) fewer leading underscores, then the shorter name,
+ * then by name. qsort-style result. */
+int sym_alias_cmp(int rank_a, const char *a, int rank_b, const char *b, bool by_underscores);
+
 /* ---- one object file (or the vDSO) ---- */
 
 struct sym_seg {
@@ -160,11 +165,16 @@ struct sym_dwarf_res {
 /* ---- kernel symbols ---- */
 
 struct sym_kernel {
-	bool tried;
-	bool usable;
-	char *buf; /* the kallsyms text; names point into it */
+	bool tried;  /* the decision below has been made */
+	bool usable; /* kallsyms apply to the recording and were loaded */
+	char *buf;   /* the kallsyms text; names point into it */
 	struct sym_range_table syms;
 	const char **names;
+	/* The recorded kernel image (opts.kernel_*), copied. */
+	uint8_t build_id[20];
+	size_t build_id_sz;
+	char *ref_sym;
+	char *notes_path;
 };
 
 /* ---- the symbolizer ---- */
@@ -213,12 +223,25 @@ struct tdr_symbolizer {
 };
 
 /* elf.c */
+/* Does the recorded build-id (rec; recorders may zero-pad it to 20 bytes)
+ * equal the file's (file_sz <= 0: the file has none)? */
+bool sym_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
+			  int file_sz);
 int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d);
 void sym_dso__close(struct sym_dso *d);
 /* File offset -> maddr. Returns false when no PT_LOAD holds the offset. */
 bool sym_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr);
 /* Is maddr in a PLT section (linker-made stubs that no DWARF describes)? */
 bool sym_dso__in_plt(const struct sym_dso *d, uint64_t maddr);
+
+/* plt.c: the named PLT stubs of the main file elf (x86-64; none elsewhere),
+ * in vaddr space; names in s's arena. *out (caller frees) may be NULL with
+ * *cnt 0. Returns 0 or -ENOMEM. */
+struct sym_plt_stub {
+	uint64_t vaddr, size;
+	const char *name;
+};
+int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out, size_t *cnt);
 
 /* dwarf.c: fill r for maddr (r is zeroed first). Returns 0 or -ENOMEM. */
 int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,

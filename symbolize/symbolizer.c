@@ -52,13 +52,22 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 		return -ENOMEM;
 	if (opts)
 		s->opts = *opts;
-	s->opts.kallsyms_path = NULL; /* ours is the copy below */
-	if (opts && opts->kallsyms_path) {
-		s->kallsyms_path = tdr_strdup(opts->kallsyms_path);
-		if (!s->kallsyms_path) {
-			free(s);
-			return -ENOMEM;
-		}
+	/* The strings and the build-id are copied; the opts keep no pointers. */
+	s->opts.kallsyms_path = s->opts.kernel_ref_sym = s->opts.kernel_notes_path = NULL;
+	s->opts.kernel_build_id = NULL;
+	if (opts && ((opts->kallsyms_path && !(s->kallsyms_path = tdr_strdup(opts->kallsyms_path))) ||
+		     (opts->kernel_ref_sym &&
+		      !(s->kernel.ref_sym = tdr_strdup(opts->kernel_ref_sym))) ||
+		     (opts->kernel_notes_path &&
+		      !(s->kernel.notes_path = tdr_strdup(opts->kernel_notes_path))))) {
+		tdr_symbolizer__free(s);
+		return -ENOMEM;
+	}
+	if (opts && opts->kernel_build_id) {
+		s->kernel.build_id_sz = opts->kernel_build_id_sz < sizeof(s->kernel.build_id)
+					    ? opts->kernel_build_id_sz
+					    : sizeof(s->kernel.build_id);
+		memcpy(s->kernel.build_id, opts->kernel_build_id, s->kernel.build_id_sz);
 	}
 	/* libdw reads ELF files through libelf, which needs its version set. */
 	elf_version(EV_CURRENT);

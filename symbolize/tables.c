@@ -144,3 +144,31 @@ void sym_range_table__free(struct sym_range_table *t)
 	zfree(&t->max_hi);
 	t->cnt = 0;
 }
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+int sym_alias_cmp(int rank_a, const char *a, int rank_b, const char *b, bool by_underscores)
+{
+	size_t la, lb;
+
+	if (rank_a != rank_b)
+		return rank_a - rank_b;
+	if (by_underscores) {
+		la = leading_underscores(a);
+		lb = leading_underscores(b);
+		if (la != lb)
+			return la < lb ? -1 : 1;
+	}
+	la = strlen(a);
+	lb = strlen(b);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a, b);
+}

@@ -149,7 +149,7 @@ static void test_collect__unsymbolized_samples_are_named(void **state)
 	assert_true(has_warning(r, "missing binary 20, changed binary 5, no symbol 11, kernel 7, "
 				   "unmapped or anonymous 7"));
 	assert_true(has_warning(r, "binary not found: /gone/libgone.so (20.0% of samples)"));
-	assert_true(has_warning(r, "build-id differs), not symbolized: /opt/changed"));
+	assert_true(has_warning(r, "modified after the recording), not symbolized: /opt/changed"));
 	assert_true(has_warning(r, "kernel symbols not usable"));
 	assert_int_equal(fs.kernel_lookups, 1);
 	tdr_report__free(r);

@@ -307,7 +307,17 @@ static void test_render__text_fits_100_columns_everywhere(void **state)
 
 		fx_assert_width(out, 100);
 		assert_null(strchr(out, '\033'));
-		assert_non_null(strstr(out, "compute_kernel"));
+		/* Long names are cut, never the start of the row's name... */
+		assert_non_null(strstr(out, by == TDR_BY_LINE ? "kernel.c:1234 compute"
+							       : "compute_kernel"));
+		/* ... and the object does not disappear behind a long name. */
+		if (by <= TDR_BY_LINE)
+			for (const char *p = strstr(out, "std::__detail"); p; p = NULL) {
+				const char *eol = strchr(p, '\n');
+
+				assert_non_null(strstr(p, "  libsome"));
+				assert_true(strstr(p, "  libsome") < eol);
+			}
 		free(out);
 		tdr_report__free(r);
 	}
@@ -319,6 +329,57 @@ static void test_render__text_fits_100_columns_everywhere(void **state)
 		free(out);
 		tdr_report__free(r);
 	}
+}
+
+/* perf.data files bring perf's dummy event (side-band records only) and any
+ * number of events: the text table leaves out the dummy, shows as many
+ * event columns as leave names room, and says how many more JSON has. */
+static void test_render__text_event_columns_dummy_and_overflow(void **state)
+{
+	static const struct {
+		const char *name;
+		uint64_t config;
+	} more[] = {
+	    {"dummy:HG", PERF_COUNT_SW_DUMMY},
+	    {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
+	    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+	    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+	};
+	const uint64_t d[8] = {1000000, 1000000, 1, 2, 3, 4, 5, 6};
+	struct fx_meta m;
+	struct tdr_report *r;
+	char *out, *header;
+	struct jm *j;
+
+	(void)state;
+	fx_meta_sw(&m);
+	for (size_t i = 0; i < 4; i++) {
+		struct tdr_event_desc *e = &m.events[m.meta.event_cnt++];
+
+		*e = m.events[1];
+		e->name = (char *)more[i].name;
+		e->attr.config = more[i].config;
+	}
+	r = fx_report(&m, NULL);
+	fx_add(r, "f", "/bin/x", d, 40);
+	assert_int_equal(tdr_report__finish(r), 0);
+	out = fx_render(r, TDR_FMT_TEXT, false, 0);
+	fx_assert_width(out, 100);
+	header = strstr(out, " samples ");
+	assert_non_null(header);
+	assert_null(strstr(out, "dummy"));
+	assert_non_null(strstr(header, "cpu-ms"));
+	/* 7 events count something; 4 columns leave the names 30 columns or more. */
+	assert_non_null(strstr(out, "3 more events do not fit here: see --json or --csv"));
+	free(out);
+	out = fx_render(r, TDR_FMT_JSON, false, 0);
+	j = jm_parse(out, NULL);
+	assert_non_null(j);
+	assert_int_equal(jm_get(j, "events")->n, 8);
+	assert_int_equal(jm_get(jm_get(jm_at(jm_get(j, "rows"), 0), "events"), "dummy:HG")->num, 3);
+	jm_free(j);
+	free(out);
+	tdr_report__free(r);
 }
 
 static void test_render__text_shows_markers_and_units(void **state)
@@ -385,6 +446,7 @@ int main(void)
 	    cmocka_unit_test(test_render__json_mode_specific_keys),
 	    cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
 	    cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
+	    cmocka_unit_test(test_render__text_event_columns_dummy_and_overflow),
 	    cmocka_unit_test(test_render__text_shows_markers_and_units),
 	    cmocka_unit_test(test_render__unfinished_report_is_refused),
 	};

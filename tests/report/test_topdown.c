@@ -229,6 +229,13 @@ static void test_topdown__sort_by_each_column(void **state)
 	assert_int_equal(tdr_report__sort(r, &s), 0);
 	assert_order(r, "s", "q", "p"); /* 1200, 1000, 300 */
 	assert_int_equal(tdr_report_sort__parse(&m.meta, "no-such-column", &s), -TDR_E_USAGE);
+	assert_int_equal(tdr_report__parse_sort(r, "mem-bound", &s), -TDR_E_USAGE); /* L1 only */
+	assert_int_equal(tdr_report__parse_sort(r, "be-bound", &s), 0);
+	assert_int_equal(s.key, TDR_SORT_CATEGORY);
+	assert_string_equal(tdr_report__category_name(r, s.idx), "be-bound");
+	assert_int_equal(tdr_report__parse_sort(r, "topdown-retiring", &s), 0);
+	assert_int_equal(s.key, TDR_SORT_EVENT);
+	assert_string_equal(tdr_report__event_name(r, s.idx), "topdown-retiring");
 	s.key = TDR_SORT_CATEGORY;
 	s.idx = 99;
 	assert_int_equal(tdr_report__sort(r, &s), -EINVAL);
@@ -379,6 +386,17 @@ static void test_topdown__software_plan_has_events_and_no_topdown(void **state)
 	assert_int_equal(t->events[SW_CPU], 4000000);
 	/* Without TopDown, the default order is by samples, ties by name. */
 	assert_string_equal(tdr_report__row(r, 0)->name, "f");
+	/* There are no slots to sort by, nor categories; events sort. */
+	{
+		struct tdr_report_sort s;
+
+		assert_int_equal(tdr_report__parse_sort(r, "slots", &s), -TDR_E_USAGE);
+		assert_int_equal(tdr_report_sort__parse(&m.meta, "slots", &s), -TDR_E_USAGE);
+		assert_int_equal(tdr_report__parse_sort(r, "retiring", &s), -TDR_E_USAGE);
+		assert_int_equal(tdr_report__parse_sort(r, "page-faults", &s), 0);
+		assert_int_equal(tdr_report__sort(r, &s), 0);
+		assert_string_equal(tdr_report__row(r, 0)->name, "f"); /* 3 faults, g 0 */
+	}
 	tdr_report__free(r);
 }
 

@@ -11,6 +11,7 @@
  * Needs no privileges and no PMU.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -356,6 +358,221 @@ static void test_symbolize__kallsyms_unusable(void **state)
 	free(good);
 }
 
+/* ELF notes as /sys/kernel/notes shows them: a Xen note first, then the
+ * GNU build-id (host byte order, name and descriptor padded to 4 bytes). */
+static char *write_notes(const struct env *e, const char *name, const uint8_t *bid, size_t n)
+{
+	static const uint32_t xen[] = {4, 4, 0x12, 0x006e6558 /* "Xen\0" */, 0xffffffff};
+	uint32_t hdr[3] = {4, (uint32_t)n, 3 /* NT_GNU_BUILD_ID */};
+	char *path = NULL;
+	FILE *f;
+
+	assert_true(asprintf(&path, "%s/%s", e->dir, name) > 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(xen, sizeof(xen), 1, f);
+	fwrite(hdr, sizeof(hdr), 1, f);
+	fwrite("GNU", 4, 1, f);
+	fwrite(bid, n, 1, f);
+	fwrite("\0\0\0", (4 - n % 4) % 4, 1, f);
+	fclose(f);
+	return path;
+}
+
+/* A perf.data recording names its kernel image (build-id, and the address
+ * _text had): kallsyms apply when the running kernel is that image, placed
+ * at the same address, even without a boot id. */
+static void test_symbolize__kallsyms_by_recorded_kernel_image(void **state)
+{
+	static const uint8_t bid[20] = {0x4a, 0x5a, 0x9b, 0x0a, 0xff, 0xb6, 0x6c, 0x43, 0x7a, 0xbc,
+					0xd4, 0x55, 0xd2, 0x73, 0x8a, 0xf8, 0x79, 0x98, 0x5f, 0xa9};
+	uint8_t other[20];
+	char *ks = write_kallsyms(*state, "kallsyms-image", fake_kallsyms);
+	char *notes = write_notes(*state, "notes", bid, sizeof(bid));
+	struct tdr_symbolizer_opts o = {.kallsyms_path = ks,
+					.kernel_notes_path = notes,
+					.kernel_build_id = bid,
+					.kernel_build_id_sz = sizeof(bid),
+					.kernel_ref_sym = "_text",
+					.kernel_ref_addr = 0xffffffff81000000ull};
+	struct {
+		const char *what;
+		const uint8_t *bid;
+		const char *ref_sym;
+		uint64_t ref_addr;
+		enum tdr_sym_status want;
+	} cases[] = {
+	    {"same image, same place", bid, "_text", 0xffffffff81000000ull, TDR_SYM_OK},
+	    {"another boot (KASLR)", bid, "_text", 0xffffffff9a000000ull, TDR_SYM_NO_KERNEL},
+	    {"another kernel", other, "_text", 0xffffffff81000000ull, TDR_SYM_NO_KERNEL},
+	    {"no build-id recorded", NULL, "_text", 0xffffffff81000000ull, TDR_SYM_NO_KERNEL},
+	    {"place not recorded", bid, NULL, 0, TDR_SYM_NO_KERNEL},
+	    {"symbol not in kallsyms", bid, "_nonexistent", 0xffffffff81000000ull,
+	     TDR_SYM_NO_KERNEL},
+	};
+
+	memcpy(other, bid, sizeof(other));
+	other[7] ^= 1;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tdr_symbolizer *s = NULL;
+		struct tdr_sym y;
+		char ref_sym[32];
+
+		/* The symbolizer copies what it keeps: pass a stack copy. */
+		snprintf(ref_sym, sizeof(ref_sym), "%s", cases[i].ref_sym ? cases[i].ref_sym : "");
+		o.kernel_build_id = cases[i].bid;
+		o.kernel_ref_sym = cases[i].ref_sym ? ref_sym : NULL;
+		o.kernel_ref_addr = cases[i].ref_addr;
+		assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+		memset(ref_sym, 'x', sizeof(ref_sym) - 1);
+		assert_int_equal(tdr_symbolizer__lookup_kernel(s, 0xffffffff81000123ull, &y), 0);
+		if (y.status != cases[i].want)
+			print_error("%s: status %s\n", cases[i].what, tdr_sym_status_name(y.status));
+		assert_int_equal(y.status, cases[i].want);
+		if (cases[i].want == TDR_SYM_OK)
+			assert_string_equal(y.function, "do_one_initcall");
+		tdr_symbolizer__free(s);
+	}
+
+	/* A build-id zero-padded to 20 bytes still matches a shorter one. */
+	free(notes);
+	notes = write_notes(*state, "notes-short", bid, 16);
+	{
+		uint8_t padded[20] = {0};
+		struct tdr_symbolizer *s = NULL;
+		struct tdr_sym y;
+
+		memcpy(padded, bid, 16);
+		o.kernel_notes_path = notes;
+		o.kernel_build_id = padded;
+		o.kernel_ref_sym = "_text";
+		o.kernel_ref_addr = 0xffffffff81000000ull;
+		assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+		assert_int_equal(tdr_symbolizer__lookup_kernel(s, 0xffffffff81000123ull, &y), 0);
+		assert_int_equal(y.status, TDR_SYM_OK);
+		tdr_symbolizer__free(s);
+	}
+	free(notes);
+	free(ks);
+}
+
+/* No build-id was recorded: a file written after the recording ended is not
+ * the one that ran, and is never symbolized; one recorded with its
+ * build-id is checked by the build-id alone. */
+static void test_symbolize__file_newer_than_recording_is_changed(void **state)
+{
+	struct env *e = *state;
+	struct tdr_symbolizer_opts o = {0};
+	struct tdr_dso_ref ref = {0};
+	struct timespec when[2] = {{.tv_sec = 1700000000}, {.tv_sec = 1700000000}};
+	const uint64_t mtime_ns = 1700000000ull * 1000000000ull;
+	uint8_t bid[64];
+	char copy[4096], path[4096];
+	uint64_t off;
+	struct tdr_symbolizer *s;
+	struct tdr_sym y;
+	size_t n;
+
+	assert_true(live_offset((const void *)symtest_probe, path, sizeof(path), &off));
+	snprintf(copy, sizeof(copy), "%s/copy-of-test", e->dir);
+	assert_int_equal(fx_sh("cp '%s' '%s'", e->exe, copy), 0);
+	assert_int_equal(utimensat(AT_FDCWD, copy, when, 0), 0);
+	n = fx_build_id(copy, bid, sizeof(bid));
+	ref.path = copy;
+
+	/* Recording ended a second after the file was written: the same file. */
+	o.recorded_until_ns = mtime_ns + 1000000000ull;
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "symtest_probe");
+	tdr_symbolizer__free(s);
+
+	/* Recording ended before: changed, for every address. */
+	o.recorded_until_ns = mtime_ns - 1;
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_CHANGED);
+	assert_null(y.function);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, off + 4, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_CHANGED);
+	/* With its build-id recorded, the file is checked by that. */
+	assert_true(n >= 8);
+	ref.build_id = bid;
+	ref.build_id_sz = n;
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	tdr_symbolizer__free(s);
+
+	/* The end of the recording unknown (0): no check. */
+	o.recorded_until_ns = 0;
+	ref.build_id = NULL;
+	ref.build_id_sz = 0;
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	tdr_symbolizer__free(s);
+}
+
+/* perf record keeps a copy of each object in its build-id cache
+ * ($HOME/.debug/.build-id/xx/yyyy/elf): an object deleted or rebuilt since
+ * the recording is symbolized from that copy when it has the recorded
+ * build-id, and stays MISSING / CHANGED without one. */
+static void test_symbolize__perf_build_id_cache(void **state)
+{
+	struct env *e = *state;
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char dir[4096], path[4096];
+	uint8_t bid[64];
+	size_t n = fx_build_id(e->exe, bid, sizeof(bid));
+	struct tdr_dso_ref gone = {.path = "/nonexistent/dir/prog", .build_id = bid,
+				   .build_id_sz = n};
+	struct tdr_dso_ref other = {.path = "/bin/sh", .build_id = bid, .build_id_sz = n};
+	struct tdr_symbolizer *s;
+	struct tdr_sym y;
+	uint64_t off;
+	int len;
+
+	assert_true(n >= 8);
+	assert_true(live_offset((const void *)symtest_probe, path, sizeof(path), &off));
+	assert_int_equal(setenv("HOME", e->dir, 1), 0);
+
+	/* Not in the cache: missing, changed. */
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_MISSING);
+	assert_int_equal(tdr_symbolizer__lookup(s, &other, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_CHANGED);
+	tdr_symbolizer__free(s);
+
+	/* perf's layout: .build-id/xx/yyyy is a directory holding elf. */
+	len = snprintf(dir, sizeof(dir), "%s/.debug/.build-id/%02x/", e->dir, bid[0]);
+	for (size_t i = 1; i < n; i++)
+		len += snprintf(dir + len, sizeof(dir) - (size_t)len, "%02x", bid[i]);
+	assert_int_equal(fx_sh("mkdir -p '%s' && cp '%s' '%s/elf'", dir, e->exe, dir), 0);
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "symtest_probe");
+	assert_int_equal(tdr_symbolizer__lookup(s, &other, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "symtest_probe");
+	tdr_symbolizer__free(s);
+
+	/* A cached file with another build-id is not taken. */
+	assert_int_equal(fx_sh("cp /bin/sh '%s/elf'", dir), 0);
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_MISSING);
+	tdr_symbolizer__free(s);
+
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+}
+
 /* Offset of a dynamic symbol in the running vDSO image, read with libelf. */
 static bool vdso_sym_off(const char *want, uint64_t *off)
 {
@@ -421,13 +638,20 @@ static void test_symbolize__vdso_from_own_image(void **state)
 	tdr_symbolizer__free(s);
 }
 
-/* One full session: DSO open, DWARF, result cache growth, kernel table. */
-static int session(const char *exe_path, uint64_t off, const char *kallsyms)
+/* One full session: DSO open, DWARF, result cache growth, kernel table
+ * (by boot, or by the recorded kernel image when notes is given). */
+static int session(const char *exe_path, uint64_t off, const char *kallsyms, const char *notes)
 {
+	static const uint8_t bid[4] = {1, 2, 3, 4};
 	struct tdr_symbolizer_opts o = { .want_lines = true,
 					 .want_inlines = true,
 					 .kallsyms_path = kallsyms,
-					 .kallsyms_usable = true };
+					 .kallsyms_usable = !notes,
+					 .kernel_notes_path = notes,
+					 .kernel_build_id = bid,
+					 .kernel_build_id_sz = sizeof(bid),
+					 .kernel_ref_sym = "_stext",
+					 .kernel_ref_addr = 0xffffffff81000000ull };
 	struct tdr_dso_ref ref = { .path = exe_path };
 	struct tdr_symbolizer *s = NULL;
 	struct tdr_sym y;
@@ -448,21 +672,27 @@ static int session(const char *exe_path, uint64_t off, const char *kallsyms)
 
 static void test_symbolize__allocation_failures_are_clean(void **state)
 {
+	static const uint8_t bid[4] = {1, 2, 3, 4};
 	char *ks = write_kallsyms(*state, "kallsyms-fault", fake_kallsyms);
+	char *notes = write_notes(*state, "notes-fault", bid, sizeof(bid));
 	char path[4096];
 	uint64_t off;
 	long n;
-	int err = -ENOMEM;
+	int err;
 
 	assert_true(live_offset((const void *)setup, path, sizeof(path), &off));
-	for (n = 0; n < 100000 && err == -ENOMEM; n++) {
-		tdr_mem_fail_after(n);
-		err = session(path, off, ks);
-		tdr_mem_fail_after(-1);
-		assert_true(err == 0 || err == -ENOMEM);
+	for (int by_image = 0; by_image < 2; by_image++) {
+		err = -ENOMEM;
+		for (n = 0; n < 100000 && err == -ENOMEM; n++) {
+			tdr_mem_fail_after(n);
+			err = session(path, off, ks, by_image ? notes : NULL);
+			tdr_mem_fail_after(-1);
+			assert_true(err == 0 || err == -ENOMEM);
+		}
+		assert_int_equal(err, 0);
+		assert_true(n > 5); /* the loop did hit failures on the way */
 	}
-	assert_int_equal(err, 0);
-	assert_true(n > 5); /* the loop did hit failures on the way */
+	free(notes);
 	free(ks);
 }
 
@@ -477,6 +707,9 @@ int main(void)
 		cmocka_unit_test(test_symbolize__offset_outside_segments),
 		cmocka_unit_test(test_symbolize__kallsyms_parsed_and_sorted),
 		cmocka_unit_test(test_symbolize__kallsyms_unusable),
+		cmocka_unit_test(test_symbolize__kallsyms_by_recorded_kernel_image),
+		cmocka_unit_test(test_symbolize__file_newer_than_recording_is_changed),
+		cmocka_unit_test(test_symbolize__perf_build_id_cache),
 		cmocka_unit_test(test_symbolize__vdso_from_own_image),
 		cmocka_unit_test(test_symbolize__allocation_failures_are_clean),
 	};

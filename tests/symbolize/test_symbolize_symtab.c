@@ -11,11 +11,14 @@
  * with `eu-addr2line -S` (symbol+offset), on the same file.
  * Covers: a stripped library whose separate debug file (.gnu_debuglink)
  * holds the only .symtab: a static C function, assembly labels without type
- * or size (before, inside and after a sized function), PLT stubs (no name and
- * no DWARF); with lines wanted, DWARF is opened once. And, when libc6-dbg is
- * installed, the system's libc (static functions only in the debug file's
- * .symtab, PLT stubs) and ld.so (_start and _dl_start_user, labels of its
- * debug file's .symtab: the start-up code every profile has samples in).
+ * or size (before, inside and after a sized function); with lines wanted,
+ * DWARF is opened once. When libc6-dbg is installed, the system's libc
+ * (static functions only in the debug file's .symtab) and ld.so (_start and
+ * _dl_start_user, labels of its debug file's .symtab: the start-up code
+ * every profile has samples in). PLT stubs, which eu-addr2line does not
+ * name, are compared with objdump's "<name@plt>" labels instead: a stripped
+ * library, programs with lazy, IBT (.plt.sec) and .plt.got stubs, C++, and
+ * libc and ld.so; none opens DWARF.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,16 +178,6 @@ static size_t check_names(struct tdr_symbolizer *s, const char *path, const uint
 	return named;
 }
 
-/* The first PLT stub of path (past the PLT header), or 0 without .plt. */
-static uint64_t plt_stub(const char *path)
-{
-	uint64_t lo, sz;
-
-	if (!fx_elf_section(path, ".plt", &lo, &sz) || sz < 0x20)
-		return 0;
-	return lo + 0x10 + 2;
-}
-
 static void test_symtab__labels_from_debug_file(void **state)
 {
 #if !defined(__x86_64__)
@@ -196,7 +189,7 @@ static void test_symtab__labels_from_debug_file(void **state)
 	struct tdr_symbolizer *s;
 	struct fx_sym *syms = NULL, *none = NULL;
 	char *lib = NULL, *dbg = NULL;
-	uint64_t va[6], off;
+	uint64_t va[5], off;
 	struct tdr_sym y;
 	int n;
 
@@ -214,24 +207,23 @@ static void test_symtab__labels_from_debug_file(void **state)
 	assert_true(n > 0);
 
 	/* Labels: before, inside (named by the sized function) and after a
-	 * sized function; a static C function; a PLT stub (no symbol). */
+	 * sized function; a static C function. */
 	va[0] = sym_value(syms, n, "fx_label_entry") + 2;
 	va[1] = sym_value(syms, n, "fx_label_next") + 2;
 	va[2] = sym_value(syms, n, "fx_label_inside") + 2;
 	va[3] = sym_value(syms, n, "fx_label_after") + 2;
 	va[4] = sym_value(syms, n, "fx_labels_static") + 0x10;
-	va[5] = plt_stub(lib);
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < 5; i++)
 		assert_true(va[i] > 0x10);
 	{
 		char inside[64];
-		const char *want[6] = { "fx_label_entry+0x2", "fx_label_next+0x2", inside,
-					"fx_label_after+0x2", "fx_labels_static+0x10", "??" };
+		const char *want[5] = { "fx_label_entry+0x2", "fx_label_next+0x2", inside,
+					"fx_label_after+0x2", "fx_labels_static+0x10" };
 
 		snprintf(inside, sizeof(inside), "fx_label_sized+0x%llx",
 			 (unsigned long long)(va[2] - sym_value(syms, n, "fx_label_sized")));
 		assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
-		assert_int_equal(check_names(s, lib, va, 6, want), 5);
+		assert_int_equal(check_names(s, lib, va, 5, want), 5);
 	}
 	/* All of it from the debug file's .symtab: its DWARF never opened. */
 	assert_int_equal(s->dwarf_open_cnt, 0);
@@ -282,7 +274,7 @@ static bool has_alias(const struct fx_sym *syms, int n, int idx)
  * libc.so.6 has only .dynsym; its static functions are named by the .symtab
  * of its debug file. Unaliased ones (so that the alias rule does not decide
  * the name) without clone suffixes (eu-addr2line -f prints DWARF names),
- * every 25th, looked up in their middle; and a PLT stub.
+ * every 25th, looked up in their middle.
  */
 static void test_symtab__libc_static_functions_without_dwarf(void **state)
 {
@@ -316,15 +308,12 @@ static void test_symtab__libc_static_functions_without_dwarf(void **state)
 		va[cnt++] = y->value + y->size / 2;
 	}
 	assert_true(cnt >= 20);
-	va[cnt] = plt_stub(LIBC_PATH);
-	if (va[cnt])
-		cnt++;
 	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
 	named = check_names(s, LIBC_PATH, va, cnt, NULL);
 	fprintf(stderr, "%s: %zu addresses, %zu named, %zu DWARF opened\n", LIBC_PATH, cnt, named,
 		s->dwarf_open_cnt);
-	assert_true(named >= cnt - 1);
-	/* Neither the names nor the PLT stub opened libc's DWARF. */
+	assert_int_equal(named, cnt);
+	/* The names did not open libc's DWARF. */
 	assert_int_equal(s->dwarf_open_cnt, 0);
 	tdr_symbolizer__free(s);
 	free(va);
@@ -367,12 +356,143 @@ static void test_symtab__ldso_start_labels(void **state)
 	free(ldso);
 }
 
+/* objdump's PLT stubs of path: "<name@plt>" labels (demangled), not the
+ * PLT header ("<x@plt-0x10>") nor IRELATIVE stubs ("<*ABS*+0x...@plt>").
+ * Returns the count; addrs and names (NAME_SZ each) are the caller's. */
+static size_t objdump_plt(const char *path, uint64_t **addrs, char (**names)[NAME_SZ])
+{
+	char *out = fx_sh_out("objdump -d -C -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null",
+			      path);
+	char *line, *save = NULL;
+	size_t n = 0;
+
+	assert_non_null(out);
+	*addrs = calloc(4096, sizeof(**addrs));
+	*names = calloc(4096, NAME_SZ);
+	for (line = strtok_r(out, "\n", &save); line && n < 4096; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a;
+		char name[NAME_SZ];
+		size_t len;
+
+		/* "0000000000001030 <read@plt>:" */
+		if (sscanf(line, "%llx <%255[^\n]", &a, name) != 2)
+			continue;
+		len = strlen(name);
+		if (len < 7 || strcmp(name + len - 2, ">:") || !strncmp(name, "*ABS*", 5))
+			continue;
+		name[len - 2] = '\0';
+		if (len - 2 < 4 || strcmp(name + len - 6, "@plt"))
+			continue;
+		(*addrs)[n] = a;
+		snprintf((*names)[n], NAME_SZ, "%s", name);
+		n++;
+	}
+	free(out);
+	return n;
+}
+
+/* Every stub objdump names, looked up 2 bytes in, is "name@plt+0x2"; the
+ * PLT header is not named; no DWARF is opened. Returns the stub count. */
+static size_t check_plt(const char *path)
+{
+	struct tdr_symbolizer_opts o = { 0 };
+	struct tdr_dso_ref ref = { .path = path };
+	struct tdr_symbolizer *s;
+	char (*names)[NAME_SZ] = NULL;
+	uint64_t *addrs = NULL, lo, sz, off;
+	size_t n = objdump_plt(path, &addrs, &names), bad = 0;
+	struct tdr_sym y;
+
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(fx_vaddr_to_off(path, addrs[i] + 2, &off));
+		assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+		if (y.status != TDR_SYM_OK || strcmp(y.function, names[i]) ||
+		    y.function_offset != 2) {
+			fprintf(stderr, "%s 0x%llx: objdump %s, tdrec %s+0x%llx\n", path,
+				(unsigned long long)addrs[i], names[i],
+				y.function ? y.function : "??",
+				(unsigned long long)y.function_offset);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	/* The lazy-binding header at the start of .plt jumps to the resolver. */
+	if (fx_elf_section(path, ".plt", &lo, &sz) && sz >= 16 &&
+	    fx_vaddr_to_off(path, lo + 2, &off)) {
+		assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+		assert_int_not_equal(y.status, TDR_SYM_OK);
+	}
+	assert_int_equal(s->dwarf_open_cnt, 0);
+	tdr_symbolizer__free(s);
+	free(addrs);
+	free(names);
+	return n;
+}
+
+/* PLT stubs are named as objdump (and perf) name them: "puts@plt". */
+static void test_symtab__plt_stubs_named_like_objdump(void **state)
+{
+	static const struct {
+		const char *file, *cc, *flags;
+	} builds[] = {
+	    /* lazy binding: .plt, and .plt.got for __cxa_finalize */
+	    {"plt-lazy", "gcc", "-O2 -g -pie -fPIE"},
+	    /* IBT: the named stubs are in .plt.sec, .plt has the lazy halves */
+	    {"plt-ibt", "gcc", "-O2 -g -pie -fPIE -fcf-protection=full -Wl,-z,ibtplt"},
+	    /* bind now, stripped: names from .dynsym and relocations only */
+	    {"plt-now", "gcc", "-O2 -pie -fPIE -Wl,-z,now -s"},
+	    /* C++: names demangled like objdump -C */
+	    {"plt-cxx", "g++", "-O2 -g -x c++ -pie -fPIE"},
+	};
+	static const char src[] =
+	    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+	    "int main(int c, char **v)\n{\n"
+	    "\tchar *p = (char *)malloc(64);\n"
+	    "#ifdef __cplusplus\n\tint *q = new int[c];\n\tprintf(\"%p\\n\", (void *)q);\n"
+	    "\tdelete[] q;\n#endif\n"
+	    "\tstrcpy(p, v[0]);\n\tputs(p);\n\tprintf(\"%d\\n\", c);\n\tfree(p);\n"
+	    "\treturn (int)strlen(v[0]) > 9999;\n}\n";
+	struct env *e = *state;
+	char path[512];
+	FILE *f;
+
+#if !defined(__x86_64__)
+	skip(); /* stubs are decoded for x86-64 only */
+#endif
+	if (!fx_have("objdump"))
+		skip();
+	snprintf(path, sizeof(path), "%s/plt.c", e->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(src, f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", e->dir, builds[i].file);
+		assert_int_equal(fx_sh("cd '%s' && %s %s -o %s plt.c", e->dir, builds[i].cc,
+				       builds[i].flags, builds[i].file),
+				 0);
+		assert_true(check_plt(path) >= 4);
+	}
+	/* The system's libc and ld.so (stripped; their PLT stubs are not in
+	 * their debug files' .symtab either). */
+	check_plt(LIBC_PATH);
+	{
+		char *ldso = realpath(LDSO_PATH, NULL);
+
+		if (ldso)
+			check_plt(ldso);
+		free(ldso);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symtab__labels_from_debug_file),
 		cmocka_unit_test(test_symtab__libc_static_functions_without_dwarf),
 		cmocka_unit_test(test_symtab__ldso_start_labels),
+		cmocka_unit_test(test_symtab__plt_stubs_named_like_objdump),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -268,7 +268,8 @@ struct tdr_report_load_opts {
 	/* Kernel symbols apply when the recording's boot_id equals this one
 	 * (the caller reads /proc/sys/kernel/random/boot_id); NULL = never. */
 	const char *boot_id;
-	const char *kallsyms_path; /* NULL = /proc/kallsyms */
+	const char *kallsyms_path;     /* NULL = /proc/kallsyms */
+	const char *kernel_notes_path; /* the running kernel's build-id; NULL = /sys/kernel/notes */
 };
 
 /*

@@ -29,13 +29,31 @@ struct tdr_symbolizer_opts {
 	 * whether it applies (the report runs on the recording host and boot). */
 	const char *kallsyms_path;
 	bool kallsyms_usable;
+	/* Kernel symbols also apply when the recording names its kernel image
+	 * (perf.data files, which carry no boot id) and that image is the
+	 * running kernel: kernel_build_id equals the build-id in
+	 * kernel_notes_path (NULL = /sys/kernel/notes), and kallsyms has the
+	 * symbol kernel_ref_sym (perf's "_text") at kernel_ref_addr, the
+	 * address it had when recorded (the same KASLR placement). Without
+	 * kernel_ref_sym the placement cannot be checked and this does not
+	 * apply. Copied by __new. */
+	const uint8_t *kernel_build_id;
+	size_t kernel_build_id_sz;
+	const char *kernel_ref_sym;
+	uint64_t kernel_ref_addr;
+	const char *kernel_notes_path;
+	/* When the recording ended (CLOCK_REALTIME, ns; 0 = unknown). An object
+	 * recorded without a build-id whose file was modified after this time
+	 * is not the one that ran: TDR_SYM_CHANGED, never symbolized. */
+	uint64_t recorded_until_ns;
 };
 
 enum tdr_sym_status {
 	TDR_SYM_OK = 0,	      /* function found */
 	TDR_SYM_NO_SYMBOL,    /* object read, but no symbol covers the address */
 	TDR_SYM_MISSING,      /* object file not found or unreadable */
-	TDR_SYM_CHANGED,      /* object's build-id differs from the recorded one */
+	TDR_SYM_CHANGED,      /* object's build-id differs from the recorded one, or,
+			       * none recorded, its file is newer than the recording */
 	TDR_SYM_NO_KERNEL,    /* kernel address, kernel symbols not usable */
 };
 
