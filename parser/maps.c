@@ -288,6 +288,13 @@ static void apply_known_build_id(struct maps *m, struct tdr_mapping *mp)
 {
 	uint32_t i = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)mp->path);
 
+	/* perf lists the kernel image as "[kernel.kallsyms]" in its build-id
+	 * table but maps it as "[kernel.kallsyms]_text" (relocation symbol
+	 * appended). */
+	if (i == U64MAP_NONE && mp->kind == TDR_MAP_KERNEL &&
+	    !strncmp(mp->path, m->kernel_pseudo.path, 17))
+		i = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)m->kernel_pseudo.path);
+
 	if (i == U64MAP_NONE || mp->build_id_sz)
 		return;
 	mp->build_id_sz = m->bids[i].sz;
