@@ -376,6 +376,69 @@ static void test_pd_topdown__compressed2(void **state)
 	variant(state, PDW_COMPRESSED2, 200, names);
 }
 
+/* Column col of a CSV line (no quoting in the fields used here). */
+static bool csv_field(const char *line, int col, char *out, size_t sz)
+{
+	const char *p = line, *e;
+
+	for (int i = 0; i < col; i++) {
+		p = strchr(p, ',');
+		if (!p)
+			return false;
+		p++;
+	}
+	e = p + strcspn(p, ",\n");
+	snprintf(out, sz, "%.*s", (int)(e - p), p);
+	return true;
+}
+
+static int csv_col(const char *header, const char *name)
+{
+	char f[64];
+
+	for (int i = 0; csv_field(header, i, f, sizeof(f)); i++)
+		if (!strcmp(f, name))
+			return i;
+	fail_msg("no column %s in: %s", name, header);
+	return -1;
+}
+
+/* tdrec report on the file: the library's row has its TopDown split, level
+ * 2 derived categories included (want_lib: retiring 700 of 2000 slots,
+ * core-bound = be-bound 500 - mem-bound 240 = 260 of 2000). */
+static void test_pd_topdown__tdrec_report_shows_topdown(void **state)
+{
+	struct ctx *c = *state;
+	const char *tdrec = getenv("TDREC");
+	char cmd[512], header[2048], line[2048], f[64];
+	bool found = false;
+	FILE *p;
+
+	if (!tdrec) {
+		print_message("TDREC not set (run through ctest): skipped\n");
+		skip();
+	}
+	write_file(c, PDW_COMPRESSED, 61, PDW_COMPLETE, 0, names, "GenuineIntel,6,143,8");
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --by dso --csv 2>/dev/null", tdrec,
+		 c->path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(header, sizeof(header), p));
+	while (fgets(line, sizeof(line), p)) {
+		if (!csv_field(line, csv_col(header, "name"), f, sizeof(f)) || strcmp(f, LIB))
+			continue;
+		found = true;
+		csv_field(line, csv_col(header, "topdown:retiring"), f, sizeof(f));
+		assert_string_equal(f, "0.35");
+		csv_field(line, csv_col(header, "topdown:core-bound"), f, sizeof(f));
+		assert_string_equal(f, "0.13");
+		csv_field(line, csv_col(header, "event:slots"), f, sizeof(f));
+		assert_string_equal(f, "2000");
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(found);
+}
+
 /* Hybrid parts: perf names the events after their PMU. */
 static void test_pd_topdown__pmu_qualified_names(void **state)
 {
@@ -529,6 +592,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record_z, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_pd_topdown__cut_anywhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pd_topdown__tdrec_report_shows_topdown, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
