@@ -357,8 +357,8 @@ static int read_features(struct perfdata *pd, struct tdr_meta *m, const uint8_t 
 		/* perf writes the features last: the file was cut after its data. */
 		pd->status.truncated = true;
 		pd->status.intact_sz = cut_at;
-		tdr_warn("perf.data %s ends inside its feature sections: %d of them missing",
-			 name, cut_cnt);
+		tdr_warn("perf.data %s ends inside its feature sections: %d of them missing", name,
+			 cut_cnt);
 	}
 	if (bad_cnt)
 		tdr_warn("perf.data %s: %d damaged feature sections ignored (bits %s%s)", name,
@@ -373,15 +373,21 @@ static int read_features(struct perfdata *pd, struct tdr_meta *m, const uint8_t 
 /* Names of the generic hardware and software events (perf's names), indexed
  * by attr.config. */
 static const char *const hw_names[] = {
-	"cycles",	"instructions",		   "cache-references",
-	"cache-misses", "branches",		   "branch-misses",
-	"bus-cycles",	"stalled-cycles-frontend", "stalled-cycles-backend",
-	"ref-cycles",
+    "cycles",
+    "instructions",
+    "cache-references",
+    "cache-misses",
+    "branches",
+    "branch-misses",
+    "bus-cycles",
+    "stalled-cycles-frontend",
+    "stalled-cycles-backend",
+    "ref-cycles",
 };
 static const char *const sw_names[] = {
-	"cpu-clock",	   "task-clock",       "page-faults",	   "context-switches",
-	"cpu-migrations",  "minor-faults",     "major-faults",	   "alignment-faults",
-	"emulation-faults", "dummy",	       "bpf-output",	   "cgroup-switches",
+    "cpu-clock",	"task-clock",	"page-faults",	"context-switches",
+    "cpu-migrations",	"minor-faults", "major-faults", "alignment-faults",
+    "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
 };
 
 /* The Intel core PMU's TopDown events (kernel-facts.md section 2), raw type. */
@@ -389,11 +395,15 @@ static const struct {
 	uint64_t config;
 	const char *name;
 } td_events[] = {
-	{ 0x0400, "slots" },		{ 0x8000, "topdown-retiring" },
-	{ 0x8100, "topdown-bad-spec" }, { 0x8200, "topdown-fe-bound" },
-	{ 0x8300, "topdown-be-bound" }, { 0x8400, "topdown-heavy-ops" },
-	{ 0x8500, "topdown-br-mispredict" }, { 0x8600, "topdown-fetch-lat" },
-	{ 0x8700, "topdown-mem-bound" },
+    {0x0400, "slots"},
+    {0x8000, "topdown-retiring"},
+    {0x8100, "topdown-bad-spec"},
+    {0x8200, "topdown-fe-bound"},
+    {0x8300, "topdown-be-bound"},
+    {0x8400, "topdown-heavy-ops"},
+    {0x8500, "topdown-br-mispredict"},
+    {0x8600, "topdown-fetch-lat"},
+    {0x8700, "topdown-mem-bound"},
 };
 
 /* tdrec's name for a TopDown event of the core PMU (type 4: "cpu", or
@@ -479,8 +489,8 @@ static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups
 			ev->flags |= TDR_EVENT_LEADER;
 		/* sample_period and sample_freq share a union in the attr; perf's
 		 * side-band "dummy" event has a period but never samples. */
-		if (ev->attr.sample_period &&
-		    !(ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_DUMMY)) {
+		if (ev->attr.sample_period && !(ev->attr.type == PERF_TYPE_SOFTWARE &&
+						ev->attr.config == PERF_COUNT_SW_DUMMY)) {
 			ev->flags |= TDR_EVENT_SAMPLER;
 			if (!sampler)
 				sampler = ev;
@@ -622,8 +632,8 @@ static int parse_file(struct tdr_parser *p, const char *name)
 	attrs = get_sec(h + 24);
 	data = get_sec(h + 40);
 	if (data.off < hsz || !in_file(pd, data.off, 0)) {
-		tdr_warn("failed to read perf.data %s: data section at %llu, outside the file", name,
-			 (unsigned long long)data.off);
+		tdr_warn("failed to read perf.data %s: data section at %llu, outside the file",
+			 name, (unsigned long long)data.off);
 		return data.off < hsz ? -TDR_E_CORRUPT : -TDR_E_TRUNCATED;
 	}
 	pd->data_off = data.off;

@@ -80,8 +80,8 @@ static bool put_feature(struct wbuf *b, const struct pdw_opts *o, int bit)
 		for (i = 0; i < o->bid_cnt; i++) {
 			const struct pdw_build_id *bid = &o->bids[i];
 			size_t n = strlen(bid->path) + 1, padded = (n + 7) & ~(size_t)7;
-			struct perf_event_header h = { 67, 1u << 15, (uint16_t)(36 + padded) };
-			uint8_t area[24] = { 0 };
+			struct perf_event_header h = {67, 1u << 15, (uint16_t)(36 + padded)};
+			uint8_t area[24] = {0};
 
 			memcpy(area, bid->id, bid->sz);
 			area[20] = bid->sz; /* PERF_RECORD_MISC_BUILD_ID_SIZE form */
@@ -141,16 +141,17 @@ static void put_compressed(struct wbuf *b, ZSTD_CStream *zs, const struct pdw_op
 
 	while (pos < sz) {
 		size_t n = sz - pos < o->chunk ? sz - pos : o->chunk;
-		ZSTD_inBuffer in = { src + pos, n, 0 };
-		ZSTD_outBuffer ob = { out, sizeof(out) - 64, 0 };
-		struct perf_event_header h = { o->compress, 0, 0 };
+		ZSTD_inBuffer in = {src + pos, n, 0};
+		ZSTD_outBuffer ob = {out, sizeof(out) - 64, 0};
+		struct perf_event_header h = {o->compress, 0, 0};
 
 		/* perf: ZSTD_compressStream, then ZSTD_flushStream; never ends the frame */
 		if (ZSTD_isError(ZSTD_compressStream(zs, &ob, &in)) || in.pos != n ||
 		    ZSTD_flushStream(zs, &ob) != 0)
 			abort();
 		if (o->compress == PDW_COMPRESSED) {
-			h.size = (uint16_t)(8 + ob.pos); /* unpadded: the next record is misaligned */
+			h.size =
+			    (uint16_t)(8 + ob.pos); /* unpadded: the next record is misaligned */
 			put(b, &h, sizeof(h));
 			put(b, out, ob.pos);
 		} else {
@@ -196,9 +197,9 @@ static void put_data(struct wbuf *b, const struct pdw_opts *o, const uint8_t *da
 
 size_t pdw_write(const char *path, const struct pdw_opts *o, const uint8_t *data, size_t sz)
 {
-	static const int bits[] = { 2, 3, 4, 5, 9, 11, 12, 17 };
-	struct wbuf b = { 0 };
-	uint64_t bitmap[4] = { 0 };
+	static const int bits[] = {2, 3, 4, 5, 9, 11, 12, 17};
+	struct wbuf b = {0};
+	uint64_t bitmap[4] = {0};
 	size_t i, nfeat = 0, ids_at[64], attrs_at, data_at, tab_at;
 	FILE *f;
 

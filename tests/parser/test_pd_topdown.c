@@ -44,16 +44,28 @@
 #define LIB "/usr/lib/libfoo.so"
 
 static const char *const names[NEV] = {
-	"slots",	    "cycles",		"topdown-retiring",  "topdown-bad-spec",
-	"topdown-fe-bound", "topdown-be-bound", "topdown-heavy-ops", "topdown-br-mispredict",
-	"topdown-fetch-lat", "topdown-mem-bound",
+    "slots",
+    "cycles",
+    "topdown-retiring",
+    "topdown-bad-spec",
+    "topdown-fe-bound",
+    "topdown-be-bound",
+    "topdown-heavy-ops",
+    "topdown-br-mispredict",
+    "topdown-fetch-lat",
+    "topdown-mem-bound",
 };
 static const char *const core_names[NEV] = {
-	"cpu_core/slots/",		"cpu_core/cycles/",
-	"cpu_core/topdown-retiring/",	"cpu_core/topdown-bad-spec/",
-	"cpu_core/topdown-fe-bound/",	"cpu_core/topdown-be-bound/",
-	"cpu_core/topdown-heavy-ops/",	"cpu_core/topdown-br-mispredict/",
-	"cpu_core/topdown-fetch-lat/",	"cpu_core/topdown-mem-bound/",
+    "cpu_core/slots/",
+    "cpu_core/cycles/",
+    "cpu_core/topdown-retiring/",
+    "cpu_core/topdown-bad-spec/",
+    "cpu_core/topdown-fe-bound/",
+    "cpu_core/topdown-be-bound/",
+    "cpu_core/topdown-heavy-ops/",
+    "cpu_core/topdown-br-mispredict/",
+    "cpu_core/topdown-fetch-lat/",
+    "cpu_core/topdown-mem-bound/",
 };
 
 struct ipsum {
@@ -106,7 +118,7 @@ static void make_attrs(struct ctx *c)
 
 static struct synth_sid sid_of(unsigned cpu, uint32_t tid, uint64_t time, uint64_t id)
 {
-	struct synth_sid s = { .pid = PID, .tid = tid, .time = time, .id = id, .cpu = cpu };
+	struct synth_sid s = {.pid = PID, .tid = tid, .time = time, .id = id, .cpu = cpu};
 
 	return s;
 }
@@ -115,7 +127,7 @@ static void sample(struct ctx *c, unsigned cpu, uint32_t tid, uint64_t time, uin
 		   const uint64_t *v)
 {
 	uint64_t ids[NEV];
-	struct synth_sample s = { 0 };
+	struct synth_sample s = {0};
 
 	for (size_t i = 0; i < NEV; i++)
 		ids[i] = c->ids[i][cpu];
@@ -145,29 +157,29 @@ static void user_record(struct ctx *c, uint32_t type, size_t payload_sz)
  *   thread 12, cpu 0: b1 t=350 IP_B, b2 t=450 IP_B; round 2: b3 t=600 IP_A
  *   thread 11, cpu 1: c1 t=200 IP_B, c2 t=400 IP_A
  */
-static const uint64_t a1[] = { 1000, 250, 400, 100, 300, 200, 150, 60, 120, 90 };
-static const uint64_t a2[] = { 3000, 750, 1100, 300, 900, 700, 450, 160, 400, 330 };
-static const uint64_t a3[] = { 4000, 1000, 1500, 400, 1200, 900, 600, 200, 500, 420 };
-static const uint64_t b1[] = { 2000, 500, 200, 600, 700, 500, 100, 500, 300, 250 };
-static const uint64_t b2[] = { 2550, 640, 300, 700, 850, 700, 130, 560, 350, 400 };
-static const uint64_t b3[] = { 3000, 750, 400, 800, 950, 850, 160, 600, 400, 500 };
-static const uint64_t c1[] = { 600, 150, 200, 100, 100, 200, 80, 50, 40, 120 };
-static const uint64_t c2[] = { 1400, 350, 500, 150, 300, 450, 200, 70, 120, 300 };
+static const uint64_t a1[] = {1000, 250, 400, 100, 300, 200, 150, 60, 120, 90};
+static const uint64_t a2[] = {3000, 750, 1100, 300, 900, 700, 450, 160, 400, 330};
+static const uint64_t a3[] = {4000, 1000, 1500, 400, 1200, 900, 600, 200, 500, 420};
+static const uint64_t b1[] = {2000, 500, 200, 600, 700, 500, 100, 500, 300, 250};
+static const uint64_t b2[] = {2550, 640, 300, 700, 850, 700, 130, 560, 350, 400};
+static const uint64_t b3[] = {3000, 750, 400, 800, 950, 850, 160, 600, 400, 500};
+static const uint64_t c1[] = {600, 150, 200, 100, 100, 200, 80, 50, 40, 120};
+static const uint64_t c2[] = {1400, 350, 500, 150, 300, 450, 200, 70, 120, 300};
 
 /* IP_A: a1 (first) + (a3 - a2) + (c2 - c1) + (b3 - b2)
  *     = a1 + {1000,250,400,100,300,200,150,40,100,90}
  *          + {800,200,300,50,200,250,120,20,80,180}
  *          + {450,110,100,100,100,150,30,40,50,100} */
-static const uint64_t want_a[] = { 3250, 810, 1200, 350, 900, 800, 450, 160, 350, 460 };
+static const uint64_t want_a[] = {3250, 810, 1200, 350, 900, 800, 450, 160, 350, 460};
 /* IP_B: b1 (first) + (b2 - b1) + c1 (first) = b2 + c1 */
-static const uint64_t want_b[] = { 3150, 790, 500, 800, 950, 900, 210, 610, 390, 520 };
+static const uint64_t want_b[] = {3150, 790, 500, 800, 950, 900, 210, 610, 390, 520};
 /* IP_LIB: a2 - a1 */
-static const uint64_t want_lib[] = { 2000, 500, 700, 200, 600, 500, 300, 100, 280, 240 };
+static const uint64_t want_lib[] = {2000, 500, 700, 200, 600, 500, 300, 100, 280, 240};
 
 static void build_records(struct ctx *c)
 {
 	const struct perf_event_attr *a = &c->attr[0];
-	struct synth_sid none = { .pid = PID, .tid = PID }; /* perf's synthesized: id 0, time 0 */
+	struct synth_sid none = {.pid = PID, .tid = PID}; /* perf's synthesized: id 0, time 0 */
 	struct synth_sid s;
 
 	/* perf's own records first */
@@ -181,8 +193,7 @@ static void build_records(struct ctx *c)
 	s = sid_of(0, PID, 50, c->ids[0][0]);
 	synth_comm(&c->b, a, PID, PID, "app", true, &s);
 	s.time = 60;
-	synth_mmap(&c->b, a, false, 0, PID, PID, 0x400000, 0x10000, 0, "/usr/bin/app", NULL, 0,
-		   &s);
+	synth_mmap(&c->b, a, false, 0, PID, PID, 0x400000, 0x10000, 0, "/usr/bin/app", NULL, 0, &s);
 	s.tid = 11;
 	s.time = 70;
 	synth_task(&c->b, a, false, PID, PID, 11, PID, 70, &s);
@@ -197,8 +208,7 @@ static void build_records(struct ctx *c)
 	/* round 1, cpu 1's buffer */
 	sample(c, 1, 11, 200, IP_B, c1);
 	s = sid_of(1, 11, 250, c->ids[0][1]);
-	synth_mmap(&c->b, a, false, 0, PID, 11, 0x7f0000000000, 0x20000, 0x1000, LIB, NULL, 0,
-		   &s);
+	synth_mmap(&c->b, a, false, 0, PID, 11, 0x7f0000000000, 0x20000, 0x1000, LIB, NULL, 0, &s);
 	sample(c, 1, 11, 400, IP_A, c2);
 	user_record(c, PDW_FINISHED_ROUND, 0);
 	/* round 2 */
@@ -206,16 +216,16 @@ static void build_records(struct ctx *c)
 	user_record(c, PDW_FINISHED_ROUND, 0);
 }
 
-static const uint8_t lib_bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6 };
+static const uint8_t lib_bid[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6};
 
 static void write_file(struct ctx *c, uint32_t compress, size_t chunk, enum pdw_cut cut,
 		       size_t cut_tail, const char *const *ev_names, const char *cpuid)
 {
-	static const char *const argv[] = { "/usr/bin/perf", "record", "-e", "{slots,...}:S",
-					    "./app" };
-	struct pdw_group g = { NULL, 0, NEV };
-	struct pdw_build_id bid = { LIB, { 0 }, 20 };
-	struct pdw_opts o = { 0 };
+	static const char *const argv[] = {"/usr/bin/perf", "record", "-e", "{slots,...}:S",
+					   "./app"};
+	struct pdw_group g = {NULL, 0, NEV};
+	struct pdw_build_id bid = {LIB, {0}, 20};
+	struct pdw_opts o = {0};
 
 	memcpy(bid.id, lib_bid, sizeof(lib_bid));
 	for (size_t i = 0; i < NEV; i++)
@@ -465,7 +475,7 @@ static void killed(void **state, uint32_t compress)
 	struct tdr_parser *p;
 	size_t b3_sz = synth_rec(&c->b, c->last_rec)->size;
 	/* IP_A: a1 + (a3 - a2) + (c2 - c1); b3 is lost in the cut */
-	static const uint64_t want_a_cut[] = { 2800, 700, 1100, 250, 800, 650, 420, 120, 300, 360 };
+	static const uint64_t want_a_cut[] = {2800, 700, 1100, 250, 800, 650, 420, 120, 300, 360};
 
 	c->b.sz = c->last_rec + b3_sz; /* no final FINISHED_ROUND */
 	/* plain: keep 24 bytes of b3; -z: cut the last compressed record */
@@ -581,19 +591,16 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_pd_topdown__plain, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pd_topdown__compressed_straddling_chunks,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pd_topdown__compressed2, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pd_topdown__pmu_qualified_names, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record_z, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_pd_topdown__cut_anywhere, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pd_topdown__tdrec_report_shows_topdown, setup,
-						teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__plain, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__compressed_straddling_chunks, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__compressed2, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__pmu_qualified_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record_z, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__cut_anywhere, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__tdrec_report_shows_topdown, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
