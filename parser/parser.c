@@ -224,7 +224,10 @@ int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_hea
 		p->stats.malformed_records++;
 		return 0;
 	}
-	if (r.unknown_id || r.ev < 0)
+	/* Only a sample is lost to an unknown id (it cannot be attributed). Other
+	 * records are used all the same: perf synthesizes its initial MMAP and
+	 * COMM records with id 0, which names no event. */
+	if (r.type == PERF_RECORD_SAMPLE && (r.unknown_id || r.ev < 0))
 		p->stats.unknown_ids++;
 	/* perf.data has no rings: the record's CPU names its per-CPU buffer. */
 	if (ring == TDR_RING_SYNTHETIC && (r.sid.have & DEC_HAVE_CPU))

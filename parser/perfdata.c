@@ -43,6 +43,15 @@ static bool in_file(const struct perfdata *pd, uint64_t off, uint64_t sz)
 	return off <= pd->sz && sz <= pd->sz - off;
 }
 
+/* A section the file must hold: 0; -TDR_E_TRUNCATED when it runs past the end
+ * of the file (the file was cut); -TDR_E_CORRUPT when it cannot exist. */
+static int sec_check(const struct perfdata *pd, uint64_t off, uint64_t sz)
+{
+	if (in_file(pd, off, sz))
+		return 0;
+	return off + sz < off ? -TDR_E_CORRUPT : -TDR_E_TRUNCATED;
+}
+
 static struct sec get_sec(const uint8_t *p)
 {
 	struct sec s = { tdr_get_le64(p), tdr_get_le64(p + 8) };
@@ -65,7 +74,14 @@ static int read_str(const uint8_t *base, size_t *pos, size_t end, char **out)
 	n = strnlen((const char *)base + *pos, len);
 	*out = tdr_strndup((const char *)base + *pos, n);
 	*pos += len;
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	/* Host names, command lines and event names end up on a terminal: no
+	 * control characters from a hostile file. */
+	for (char *c = *out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return 0;
 }
 
 static const char *pmu_name_of(uint32_t type, char *buf, size_t sz)
@@ -94,11 +110,16 @@ static int read_attrs(struct perfdata *pd, struct tdr_meta *m, uint64_t attr_siz
 {
 	uint64_t n, i, j, abytes;
 
-	if (attr_size < 16 + PERF_ATTR_SIZE_VER0 || attr_size > 4096 || !in_file(pd, attrs.off, attrs.sz))
+	int err;
+
+	if (attr_size < 16 + PERF_ATTR_SIZE_VER0 || attr_size > 4096)
 		return -TDR_E_CORRUPT;
+	err = sec_check(pd, attrs.off, attrs.sz);
+	if (err)
+		return err;
 	n = attrs.sz / attr_size;
 	if (!n || n > PD_MAX_ATTRS)
-		return n ? -TDR_E_LIMIT : -TDR_E_CORRUPT;
+		return -TDR_E_CORRUPT; /* perf writes a few attrs, never thousands */
 	abytes = attr_size - 16;
 	m->events = tdr_calloc(n, sizeof(*m->events));
 	if (!m->events)
@@ -122,8 +143,11 @@ static int read_attrs(struct perfdata *pd, struct tdr_meta *m, uint64_t attr_siz
 		ev->group_idx = (uint32_t)i;
 		if (!ev->pmu_name)
 			return -ENOMEM;
-		if (!in_file(pd, ids.off, ids.sz) || ids.sz / 8 > PD_MAX_IDS)
+		if (ids.sz / 8 > PD_MAX_IDS)
 			return -TDR_E_CORRUPT;
+		err = sec_check(pd, ids.off, ids.sz);
+		if (err)
+			return err;
 		ev->id_cnt = ids.sz / 8;
 		ev->ids = tdr_calloc(ev->id_cnt ? ev->id_cnt : 1, sizeof(*ev->ids));
 		if (!ev->ids)
@@ -295,54 +319,178 @@ static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct 
 	}
 }
 
-static int read_features(struct perfdata *pd, struct tdr_meta *m, const uint8_t *bitmap)
+/* The feature sections listed in the header bitmap. One that is damaged or
+ * lies outside the file is skipped; one warning names them all. */
+static int read_features(struct perfdata *pd, struct tdr_meta *m, const uint8_t *bitmap,
+			 const char *name, bool *have_groups)
 {
-	uint64_t tab = pd->data_off + pd->data_sz;
-	int bit, k = 0, err;
+	uint64_t tab = pd->data_off + pd->data_sz, cut_at = pd->sz;
+	int bit, k = 0, err, bad_cnt = 0, cut_cnt = 0;
+	char bad[96] = "";
 
 	for (bit = 0; bit < 256; bit++) {
 		struct sec s;
 
 		if (!(tdr_get_le64(bitmap + 8 * (bit / 64)) & (1ULL << (bit % 64))))
 			continue;
-		if (!in_file(pd, tab + 16u * (uint64_t)k, 16))
-			return -TDR_E_TRUNCATED;
-		s = get_sec(pd->map + tab + 16u * (uint64_t)k++);
-		if (!in_file(pd, s.off, s.sz)) {
-			tdr_warn("perf.data feature %d lies outside the file: ignored", bit);
+		if (!in_file(pd, tab + 16u * (uint64_t)k, 16)) {
+			cut_cnt++;
+			if (tab < cut_at)
+				cut_at = tab;
 			continue;
 		}
-		err = one_feature(pd, m, bit, s);
+		s = get_sec(pd->map + tab + 16u * (uint64_t)k++);
+		err = in_file(pd, s.off, s.sz) ? one_feature(pd, m, bit, s) : -TDR_E_TRUNCATED;
 		if (err == -ENOMEM)
 			return err;
-		if (err)
-			tdr_warn("perf.data feature %d is damaged: ignored", bit);
+		if (!err && bit == PD_FEAT_GROUP_DESC)
+			*have_groups = true;
+		if (err == -TDR_E_TRUNCATED) {
+			cut_cnt++;
+			if (s.off < cut_at)
+				cut_at = s.off;
+		} else if (err && bad_cnt++ < 8)
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%s%d",
+				 bad[0] ? "," : "", bit);
 	}
+	if (cut_cnt) {
+		/* perf writes the features last: the file was cut after its data. */
+		pd->status.truncated = true;
+		pd->status.intact_sz = cut_at;
+		tdr_warn("perf.data %s ends inside its feature sections: %d of them missing", name,
+			 cut_cnt);
+	}
+	if (bad_cnt)
+		tdr_warn("perf.data %s: %d damaged feature sections ignored (bits %s%s)", name,
+			 bad_cnt, bad, bad_cnt > 8 ? ",..." : "");
 	return 0;
 }
 
 /* ---------------------------------------------------------------------------
  * Meta.
  */
-static int finish_meta(struct perfdata *pd, struct tdr_meta *m)
+
+/* Names of the generic hardware and software events (perf's names), indexed
+ * by attr.config. */
+static const char *const hw_names[] = {
+    "cycles",
+    "instructions",
+    "cache-references",
+    "cache-misses",
+    "branches",
+    "branch-misses",
+    "bus-cycles",
+    "stalled-cycles-frontend",
+    "stalled-cycles-backend",
+    "ref-cycles",
+};
+static const char *const sw_names[] = {
+    "cpu-clock",	"task-clock",	"page-faults",	"context-switches",
+    "cpu-migrations",	"minor-faults", "major-faults", "alignment-faults",
+    "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
+};
+
+/* The Intel core PMU's TopDown events (kernel-facts.md section 2), raw type. */
+static const struct {
+	uint64_t config;
+	const char *name;
+} td_events[] = {
+    {0x0400, "slots"},
+    {0x8000, "topdown-retiring"},
+    {0x8100, "topdown-bad-spec"},
+    {0x8200, "topdown-fe-bound"},
+    {0x8300, "topdown-be-bound"},
+    {0x8400, "topdown-heavy-ops"},
+    {0x8500, "topdown-br-mispredict"},
+    {0x8600, "topdown-fetch-lat"},
+    {0x8700, "topdown-mem-bound"},
+};
+
+/* tdrec's name for a TopDown event of the core PMU (type 4: "cpu", or
+ * "cpu_core" on hybrid parts), NULL for any other event. Only on Intel CPUs
+ * (or when the file does not say): raw configs mean other events elsewhere. */
+static const char *topdown_name(const struct tdr_meta *m, const struct perf_event_attr *a)
+{
+	size_t i;
+
+	if (a->type != PERF_TYPE_RAW || (m->cpu_vendor && strcmp(m->cpu_vendor, "GenuineIntel")))
+		return NULL;
+	for (i = 0; i < TDR_ARRAY_SIZE(td_events); i++)
+		if (a->config == td_events[i].config)
+			return td_events[i].name;
+	return NULL;
+}
+
+/* An event's name when EVENT_DESC has none (a file cut before its features). */
+static char *name_from_attr(const struct tdr_meta *m, const struct perf_event_attr *a, size_t i)
+{
+	uint64_t c = a->config & 0xffffffffu; /* high bits: hybrid PMU type */
+	const char *n = NULL;
+	char buf[32];
+
+	if (a->type == PERF_TYPE_HARDWARE && c < TDR_ARRAY_SIZE(hw_names))
+		n = hw_names[c];
+	else if (a->type == PERF_TYPE_SOFTWARE && c < TDR_ARRAY_SIZE(sw_names))
+		n = sw_names[c];
+	else
+		n = topdown_name(m, a);
+	if (!n) {
+		snprintf(buf, sizeof(buf), "event%zu", i);
+		n = buf;
+	}
+	return tdr_strdup(n);
+}
+
+/*
+ * Groups when the file has no GROUP_DESC (it was cut before its features):
+ * perf puts a group's members right after their leader, all with
+ * PERF_FORMAT_GROUP and the same sample_type, and opens only the leader
+ * disabled (the members follow it). Without this, a group read would match
+ * no group and every member but the sampler would be lost.
+ */
+static void infer_groups(struct tdr_meta *m)
+{
+	size_t i;
+
+	for (i = 1; i < m->event_cnt; i++) {
+		const struct perf_event_attr *a = &m->events[i].attr;
+		uint32_t li = m->events[i - 1].group_idx;
+		const struct perf_event_attr *l = &m->events[li].attr;
+
+		if ((a->read_format & PERF_FORMAT_GROUP) && (l->read_format & PERF_FORMAT_GROUP) &&
+		    l->disabled && !a->disabled && a->sample_type == l->sample_type &&
+		    (a->sample_type & PERF_SAMPLE_READ))
+			m->events[i].group_idx = li;
+	}
+}
+
+static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups)
 {
 	const struct tdr_event_desc *sampler = NULL;
 	char note[160];
 	size_t i;
 
+	if (!have_groups)
+		infer_groups(m);
 	for (i = 0; i < m->event_cnt; i++) {
 		struct tdr_event_desc *ev = &m->events[i];
+		const char *td = topdown_name(m, &ev->attr);
 
+		/* TopDown categories are found by event name: perf's may carry a
+		 * PMU ("cpu_core/topdown-retiring/") or modifiers. */
+		if (td && ev->name && strcmp(ev->name, td))
+			zfree(&ev->name);
 		if (!ev->name) {
-			snprintf(note, sizeof(note), "event%zu", i);
-			ev->name = tdr_strdup(note);
+			ev->name = name_from_attr(m, &ev->attr, i);
 			if (!ev->name)
 				return -ENOMEM;
 		}
 		if (ev->group_idx == i)
 			ev->flags |= TDR_EVENT_LEADER;
-		/* sample_period and sample_freq share a union in the attr */
-		if (ev->attr.sample_period) {
+		/* sample_period and sample_freq share a union in the attr; perf's
+		 * side-band "dummy" event has a period but never samples. */
+		if (ev->attr.sample_period && !(ev->attr.type == PERF_TYPE_SOFTWARE &&
+						ev->attr.config == PERF_COUNT_SW_DUMMY)) {
 			ev->flags |= TDR_EVENT_SAMPLER;
 			if (!sampler)
 				sampler = ev;
@@ -458,6 +606,10 @@ static int parse_file(struct tdr_parser *p, const char *name)
 	struct sec attrs, data;
 	int err;
 
+	bool have_groups = false;
+
+	pd->status.file_sz = pd->sz;
+	pd->status.intact_sz = pd->sz;
 	if (pd->sz < PD_HEADER_OLD_SZ)
 		return -TDR_E_TRUNCATED;
 	magic = tdr_get_le64(h);
@@ -473,27 +625,44 @@ static int parse_file(struct tdr_parser *p, const char *name)
 			 "supported)", name, (unsigned long long)hsz);
 		return -TDR_E_FORMAT;
 	}
+	if (pd->sz < hsz) {
+		tdr_warn("failed to read perf.data %s: the file ends inside its header", name);
+		return -TDR_E_TRUNCATED;
+	}
 	attrs = get_sec(h + 24);
 	data = get_sec(h + 40);
-	if (!in_file(pd, data.off, 0)) {
-		tdr_warn("failed to read perf.data %s: data section outside the file", name);
-		return -TDR_E_CORRUPT;
+	if (data.off < hsz || !in_file(pd, data.off, 0)) {
+		tdr_warn("failed to read perf.data %s: data section at %llu, outside the file",
+			 name, (unsigned long long)data.off);
+		return data.off < hsz ? -TDR_E_CORRUPT : -TDR_E_TRUNCATED;
 	}
 	pd->data_off = data.off;
-	/* A file cut short (perf killed) still has its records up to the end. */
-	pd->data_sz = in_file(pd, data.off, data.sz) ? data.sz : pd->sz - data.off;
+	pd->data_sz = data.sz;
+	/* A file cut short still has its records up to the end. perf record
+	 * writes data.size only when it finishes: 0 means it was killed. A
+	 * finished file with no records has its feature table right at
+	 * data.offset instead, whose bytes 6-7 (high bits of a file offset) are
+	 * 0, never a record's size. */
+	if (!in_file(pd, data.off, data.sz) ||
+	    (!data.sz && pd->sz - data.off >= 8 && tdr_get_le16(h + data.off + 6) >= 8)) {
+		pd->data_sz = pd->sz - data.off;
+		pd->data_to_eof = true;
+		pd->status.truncated = true;
+	}
 	err = read_attrs(pd, &p->meta, tdr_get_le64(h + 16), attrs);
 	if (err) {
-		tdr_warn("failed to read perf.data %s: bad attrs section: %s", name,
-			 tdr_strerror(err));
+		tdr_warn("failed to read perf.data %s: attrs section: %s", name, tdr_strerror(err));
 		return err;
 	}
-	if (hsz == PD_HEADER_SZ && data.sz == pd->data_sz) {
-		err = read_features(pd, &p->meta, h + 72);
+	if (hsz == PD_HEADER_SZ && !pd->data_to_eof) {
+		err = read_features(pd, &p->meta, h + 72, name, &have_groups);
 		if (err)
 			return err;
 	}
-	err = finish_meta(pd, &p->meta);
+	/* perf's counterpart of a trailer: data.size and the features, written
+	 * when perf record finishes. */
+	pd->status.has_trailer = !pd->status.truncated;
+	err = finish_meta(pd, &p->meta, have_groups);
 	if (!err)
 		err = parser_setup(p);
 	if (err)

@@ -8,8 +8,11 @@
 #ifndef TDREC_PERFDATA_INT_H
 #define TDREC_PERFDATA_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tdrec/format.h"
 
 /* perf_file_header (104 bytes; the old form is 72 bytes, without features). */
 #define PD_HEADER_SZ 104
@@ -57,6 +60,13 @@ struct perfdata {
 	const uint8_t *map; /* the whole file, read-only */
 	size_t sz;
 	uint64_t data_off, data_sz;
+	/* The data section runs to the end of a cut file (perf record killed:
+	 * data.size 0; or a copy cut short): a last record that does not fit
+	 * is where the file ends, not damage. */
+	bool data_to_eof;
+	/* What tdr_parser__file_status reports for this file: truncated, and
+	 * intact_sz up to the last whole record read. */
+	struct tdr_file_status status;
 	/* BUILD_ID feature payload, applied once the maps exist */
 	uint64_t build_id_off, build_id_sz;
 	char *perf_version;

@@ -292,6 +292,8 @@ int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	while (end - pos >= 8) {
 		uint16_t sz = tdr_get_le16(base + pos + 6);
 
+		if (sz > end - pos && sz >= 8 && pd->data_to_eof)
+			break; /* the file was cut inside this record */
 		if (sz < 8 || sz > end - pos) {
 			/* A bad size loses the record boundaries: stop here. */
 			p->stats.malformed_records++;
@@ -305,5 +307,9 @@ int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 			return err;
 		pos += sz;
 	}
+	if (pd->data_to_eof)
+		pd->status.intact_sz = pd->data_off + pos;
+	else if (pd->pend_sz && !pd->warned_zstd)
+		p->stats.malformed_records++; /* the zstd stream ended inside a record */
 	return flush_round(p, cb, ctx);
 }

@@ -298,6 +298,8 @@ int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 
 const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p)
 {
+	if (p->pd)
+		return &p->pd->status;
 	return p->reader ? tdr_reader__status(p->reader) : NULL;
 }
 

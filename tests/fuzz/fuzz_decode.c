@@ -2,8 +2,10 @@
  * tests/fuzz/fuzz_decode.c - libFuzzer target for the parser's record decoder.
  *
  * The input is a stream of records fed to a parser whose meta has one
- * sampling-read group (the layout the recorder uses) plus one plain event
- * with CALLCHAIN and RAW; the first byte picks the ring. Every record, however
+ * sampling-read group in the layout the recorder uses plus one plain event
+ * with CALLCHAIN and RAW, or (first byte, bit 2) one group in perf record's
+ * layout (ids by position, no IDENTIFIER); the first byte also picks the
+ * ring and system-wide keying. Every record, however
  * hostile, must be decoded, counted as malformed or skipped: never a crash
  * or a sanitizer report.
  */
@@ -39,10 +41,54 @@ static int cb(const struct tdr_sample *s, void *ctx)
 	return s->deltas[0] == 0x5a5a5a5a5a5a5a5aULL && s->comm[0] == 'x' ? 1 : 0;
 }
 
+/* tdrec's layout: IDENTIFIER first, a group with times, and a plain event
+ * with CALLCHAIN and RAW (a layout of its own). */
+static void tdrec_layout(struct tdr_meta *m)
+{
+	struct perf_event_attr a = { 0 }, b;
+
+	a.size = sizeof(a);
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
+			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_LOST;
+	a.sample_id_all = 1;
+	b = a;
+	add_event(m, "slots", &b, 1, 0, 1);
+	b.sample_period = 1000;
+	add_event(m, "cycles", &b, 2, 0, 2);
+	b.sample_period = 0;
+	add_event(m, "topdown-retiring", &b, 0, 0, 3);
+	b.read_format = PERF_FORMAT_ID;
+	b.sample_period = 10;
+	add_event(m, "plain", &b, 3, 1, 4);
+}
+
+/* perf record's layout for a ':S' group: no IDENTIFIER (ids found at
+ * id_pos / is_pos), no times in the read, PERF_FORMAT_LOST; every event the
+ * same layout. */
+static void perf_layout(struct tdr_meta *m)
+{
+	struct perf_event_attr a = { 0 };
+
+	a.size = sizeof(a);
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
+			PERF_SAMPLE_ID;
+	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	a.sample_id_all = 1;
+	add_event(m, "slots", &a, 1, 0, 1);
+	a.sample_period = 1000;
+	add_event(m, "cycles", &a, 2, 0, 2);
+	a.sample_period = 0;
+	add_event(m, "topdown-retiring", &a, 0, 0, 3);
+	add_event(m, "topdown-bad-spec", &a, 0, 0, 4);
+}
+
+/* The first byte: bits 0-1 the ring, bit 2 perf's layout, bit 3 system-wide. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tdr_meta m = { 0 };
-	struct perf_event_attr a = { 0 }, b;
 	struct tdr_parser *p = NULL;
 	uint64_t *buf;
 	size_t pos = 0;
@@ -51,25 +97,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	ring = data[0] & 3;
+	m.events = calloc(4, sizeof(*m.events));
+	if (!m.events)
+		return 0;
+	if (data[0] & 4)
+		perf_layout(&m);
+	else
+		tdrec_layout(&m);
+	if (data[0] & 8)
+		m.flags |= TDR_META_SYSTEM_WIDE;
 	data++;
 	size--;
-	a.size = sizeof(a);
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
-			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
-	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_LOST;
-	a.sample_id_all = 1;
-	m.events = calloc(4, sizeof(*m.events));
-	b = a;
-	add_event(&m, "slots", &b, 1, 0, 1);
-	b.sample_period = 1000;
-	add_event(&m, "cycles", &b, 2, 0, 2);
-	b.sample_period = 0;
-	add_event(&m, "topdown-retiring", &b, 0, 0, 3);
-	b.read_format = PERF_FORMAT_ID;
-	b.sample_period = 10;
-	add_event(&m, "plain", &b, 3, 1, 4);
 	if (tdr_parser__new(&m, &p))
 		goto out;
 	/* records are 8-byte aligned in rings and frames: copy to an aligned buffer */

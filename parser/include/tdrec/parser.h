@@ -94,7 +94,7 @@ struct tdr_parse_stats {
 	uint64_t samples_delivered; /* handed to the callback */
 	uint64_t unknown_records;   /* record types skipped */
 	uint64_t malformed_records; /* bounds check failed: skipped */
-	uint64_t unknown_ids;	    /* records whose id matches no event */
+	uint64_t unknown_ids;	    /* samples (or group entries) whose id matches no event */
 	uint64_t lost_records;	    /* PERF_RECORD_LOST */
 	uint64_t lost_samples;	    /* sum of their lost fields */
 	uint64_t lost_samples_pmu;  /* PERF_RECORD_LOST_SAMPLES sums */
@@ -147,8 +147,11 @@ int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
 const struct tdr_meta *tdr_parser__meta(const struct tdr_parser *p);
 const struct tdr_parse_stats *tdr_parser__stats(const struct tdr_parser *p);
 enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
-/* File status, totals and run end when the source is a .tdr file; NULL otherwise
- * (totals/run end also NULL for a .tdr file without trailer). */
+/* File status of a .tdr or perf.data file (NULL for a direct parser). For
+ * perf.data, truncated means the file was cut (perf record killed, or a copy
+ * cut short) and intact_sz is final after __run: the end of the last whole
+ * record; major/minor are 0. Totals and run end exist for .tdr files with a
+ * trailer only (NULL otherwise). */
 const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p);
 const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
 const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
