@@ -20,6 +20,7 @@
 #include "tdrec/report.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/tdr_textout.h"
 
 static bool err_json;
 static const char *command_name = "";
@@ -44,22 +45,6 @@ bool cli_is_help(const char *arg)
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 void cli_err(const char *fmt, ...)
 {
 	char msg[1024];
@@ -70,7 +55,7 @@ void cli_err(const char *fmt, ...)
 	va_end(ap);
 	if (err_json) {
 		fputs("{\"error\": ", stdout);
-		json_string(stdout, msg);
+		tdr_json_put_string(stdout, msg);
 		fputs("}\n", stdout);
 		fflush(stdout);
 		return;

@@ -21,6 +21,7 @@
 #include "tdrec/parser.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
+#include "tdrec/tdr_textout.h"
 
 static const char usage_text[] =
 	"usage: tdrec info [--json | -v] FILE\n"
@@ -109,57 +110,10 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 /* ---------------------------------------------------------------------------
  * JSON output.
  */
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
- * forms, no surrogates, at most U+10FFFF), 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	uint32_t cp;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	cp = s[0] & (0x7f >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the terminating NUL */
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* A JSON string. Metadata strings come from the file (command lines may
- * hold any bytes): bytes that are not UTF-8 become U+FFFD, so the output
- * stays valid JSON. */
+/* A JSON string (file strings may hold any bytes: see tdr_textout.h). */
 static void jstr(const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	while (*s) {
-		size_t n;
-
-		if (*s == '"' || *s == '\\') {
-			printf("\\%c", *s++);
-		} else if (*s < 0x20 || *s == 0x7f) {
-			printf("\\u%04x", *s++);
-		} else if (*s < 0x80) {
-			putchar(*s++);
-		} else if ((n = utf8_len(s))) {
-			fwrite(s, 1, n, stdout);
-			s += n;
-		} else {
-			fputs("\\ufffd", stdout);
-			s++;
-		}
-	}
-	putchar('"');
+	tdr_json_put_string(stdout, str);
 }
 
 static void jkey(const char *k, bool *first)

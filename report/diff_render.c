@@ -118,9 +118,9 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 static void json_side_info(const struct tdr_diff *d, int s, FILE *f)
 {
 	fputs("{\"file\": ", f);
-	json_put_string(f, d->side[s].file);
+	tdr_json_put_string(f, d->side[s].file);
 	fputs(", \"plan\": ", f);
-	json_put_string(f, d->side[s].plan);
+	tdr_json_put_string(f, d->side[s].plan);
 	fprintf(f, ", \"samples\": %" PRIu64 "}", d->side[s].samples);
 }
 
@@ -151,7 +151,7 @@ static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_op
 	if (o->limit && o->limit < n)
 		n = o->limit;
 	fputs("{\n  \"schema\": \"tdrec-diff/1\",\n  \"by\": ", f);
-	json_put_string(f, tdr_report_by_name(d->by));
+	tdr_json_put_string(f, tdr_report_by_name(d->by));
 	fputs(",\n  \"old\": ", f);
 	json_side_info(d, 0, f);
 	fputs(",\n  \"new\": ", f);
@@ -166,15 +166,15 @@ static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_op
 
 		fputs(i ? ",\n    " : "\n    ", f);
 		fputs("{\"name\": ", f);
-		json_put_string(f, row->name);
+		tdr_json_put_string(f, row->name);
 		fputs(", \"dso\": ", f);
-		json_put_string(f, row->dso);
+		tdr_json_put_string(f, row->dso);
 		if (d->by == TDR_BY_INLINE) {
 			fputs(", \"inlined_into\": ", f);
-			json_put_string(f, row->inlined_into);
+			tdr_json_put_string(f, row->inlined_into);
 		}
 		fputs(", \"only_in\": ", f);
-		json_put_string(f, row->only_old ? "old" : row->only_new ? "new" : NULL);
+		tdr_json_put_string(f, row->only_old ? "old" : row->only_new ? "new" : NULL);
 		fputs(", \"old\": ", f);
 		json_side(d, &row->old, f);
 		fputs(", \"new\": ", f);

@@ -27,16 +27,16 @@ static const char *cat_name_or_null(const struct tdr_report *r, int idx)
 static void put_row(const struct tdr_report *r, const struct tdr_report_row *row, FILE *f)
 {
 	fputs("{\"name\": ", f);
-	json_put_string(f, row->name);
+	tdr_json_put_string(f, row->name);
 	fputs(", \"dso\": ", f);
-	json_put_string(f, row->dso);
+	tdr_json_put_string(f, row->dso);
 	if (r->opts.by == TDR_BY_INLINE) {
 		fputs(", \"inlined_into\": ", f);
-		json_put_string(f, row->inlined_into);
+		tdr_json_put_string(f, row->inlined_into);
 	}
 	if (r->opts.by == TDR_BY_LINE) {
 		fputs(", \"file\": ", f);
-		json_put_string(f, row->file);
+		tdr_json_put_string(f, row->file);
 		fputs(", \"line\": ", f);
 		if (row->file)
 			fprintf(f, "%" PRIu32, row->line);
@@ -53,13 +53,13 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 	json_put_number(f, row->slots_share);
 	fprintf(f, ", \"low_confidence\": %s, \"bottleneck\": ",
 		row->low_confidence ? "true" : "false");
-	json_put_string(f, cat_name_or_null(r, row->bottleneck));
+	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck));
 	fputs(", \"bottleneck_l2\": ", f);
-	json_put_string(f, cat_name_or_null(r, row->bottleneck_l2));
+	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck_l2));
 	fputs(", \"events\": {", f);
 	for (size_t e = 0; e < r->event_cnt; e++) {
 		fputs(e ? ", " : "", f);
-		json_put_string(f, r->event_names[e]);
+		tdr_json_put_string(f, r->event_names[e]);
 		fprintf(f, ": %" PRIu64, row->events[e]);
 	}
 	fputs("}, \"topdown\": ", f);
@@ -69,7 +69,7 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 		fputc('{', f);
 		for (size_t c = 0; c < r->cat_cnt; c++) {
 			fputs(c ? ", " : "", f);
-			json_put_string(f, r->cats[c].name);
+			tdr_json_put_string(f, r->cats[c].name);
 			fputs(": ", f);
 			json_put_number(f, row->topdown[c]);
 		}
@@ -92,7 +92,7 @@ static void put_recording(const struct tdr_report *r, FILE *f)
 	fputs("  \"recording\": {", f);
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : "", strs[i][0]);
-		json_put_string(f, strs[i][1]);
+		tdr_json_put_string(f, strs[i][1]);
 	}
 	fputs(", \"duration_ns\": ", f);
 	if (report_duration(r, &ns, &from_samples))
@@ -102,7 +102,7 @@ static void put_recording(const struct tdr_report *r, FILE *f)
 		fputs("null, \"duration_from_samples\": false", f);
 	report_describe_end(r, end, sizeof(end));
 	fputs(", \"end\": ", f);
-	json_put_string(f, r->have_end ? end : NULL);
+	tdr_json_put_string(f, r->have_end ? end : NULL);
 	if (r->have_end && !(r->end.flags & (TDR_END_SIGNALLED | TDR_END_NO_PROGRAM)))
 		fprintf(f, ", \"exit_code\": %" PRId32, r->end.exit_code);
 	else
@@ -119,7 +119,7 @@ int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 	fputs("{\n  \"schema\": \"" JSON_SCHEMA "\",\n", f);
 	put_recording(r, f);
 	fputs("  \"by\": ", f);
-	json_put_string(f, tdr_report_by_name(r->opts.by));
+	tdr_json_put_string(f, tdr_report_by_name(r->opts.by));
 	fprintf(f,
 		",\n  \"samples_seen\": %" PRIu64 ", \"samples_kept\": %" PRIu64
 		", \"min_samples\": %" PRIu64 ", \"min_share\": ",
@@ -130,16 +130,16 @@ int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 	for (size_t e = 0; e < r->event_cnt; e++) {
 		fputs(e ? ", " : "", f);
 		fputs("{\"name\": ", f);
-		json_put_string(f, r->event_names[e]);
+		tdr_json_put_string(f, r->event_names[e]);
 		fprintf(f, ", \"unit\": \"%s\"}", r->event_units[e] == UNIT_NS ? "ns" : "count");
 	}
 	fputs("],\n  \"categories\": [", f);
 	for (size_t c = 0; c < r->cat_cnt; c++) {
 		fputs(c ? ", " : "", f);
 		fputs("{\"name\": ", f);
-		json_put_string(f, r->cats[c].name);
+		tdr_json_put_string(f, r->cats[c].name);
 		fprintf(f, ", \"level\": %" PRIu32 ", \"parent\": ", r->cats[c].level);
-		json_put_string(f, r->cats[c].parent);
+		tdr_json_put_string(f, r->cats[c].parent);
 		fputs(", \"threshold\": ", f);
 		json_put_number(f, r->cats[c].threshold);
 		fputc('}', f);
@@ -173,7 +173,7 @@ static void csv_row(const struct tdr_report *r, const char *kind, const struct t
 	fputs(kind, f);
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++) {
 		fputc(',', f);
-		csv_put_field(f, strs[i]);
+		tdr_csv_put_field(f, strs[i]);
 	}
 	fputc(',', f);
 	if (row->file)
@@ -189,7 +189,7 @@ static void csv_row(const struct tdr_report *r, const char *kind, const struct t
 	fputc(',', f);
 	csv_number(f, row->slots_share);
 	fprintf(f, ",%d,", row->low_confidence ? 1 : 0);
-	csv_put_field(f, cat_name_or_null(r, row->bottleneck));
+	tdr_csv_put_field(f, cat_name_or_null(r, row->bottleneck));
 	for (size_t c = 0; c < r->cat_cnt; c++) {
 		fputc(',', f);
 		csv_number(f, row->topdown ? row->topdown[c] : NAN);
@@ -212,12 +212,12 @@ int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE
 	for (size_t c = 0; c < r->cat_cnt; c++) {
 		snprintf(col, sizeof(col), "topdown:%s", r->cats[c].name);
 		fputc(',', f);
-		csv_put_field(f, col);
+		tdr_csv_put_field(f, col);
 	}
 	for (size_t e = 0; e < r->event_cnt; e++) {
 		snprintf(col, sizeof(col), "event:%s", r->event_names[e]);
 		fputc(',', f);
-		csv_put_field(f, col);
+		tdr_csv_put_field(f, col);
 	}
 	fputc('\n', f);
 	csv_row(r, "total", &r->totals, f);

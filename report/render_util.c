@@ -14,47 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-void json_put_string(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(f, "\\u%04x", c);
-			else
-				fputc(c, f);
-		}
-	}
-	fputc('"', f);
-}
-
 void json_put_names(FILE *f, char *const *names, size_t n, const double *vals)
 {
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ", " : "", f);
-		json_put_string(f, names[i]);
+		tdr_json_put_string(f, names[i]);
 		if (vals) {
 			fputs(": ", f);
 			json_put_number(f, vals[i]);
@@ -67,7 +31,7 @@ void json_put_lines(FILE *f, const struct strlist *l)
 	fputc('[', f);
 	for (size_t i = 0; i < l->cnt; i++) {
 		fputs(i ? ",\n    " : "\n    ", f);
-		json_put_string(f, l->v[i]);
+		tdr_json_put_string(f, l->v[i]);
 	}
 	fputs(l->cnt ? "\n  ]" : "]", f);
 }
@@ -208,23 +172,6 @@ void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const c
 	}
 	if (t && w >= t)
 		fputs(tag, f);
-}
-
-void csv_put_field(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out)

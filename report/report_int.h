@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "tdrec/report.h"
+#include "tdrec/tdr_textout.h"
 
 /* ---- string pool (strpool.c) --------------------------------------------- */
 
@@ -236,14 +237,12 @@ void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *o
 void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
 		   const char *on, const char *off);
 
-void json_put_string(FILE *f, const char *s); /* "..." or null */
 void json_put_number(FILE *f, double v);      /* null for NAN / inf */
 /* "a", "b", ... (the inside of an array), or with vals "a": 1.5, "b": 2
  * (the inside of an object). */
 void json_put_names(FILE *f, char *const *names, size_t n, const double *vals);
 /* The list as a JSON array of strings, one per line ("[]" when empty). */
 void json_put_lines(FILE *f, const struct strlist *l);
-void csv_put_field(FILE *f, const char *s);   /* quoted when needed */
 
 int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
 int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);

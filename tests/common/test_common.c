@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,6 +16,7 @@
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/tdr_textout.h"
 
 static void test_err__both_kinds_have_text(void **state)
 {
@@ -93,6 +96,64 @@ static void test_endian__round_trip_unaligned(void **state)
 	assert_int_equal(buf[13], 0xef);
 }
 
+/* What one writer call prints, as a NUL-terminated string (caller frees). */
+static char *put_to_string(void (*put)(FILE *, const char *), const char *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	put(f, in);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void expect_put(void (*put)(FILE *, const char *), const char *in, const char *want)
+{
+	char *got = put_to_string(put, in);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_textout__json_escapes_and_keeps_utf8(void **state)
+{
+	(void)state;
+	expect_put(tdr_json_put_string, NULL, "null");
+	expect_put(tdr_json_put_string, "", "\"\"");
+	expect_put(tdr_json_put_string, "a\"b\\c", "\"a\\\"b\\\\c\"");
+	expect_put(tdr_json_put_string, "l1\nl2\tx\r", "\"l1\\nl2\\tx\\r\"");
+	expect_put(tdr_json_put_string, "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+	/* Well-formed UTF-8 of 2, 3 and 4 bytes passes through. */
+	expect_put(tdr_json_put_string, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+		   "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+}
+
+static void test_textout__json_replaces_bytes_that_are_not_utf8(void **state)
+{
+	(void)state;
+	/* A lone continuation byte, Latin-1, a sequence cut by the end of the
+	 * string, an overlong '/', a surrogate and a code point over U+10FFFF:
+	 * each bad lead byte becomes one U+FFFD and decoding resynchronises. */
+	expect_put(tdr_json_put_string, "a\x80" "b", "\"a\\ufffdb\"");
+	expect_put(tdr_json_put_string, "caf\xe9", "\"caf\\ufffd\"");
+	expect_put(tdr_json_put_string, "\xe2\x82", "\"\\ufffd\\ufffd\"");
+	expect_put(tdr_json_put_string, "\xc0\xaf", "\"\\ufffd\\ufffd\"");
+	expect_put(tdr_json_put_string, "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+	expect_put(tdr_json_put_string, "\xf4\x90\x80\x80x", "\"\\ufffd\\ufffd\\ufffd\\ufffdx\"");
+}
+
+static void test_textout__csv_quotes_only_when_needed(void **state)
+{
+	(void)state;
+	expect_put(tdr_csv_put_field, NULL, "");
+	expect_put(tdr_csv_put_field, "plain name", "plain name");
+	expect_put(tdr_csv_put_field, "a,b", "\"a,b\"");
+	expect_put(tdr_csv_put_field, "say \"hi\"", "\"say \"\"hi\"\"\"");
+	expect_put(tdr_csv_put_field, "two\nlines", "\"two\nlines\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -101,6 +162,9 @@ int main(void)
 		cmocka_unit_test(test_mem__fault_injection_fails_then_recovers),
 		cmocka_unit_test(test_mem__ensure_cap_overflow),
 		cmocka_unit_test(test_endian__round_trip_unaligned),
+		cmocka_unit_test(test_textout__json_escapes_and_keeps_utf8),
+		cmocka_unit_test(test_textout__json_replaces_bytes_that_are_not_utf8),
+		cmocka_unit_test(test_textout__csv_quotes_only_when_needed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,8 +12,9 @@
 #include <stdio.h>
 
 /* s as a JSON string: '"' and '\\' escaped, \n \t \r by name, other
- * control characters and DEL as \u00XX; NULL as null. Bytes >= 0x80 are
- * copied (UTF-8 passes through). */
+ * control characters and DEL as \u00XX; NULL as null. Well-formed UTF-8
+ * passes through; any other byte >= 0x80 becomes \ufffd, so the output is
+ * valid JSON whatever bytes s holds. */
 void tdr_json_put_string(FILE *f, const char *s);
 
 /* s as one CSV field (RFC 4180): quoted, with inner quotes doubled, when it
