@@ -115,7 +115,10 @@ static void test_stat_open__system_wide(void **state)
 	slots = find_open(4, 0x400, 0);
 	assert_int_equal(slots->pid, -1);
 	assert_int_equal(slots->attr.inherit, 0);
-	assert_int_equal(slots->attr.disabled, 0);
+	/* Opened stopped, started once the group is complete (a running
+	 * CPU-wide group never schedules in members added later). */
+	assert_int_equal(slots->attr.disabled, 1);
+	assert_int_equal(fake_sys.enable_cnt, 8);
 	assert_int_equal(slots->attr.enable_on_exec, 0);
 	assert_true(f->st->sc.system_wide);
 	assert_null(find_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, -1));
