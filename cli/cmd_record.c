@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tdrec/plan.h"
 #include "tdrec/recorder.h"
@@ -109,32 +108,20 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The plan and every attr as it would be opened; tdr_recorder__plan logs
+ * its own errors (one line each). */
 static int dry_run(const struct tdr_record_opts *o)
 {
-	struct tdr_plan_opts p = {
-	    .sysfs_root = o->sysfs_root,
-	    .sampler = o->sampler,
-	    .sample_period = o->sample_period,
-	    .sample_freq = o->sample_period ? 0
-			   : o->sample_freq ? o->sample_freq
-					    : TDR_RECORD_DEFAULT_FREQ,
-	    .kernel = o->kernel,
-	    .inherit = !o->no_inherit && !o->system_wide,
-	    .enable_on_exec = o->argv && !o->system_wide,
-	    .read_lost = true, /* what is tried first; dropped if the kernel refuses */
-	    .clockid = CLOCK_MONOTONIC,
-	};
 	struct tdr_plan *plan = NULL;
-	int err = tdr_plan__choose(&p, o->plan_kind, &plan);
+	int err = tdr_recorder__plan(o, &plan);
 
-	if (err) {
-		cli_err("no plan: %s", tdr_strerror(err));
+	if (err == -ENOMEM)
+		cli_err("cannot build the plan: %s", tdr_strerror(err));
+	if (err)
 		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
-	}
 	tdr_plan__print(plan, stdout);
-	printf("not opened (--dry-run). When recording, the sampler also gets watermark = 1 and\n"
-	       "wakeup_watermark = a quarter of its ring (%d data pages per CPU by default).\n",
-	       TDR_RECORD_DEFAULT_PAGES);
+	printf("not opened (--dry-run). PERF_FORMAT_LOST is shown as tried first; a kernel that "
+	       "refuses it\nis recorded without it.\n");
 	tdr_plan__free(plan);
 	return 0;
 }
@@ -196,10 +183,9 @@ int cmd_record(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			break;
 		case 'e':
-			if (tdr_event_spec__parse(optarg, &spec)) {
-				cli_err("bad event '%s' (see --help for the forms)", optarg);
+			/* The parser says what is wrong, in one line. */
+			if (tdr_event_spec__parse(optarg, &spec))
 				return CLI_EXIT_USAGE;
-			}
 			o.sampler = &spec;
 			break;
 		case OPT_PLAN:

@@ -266,6 +266,11 @@ int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
 
 /* perf_event_paranoid's value, or INT_MIN when it cannot be read. */
 int tdr_machine__paranoid(const char *proc_root);
+/* kernel.perf_event_max_sample_rate (the highest -F the kernel accepts), or
+ * INT_MIN when it cannot be read. */
+int tdr_machine__max_sample_rate(const char *proc_root);
+/* kernel.perf_event_mlock_kb, or INT_MIN. */
+int tdr_machine__mlock_kb(const char *proc_root);
 
 /* ---------------------------------------------------------------------------
  * targets.c: what 'record' and 'stat' measure, and the perf_event_open pids
@@ -282,6 +287,7 @@ struct tdr_targets {
 	size_t proc_cnt;    /* -p: how many */
 	bool system_wide;   /* -a */
 	bool kernel;	    /* kernel mode too */
+	const char *proc_root; /* NULL: "/proc" (tests: a fake tree for the sysctls) */
 	/* Filled by tdr_targets__make; owned. */
 	pid_t *pids;	  /* perf_event_open pids (-1: every task of a CPU) */
 	pid_t *pid_procs; /* -p: the process of each pid */
