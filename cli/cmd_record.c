@@ -209,6 +209,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			/* Warnings stay; which plan runs and the summary go. */
+			tdr_log_set_level(TDR_LOG_WARN);
 			break;
 		case OPT_DRY_RUN:
 			dry = true;

@@ -344,6 +344,20 @@ err_out:
 	return err;
 }
 
+/* When recording starts: one line when this is not the best plan there is,
+ * and the plan's own notes (hybrid CPUs not measured, an -e ignored). */
+static void say_plan(const struct tdr_plan *plan)
+{
+	size_t skip = plan->skip_note_cnt;
+
+	if (skip)
+		tdr_info("plan %s%s (%s)", tdr_plan_kind_name(plan->kind),
+			 plan->kind == TDR_PLAN_SOFTWARE ? ", no TopDown" : "",
+			 plan->notes[skip - 1]);
+	for (size_t i = skip; i < plan->note_cnt; i++)
+		tdr_warn("%s", plan->notes[i]);
+}
+
 int tdr_recorder__run(struct tdr_recorder *rec)
 {
 	int err;
@@ -365,6 +379,7 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 			return err;
 		}
 	}
+	say_plan(rec->plan);
 	rec->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	return tdr_record__loop(rec);
 }

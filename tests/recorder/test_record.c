@@ -333,6 +333,48 @@ static void test_record__attach_to_running_process(void **state)
 	tdr_reader__free(r);
 }
 
+/* A sysfs root for TDREC_SYSFS with this machine's online CPUs and no core
+ * PMU (a VM): the software plan is chosen, with the reasons. */
+static void fake_vm_sysfs(struct fixture *f, char *root, size_t sz)
+{
+	char cmd[1200];
+
+	snprintf(root, sz, "%s/sysfs", f->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/devices/system/cpu %s/bus/event_source/devices && "
+		 "cp /sys/devices/system/cpu/online %s/devices/system/cpu/online",
+		 root, root, root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Recording starts with a line saying which plan runs when it is not the
+ * best one (auto chose it because TopDown is missing), and the plan's own
+ * notes (an -e the plan ignores) as warnings; -q keeps only warnings. */
+static void test_record__says_which_plan_runs(void **state)
+{
+	struct fixture *f = *state;
+	char root[300];
+	const char *plain[] = {"record", "-o", f->out, "--", SPIN_PATH, "0.01", NULL};
+	const char *ignored[] = {"record", "-q", "-e", "instructions", "-o",
+				 f->out,   "--", SPIN_PATH,	 "0.01", NULL};
+	const char *err;
+
+	SKIP_UNLESS_PERF();
+	fake_vm_sysfs(f, root, sizeof(root));
+	setenv("TDREC_SYSFS", root, 1);
+	assert_int_equal(run_tdrec(f, NULL, plain), 0);
+	err = slurp(f->errf);
+	assert_non_null(strstr(err, "plan software, no TopDown (topdown-l1 not available: no core "
+				    "PMU (cpu or cpu_core)"));
+	assert_non_null(strstr(err, "samples written"));
+	assert_int_equal(count_lines(err), 2);
+	assert_int_equal(run_tdrec(f, NULL, ignored), 0);
+	err = slurp(f->errf);
+	assert_non_null(strstr(err, "-e instructions is not a software event and was ignored"));
+	assert_int_equal(count_lines(err), 1);
+	unsetenv("TDREC_SYSFS");
+}
+
 /* Whether a CPU-wide event may be opened here (-a: root, or paranoid <= 0). */
 static bool cpu_wide_allowed(void)
 {
@@ -467,6 +509,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__fork_and_exec, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__attach_to_running_process, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__says_which_plan_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__system_wide_members_count, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup, teardown),

@@ -104,6 +104,10 @@ struct tdr_plan {
 	/* Lines for the user: why a better plan was skipped, CPUs not measured. */
 	size_t note_cnt;
 	char notes[TDR_PLAN_MAX_NOTES][256];
+	/* The first skip_note_cnt notes say why better plans were skipped
+	 * (tdr_plan__choose under AUTO), the best last; the others are about
+	 * this plan itself (hybrid CPUs left out, an -e that was ignored). */
+	size_t skip_note_cnt;
 };
 
 /*
