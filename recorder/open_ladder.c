@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
@@ -141,6 +142,12 @@ static void explain(const struct tdr_targets *t, const struct tdr_plan *plan,
 		explain_nofile(t, plan);
 	else if ((err == -EACCES || err == -EPERM) && f->stage == TDR_STAGE_MMAP)
 		explain_mmap(t, f);
+	else if (err == -ENOMEM && f->stage == TDR_STAGE_MMAP)
+		twarn(t,
+		      "cannot map a ring buffer of %zu pages (%zu MiB) on CPU %d: %s; use a smaller "
+		      "--mmap-pages (the default is %d)",
+		      f->mmap_pages, f->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) >> 20, f->cpu,
+		      tdr_strerror(err), TDR_RECORD_DEFAULT_PAGES);
 	else if (err == -EACCES || err == -EPERM)
 		explain_permission(t, f);
 	else if (err == -ESRCH)
@@ -220,8 +227,12 @@ int tdr_ladder__open(struct tdr_ladder *l)
 		err = l->open(l->ctx, *l->plan, &f);
 		if (!err)
 			return 0;
-		if (err == -ENOMEM)
+		/* Out of memory in tdrec itself: nothing to explain or retry. A
+		 * ring the kernel cannot allocate is explained below. */
+		if (err == -ENOMEM && f.stage != TDR_STAGE_MMAP) {
+			twarn(l->tg, "failed to open the events: %s", tdr_strerror(err));
 			return err;
+		}
 		if (l->retry_noinherit && f.stage == TDR_STAGE_OPEN && err == -EINVAL &&
 		    l->popts->inherit && !l->noinherit && plan_samples_with_read(*l->plan)) {
 			/* Maybe only inherit + PERF_SAMPLE_READ is refused

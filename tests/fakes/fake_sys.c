@@ -77,7 +77,7 @@ int tdr_sys_mmap(int fd, size_t len, void **out)
 	(void)fd;
 	fake_sys.mmap_cnt++;
 	if (fake_sys.mmap_max_pages && len / page - 1 > fake_sys.mmap_max_pages)
-		return -EPERM;
+		return fake_sys.mmap_errno ? -fake_sys.mmap_errno : -EPERM;
 	if (posix_memalign(&p, page, len))
 		return -ENOMEM;
 	memset(p, 0, len);

@@ -36,7 +36,8 @@ typedef int (*fake_open_hook_fn)(const struct perf_event_attr *a, pid_t pid, int
 struct fake_sys {
 	fake_open_hook_fn open_hook;
 	void *open_ctx;
-	size_t mmap_max_pages; /* 0: no limit; above it mmap gives EPERM */
+	size_t mmap_max_pages; /* 0: no limit; above it mmap gives -mmap_errno */
+	int mmap_errno;	       /* 0: EPERM (the mlock budget); ENOMEM: too large */
 	bool emfile_until_raised;
 	bool emfile_always; /* EMFILE whatever the limit (already at the hard limit) */
 	bool nofile_raised;

@@ -371,6 +371,25 @@ static void test_open__mmap_budget_too_small_is_explained(void **state)
 	ladder_free(&l);
 }
 
+/* A ring the kernel cannot allocate (ENOMEM, not the mlock budget): not
+ * halved, explained with the option to change. */
+static void test_open__ring_too_large_is_explained(void **state)
+{
+	struct ladder l;
+
+	(void)state;
+	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
+	fake_sys.mmap_max_pages = 4;
+	fake_sys.mmap_errno = ENOMEM;
+	assert_int_equal(tdr_record__open(&l.rec), -ENOMEM);
+	assert_null(l.rec.session);
+	assert_int_equal(fake_sys.mmap_cnt, 1);
+	assert_non_null(strstr(log_text, "cannot map a ring buffer of 8 pages"));
+	assert_non_null(strstr(log_text, "--mmap-pages"));
+	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	ladder_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +406,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_open__permission_refusal_with_paranoid_ok_names_the_cause,
 				   setup),
 	    cmocka_unit_test_setup(test_open__mmap_budget_too_small_is_explained, setup),
+	    cmocka_unit_test_setup(test_open__ring_too_large_is_explained, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
