@@ -454,6 +454,50 @@ static void test_record__sigint_finishes_the_file(void **state)
 	tdr_reader__free(r);
 }
 
+/* Wait (bounded, 10 s) until path holds needle. */
+static void wait_for_text(const char *path, const char *needle)
+{
+	for (int i = 0; i < 1000 && !strstr(slurp(path), needle); i++)
+		usleep(10000);
+	assert_non_null(strstr(slurp(path), needle));
+}
+
+/* SIGTERM and SIGHUP sent to tdrec reach the program (which traps them and
+ * runs on); the third signal kills it: tdrec exits 128+9, the file is
+ * finished and says so. */
+static void test_record__signals_are_forwarded_third_kills(void **state)
+{
+	struct fixture *f = *state;
+	char marks[300], script[1400];
+	const char *args[] = {"record", "-q", "-o", f->out, "--", "/bin/sh", "-c", script, NULL};
+	struct tdr_reader *r = NULL;
+	const struct tdr_run_end *end;
+	pid_t rec;
+
+	SKIP_UNLESS_PERF();
+	snprintf(marks, sizeof(marks), "%s/marks", f->dir);
+	snprintf(script, sizeof(script),
+		 "trap 'echo TERM >> %s' TERM; trap 'echo HUP >> %s' HUP; "
+		 "trap 'echo INT >> %s' INT; echo ready >> %s; while :; do :; done",
+		 marks, marks, marks, marks);
+	rec = start_tdrec(f, NULL, args);
+	wait_for_text(marks, "ready");
+	kill(rec, SIGTERM);
+	wait_for_text(marks, "TERM");
+	kill(rec, SIGHUP);
+	wait_for_text(marks, "HUP");
+	kill(rec, SIGINT); /* the third: SIGKILL, the trap never runs */
+	assert_int_equal(wait_status(rec), 128 + SIGKILL);
+	assert_null(strstr(slurp(marks), "INT"));
+	assert_non_null(strstr(slurp(f->errf), "killed by signal 9 (SIGKILL)"));
+	assert_int_equal(tdr_reader__open(f->out, &r), 0);
+	assert_true(tdr_reader__status(r)->has_trailer);
+	end = tdr_reader__run_end(r);
+	assert_true(end->flags & TDR_END_INTERRUPTED);
+	assert_int_equal(end->term_signal, SIGKILL);
+	tdr_reader__free(r);
+}
+
 /* A recorder killed with SIGKILL leaves FILE.partial, readable up to its
  * last frame; frames are written while recording (the periodic flush), not
  * only at the end. */
@@ -513,6 +557,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__system_wide_members_count, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__signals_are_forwarded_third_kills, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__killed_recorder_leaves_readable_partial,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,
