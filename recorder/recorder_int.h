@@ -302,7 +302,7 @@ int tdr_targets__check(const struct tdr_targets *t);
 /* The plan options that follow from the targets: kernel, kernel_sw_counts,
  * inherit (not with -a), enable_on_exec (a program without -a). */
 void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
-/* tdr_plan__choose, with a line when no plan fits (-TDR_E_NOPLAN). */
+/* tdr_plan__choose for these targets (the plan logs why no plan fits). */
 int tdr_targets__choose_plan(const struct tdr_targets *t, const struct tdr_plan_opts *p,
 			     enum tdr_plan_kind kind, struct tdr_plan **out);
 /* Start the program when there is one (held before exec, *launch set;

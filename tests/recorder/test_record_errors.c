@@ -253,6 +253,27 @@ static void test_record__freq_above_the_kernel_limit_is_lowered(void **state)
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
 }
 
+/* An explicit plan this machine cannot run (a VM's sysfs has no core
+ * PMU): exit 1, one line saying what is missing, the program not run. */
+static void test_record__explicit_plan_that_does_not_fit(void **state)
+{
+	struct fixture *f = *state;
+	char root[600];
+	const char *src = getenv("TDR_SOURCE_DIR");
+	const char *args[] = {"record", "--plan", "topdown-l1", "-o", f->out, "--", "true", NULL};
+
+	SKIP_UNLESS_PERF();
+	assert_non_null(src);
+	snprintf(root, sizeof(root), "%s/tests/fixtures/sysfs/vm", src);
+	setenv("TDREC_SYSFS", root, 1);
+	assert_int_equal(run_tdrec(f, NULL, args), 1);
+	unsetenv("TDREC_SYSFS");
+	assert_non_null(strstr(slurp(f->errf), "plan topdown-l1 does not fit this machine: no core "
+						"PMU"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(f->out));
+}
+
 /* Bad -e text, or an -e that resolves to nothing here: exit 2, one line
  * naming the event. */
 static void test_record__bad_events_are_one_line_usage_errors(void **state)
@@ -349,6 +370,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__freq_above_the_kernel_limit_is_lowered,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__explicit_plan_that_does_not_fit, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__bad_events_are_one_line_usage_errors,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__dry_run_prints_plan_and_opens_nothing,
