@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +35,7 @@ struct fixture {
 	char out[300];	/* dir/out.tdr */
 	char errf[300]; /* dir/stderr */
 	char partial[320];
+	pid_t child; /* a tdrec still running when a check failed: teardown kills it */
 };
 
 static inline bool perf_allowed(void)
@@ -80,6 +82,10 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char cmd[400];
 
+	if (f->child > 0) { /* its own process group: tdrec and its program */
+		kill(-f->child, SIGKILL);
+		waitpid(f->child, NULL, 0);
+	}
 	snprintf(cmd, sizeof(cmd), "%s/small", f->dir);
 	umount2(cmd, MNT_DETACH); /* the full-disk test's tmpfs, if a check failed */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 #include "record_fixture.h"
@@ -498,6 +499,67 @@ static void test_record__signals_are_forwarded_third_kills(void **state)
 	tdr_reader__free(r);
 }
 
+/* Ctrl-C on tdrec's terminal (SI_KERNEL, sent to tdrec's process group)
+ * reaches a program that moved to a group of its own (setsid) only through
+ * tdrec: it is forwarded then (and not otherwise: the program got it). */
+static void test_record__terminal_ctrl_c_reaches_a_setsid_program(void **state)
+{
+	struct fixture *f = *state;
+	char marks[300], script[1400];
+	const char *args[] = {"record", "-q", "-o", f->out, "--", "setsid", "/bin/sh", "-c", script,
+			      NULL};
+	const char *tdrec = getenv("TDREC");
+	char *argv[16];
+	size_t n = 0;
+	int master;
+	pid_t rec;
+
+	SKIP_UNLESS_PERF();
+	if (access("/usr/bin/setsid", X_OK) && access("/bin/setsid", X_OK)) {
+		fprintf(stderr, "no setsid(1): skipped\n");
+		skip();
+	}
+	snprintf(marks, sizeof(marks), "%s/marks", f->dir);
+	/* Bounded even if the test fails: spin ends after 20 s by itself. */
+	snprintf(script, sizeof(script),
+		 "trap 'echo INT >> %s; kill $!' INT; %s 20 & echo ready >> %s; wait; exit 3",
+		 marks, SPIN_PATH, marks);
+	argv[n++] = (char *)tdrec;
+	for (const char *const *a = args; *a; a++)
+		argv[n++] = (char *)*a;
+	argv[n] = NULL;
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	rec = fork();
+	assert_true(rec >= 0);
+	if (rec == 0) {
+		/* A session whose controlling terminal is the pty: tdrec's group
+		 * is its foreground group, as in a shell. */
+		int tty, e = open(f->errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int o = open("/dev/null", O_WRONLY);
+
+		setsid();
+		tty = open(ptsname(master), O_RDWR);
+		if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
+			_exit(98);
+		dup2(tty, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(tdrec, argv);
+		_exit(99);
+	}
+	f->child = rec; /* teardown kills it if a check fails */
+	wait_for_text(marks, "ready");
+	assert_int_equal(write(master, "\003", 1), 1); /* ^C */
+	wait_for_text(marks, "INT");
+	/* The trap ran and the program exited 3: tdrec's status. */
+	assert_int_equal(wait_status(rec), 3);
+	f->child = 0;
+	close(master);
+}
+
 /* A recorder killed with SIGKILL leaves FILE.partial, readable up to its
  * last frame, and an existing FILE untouched; frames are written while
  * recording (the periodic flush), not only at the end. */
@@ -565,6 +627,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__signals_are_forwarded_third_kills, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__terminal_ctrl_c_reaches_a_setsid_program,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__killed_recorder_leaves_readable_partial,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,

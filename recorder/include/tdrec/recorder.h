@@ -91,6 +91,10 @@ int tdr_launch__go(struct tdr_launch *l);
 /* Send sig to the child unless it has been reaped. Returns 0 or -errno. */
 int tdr_launch__signal(struct tdr_launch *l, int sig);
 
+/* Whether the child has moved to a process group of its own (setsid,
+ * setpgid): a terminal's signals to tdrec's group then miss it. */
+bool tdr_launch__left_pgrp(const struct tdr_launch *l);
+
 /* Reap the child if it has ended, without waiting. Returns 1 when it has
  * ended (now or before), 0 when it still runs, -errno. */
 int tdr_launch__poll(struct tdr_launch *l);
