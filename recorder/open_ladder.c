@@ -143,22 +143,23 @@ static void explain(const struct tdr_targets *t, const struct tdr_plan *plan,
 	else if ((err == -EACCES || err == -EPERM) && f->stage == TDR_STAGE_MMAP)
 		explain_mmap(t, f);
 	else if (err == -ENOMEM && f->stage == TDR_STAGE_MMAP)
-		twarn(t,
-		      "cannot map a ring buffer of %zu pages (%zu MiB) on CPU %d: %s; use a smaller "
-		      "--mmap-pages (the default is %d)",
-		      f->mmap_pages, f->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) >> 20, f->cpu,
-		      tdr_strerror(err), TDR_RECORD_DEFAULT_PAGES);
+		twarn(
+		    t,
+		    "cannot map a ring buffer of %zu pages (%zu MiB) on CPU %d: %s; use a smaller "
+		    "--mmap-pages (the default is %d)",
+		    f->mmap_pages, f->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) >> 20, f->cpu,
+		    tdr_strerror(err), TDR_RECORD_DEFAULT_PAGES);
 	else if (err == -EACCES || err == -EPERM)
 		explain_permission(t, f);
 	else if (err == -ESRCH)
 		twarn(t, "process %d does not exist (or has ended)", (int)f->pid);
 	else
 		twarn(t, "failed to %s event '%s' (%s): %s",
-		      f->stage == TDR_STAGE_ENABLE	? "enable"
-		      : f->stage == TDR_STAGE_MMAP	? "map the ring of"
+		      f->stage == TDR_STAGE_ENABLE   ? "enable"
+		      : f->stage == TDR_STAGE_MMAP   ? "map the ring of"
 		      : f->stage == TDR_STAGE_OUTPUT ? "redirect the samples of"
-		      : f->stage == TDR_STAGE_ID	? "read the id of"
-						: "open",
+		      : f->stage == TDR_STAGE_ID     ? "read the id of"
+						     : "open",
 		      f->event_name, where(f, w, sizeof(w)), tdr_strerror(err));
 }
 

@@ -280,13 +280,13 @@ struct pollfd;
 
 struct tdr_targets {
 	/* The description, set by the caller from its options. */
-	const char *who;    /* "record" or "stat": the prefix of the messages */
-	const char *doing;  /* "recording" or "counting" (what paranoid 2 allows) */
-	char *const *argv;  /* a program to launch, or NULL (borrowed) */
-	const pid_t *procs; /* -p: the processes (borrowed) */
-	size_t proc_cnt;    /* -p: how many */
-	bool system_wide;   /* -a */
-	bool kernel;	    /* kernel mode too */
+	const char *who;       /* "record" or "stat": the prefix of the messages */
+	const char *doing;     /* "recording" or "counting" (what paranoid 2 allows) */
+	char *const *argv;     /* a program to launch, or NULL (borrowed) */
+	const pid_t *procs;    /* -p: the processes (borrowed) */
+	size_t proc_cnt;       /* -p: how many */
+	bool system_wide;      /* -a */
+	bool kernel;	       /* kernel mode too */
 	const char *proc_root; /* NULL: "/proc" (tests: a fake tree for the sysctls) */
 	/* Filled by tdr_targets__make; owned. */
 	pid_t *pids;	  /* perf_event_open pids (-1: every task of a CPU) */

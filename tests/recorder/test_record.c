@@ -356,8 +356,8 @@ static void test_record__says_which_plan_runs(void **state)
 	struct fixture *f = *state;
 	char root[300];
 	const char *plain[] = {"record", "-o", f->out, "--", SPIN_PATH, "0.01", NULL};
-	const char *ignored[] = {"record", "-q", "-e", "instructions", "-o",
-				 f->out,   "--", SPIN_PATH,	 "0.01", NULL};
+	const char *ignored[] = {"record", "-q", "-e",	    "instructions", "-o",
+				 f->out,   "--", SPIN_PATH, "0.01",	    NULL};
 	const char *err;
 
 	SKIP_UNLESS_PERF();
@@ -400,8 +400,8 @@ static bool cpu_wide_allowed(void)
 static void test_record__system_wide_members_count(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = {"record", "-a",	   "--plan", "software", "-q",
-			      "-o",	f->out,	   "--",     SPIN_PATH,	 "0.3", NULL};
+	const char *args[] = {"record", "-a", "--plan",	 "software", "-q", "-o",
+			      f->out,	"--", SPIN_PATH, "0.3",	     NULL};
 	static struct readback rb; /* large: per-thread value arrays */
 	const struct tid_stats *spin = NULL;
 	struct tdr_reader *r = NULL;
@@ -415,7 +415,8 @@ static void test_record__system_wide_members_count(void **state)
 	read_back(f->out, &rb, true);
 	raw_group_values(f->out, &rb);
 	for (size_t i = 0; i < rb.tid_cnt; i++)
-		if (strstr(rb.tids[i].comm, "spin") && (!spin || rb.tids[i].samples > spin->samples))
+		if (strstr(rb.tids[i].comm, "spin") &&
+		    (!spin || rb.tids[i].samples > spin->samples))
 			spin = &rb.tids[i];
 	assert_non_null(spin);
 	assert_true(spin->samples > 5);
@@ -506,8 +507,8 @@ static void test_record__terminal_ctrl_c_reaches_a_setsid_program(void **state)
 {
 	struct fixture *f = *state;
 	char marks[300], script[1400];
-	const char *args[] = {"record", "-q", "-o", f->out, "--", "setsid", "/bin/sh", "-c", script,
-			      NULL};
+	const char *args[] = {"record", "-q",	   "-o", f->out, "--",
+			      "setsid", "/bin/sh", "-c", script, NULL};
 	const char *tdrec = getenv("TDREC");
 	char *argv[16];
 	size_t n = 0;

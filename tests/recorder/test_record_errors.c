@@ -132,7 +132,7 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 	struct fixture *f = *state;
 	char mnt[300], out[320], partial[340], done[320], script[700];
 	const char *args[] = {"record", "--plan", "software", "-F", "20000", "-o",
-			      out,	"--",	  "/bin/sh",  "-c", script,	 NULL};
+			      out,	"--",	  "/bin/sh",  "-c", script,  NULL};
 	struct tdr_reader *r = NULL;
 	const char *err;
 	pid_t rec;
@@ -207,8 +207,8 @@ static void test_record__too_many_open_files_is_explained(void **state)
 {
 	struct fixture *f = *state;
 	char mark[320], script[400];
-	const char *args[] = {"record", "--plan", "software", "-o", f->out,
-			      "--",	"/bin/sh", "-c",	script,	NULL};
+	const char *args[] = {"record", "--plan",  "software", "-o",   f->out,
+			      "--",	"/bin/sh", "-c",       script, NULL};
 	const char *err;
 
 	SKIP_UNLESS_PERF();
@@ -232,8 +232,8 @@ static void test_record__freq_above_the_kernel_limit_is_lowered(void **state)
 {
 	struct fixture *f = *state;
 	char stdout_path[320], freq[32], want[64];
-	const char *args[] = {"record", "--dry-run", "--plan", "software", "-F", freq,
-			      "--",	"true",	     NULL};
+	const char *args[] = {"record", "--dry-run", "--plan", "software", "-F",
+			      freq,	"--",	     "true",   NULL};
 	FILE *fp = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
 	int max = 0;
 
@@ -269,7 +269,7 @@ static void test_record__explicit_plan_that_does_not_fit(void **state)
 	assert_int_equal(run_tdrec(f, NULL, args), 1);
 	unsetenv("TDREC_SYSFS");
 	assert_non_null(strstr(slurp(f->errf), "plan topdown-l1 does not fit this machine: no core "
-						"PMU"));
+					       "PMU"));
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
 	assert_false(exists(f->out));
 }
@@ -280,7 +280,7 @@ static void test_record__bad_events_are_one_line_usage_errors(void **state)
 {
 	struct fixture *f = *state;
 	static const char *const bad[] = {
-	    "rxyz", "r12345678901234567", "cycles:u", "cycles:pppp", "cpu/event=0x3c",
+	    "rxyz", "r12345678901234567", "cycles:u",	   "cycles:pppp", "cpu/event=0x3c",
 	    "",	    "nosuchpmu/event=1/", "no-such-event",
 	};
 
@@ -319,8 +319,8 @@ static void test_record__dry_run_shows_attrs_as_opened(void **state)
 {
 	struct fixture *f = *state;
 	char stdout_path[320];
-	const char *args[] = {"record",	  "--dry-run", "--plan", "software",
-			      "-a",	  "--mmap-pages", "16",	 NULL};
+	const char *args[] = {"record", "--dry-run",	"--plan", "software",
+			      "-a",	"--mmap-pages", "16",	  NULL};
 	const char *text;
 	char want[64];
 
@@ -331,7 +331,8 @@ static void test_record__dry_run_shows_attrs_as_opened(void **state)
 	assert_null(strstr(text, "enable_on_exec"));
 	assert_null(strstr(text, "inherit"));
 	assert_non_null(strstr(text, "    watermark            1\n"));
-	snprintf(want, sizeof(want), "    wakeup_watermark     %ld\n", 16 * sysconf(_SC_PAGESIZE) / 4);
+	snprintf(want, sizeof(want), "    wakeup_watermark     %ld\n",
+		 16 * sysconf(_SC_PAGESIZE) / 4);
 	assert_non_null(strstr(text, want));
 }
 
@@ -361,8 +362,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__not_executable_exits_126, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__attach_to_missing_pid_fails, setup,
 					    teardown),
-	    cmocka_unit_test_setup_teardown(test_record__output_dir_missing_fails_before_the_program,
-					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_record__output_dir_missing_fails_before_the_program, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
 					    teardown),
