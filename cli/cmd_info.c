@@ -339,7 +339,9 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 		printf("skipped:     %" PRIu64 " malformed records, %" PRIu64
 		       " of unknown type, %" PRIu64 " with unknown ids\n",
 		       st->malformed_records, st->unknown_records, st->unknown_ids);
-	if (end)
+	if (end && (end->flags & TDR_END_NO_PROGRAM))
+		printf("program:     none (attached with -p, or -a without a program)\n");
+	else if (end)
 		printf("program:     %s %d\n",
 		       end->flags & TDR_END_SIGNALLED ? "killed by signal" : "exit code",
 		       end->flags & TDR_END_SIGNALLED ? end->term_signal : end->exit_code);

@@ -287,6 +287,8 @@ static void test_record__attach_to_running_process(void **state)
 	struct fixture *f = *state;
 	char pidtxt[32];
 	const char *args[] = {"record", "--plan", "software", "-o", f->out, "-p", pidtxt, NULL};
+	const char *info_args[] = {"info", f->out, NULL};
+	char info_out[320];
 	pid_t spin, rec;
 	static struct readback rb; /* large: per-thread value arrays */
 	struct tdr_reader *r = NULL;
@@ -332,6 +334,10 @@ static void test_record__attach_to_running_process(void **state)
 	assert_int_equal(tdr_reader__meta(r)->events[0].attr.enable_on_exec, 0);
 	assert_true(tdr_reader__run_end(r)->flags & TDR_END_NO_PROGRAM);
 	tdr_reader__free(r);
+	/* ...which tdrec info shows as no program, not as an exit code. */
+	snprintf(info_out, sizeof(info_out), "%s/info", f->dir);
+	assert_int_equal(run_tdrec(f, info_out, info_args), 0);
+	assert_non_null(strstr(slurp(info_out), "program:     none (attached"));
 }
 
 /* A sysfs root for TDREC_SYSFS with this machine's online CPUs and no core
