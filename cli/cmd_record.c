@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tdrec/plan.h"
 #include "tdrec/recorder.h"
@@ -48,7 +47,8 @@ static const char usage_text[] =
     "  -o, --output FILE  output file (default tdrec.tdr); an existing file is\n"
     "                     replaced only once the new one is complete (written\n"
     "                     as FILE.partial until then)\n"
-    "  -F, --freq HZ      samples per second per thread (default 4000)\n"
+    "  -F, --freq HZ      samples per second per thread (default 4000; lowered to\n"
+    "                     kernel.perf_event_max_sample_rate when above it)\n"
     "  -c, --count N      one sample every N events of the sampler instead of -F\n"
     "  -e, --event EVENT  the sampling event: cycles (default for TopDown plans),\n"
     "                     instructions, cpu-clock, a sysfs event name, rNNNN, or\n"
@@ -63,17 +63,19 @@ static const char usage_text[] =
     "                     threads and processes it creates\n"
     "      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
     "                     or root)\n"
-    "  -q, --quiet        no summary line (warnings are still printed)\n"
+    "  -q, --quiet        no plan line and no summary line (warnings are still\n"
+    "                     printed)\n"
     "      --dry-run      print the plan and every perf_event_attr it would\n"
     "                     open, field by field, and exit without opening anything\n"
     "  -h, --help         this text\n"
     "\n"
-    "At the end one line says how many samples were written and lost, the\n"
-    "throttles, the file size and the bytes per sample. Ctrl-C (SIGINT),\n"
-    "SIGTERM and SIGHUP are passed to the program and the file is finished\n"
-    "cleanly; a third one kills the program. If the disk fills up, recording\n"
-    "stops, the file keeps what was written, the program runs to its end and\n"
-    "tdrec exits non-zero.\n"
+    "When the best plan cannot run here (no TopDown on a VM), one line says\n"
+    "which plan runs and why. At the end one line says how many samples were\n"
+    "written and lost, the throttles, the file size and the bytes per sample.\n"
+    "Ctrl-C (SIGINT), SIGTERM and SIGHUP are passed to the program and the\n"
+    "file is finished cleanly; a third one kills the program. If the disk\n"
+    "fills up, recording stops, the file keeps what was written, the program\n"
+    "runs to its end and tdrec exits non-zero.\n"
     "\n"
     "exit status: the program's; 127 if it does not exist (126 if it cannot be\n"
     "run); 2 for bad options; 1 when recording failed.\n"
@@ -109,32 +111,20 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The plan and every attr as it would be opened; tdr_recorder__plan logs
+ * its own errors (one line each). */
 static int dry_run(const struct tdr_record_opts *o)
 {
-	struct tdr_plan_opts p = {
-	    .sysfs_root = o->sysfs_root,
-	    .sampler = o->sampler,
-	    .sample_period = o->sample_period,
-	    .sample_freq = o->sample_period ? 0
-			   : o->sample_freq ? o->sample_freq
-					    : TDR_RECORD_DEFAULT_FREQ,
-	    .kernel = o->kernel,
-	    .inherit = !o->no_inherit && !o->system_wide,
-	    .enable_on_exec = o->argv && !o->system_wide,
-	    .read_lost = true, /* what is tried first; dropped if the kernel refuses */
-	    .clockid = CLOCK_MONOTONIC,
-	};
 	struct tdr_plan *plan = NULL;
-	int err = tdr_plan__choose(&p, o->plan_kind, &plan);
+	int err = tdr_recorder__plan(o, &plan);
 
-	if (err) {
-		cli_err("no plan: %s", tdr_strerror(err));
+	if (err == -ENOMEM)
+		cli_err("cannot build the plan: %s", tdr_strerror(err));
+	if (err)
 		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
-	}
 	tdr_plan__print(plan, stdout);
-	printf("not opened (--dry-run). When recording, the sampler also gets watermark = 1 and\n"
-	       "wakeup_watermark = a quarter of its ring (%d data pages per CPU by default).\n",
-	       TDR_RECORD_DEFAULT_PAGES);
+	printf("not opened (--dry-run). PERF_FORMAT_LOST is shown as tried first; a kernel that "
+	       "refuses it\nis recorded without it.\n");
 	tdr_plan__free(plan);
 	return 0;
 }
@@ -196,10 +186,9 @@ int cmd_record(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			break;
 		case 'e':
-			if (tdr_event_spec__parse(optarg, &spec)) {
-				cli_err("bad event '%s' (see --help for the forms)", optarg);
+			/* The parser says what is wrong, in one line. */
+			if (tdr_event_spec__parse(optarg, &spec))
 				return CLI_EXIT_USAGE;
-			}
 			o.sampler = &spec;
 			break;
 		case OPT_PLAN:
@@ -223,6 +212,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			/* Warnings stay; which plan runs and the summary go. */
+			tdr_log_set_level(TDR_LOG_WARN);
 			break;
 		case OPT_DRY_RUN:
 			dry = true;

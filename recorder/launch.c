@@ -208,6 +208,16 @@ int tdr_launch__signal(struct tdr_launch *l, int sig)
 	return 0;
 }
 
+bool tdr_launch__left_pgrp(const struct tdr_launch *l)
+{
+	pid_t g;
+
+	if (l->reaped)
+		return false;
+	g = getpgid(l->pid);
+	return g >= 0 && g != getpgrp();
+}
+
 int tdr_launch__poll(struct tdr_launch *l)
 {
 	return launch_reap(l, WNOHANG);

@@ -113,9 +113,10 @@ int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root)
 	return 0;
 }
 
-int tdr_machine__paranoid(const char *proc_root)
+/* One integer from a /proc/sys file, or INT_MIN. */
+static int proc_int(const char *proc_root, const char *rel)
 {
-	FILE *f = proc_open(proc_root, "sys/kernel/perf_event_paranoid");
+	FILE *f = proc_open(proc_root, rel);
 	int v = INT_MIN;
 
 	if (!f)
@@ -124,4 +125,19 @@ int tdr_machine__paranoid(const char *proc_root)
 		v = INT_MIN;
 	fclose(f);
 	return v;
+}
+
+int tdr_machine__paranoid(const char *proc_root)
+{
+	return proc_int(proc_root, "sys/kernel/perf_event_paranoid");
+}
+
+int tdr_machine__max_sample_rate(const char *proc_root)
+{
+	return proc_int(proc_root, "sys/kernel/perf_event_max_sample_rate");
+}
+
+int tdr_machine__mlock_kb(const char *proc_root)
+{
+	return proc_int(proc_root, "sys/kernel/perf_event_mlock_kb");
 }

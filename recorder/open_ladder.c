@@ -27,6 +27,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
@@ -53,11 +55,29 @@ static const char *where(const struct tdr_open_error *f, char *buf, size_t sz)
 
 static void explain_permission(const struct tdr_targets *t, const struct tdr_open_error *f)
 {
-	int paranoid = tdr_machine__paranoid(NULL);
+	int paranoid = tdr_machine__paranoid(t->proc_root);
 	int need = t->system_wide ? 0 : t->kernel ? 1 : 2;
 	char w[64], pv[32], own[48];
 
 	snprintf(own, sizeof(own), "%s your own programs", t->doing);
+	if (paranoid != INT_MIN && paranoid <= need) {
+		/* perf_event_paranoid allows it: lowering it would not help. */
+		if (t->proc_cnt)
+			twarn(t,
+			      "no permission to attach to pid %d ('%s', CPU %d): %s. "
+			      "perf_event_paranoid (%d) allows it; the process belongs to another "
+			      "user or is not traceable: run as its owner, as root, or with "
+			      "CAP_PERFMON and CAP_SYS_PTRACE",
+			      (int)f->pid, f->event_name, f->cpu, tdr_strerror(f->err), paranoid);
+		else
+			twarn(t,
+			      "no permission to open '%s' (%s): %s, although perf_event_paranoid "
+			      "(%d) allows it: a security module, seccomp or container policy "
+			      "forbids perf_event_open here; run as root or with CAP_PERFMON",
+			      f->event_name, where(f, w, sizeof(w)), tdr_strerror(f->err),
+			      paranoid);
+		return;
+	}
 	if (paranoid == INT_MIN)
 		snprintf(pv, sizeof(pv), "unreadable");
 	else
@@ -78,41 +98,69 @@ static void explain_permission(const struct tdr_targets *t, const struct tdr_ope
 
 static void explain_mmap(const struct tdr_targets *t, const struct tdr_open_error *f)
 {
-	FILE *fp = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
-	long kb = -1;
+	int kb = tdr_machine__mlock_kb(t->proc_root);
 
-	if (fp) {
-		if (fscanf(fp, "%ld", &kb) != 1)
-			kb = -1;
-		fclose(fp);
-	}
 	twarn(t,
 	      "cannot map a ring buffer of %zu pages on CPU %d: %s. The locked-memory budget "
-	      "for perf rings is /proc/sys/kernel/perf_event_mlock_kb (%ld KiB per CPU) plus "
+	      "for perf rings is /proc/sys/kernel/perf_event_mlock_kb (%d KiB per CPU) plus "
 	      "RLIMIT_MEMLOCK: raise it (sysctl kernel.perf_event_mlock_kb=2048), run as root, "
 	      "or close other perf sessions",
-	      f->mmap_pages, f->cpu, tdr_strerror(f->err), kb);
+	      f->mmap_pages, f->cpu, tdr_strerror(f->err), kb == INT_MIN ? -1 : kb);
+}
+
+/* EMFILE even at the hard limit: how many fds the plan needs, and the limit. */
+static void explain_nofile(const struct tdr_targets *t, const struct tdr_plan *plan)
+{
+	struct rlimit rl;
+	size_t fds = 0, events = 0, cpus = 0;
+	char lim[32];
+
+	for (size_t g = 0; g < plan->group_cnt; g++) {
+		fds += plan->groups[g].event_cnt * plan->groups[g].cpu_cnt * t->cnt;
+		events += plan->groups[g].event_cnt;
+		if (plan->groups[g].cpu_cnt > cpus)
+			cpus = plan->groups[g].cpu_cnt;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), "%llu", (unsigned long long)rl.rlim_cur);
+	else
+		snprintf(lim, sizeof(lim), "unknown");
+	twarn(t,
+	      "too many open files: the plan needs about %zu fds (%zu events x %zu CPUs x %zu "
+	      "thread%s) and the open-file limit is %s (hard limit reached); raise it (ulimit -n, "
+	      "or /etc/security/limits.conf for the hard limit) and retry",
+	      fds, events, cpus, t->cnt, t->cnt == 1 ? "" : "s", lim);
 }
 
 /* The last try failed for good: say why, and what to do. */
-static void explain(const struct tdr_targets *t, const struct tdr_open_error *f, int err)
+static void explain(const struct tdr_targets *t, const struct tdr_plan *plan,
+		    const struct tdr_open_error *f, int err)
 {
 	char w[64];
 
 	if (err == -EMFILE)
-		twarn(t,
-		      "too many open files: the plan needs one fd per event, CPU and thread (%zu "
-		      "threads); raise the limit (ulimit -n) and retry",
-		      t->cnt);
+		explain_nofile(t, plan);
 	else if ((err == -EACCES || err == -EPERM) && f->stage == TDR_STAGE_MMAP)
 		explain_mmap(t, f);
+	else if (err == -ENOMEM && f->stage == TDR_STAGE_MMAP)
+		twarn(
+		    t,
+		    "cannot map a ring buffer of %zu pages (%zu MiB) on CPU %d: %s; use a smaller "
+		    "--mmap-pages (the default is %d)",
+		    f->mmap_pages, f->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) >> 20, f->cpu,
+		    tdr_strerror(err), TDR_RECORD_DEFAULT_PAGES);
 	else if (err == -EACCES || err == -EPERM)
 		explain_permission(t, f);
 	else if (err == -ESRCH)
 		twarn(t, "process %d does not exist (or has ended)", (int)f->pid);
 	else
-		twarn(t, "failed to open event '%s' (%s): %s", f->event_name,
-		      where(f, w, sizeof(w)), tdr_strerror(err));
+		twarn(t, "failed to %s event '%s' (%s): %s",
+		      f->stage == TDR_STAGE_ENABLE   ? "enable"
+		      : f->stage == TDR_STAGE_MMAP   ? "map the ring of"
+		      : f->stage == TDR_STAGE_OUTPUT ? "redirect the samples of"
+		      : f->stage == TDR_STAGE_ID     ? "read the id of"
+						     : "open",
+		      f->event_name, where(f, w, sizeof(w)), tdr_strerror(err));
 }
 
 static bool refused_event(int err)
@@ -180,8 +228,12 @@ int tdr_ladder__open(struct tdr_ladder *l)
 		err = l->open(l->ctx, *l->plan, &f);
 		if (!err)
 			return 0;
-		if (err == -ENOMEM)
+		/* Out of memory in tdrec itself: nothing to explain or retry. A
+		 * ring the kernel cannot allocate is explained below. */
+		if (err == -ENOMEM && f.stage != TDR_STAGE_MMAP) {
+			twarn(l->tg, "failed to open the events: %s", tdr_strerror(err));
 			return err;
+		}
 		if (l->retry_noinherit && f.stage == TDR_STAGE_OPEN && err == -EINVAL &&
 		    l->popts->inherit && !l->noinherit && plan_samples_with_read(*l->plan)) {
 			/* Maybe only inherit + PERF_SAMPLE_READ is refused
@@ -207,7 +259,7 @@ int tdr_ladder__open(struct tdr_ladder *l)
 			if (tdr_sys_raise_nofile() == 1)
 				continue;
 		}
-		explain(l->tg, &f, err);
+		explain(l->tg, *l->plan, &f, err);
 		return err;
 	}
 }

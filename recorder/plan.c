@@ -168,7 +168,7 @@ static void common_attr(const struct tdr_plan_opts *o, uint32_t flags, struct pe
 	a->exclude_kernel = !o->kernel;
 	a->exclude_hv = 1;
 	a->inherit = o->inherit;
-	if ((flags & TDR_EVENT_LEADER) && (o->enable_on_exec || o->start_disabled)) {
+	if ((flags & TDR_EVENT_LEADER) && o->enable_on_exec) {
 		a->disabled = 1;
 		a->enable_on_exec = o->enable_on_exec;
 	}
@@ -416,6 +416,16 @@ static int build_topdown(struct builder *b, int level)
 		err = add_sysfs_event(b, g, td_l2[i], 0);
 	if (err)
 		return err;
+	/* A hybrid part's other core PMU (cpu_atom) is another PMU context:
+	 * the kernel refuses it in cpu_core's group (EINVAL), which would only
+	 * look like a plan that does not fit (1.5). */
+	if (sampler && b->env.hybrid && sampler->attr.type != b->env.core.type &&
+	    !strncmp(sampler->pmu_name, "cpu", 3) && strcmp(sampler->pmu_name, b->env.core.name)) {
+		tdr_warn("invalid event '%s': TopDown is measured on %s, and the kernel does not "
+			 "group events of %s with it; sample a %s event or use --plan software",
+			 spec->text, b->env.core.name, sampler->pmu_name, b->env.core.name);
+		return -TDR_E_USAGE;
+	}
 	/* A TopDown event cannot sample (1.4): refuse -e slots and friends. */
 	for (size_t i = 0; sampler && i < g->event_cnt; i++) {
 		const struct perf_event_attr *a = &g->events[i].attr;
@@ -580,6 +590,7 @@ int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		for (size_t i = 0; i < n; i++)
 			memcpy(plan->notes[i], skipped[i], sizeof(plan->notes[0]));
 		plan->note_cnt += n;
+		plan->skip_note_cnt = n;
 		*out = plan;
 		return 0;
 	}

@@ -87,9 +87,10 @@ static void on_signal(struct loop *L, const struct signalfd_siginfo *si)
 	if (++L->sig_cnt >= 3) {
 		tdr_warn("third signal: killing %s", rec->opts->argv[0]);
 		tdr_launch__signal(rec->launch, SIGKILL);
-	} else if (si->ssi_code != SI_KERNEL) {
+	} else if (si->ssi_code != SI_KERNEL || tdr_launch__left_pgrp(rec->launch)) {
 		/* A terminal's signal (SI_KERNEL) went to the whole process
-		 * group, the program included: forward only the others. */
+		 * group, the program included: forward only the others, and
+		 * those a program in a group of its own (setsid) did not get. */
 		tdr_launch__signal(rec->launch, sig);
 	}
 }

@@ -79,9 +79,7 @@ int tdr_record__open(struct tdr_recorder *c)
 	char line[256];
 	int err;
 
-	err = tdr_ladder__open(&l);
-	if (err == -ENOMEM)
-		tdr_warn("failed to open the events: %s", tdr_strerror(err));
+	err = tdr_ladder__open(&l); /* explains its failures itself */
 	if (err)
 		return err;
 	if (l.noinherit) {

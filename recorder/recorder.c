@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -66,23 +67,93 @@ static int check_opts(const struct tdr_record_opts *o)
 	return 0;
 }
 
-static int choose_plan(struct tdr_recorder *rec)
+/* What the options say to record (tdr_targets__check checks it). */
+static struct tdr_targets targets_of(const struct tdr_record_opts *o)
 {
-	const struct tdr_record_opts *o = rec->opts;
-	struct tdr_plan_opts *p = &rec->popts;
+	return (struct tdr_targets){
+	    .who = "record",
+	    .doing = "recording",
+	    .argv = o->argv,
+	    .procs = o->pids,
+	    .proc_cnt = o->pid_cnt,
+	    .system_wide = o->system_wide,
+	    .kernel = o->kernel,
+	};
+}
 
-	rec->read_lost = tdr_record__probe_read_lost();
+/*
+ * The plan options of a recording, for the real run and --dry-run alike.
+ * A frequency above kernel.perf_event_max_sample_rate would be refused
+ * with EINVAL by every plan (and look like a plan that does not fit): it
+ * is lowered to the limit, as perf does, with a line in *note (else "").
+ */
+static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_targets *tg,
+			     bool read_lost, struct tdr_plan_opts *p, char *note, size_t note_sz)
+{
+	int max_rate = tdr_machine__max_sample_rate(NULL);
+
+	note[0] = '\0';
+	memset(p, 0, sizeof(*p));
 	p->sysfs_root = o->sysfs_root;
 	p->sampler = o->sampler;
 	p->sample_period = o->sample_period;
 	p->sample_freq = o->sample_period ? 0
 			 : o->sample_freq ? o->sample_freq
 					  : TDR_RECORD_DEFAULT_FREQ;
-	tdr_targets__plan_opts(&rec->tg, p);
+	if (p->sample_freq && max_rate > 0 && p->sample_freq > (uint64_t)max_rate) {
+		snprintf(note, note_sz,
+			 "-F %llu is above the kernel's limit, kernel.perf_event_max_sample_rate = "
+			 "%d: sampling at %d Hz (raise the limit with sysctl, or use -c)",
+			 (unsigned long long)p->sample_freq, max_rate, max_rate);
+		p->sample_freq = (uint64_t)max_rate;
+	}
+	tdr_targets__plan_opts(tg, p);
 	p->inherit = p->inherit && !o->no_inherit;
-	p->read_lost = rec->read_lost;
+	p->read_lost = read_lost;
 	p->clockid = CLOCK_MONOTONIC;
-	return tdr_targets__choose_plan(&rec->tg, p, o->plan_kind, &rec->plan);
+}
+
+static int choose_plan(struct tdr_recorder *rec)
+{
+	char note[256];
+	int err;
+
+	rec->read_lost = tdr_record__probe_read_lost();
+	record_plan_opts(rec->opts, &rec->tg, rec->read_lost, &rec->popts, note, sizeof(note));
+	if (note[0]) {
+		tdr_warn("%s", note);
+		err = tdr_record__add_note(rec, note);
+		if (err)
+			return err;
+	}
+	return tdr_targets__choose_plan(&rec->tg, &rec->popts, rec->opts->plan_kind, &rec->plan);
+}
+
+int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out)
+{
+	const struct tdr_targets tg = targets_of(opts);
+	struct tdr_plan_opts p;
+	struct tdr_plan *plan = NULL;
+	char note[256];
+	int err;
+
+	err = tdr_targets__check(&tg);
+	if (!err)
+		err = check_opts(opts);
+	if (err)
+		return err;
+	/* PERF_FORMAT_LOST is what is tried first; probing it would open an
+	 * event, and a dry run opens nothing. */
+	record_plan_opts(opts, &tg, true, &p, note, sizeof(note));
+	if (note[0])
+		tdr_warn("%s", note);
+	err = tdr_targets__choose_plan(&tg, &p, opts->plan_kind, &plan);
+	if (err)
+		return err;
+	tdr_session__prepare_plan(plan,
+				  opts->mmap_pages ? opts->mmap_pages : TDR_RECORD_DEFAULT_PAGES);
+	*out = plan;
+	return 0;
 }
 
 static int build_meta(struct tdr_recorder *rec)
@@ -151,6 +222,7 @@ static int open_writer(struct tdr_recorder *rec)
 		memcpy(rec->partial_path + n, ".partial", sizeof(".partial"));
 	}
 	err = tdr_writer__open(&wo, &rec->meta, &rec->writer);
+	/* The writer leaves the one line naming the file to its caller. */
 	if (err)
 		tdr_warn("cannot create %s: %s", wo.atomic_replace ? rec->partial_path : wo.path,
 			 tdr_strerror(err));
@@ -210,15 +282,7 @@ static int write_synth(struct tdr_recorder *rec)
 
 int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out)
 {
-	const struct tdr_targets tg = {
-	    .who = "record",
-	    .doing = "recording",
-	    .argv = opts->argv,
-	    .procs = opts->pids,
-	    .proc_cnt = opts->pid_cnt,
-	    .system_wide = opts->system_wide,
-	    .kernel = opts->kernel,
-	};
+	const struct tdr_targets tg = targets_of(opts);
 	struct tdr_recorder *rec;
 	int err;
 
@@ -280,6 +344,20 @@ err_out:
 	return err;
 }
 
+/* When recording starts: one line when this is not the best plan there is,
+ * and the plan's own notes (hybrid CPUs not measured, an -e ignored). */
+static void say_plan(const struct tdr_plan *plan)
+{
+	size_t skip = plan->skip_note_cnt;
+
+	if (skip)
+		tdr_info("plan %s%s (%s)", tdr_plan_kind_name(plan->kind),
+			 plan->kind == TDR_PLAN_SOFTWARE ? ", no TopDown" : "",
+			 plan->notes[skip - 1]);
+	for (size_t i = skip; i < plan->note_cnt; i++)
+		tdr_warn("%s", plan->notes[i]);
+}
+
 int tdr_recorder__run(struct tdr_recorder *rec)
 {
 	int err;
@@ -301,6 +379,7 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 			return err;
 		}
 	}
+	say_plan(rec->plan);
 	rec->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	return tdr_record__loop(rec);
 }

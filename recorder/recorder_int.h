@@ -266,6 +266,11 @@ int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
 
 /* perf_event_paranoid's value, or INT_MIN when it cannot be read. */
 int tdr_machine__paranoid(const char *proc_root);
+/* kernel.perf_event_max_sample_rate (the highest -F the kernel accepts), or
+ * INT_MIN when it cannot be read. */
+int tdr_machine__max_sample_rate(const char *proc_root);
+/* kernel.perf_event_mlock_kb, or INT_MIN. */
+int tdr_machine__mlock_kb(const char *proc_root);
 
 /* ---------------------------------------------------------------------------
  * targets.c: what 'record' and 'stat' measure, and the perf_event_open pids
@@ -275,13 +280,14 @@ struct pollfd;
 
 struct tdr_targets {
 	/* The description, set by the caller from its options. */
-	const char *who;    /* "record" or "stat": the prefix of the messages */
-	const char *doing;  /* "recording" or "counting" (what paranoid 2 allows) */
-	char *const *argv;  /* a program to launch, or NULL (borrowed) */
-	const pid_t *procs; /* -p: the processes (borrowed) */
-	size_t proc_cnt;    /* -p: how many */
-	bool system_wide;   /* -a */
-	bool kernel;	    /* kernel mode too */
+	const char *who;       /* "record" or "stat": the prefix of the messages */
+	const char *doing;     /* "recording" or "counting" (what paranoid 2 allows) */
+	char *const *argv;     /* a program to launch, or NULL (borrowed) */
+	const pid_t *procs;    /* -p: the processes (borrowed) */
+	size_t proc_cnt;       /* -p: how many */
+	bool system_wide;      /* -a */
+	bool kernel;	       /* kernel mode too */
+	const char *proc_root; /* NULL: "/proc" (tests: a fake tree for the sysctls) */
 	/* Filled by tdr_targets__make; owned. */
 	pid_t *pids;	  /* perf_event_open pids (-1: every task of a CPU) */
 	pid_t *pid_procs; /* -p: the process of each pid */
@@ -296,7 +302,7 @@ int tdr_targets__check(const struct tdr_targets *t);
 /* The plan options that follow from the targets: kernel, kernel_sw_counts,
  * inherit (not with -a), enable_on_exec (a program without -a). */
 void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
-/* tdr_plan__choose, with a line when no plan fits (-TDR_E_NOPLAN). */
+/* tdr_plan__choose for these targets (the plan logs why no plan fits). */
 int tdr_targets__choose_plan(const struct tdr_targets *t, const struct tdr_plan_opts *p,
 			     enum tdr_plan_kind kind, struct tdr_plan **out);
 /* Start the program when there is one (held before exec, *launch set;

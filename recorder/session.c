@@ -5,7 +5,8 @@
  * open the leader (group_fd -1) and then the members into it; read every
  * fd's kernel id (PERF_EVENT_IOC_ID); map one ring per CPU on the first
  * sampler of that CPU and point every other sampler of the CPU at it
- * (PERF_EVENT_IOC_SET_OUTPUT). When mmap is refused with EPERM (over the
+ * (PERF_EVENT_IOC_SET_OUTPUT); then start the groups that count from open
+ * (opened disabled: see prepare_event). When mmap is refused with EPERM (over the
  * mlock budget) everything is closed and opened again with half the pages,
  * so the wakeup watermark always matches the ring. It reports what failed
  * (struct tdr_open_error) and logs nothing: recorder.c knows what the user
@@ -62,7 +63,43 @@ static void fail_set(struct tdr_open_error *fail, int err, enum tdr_open_stage s
 	fail->pid = pid;
 }
 
-/* Copy group gi of the plan, with the ring watermark on the sampler. */
+/* The session's changes to one attr of a plan (tdr_session__prepare_plan). */
+static void prepare_event(struct tdr_plan_event *ev, bool first, size_t pages)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	if (first && !a->enable_on_exec) {
+		/* A group whose leader runs while its members are added is not
+		 * rescheduled in a CPU-wide context (-a), so the members would
+		 * never count (they read 0); in a task context they would miss
+		 * counts until the next context switch. Open it stopped and
+		 * start every group when all are open and mapped, as perf
+		 * does (session_try). */
+		a->disabled = 1;
+	}
+	if (pages && (ev->flags & TDR_EVENT_SAMPLER)) {
+		/* Wake the drain loop when a quarter of the ring is full: early
+		 * enough to keep up at high rates, rare enough to be cheap. */
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	}
+}
+
+void tdr_session__prepare_plan(struct tdr_plan *plan, size_t mmap_pages)
+{
+	for (size_t gi = 0; gi < plan->group_cnt; gi++) {
+		struct tdr_plan_group *pg = &plan->groups[gi];
+		bool sampler_seen = false;
+
+		for (size_t e = 0; e < pg->event_cnt; e++) {
+			/* Only the first sampler of a group gets a ring. */
+			prepare_event(&pg->events[e], e == 0, sampler_seen ? 0 : mmap_pages);
+			sampler_seen |= (pg->events[e].flags & TDR_EVENT_SAMPLER) != 0;
+		}
+	}
+}
+
+/* Copy group gi of the plan, with the session's changes (prepare_event). */
 static int group_setup(struct tdr_session *s, const struct tdr_plan_group *pg, size_t gi,
 		       size_t pages)
 {
@@ -80,14 +117,8 @@ static int group_setup(struct tdr_session *s, const struct tdr_plan_group *pg, s
 			break;
 		}
 	}
-	if (pages && g->sampler_idx >= 0) {
-		struct perf_event_attr *a = &g->events[g->sampler_idx].attr;
-
-		/* Wake the drain loop when a quarter of the ring is full: early
-		 * enough to keep up at high rates, rare enough to be cheap. */
-		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	}
+	for (size_t e = 0; e < g->event_cnt; e++)
+		prepare_event(&g->events[e], e == 0, (int)e == g->sampler_idx ? pages : 0);
 	g->cpu_cnt = pg->cpu_cnt;
 	g->cpus = tdr_calloc(pg->cpu_cnt, sizeof(*g->cpus));
 	n = g->cpu_cnt * s->pid_cnt * g->event_cnt;
@@ -207,6 +238,37 @@ static int session_map(struct tdr_session *s, size_t pages, struct tdr_open_erro
 	return 0;
 }
 
+/* ioctl req (with PERF_IOC_FLAG_GROUP) on every leader, or with
+ * started_only on those prepare_event opened disabled (they count from open,
+ * not from exec). Every leader is tried; the first failure is returned and
+ * described in *fail. */
+static int session_ioctl_leaders(struct tdr_session *s, unsigned long req, bool started_only,
+				 struct tdr_open_error *fail)
+{
+	int first = 0;
+
+	for (size_t gi = 0; gi < s->group_cnt; gi++) {
+		struct tdr_session_group *g = &s->groups[gi];
+		const struct perf_event_attr *lead = &g->events[0].attr;
+
+		if (started_only && (!lead->disabled || lead->enable_on_exec))
+			continue;
+		for (size_t ci = 0; ci < g->cpu_cnt; ci++) {
+			for (size_t pi = 0; pi < s->pid_cnt; pi++) {
+				int fd = g->fds[tdr_session_slot(s, g, ci, pi, 0)];
+				int err = tdr_sys_perf_ioctl(fd, req, PERF_IOC_FLAG_GROUP);
+
+				if (err && !first) {
+					first = err;
+					fail_set(fail, err, TDR_STAGE_ENABLE, g, gi, 0, g->cpus[ci],
+						 s->pids[pi]);
+				}
+			}
+		}
+	}
+	return first;
+}
+
 static int session_try(struct tdr_session *s, const struct tdr_session_opts *opts, size_t pages,
 		       struct tdr_open_error *fail)
 {
@@ -224,7 +286,10 @@ static int session_try(struct tdr_session *s, const struct tdr_session_opts *opt
 		if (err)
 			return err;
 	}
-	return pages ? session_map(s, pages, fail) : 0;
+	err = pages ? session_map(s, pages, fail) : 0;
+	/* Everything is open and mapped: no sample is made before its ring
+	 * exists. */
+	return err ? err : session_ioctl_leaders(s, PERF_EVENT_IOC_ENABLE, true, fail);
 }
 
 int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **out,
@@ -270,34 +335,14 @@ int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **
 	return 0;
 }
 
-static int session_ioctl_leaders(struct tdr_session *s, unsigned long req)
-{
-	int first = 0;
-
-	for (size_t gi = 0; gi < s->group_cnt; gi++) {
-		struct tdr_session_group *g = &s->groups[gi];
-
-		for (size_t ci = 0; ci < g->cpu_cnt; ci++) {
-			for (size_t pi = 0; pi < s->pid_cnt; pi++) {
-				int fd = g->fds[tdr_session_slot(s, g, ci, pi, 0)];
-				int err = tdr_sys_perf_ioctl(fd, req, PERF_IOC_FLAG_GROUP);
-
-				if (err && !first)
-					first = err;
-			}
-		}
-	}
-	return first;
-}
-
 int tdr_session__enable(struct tdr_session *s)
 {
-	return session_ioctl_leaders(s, PERF_EVENT_IOC_ENABLE);
+	return session_ioctl_leaders(s, PERF_EVENT_IOC_ENABLE, false, NULL);
 }
 
 int tdr_session__disable(struct tdr_session *s)
 {
-	return session_ioctl_leaders(s, PERF_EVENT_IOC_DISABLE);
+	return session_ioctl_leaders(s, PERF_EVENT_IOC_DISABLE, false, NULL);
 }
 
 size_t tdr_session__mmap_pages(const struct tdr_session *s)

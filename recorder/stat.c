@@ -114,9 +114,6 @@ static int choose_plan(struct tdr_stat *st)
 	p->counting = true;
 	tdr_targets__plan_opts(&st->tg, p);
 	p->clockid = -1;
-	/* Groups that do not wait for exec are enabled once complete
-	 * (stat_unit__open). */
-	p->start_disabled = true;
 	return tdr_targets__choose_plan(&st->tg, p, o->plan_kind, &st->plan);
 }
 

@@ -53,7 +53,6 @@ int stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
 		    struct tdr_open_error *fail)
 {
 	struct tdr_session_opts so = {.plan = o->plan, .pids = o->pids, .pid_cnt = o->pid_cnt};
-	const struct perf_event_attr *lead = &o->plan->groups[0].events[0].attr;
 	struct stat_unit *u;
 	size_t slots = 0;
 	int err;
@@ -71,22 +70,6 @@ int stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
 	for (size_t i = 0; i < u->pid_cnt; i++)
 		u->ref_fds[i] = -1;
 	err = tdr_session__open(&so, &u->s, fail);
-	if (!err && lead->disabled && !lead->enable_on_exec) {
-		/* Opened disabled (plan start_disabled): start each group
-		 * whole. A member added to a group that already counts waits
-		 * for the group's next sched-in, which for a cpu-wide group may
-		 * never come: measured here, -a page faults read 0. */
-		err = tdr_session__enable(u->s);
-		if (err && fail) {
-			memset(fail, 0, sizeof(*fail));
-			fail->err = err;
-			fail->stage = TDR_STAGE_ID;
-			fail->cpu = -1;
-			fail->pid = o->pids[0];
-			snprintf(fail->event_name, sizeof(fail->event_name), "%s",
-				 o->plan->groups[0].events[0].name);
-		}
-	}
 	if (err)
 		goto err_out;
 	u->group_cnt = o->plan->group_cnt;

@@ -29,7 +29,7 @@ int tdr_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, in
 	if (fake_sys.open_cnt < FAKE_SYS_MAX_LOG)
 		c = &fake_sys.log[fake_sys.open_cnt];
 	fake_sys.open_cnt++;
-	if (fake_sys.emfile_until_raised && !fake_sys.nofile_raised)
+	if (fake_sys.emfile_always || (fake_sys.emfile_until_raised && !fake_sys.nofile_raised))
 		res = -EMFILE;
 	else if (fake_sys.open_hook)
 		res = fake_sys.open_hook(attr, pid, cpu, fake_sys.open_ctx);
@@ -77,7 +77,7 @@ int tdr_sys_mmap(int fd, size_t len, void **out)
 	(void)fd;
 	fake_sys.mmap_cnt++;
 	if (fake_sys.mmap_max_pages && len / page - 1 > fake_sys.mmap_max_pages)
-		return -EPERM;
+		return fake_sys.mmap_errno ? -fake_sys.mmap_errno : -EPERM;
 	if (posix_memalign(&p, page, len))
 		return -ENOMEM;
 	memset(p, 0, len);

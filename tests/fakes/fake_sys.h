@@ -7,7 +7,7 @@
  * says otherwise; ids count up from 1000; mmap returns zeroed heap memory
  * (a fake perf_event_mmap_page + data) and can refuse sizes above a limit
  * with EPERM, like the kernel's mlock budget; EMFILE can be given until
- * RLIMIT_NOFILE is "raised". Every open is logged for the test to check.
+ * RLIMIT_NOFILE is "raised" (or for ever). Every open is logged for the test to check.
  * One test thread only.
  */
 #ifndef TDREC_TESTS_FAKE_SYS_H
@@ -36,8 +36,10 @@ typedef int (*fake_open_hook_fn)(const struct perf_event_attr *a, pid_t pid, int
 struct fake_sys {
 	fake_open_hook_fn open_hook;
 	void *open_ctx;
-	size_t mmap_max_pages; /* 0: no limit; above it mmap gives EPERM */
+	size_t mmap_max_pages; /* 0: no limit; above it mmap gives -mmap_errno */
+	int mmap_errno;	       /* 0: EPERM (the mlock budget); ENOMEM: too large */
 	bool emfile_until_raised;
+	bool emfile_always; /* EMFILE whatever the limit (already at the hard limit) */
 	bool nofile_raised;
 	uint64_t next_id;
 	size_t open_cnt; /* calls, successful or not */

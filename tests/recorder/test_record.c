@@ -2,169 +2,20 @@
  * tests/recorder/test_record.c - real recordings with the software plan.
  *
  * Each test runs the tdrec binary ($TDREC) on a small program from
- * tests/recorder/progs (or on nothing at all), then reads the file back with
- * the format reader and the parser: samples present, per-thread group
- * values, the trailer, exit statuses, error messages, files left alone.
- * Real runs are short (about 0.2 s of work) and nothing asserts timing.
- * Tests skip() when perf_event_open is forbidden here.
+ * tests/recorder/progs, then reads the file back with the format reader and
+ * the parser: samples present, per-thread group values, the trailer, exit
+ * statuses. Failure paths are in test_record_errors.c. Real runs are short
+ * (about 0.2 s of work) and nothing asserts timing. Tests skip() when
+ * perf_event_open is forbidden here.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/perf_event.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
+#include <sys/ioctl.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <cmocka.h>
-
+#include "record_fixture.h"
 #include "tdrec/format.h"
 #include "tdrec/parser.h"
-
-struct fixture {
-	char dir[256];
-	char out[300];	/* dir/out.tdr */
-	char errf[300]; /* dir/stderr */
-	char partial[320];
-};
-
-static bool perf_allowed(void)
-{
-	struct perf_event_attr a = {
-	    .type = PERF_TYPE_SOFTWARE,
-	    .size = sizeof(a),
-	    .config = PERF_COUNT_SW_CPU_CLOCK,
-	    .disabled = 1,
-	    .exclude_kernel = 1,
-	};
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-
-	if (fd < 0)
-		return false;
-	close((int)fd);
-	return true;
-}
-
-#define SKIP_UNLESS_PERF()                                                                         \
-	do {                                                                                       \
-		if (!perf_allowed()) {                                                             \
-			fprintf(stderr, "perf_event_open is not allowed here: skipped\n");         \
-			skip();                                                                    \
-		}                                                                                  \
-	} while (0)
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tdrec-test-record.XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->out, sizeof(f->out), "%s/out.tdr", f->dir);
-	snprintf(f->errf, sizeof(f->errf), "%s/stderr", f->dir);
-	snprintf(f->partial, sizeof(f->partial), "%s.partial", f->out);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "%s/small", f->dir);
-	umount2(cmd, MNT_DETACH); /* the full-disk test's tmpfs, if a check failed */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	if (system(cmd)) {
-	}
-	free(f);
-	return 0;
-}
-
-/* Start $TDREC with args (NULL-terminated), stderr to f->errf, stdout to
- * outf (or /dev/null). Returns the pid. */
-static pid_t start_tdrec(struct fixture *f, const char *outf, const char *const *args)
-{
-	const char *tdrec = getenv("TDREC");
-	char *argv[32];
-	size_t n = 0;
-	pid_t pid;
-
-	assert_non_null(tdrec);
-	argv[n++] = (char *)tdrec;
-	for (; *args && n < 31; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int e = open(f->errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int o = open(outf ? outf : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		/* Own process group, so a test can kill tdrec and its program. */
-		setpgid(0, 0);
-		dup2(e, 2);
-		dup2(o, 1);
-		execv(tdrec, argv);
-		_exit(99);
-	}
-	return pid;
-}
-
-/* Wait and return the exit status (128+N for a signal). */
-static int wait_status(pid_t pid)
-{
-	int st;
-
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int run_tdrec(struct fixture *f, const char *outf, const char *const *args)
-{
-	return wait_status(start_tdrec(f, outf, args));
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[16384];
-	FILE *fp = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = 0;
-	if (fp) {
-		n = fread(buf, 1, sizeof(buf) - 1, fp);
-		fclose(fp);
-	}
-	buf[n] = 0;
-	return buf;
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
-/* Wait (bounded) until path exists: the recorder has opened its file. */
-static void wait_for_file(const char *path)
-{
-	for (int i = 0; i < 500 && !exists(path); i++)
-		usleep(10000);
-	assert_true(exists(path));
-}
 
 /* ---- reading a recording back ---- */
 
@@ -436,6 +287,8 @@ static void test_record__attach_to_running_process(void **state)
 	struct fixture *f = *state;
 	char pidtxt[32];
 	const char *args[] = {"record", "--plan", "software", "-o", f->out, "-p", pidtxt, NULL};
+	const char *info_args[] = {"info", f->out, NULL};
+	char info_out[320];
 	pid_t spin, rec;
 	static struct readback rb; /* large: per-thread value arrays */
 	struct tdr_reader *r = NULL;
@@ -461,6 +314,12 @@ static void test_record__attach_to_running_process(void **state)
 
 	read_back(f->out, &rb, true);
 	assert_true(rb.samples > 0);
+	/* The members count from the open on (the group is opened stopped and
+	 * started whole): task-clock advances between the thread's samples. */
+	raw_group_values(f->out, &rb);
+	assert_int_equal(rb.tids[0].tid, spin);
+	assert_false(rb.tids[0].val1_backwards);
+	assert_true(rb.tids[0].last_val1 > rb.tids[0].first_val1);
 	/* MMAP2/COMM synthesized from /proc come first and name the thread. */
 	assert_true(rb.samples_with_comm == rb.samples);
 	/* ...and the spin executable's mapping: its work loop is sampled. */
@@ -470,7 +329,108 @@ static void test_record__attach_to_running_process(void **state)
 	    tdr_reader__frame_cnt(r) > 0 && tdr_reader__frame(r, 0)->ring == TDR_RING_SYNTHETIC;
 	assert_true(synth_first);
 	assert_true(tdr_reader__meta(r)->flags & TDR_META_ATTACHED);
+	/* As opened: the leader stopped, without enable_on_exec. */
+	assert_int_equal(tdr_reader__meta(r)->events[0].attr.disabled, 1);
+	assert_int_equal(tdr_reader__meta(r)->events[0].attr.enable_on_exec, 0);
 	assert_true(tdr_reader__run_end(r)->flags & TDR_END_NO_PROGRAM);
+	tdr_reader__free(r);
+	/* ...which tdrec info shows as no program, not as an exit code. */
+	snprintf(info_out, sizeof(info_out), "%s/info", f->dir);
+	assert_int_equal(run_tdrec(f, info_out, info_args), 0);
+	assert_non_null(strstr(slurp(info_out), "program:     none launched"));
+}
+
+/* A sysfs root for TDREC_SYSFS with this machine's online CPUs and no core
+ * PMU (a VM): the software plan is chosen, with the reasons. */
+static void fake_vm_sysfs(struct fixture *f, char *root, size_t sz)
+{
+	char cmd[1200];
+
+	snprintf(root, sz, "%s/sysfs", f->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/devices/system/cpu %s/bus/event_source/devices && "
+		 "cp /sys/devices/system/cpu/online %s/devices/system/cpu/online",
+		 root, root, root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Recording starts with a line saying which plan runs when it is not the
+ * best one (auto chose it because TopDown is missing), and the plan's own
+ * notes (an -e the plan ignores) as warnings; -q keeps only warnings. */
+static void test_record__says_which_plan_runs(void **state)
+{
+	struct fixture *f = *state;
+	char root[300];
+	const char *plain[] = {"record", "-o", f->out, "--", SPIN_PATH, "0.01", NULL};
+	const char *ignored[] = {"record", "-q", "-e",	    "instructions", "-o",
+				 f->out,   "--", SPIN_PATH, "0.01",	    NULL};
+	const char *err;
+
+	SKIP_UNLESS_PERF();
+	fake_vm_sysfs(f, root, sizeof(root));
+	setenv("TDREC_SYSFS", root, 1);
+	assert_int_equal(run_tdrec(f, NULL, plain), 0);
+	err = slurp(f->errf);
+	assert_non_null(strstr(err, "plan software, no TopDown (topdown-l1 not available: no core "
+				    "PMU (cpu or cpu_core)"));
+	assert_non_null(strstr(err, "samples written"));
+	assert_int_equal(count_lines(err), 2);
+	assert_int_equal(run_tdrec(f, NULL, ignored), 0);
+	err = slurp(f->errf);
+	assert_non_null(strstr(err, "-e instructions is not a software event and was ignored"));
+	assert_int_equal(count_lines(err), 1);
+	unsetenv("TDREC_SYSFS");
+}
+
+/* Whether a CPU-wide event may be opened here (-a: root, or paranoid <= 0). */
+static bool cpu_wide_allowed(void)
+{
+	struct perf_event_attr a = {
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = sizeof(a),
+	    .config = PERF_COUNT_SW_CPU_CLOCK,
+	    .disabled = 1,
+	    .exclude_kernel = 1,
+	};
+	long fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
+
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
+/* -a: per-CPU groups of every task. Every member counts, not only the
+ * leader: members added to a CPU-wide group that already runs are never
+ * scheduled in, so the session opens it stopped and starts it whole. */
+static void test_record__system_wide_members_count(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = {"record", "-a", "--plan",	 "software", "-q", "-o",
+			      f->out,	"--", SPIN_PATH, "0.3",	     NULL};
+	static struct readback rb; /* large: per-thread value arrays */
+	const struct tid_stats *spin = NULL;
+	struct tdr_reader *r = NULL;
+
+	SKIP_UNLESS_PERF();
+	if (!cpu_wide_allowed()) {
+		fprintf(stderr, "CPU-wide events are not allowed here: skipped\n");
+		skip();
+	}
+	assert_int_equal(run_tdrec(f, NULL, args), 0);
+	read_back(f->out, &rb, true);
+	raw_group_values(f->out, &rb);
+	for (size_t i = 0; i < rb.tid_cnt; i++)
+		if (strstr(rb.tids[i].comm, "spin") &&
+		    (!spin || rb.tids[i].samples > spin->samples))
+			spin = &rb.tids[i];
+	assert_non_null(spin);
+	assert_true(spin->samples > 5);
+	/* task-clock (member 1) of the CPU-wide group advances. */
+	assert_true(spin->last_val1 > spin->first_val1);
+	assert_int_equal(tdr_reader__open(f->out, &r), 0);
+	assert_true(tdr_reader__meta(r)->flags & TDR_META_SYSTEM_WIDE);
+	assert_true(tdr_reader__totals(r)->samples == rb.samples);
 	tdr_reader__free(r);
 }
 
@@ -502,16 +462,114 @@ static void test_record__sigint_finishes_the_file(void **state)
 	tdr_reader__free(r);
 }
 
-static off_t file_size(const char *path)
+/* Wait (bounded, 10 s) until path holds needle. */
+static void wait_for_text(const char *path, const char *needle)
 {
-	struct stat st;
+	for (int i = 0; i < 1000 && !strstr(slurp(path), needle); i++)
+		usleep(10000);
+	assert_non_null(strstr(slurp(path), needle));
+}
 
-	return stat(path, &st) ? -1 : st.st_size;
+/* SIGTERM and SIGHUP sent to tdrec reach the program (which traps them and
+ * runs on); the third signal kills it: tdrec exits 128+9, the file is
+ * finished and says so. */
+static void test_record__signals_are_forwarded_third_kills(void **state)
+{
+	struct fixture *f = *state;
+	char marks[300], script[1400];
+	const char *args[] = {"record", "-q", "-o", f->out, "--", "/bin/sh", "-c", script, NULL};
+	struct tdr_reader *r = NULL;
+	const struct tdr_run_end *end;
+	pid_t rec;
+
+	SKIP_UNLESS_PERF();
+	snprintf(marks, sizeof(marks), "%s/marks", f->dir);
+	snprintf(script, sizeof(script),
+		 "trap 'echo TERM >> %s' TERM; trap 'echo HUP >> %s' HUP; "
+		 "trap 'echo INT >> %s' INT; echo ready >> %s; while :; do :; done",
+		 marks, marks, marks, marks);
+	rec = start_tdrec(f, NULL, args);
+	wait_for_text(marks, "ready");
+	kill(rec, SIGTERM);
+	wait_for_text(marks, "TERM");
+	kill(rec, SIGHUP);
+	wait_for_text(marks, "HUP");
+	kill(rec, SIGINT); /* the third: SIGKILL, the trap never runs */
+	assert_int_equal(wait_status(rec), 128 + SIGKILL);
+	assert_null(strstr(slurp(marks), "INT"));
+	assert_non_null(strstr(slurp(f->errf), "killed by signal 9 (SIGKILL)"));
+	assert_int_equal(tdr_reader__open(f->out, &r), 0);
+	assert_true(tdr_reader__status(r)->has_trailer);
+	end = tdr_reader__run_end(r);
+	assert_true(end->flags & TDR_END_INTERRUPTED);
+	assert_int_equal(end->term_signal, SIGKILL);
+	tdr_reader__free(r);
+}
+
+/* Ctrl-C on tdrec's terminal (SI_KERNEL, sent to tdrec's process group)
+ * reaches a program that moved to a group of its own (setsid) only through
+ * tdrec: it is forwarded then (and not otherwise: the program got it). */
+static void test_record__terminal_ctrl_c_reaches_a_setsid_program(void **state)
+{
+	struct fixture *f = *state;
+	char marks[300], script[1400];
+	const char *args[] = {"record", "-q",	   "-o", f->out, "--",
+			      "setsid", "/bin/sh", "-c", script, NULL};
+	const char *tdrec = getenv("TDREC");
+	char *argv[16];
+	size_t n = 0;
+	int master;
+	pid_t rec;
+
+	SKIP_UNLESS_PERF();
+	if (access("/usr/bin/setsid", X_OK) && access("/bin/setsid", X_OK)) {
+		fprintf(stderr, "no setsid(1): skipped\n");
+		skip();
+	}
+	snprintf(marks, sizeof(marks), "%s/marks", f->dir);
+	/* Bounded even if the test fails: spin ends after 20 s by itself. */
+	snprintf(script, sizeof(script),
+		 "trap 'echo INT >> %s; kill $!' INT; %s 20 & echo ready >> %s; wait; exit 3",
+		 marks, SPIN_PATH, marks);
+	argv[n++] = (char *)tdrec;
+	for (const char *const *a = args; *a; a++)
+		argv[n++] = (char *)*a;
+	argv[n] = NULL;
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	rec = fork();
+	assert_true(rec >= 0);
+	if (rec == 0) {
+		/* A session whose controlling terminal is the pty: tdrec's group
+		 * is its foreground group, as in a shell. */
+		int tty, e = open(f->errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int o = open("/dev/null", O_WRONLY);
+
+		setsid();
+		tty = open(ptsname(master), O_RDWR);
+		if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
+			_exit(98);
+		dup2(tty, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(tdrec, argv);
+		_exit(99);
+	}
+	f->child = rec; /* teardown kills it if a check fails */
+	wait_for_text(marks, "ready");
+	assert_int_equal(write(master, "\003", 1), 1); /* ^C */
+	wait_for_text(marks, "INT");
+	/* The trap ran and the program exited 3: tdrec's status. */
+	assert_int_equal(wait_status(rec), 3);
+	f->child = 0;
+	close(master);
 }
 
 /* A recorder killed with SIGKILL leaves FILE.partial, readable up to its
- * last frame; frames are written while recording (the periodic flush), not
- * only at the end. */
+ * last frame, and an existing FILE untouched; frames are written while
+ * recording (the periodic flush), not only at the end. */
 static void test_record__killed_recorder_leaves_readable_partial(void **state)
 {
 	struct fixture *f = *state;
@@ -521,8 +579,13 @@ static void test_record__killed_recorder_leaves_readable_partial(void **state)
 	off_t meta_sz;
 	size_t kernel_frames = 0;
 	pid_t rec;
+	FILE *fp;
 
 	SKIP_UNLESS_PERF();
+	fp = fopen(f->out, "w");
+	assert_non_null(fp);
+	fputs("precious", fp);
+	fclose(fp);
 	rec = start_tdrec(f, NULL, args);
 	wait_for_file(f->partial);
 	usleep(50000);
@@ -533,7 +596,8 @@ static void test_record__killed_recorder_leaves_readable_partial(void **state)
 	assert_true(file_size(f->partial) > meta_sz);
 	kill(-rec, SIGKILL); /* tdrec and the program */
 	wait_status(rec);
-	assert_false(exists(f->out));
+	/* The existing output was never touched. */
+	assert_string_equal(slurp(f->out), "precious");
 	assert_int_equal(tdr_reader__open(f->partial, &r), 0);
 	assert_false(tdr_reader__status(r)->has_trailer);
 	for (size_t i = 0; i < tdr_reader__frame_cnt(r); i++)
@@ -555,108 +619,6 @@ static void test_record__exit_status_is_the_programs(void **state)
 	assert_non_null(strstr(slurp(f->errf), "killed by signal 11 (SIGSEGV)"));
 }
 
-static void test_record__missing_program_exits_127_and_keeps_file(void **state)
-{
-	struct fixture *f = *state;
-	const char *args[] = {"record", "-o", f->out, "--", "/nonexistent/tdrec-no-such-program",
-			      NULL};
-	FILE *fp;
-	int lines = 0;
-	const char *err;
-
-	SKIP_UNLESS_PERF();
-	fp = fopen(f->out, "w");
-	fputs("precious", fp);
-	fclose(fp);
-	assert_int_equal(run_tdrec(f, NULL, args), 127);
-	err = slurp(f->errf);
-	assert_non_null(strstr(err, "cannot run"));
-	for (const char *c = err; *c; c++)
-		lines += *c == '\n';
-	assert_int_equal(lines, 1);
-	assert_string_equal(slurp(f->out), "precious");
-	assert_false(exists(f->partial));
-}
-
-static void test_record__dev_full_fails_clearly(void **state)
-{
-	struct fixture *f = *state;
-	const char *args[] = {"record", "-o", "/dev/full", "--", SPIN_PATH, "0.05", NULL};
-	struct stat st;
-
-	SKIP_UNLESS_PERF();
-	assert_int_equal(run_tdrec(f, NULL, args), 1);
-	assert_non_null(strstr(slurp(f->errf), "/dev/full"));
-	/* Still the device: never renamed over. */
-	assert_int_equal(stat("/dev/full", &st), 0);
-	assert_true(S_ISCHR(st.st_mode));
-	assert_false(exists("/dev/full.partial"));
-}
-
-/* A tmpfs too small for the recording: stop, keep what was written, let
- * the program finish, exit 1. */
-static void test_record__full_disk_keeps_readable_file(void **state)
-{
-	struct fixture *f = *state;
-	char mnt[300], out[320];
-	const char *args[] = {"record", "--plan", "software", "-F",  "20000", "-o",
-			      out,	"--",	  SPIN_PATH,  "0.4", "2",     NULL};
-	struct tdr_reader *r = NULL;
-
-	SKIP_UNLESS_PERF();
-	snprintf(mnt, sizeof(mnt), "%s/small", f->dir);
-	snprintf(out, sizeof(out), "%s/out.tdr", mnt);
-	assert_int_equal(mkdir(mnt, 0755), 0);
-	if (mount("tdrec-test", mnt, "tmpfs", 0, "size=8k")) {
-		fprintf(stderr, "cannot mount a tmpfs (%s): skipped\n", strerror(errno));
-		skip();
-	}
-	assert_int_equal(run_tdrec(f, NULL, args), 1);
-	assert_non_null(strstr(slurp(f->errf), "No space left on device"));
-	assert_non_null(strstr(slurp(f->errf), out));
-	/* What was written is readable (renamed into place by the writer). */
-	assert_int_equal(tdr_reader__open(out, &r), 0);
-	assert_true(tdr_reader__status(r)->intact_sz > 0);
-	tdr_reader__free(r);
-	umount(mnt);
-}
-
-static void test_record__dry_run_prints_plan_and_opens_nothing(void **state)
-{
-	struct fixture *f = *state;
-	char stdout_path[320];
-	const char *args[] = {"record", "--dry-run", "--plan", "software", "-o",
-			      f->out,	"--",	     "true",   NULL};
-	const char *text;
-
-	snprintf(stdout_path, sizeof(stdout_path), "%s/stdout", f->dir);
-	assert_int_equal(run_tdrec(f, stdout_path, args), 0);
-	text = slurp(stdout_path);
-	assert_non_null(strstr(text, "plan: software"));
-	assert_non_null(strstr(text, "sampler"));
-	assert_non_null(strstr(text, "sample_type"));
-	assert_false(exists(f->out));
-	assert_false(exists(f->partial));
-}
-
-static void test_record__usage_errors(void **state)
-{
-	struct fixture *f = *state;
-	const char *none[] = {"record", "-o", f->out, NULL};
-	const char *both[] = {"record", "-F", "100", "-c", "1000", "true", NULL};
-	const char *pages[] = {"record", "--mmap-pages", "3", "true", NULL};
-	const char *help[] = {"record", "--help", NULL};
-	char stdout_path[320];
-
-	assert_int_equal(run_tdrec(f, NULL, none), 2);
-	assert_int_equal(run_tdrec(f, NULL, both), 2);
-	assert_int_equal(run_tdrec(f, NULL, pages), 2);
-	snprintf(stdout_path, sizeof(stdout_path), "%s/help", f->dir);
-	assert_int_equal(run_tdrec(f, stdout_path, help), 0);
-	assert_non_null(strstr(slurp(stdout_path), "TDREC_SYSFS"));
-	assert_false(exists(f->out));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,19 +628,18 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__fork_and_exec, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__attach_to_running_process, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__says_which_plan_runs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__system_wide_members_count, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__signals_are_forwarded_third_kills, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__terminal_ctrl_c_reaches_a_setsid_program,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__killed_recorder_leaves_readable_partial,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,
 					    teardown),
-	    cmocka_unit_test_setup_teardown(test_record__missing_program_exits_127_and_keeps_file,
-					    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
-					    teardown),
-	    cmocka_unit_test_setup_teardown(test_record__dry_run_prints_plan_and_opens_nothing,
-					    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_record__usage_errors, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -265,6 +265,23 @@ static void test_open__emfile_raises_the_limit_and_retries(void **state)
 	ladder_free(&l);
 }
 
+/* EMFILE at the hard limit already: the line says how many fds are needed. */
+static void test_open__emfile_at_the_hard_limit_is_explained(void **state)
+{
+	struct ladder l;
+
+	(void)state;
+	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
+	fake_sys.emfile_always = true; /* raising the soft limit does not help */
+	assert_int_equal(tdr_record__open(&l.rec), -EMFILE);
+	assert_null(l.rec.session);
+	/* vm tree: the software plan's 4 events on CPUs 0-1, one thread. */
+	assert_non_null(strstr(log_text, "needs about 8 fds (4 events x 2 CPUs x 1 thread)"));
+	assert_non_null(strstr(log_text, "ulimit -n"));
+	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	ladder_free(&l);
+}
+
 static int refuse_all_eacces(const struct perf_event_attr *a, pid_t pid, int cpu, void *ctx)
 {
 	(void)a;
@@ -274,20 +291,72 @@ static int refuse_all_eacces(const struct perf_event_attr *a, pid_t pid, int cpu
 	return -EACCES;
 }
 
+/* A fake /proc with kernel.perf_event_paranoid = value, for the ladder. */
+static const char *fake_proc(const char *value)
+{
+	const char *root = tree_new();
+
+	tree_write(root, "sys/kernel/perf_event_paranoid", value);
+	return root;
+}
+
+static void assert_one_line(void)
+{
+	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+}
+
 static void test_open__permission_refusal_is_explained(void **state)
 {
 	struct ladder l;
+	const char *proc = fake_proc("3\n");
 
 	(void)state;
 	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
+	l.rec.tg.proc_root = proc;
 	fake_sys.open_hook = refuse_all_eacces;
 	assert_int_equal(tdr_record__open(&l.rec), -EACCES);
 	assert_null(l.rec.session);
-	assert_non_null(strstr(log_text, "perf_event_paranoid is"));
+	assert_non_null(strstr(log_text, "perf_event_paranoid is 3;"));
 	assert_non_null(strstr(log_text, "sysctl kernel.perf_event_paranoid=2"));
-	/* One line. */
-	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	assert_one_line();
 	ladder_free(&l);
+	tree_rm(proc);
+}
+
+/* paranoid already allows it: lowering it would not help, so the line says
+ * what else refuses (another user's process for -p, a policy otherwise). */
+static void test_open__permission_refusal_with_paranoid_ok_names_the_cause(void **state)
+{
+	struct ladder l;
+	const char *proc = fake_proc("2\n");
+	char root[64];
+	pid_t proc_pid = 77;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s", proc);
+	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
+	l.rec.tg.proc_root = root;
+	fake_sys.open_hook = refuse_all_eacces;
+	assert_int_equal(tdr_record__open(&l.rec), -EACCES);
+	assert_null(strstr(log_text, "sysctl"));
+	assert_non_null(strstr(log_text, "perf_event_paranoid (2) allows it"));
+	assert_non_null(strstr(log_text, "policy"));
+	assert_one_line();
+	ladder_free(&l);
+
+	/* -p: another user's process. */
+	log_reset();
+	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
+	l.rec.tg.proc_root = root;
+	l.rec.tg.procs = &proc_pid;
+	l.rec.tg.proc_cnt = 1;
+	assert_int_equal(tdr_record__open(&l.rec), -EACCES);
+	assert_non_null(strstr(log_text, "attach to pid 77"));
+	assert_non_null(strstr(log_text, "CAP_SYS_PTRACE"));
+	assert_null(strstr(log_text, "sysctl"));
+	assert_one_line();
+	ladder_free(&l);
+	tree_rm(root);
 }
 
 static void test_open__mmap_budget_too_small_is_explained(void **state)
@@ -302,6 +371,25 @@ static void test_open__mmap_budget_too_small_is_explained(void **state)
 	ladder_free(&l);
 }
 
+/* A ring the kernel cannot allocate (ENOMEM, not the mlock budget): not
+ * halved, explained with the option to change. */
+static void test_open__ring_too_large_is_explained(void **state)
+{
+	struct ladder l;
+
+	(void)state;
+	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
+	fake_sys.mmap_max_pages = 4;
+	fake_sys.mmap_errno = ENOMEM;
+	assert_int_equal(tdr_record__open(&l.rec), -ENOMEM);
+	assert_null(l.rec.session);
+	assert_int_equal(fake_sys.mmap_cnt, 1);
+	assert_non_null(strstr(log_text, "cannot map a ring buffer of 8 pages"));
+	assert_non_null(strstr(log_text, "--mmap-pages"));
+	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	ladder_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,8 +401,12 @@ int main(void)
 				   setup),
 	    cmocka_unit_test_setup(test_open__plan_refused_falls_back_with_inherit_restored, setup),
 	    cmocka_unit_test_setup(test_open__emfile_raises_the_limit_and_retries, setup),
+	    cmocka_unit_test_setup(test_open__emfile_at_the_hard_limit_is_explained, setup),
 	    cmocka_unit_test_setup(test_open__permission_refusal_is_explained, setup),
+	    cmocka_unit_test_setup(test_open__permission_refusal_with_paranoid_ok_names_the_cause,
+				   setup),
 	    cmocka_unit_test_setup(test_open__mmap_budget_too_small_is_explained, setup),
+	    cmocka_unit_test_setup(test_open__ring_too_large_is_explained, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

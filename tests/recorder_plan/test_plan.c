@@ -195,6 +195,7 @@ static void test_plan__icelake_auto_is_l1(void **state)
 	check_group(&plan->groups[0], icl_l1, 6);
 	check_cpus(&plan->groups[0], 0, 3);
 	assert_int_equal(plan->note_cnt, 1);
+	assert_int_equal(plan->skip_note_cnt, 1);
 	assert_string_equal(plan->notes[0],
 			    "topdown-l2 not available: the cpu PMU has no topdown-heavy-ops, "
 			    "topdown-br-mispredict, topdown-fetch-lat, topdown-mem-bound");
@@ -244,6 +245,7 @@ static void test_plan__hybrid_topdown_on_cpu_core_only(void **state)
 	check_group(&plan->groups[0], adl_l2, 10);
 	check_cpus(&plan->groups[0], 0, 15); /* cpu_core/cpus, not the E-cores */
 	assert_int_equal(plan->note_cnt, 1);
+	assert_int_equal(plan->skip_note_cnt, 0); /* the best plan, with a note of its own */
 	assert_string_equal(plan->notes[0], "hybrid CPU: TopDown is measured on cpu_core CPUs 0-15 "
 					    "only; CPUs 16-23 (cpu_atom) are not measured");
 	tdr_plan__free(plan);
@@ -265,6 +267,7 @@ static void test_plan__amd_zen4_software_with_notes(void **state)
 	check_group(&plan->groups[0], software, 4);
 	check_cpus(&plan->groups[0], 0, 15);
 	assert_int_equal(plan->note_cnt, 2);
+	assert_int_equal(plan->skip_note_cnt, 2);
 	assert_string_equal(
 	    plan->notes[0],
 	    "topdown-l2 not available: the cpu PMU has no slots, topdown-retiring, "
@@ -429,6 +432,30 @@ static void test_plan__sampler_variants_in_topdown(void **state)
 	assert_int_equal(tdr_event_spec__parse("nosuch", &spec), 0);
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
 	assert_null(plan);
+}
+
+/* Hybrid: a cpu_atom sampler cannot join cpu_core's TopDown group (another
+ * PMU context, refused by the kernel): a usage error naming both PMUs, not
+ * a fall back to the software plan. A cpu_core event can. */
+static void test_plan__hybrid_sampler_on_the_other_core_pmu_refused(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("alderlake-hybrid");
+	struct tdr_event_spec spec;
+	struct tdr_plan *plan = NULL;
+	struct perf_event_attr want = {.type = 4, .config = 0x3c, MEMBER, SAMPLER};
+
+	(void)state;
+	o.sampler = &spec;
+	log_reset();
+	assert_int_equal(tdr_event_spec__parse("cpu_atom/event=0x3c/", &spec), 0);
+	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
+	assert_null(plan);
+	assert_non_null(strstr(log_text, "'cpu_atom/event=0x3c/'"));
+	assert_non_null(strstr(log_text, "TopDown is measured on cpu_core"));
+	assert_int_equal(tdr_event_spec__parse("cpu_core/event=0x3c/", &spec), 0);
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	check_attr("cpu_core/event=0x3c/", &plan->groups[0].events[1].attr, &want);
+	tdr_plan__free(plan);
 }
 
 static void test_plan__freq_clock_kernel_lost(void **state)
@@ -720,6 +747,7 @@ int main(void)
 	    cmocka_unit_test(test_plan__explicit_topdown_on_vm_is_noplan),
 	    cmocka_unit_test(test_plan__software_sampler_from_e),
 	    cmocka_unit_test(test_plan__sampler_variants_in_topdown),
+	    cmocka_unit_test(test_plan__hybrid_sampler_on_the_other_core_pmu_refused),
 	    cmocka_unit_test(test_plan__freq_clock_kernel_lost),
 	    cmocka_unit_test(test_plan__period_xor_freq),
 	    cmocka_unit_test(test_plan__counting_topdown_for_stat),

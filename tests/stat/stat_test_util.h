@@ -26,7 +26,6 @@ static inline struct tdr_plan_opts stat_popts(const char *tree)
 	    .counting = true,
 	    .inherit = true,
 	    .enable_on_exec = true,
-	    .start_disabled = true,
 	    .clockid = -1,
 	};
 	return o;

@@ -77,11 +77,6 @@ struct tdr_plan_opts {
 	bool enable_on_exec;	/* launched program: disabled + enable_on_exec */
 	bool read_lost;		/* add PERF_FORMAT_LOST to read_format */
 	int clockid;		/* -1: the kernel's default perf clock */
-	/* Leaders opened disabled, for the caller to enable once every member
-	 * is open (tdr_session__enable): a member added to a group that already
-	 * counts is only counted from the group's next sched-in, which for a
-	 * cpu-wide group may be never (measured on Linux 6.18). */
-	bool start_disabled;
 };
 
 #define TDR_PLAN_MAX_EVENTS 12
@@ -109,6 +104,10 @@ struct tdr_plan {
 	/* Lines for the user: why a better plan was skipped, CPUs not measured. */
 	size_t note_cnt;
 	char notes[TDR_PLAN_MAX_NOTES][256];
+	/* The first skip_note_cnt notes say why better plans were skipped
+	 * (tdr_plan__choose under AUTO), the best last; the others are about
+	 * this plan itself (hybrid CPUs left out, an -e that was ignored). */
+	size_t skip_note_cnt;
 };
 
 /*

@@ -91,6 +91,10 @@ int tdr_launch__go(struct tdr_launch *l);
 /* Send sig to the child unless it has been reaped. Returns 0 or -errno. */
 int tdr_launch__signal(struct tdr_launch *l, int sig);
 
+/* Whether the child has moved to a process group of its own (setsid,
+ * setpgid): a terminal's signals to tdrec's group then miss it. */
+bool tdr_launch__left_pgrp(const struct tdr_launch *l);
+
 /* Reap the child if it has ended, without waiting. Returns 1 when it has
  * ended (now or before), 0 when it still runs, -errno. */
 int tdr_launch__poll(struct tdr_launch *l);
@@ -131,6 +135,7 @@ enum tdr_open_stage {
 	TDR_STAGE_ID,	    /* PERF_EVENT_IOC_ID */
 	TDR_STAGE_MMAP,	    /* mmap of a ring (after halving down to the minimum) */
 	TDR_STAGE_OUTPUT,   /* PERF_EVENT_IOC_SET_OUTPUT */
+	TDR_STAGE_ENABLE,   /* PERF_EVENT_IOC_ENABLE of a group that counts from open */
 };
 
 /* What failed when tdr_session__open failed. */
@@ -147,11 +152,25 @@ struct tdr_open_error {
 /*
  * Open every group of opts->plan on each of its CPUs for each pid: leader
  * with group_fd -1, then the members into it, close-on-exec; read every
- * event's id; map the rings. Nothing is logged: the caller explains *fail.
+ * event's id; map the rings; then start the groups that count from open
+ * (leaders without enable_on_exec: they are opened disabled, see
+ * tdr_session__prepare_plan). Nothing is logged: the caller explains *fail.
  * Returns: 0, or -errno with *fail filled (when fail is not NULL).
  */
 int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **out,
 		      struct tdr_open_error *fail);
+
+/*
+ * Apply to plan, in place, the changes tdr_session__open makes to the attrs
+ * it opens, so that --dry-run shows exactly what would be opened:
+ *   - a leader without enable_on_exec gets disabled = 1 (the session starts
+ *     the group once everything is open: members added to a running
+ *     CPU-wide group are never scheduled in, and would read 0);
+ *   - with rings (mmap_pages > 0), the sampler gets watermark = 1 and
+ *     wakeup_watermark = a quarter of the ring.
+ * Idempotent.
+ */
+void tdr_session__prepare_plan(struct tdr_plan *plan, size_t mmap_pages);
 
 /* Enable / disable every group (ioctl on each leader with PERF_IOC_FLAG_GROUP).
  * Returns: 0 or the first -errno. */
@@ -256,6 +275,17 @@ struct tdr_record_summary {
  * -EMFILE, -ENOENT (a -p process that does not exist), -errno.
  */
 int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out);
+
+/*
+ * --dry-run: the plan a recording with opts would try first, every attr
+ * exactly as tdr_session__open would open it (tdr_session__prepare_plan,
+ * with opts' ring size). Opens nothing and starts nothing; PERF_FORMAT_LOST
+ * is assumed to be accepted (a real run probes it and drops it if not).
+ * Problems are logged once, as tdr_recorder__new logs them.
+ * Returns: 0 with *out set (the caller frees it with tdr_plan__free),
+ * -TDR_E_USAGE, -TDR_E_NOPLAN, -TDR_E_CORRUPT, -ENOENT, -ENOMEM.
+ */
+int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out);
 
 /*
  * Run the program (or keep attached) and drain the rings until it ends or
