@@ -66,6 +66,12 @@ static inline uint64_t report_hash_mix(uint64_t h, uint64_t v)
 	return x ^ (x >> 31);
 }
 
+/* Is the sample in kernel code (its mode, or a kernel mapping)? */
+static inline bool report_kernel_sample(const struct tdr_sample *s)
+{
+	return s->cpumode == TDR_MODE_KERNEL || (s->map && s->map->kind == TDR_MAP_KERNEL);
+}
+
 /* ---- table storage (aggregate.c) ----------------------------------------
  * The row table and the address table keep their entries in an array, each
  * entry with its hash, next to a block of event_cnt sums per entry, and
