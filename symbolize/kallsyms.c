@@ -391,8 +391,9 @@ static void *ks_main(void *arg)
 	k->state = KS_READY;
 	pthread_cond_broadcast(&k->ready_cv);
 	pthread_mutex_unlock(&k->mu);
-	/* The table is read-only from here on; the waiter may already use it. */
-	if (store && !atomic_load_explicit(&k->cancel, memory_order_relaxed))
+	/* The table is read-only from here on; the waiter may already use it.
+	 * A complete table is always cached, even when __free is waiting. */
+	if (store)
 		k->store_err = ks_store(k, key);
 	return NULL;
 }
