@@ -27,6 +27,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "tdrec/tdr_endian.h"
@@ -282,6 +284,26 @@ static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_s
 	return 0;
 }
 
+/*
+ * Give back the pages of the mapping below data offset pos, once the
+ * records there have all been fed (no entry of the round still points into
+ * them): a big file then does not stay resident as a whole. The mapping is
+ * read-only and private, so MADV_DONTNEED only drops clean page-cache
+ * pages from this process; touching them again (a string the maps borrowed,
+ * say) faults the same bytes back in from the file.
+ */
+static void release_read(struct perfdata *pd, uint64_t pos)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)pd->map + pd->released;
+	uintptr_t hi = ((uintptr_t)pd->map + pd->data_off + pos) & ~(page - 1);
+
+	if (hi <= lo)
+		return;
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	pd->released = hi - (uintptr_t)pd->map;
+}
+
 int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 {
 	struct perfdata *pd = p->pd;
@@ -306,6 +328,8 @@ int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 		if (err)
 			return err;
 		pos += sz;
+		if (!pd->ent_cnt && pd->data_off + pos >= pd->released + PD_RELEASE_STEP)
+			release_read(pd, pos);
 	}
 	if (pd->data_to_eof)
 		pd->status.intact_sz = pd->data_off + pos;
