@@ -45,7 +45,7 @@ enum {
 /* Caps on what a hostile file can make us allocate. */
 #define PD_MAX_ATTRS 4096
 #define PD_MAX_IDS (1u << 22)
-#define PD_MAX_ROUND (512u << 20) /* bytes of records held for one round */
+#define PD_MAX_ROUND (512u << 20)  /* bytes of records held for one round */
 #define PD_RELEASE_STEP (4u << 20) /* hand back the read mapping in steps this big */
 
 struct pd_ent {

@@ -179,7 +179,8 @@ static int handle(struct tdr_parser *p, const uint8_t *rec, size_t sz, bool from
 	if (pd->round_held + asz > PD_MAX_ROUND) {
 		if (!pd->warned_round)
 			tdr_warn("perf.data round larger than %u MiB: fed early, order across "
-				 "CPUs may suffer", PD_MAX_ROUND >> 20);
+				 "CPUs may suffer",
+				 PD_MAX_ROUND >> 20);
 		pd->warned_round = true;
 		err = flush_round(p, cb, ctx);
 		if (err)
@@ -248,7 +249,7 @@ static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_s
 		      void *ctx)
 {
 	struct perfdata *pd = p->pd;
-	ZSTD_inBuffer in = { src, sz, 0 };
+	ZSTD_inBuffer in = {src, sz, 0};
 	ZSTD_outBuffer out;
 	size_t r;
 	int err;
@@ -271,7 +272,8 @@ static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_s
 		r = ZSTD_decompressStream(pd->zds, &out, &in);
 		if (ZSTD_isError(r)) {
 			tdr_warn("failed to decompress perf.data records: %s; the rest of the "
-				 "compressed data is skipped", ZSTD_getErrorName(r));
+				 "compressed data is skipped",
+				 ZSTD_getErrorName(r));
 			pd->warned_zstd = true;
 			p->stats.malformed_records++;
 			return 0;

@@ -61,12 +61,12 @@ struct tdr_kallsyms {
 	atomic_bool cancel;
 	enum ks_state state;
 	/* Results, written by whoever loads, read after KS_READY. */
-	int err;	     /* -ENOMEM, or -ECANCELED: nothing built */
-	int read_err;	     /* kallsyms could not be read (-errno) */
-	bool no_addresses;   /* kallsyms show only zero addresses */
-	int cache_err;	     /* the cache file is damaged */
+	int err;	   /* -ENOMEM, or -ECANCELED: nothing built */
+	int read_err;	   /* kallsyms could not be read (-errno) */
+	bool no_addresses; /* kallsyms show only zero addresses */
+	int cache_err;	   /* the cache file is damaged */
 	const char *cache_why;
-	int store_err;	     /* the cache could not be written */
+	int store_err; /* the cache could not be written */
 	bool logged, have_tab;
 	struct sym_ktab tab;
 };
@@ -94,10 +94,9 @@ void sym_ktab__free(struct sym_ktab *t)
 
 /* hexval[c]: 1 + the value of hex digit c, 0 for any other byte. */
 static const uint8_t hexval[256] = {
-	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,	['6'] = 7,
-	['7'] = 8,  ['8'] = 9,	['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
-	['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
-	['F'] = 16,
+    ['0'] = 1,	['1'] = 2,  ['2'] = 3,	['3'] = 4,  ['4'] = 5,	['5'] = 6,  ['6'] = 7,	['7'] = 8,
+    ['8'] = 9,	['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
 static int type_rank(char type)
@@ -428,7 +427,8 @@ int tdr_kallsyms__new(const struct tdr_kallsyms_opts *opts, struct tdr_kallsyms 
 int tdr_kallsyms__start(struct tdr_kallsyms *k)
 {
 	pthread_mutex_lock(&k->mu);
-	if (k->state == KS_IDLE && !k->thread_started && !pthread_create(&k->thread, NULL, ks_main, k)) {
+	if (k->state == KS_IDLE && !k->thread_started &&
+	    !pthread_create(&k->thread, NULL, ks_main, k)) {
 		k->thread_started = true;
 		k->state = KS_RUNNING;
 	}

@@ -56,7 +56,7 @@ struct kcache_hdr {
 	uint64_t str_sz;
 	uint64_t ref_addr[SYM_KREF_CNT];
 	uint32_t byte_order;
-	uint32_t reserved; /* 0 */
+	uint32_t reserved;	  /* 0 */
 	char boot_id[BOOT_ID_SZ]; /* NUL-padded */
 };
 _Static_assert(sizeof(struct kcache_hdr) == 128, "kcache header layout");
@@ -264,8 +264,7 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key,
-		      const struct sym_ktab *t)
+int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const struct sym_ktab *t)
 {
 	struct kcache_hdr h = {.version = KCACHE_VERSION,
 			       .hdr_sz = sizeof(h),

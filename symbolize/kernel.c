@@ -98,7 +98,8 @@ static size_t notes_build_id(const uint8_t *p, size_t sz, const uint8_t **id)
 		dsz = ((uint64_t)descsz + 3) & ~3ull;
 		if (nsz + dsz > sz - pos - 12)
 			break;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(p + pos + 12, "GNU", 4)) {
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
+		    !memcmp(p + pos + 12, "GNU", 4)) {
 			*id = p + pos + 12 + nsz;
 			return descsz;
 		}

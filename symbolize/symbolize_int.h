@@ -200,8 +200,7 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 		     const char **why);
 /* Write t as dir/SYM_KCACHE_NAME (a temporary file renamed over it),
  * creating dir (0700) when missing. Returns 0 or -errno. */
-int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key,
-		      const struct sym_ktab *t);
+int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const struct sym_ktab *t);
 
 /* kallsyms.c: wait for k's table, or load it now when no helper thread
  * runs. Returns 0 with *t (NULL when kallsyms could not be read or show no
@@ -210,11 +209,11 @@ int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key,
 int sym_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t, const char **path);
 
 struct sym_kernel {
-	bool tried;  /* the decision below has been made */
-	bool usable; /* kallsyms apply to the recording and were loaded */
-	struct tdr_kallsyms *ks;    /* opts.kallsyms, or own_ks */
+	bool tried;		     /* the decision below has been made */
+	bool usable;		     /* kallsyms apply to the recording and were loaded */
+	struct tdr_kallsyms *ks;     /* opts.kallsyms, or own_ks */
 	struct tdr_kallsyms *own_ks; /* made from opts.kallsyms_path when needed */
-	const struct sym_ktab *tab; /* ks's table, when usable */
+	const struct sym_ktab *tab;  /* ks's table, when usable */
 	/* The recorded kernel image (opts.kernel_*), copied. */
 	uint8_t build_id[20];
 	size_t build_id_sz;

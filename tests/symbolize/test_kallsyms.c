@@ -48,17 +48,17 @@ struct ksym_line {
 };
 
 static const struct ksym_line fake[] = {
-	{0xffffffff81000000ull, 'T', "_text"},
-	{0xffffffff81000000ull, 'T', "_stext"},
-	{0xffffffff81000000ull, 't', "__pfx_startup"},
-	{0xffffffff81000100ull, 'T', "do_one_initcall"},
-	{0xffffffff81000180ull, 'D', "some_data"},
-	{0xffffffff81000200ull, 't', "local_helper"},
-	{0xffffffff81000300ull, 'W', "weak_thing"},
-	{0xffffffff81000400ull, 'T', "schedule"},
-	{0xffffffffc0a00000ull, 't', "mod_func\t[kvm]"},
-	{0xffffffffc0a00080ull, 'T', "mod_other\t[kvm]"},
-	{0, 'A', "fixed_percpu_data"},
+    {0xffffffff81000000ull, 'T', "_text"},
+    {0xffffffff81000000ull, 'T', "_stext"},
+    {0xffffffff81000000ull, 't', "__pfx_startup"},
+    {0xffffffff81000100ull, 'T', "do_one_initcall"},
+    {0xffffffff81000180ull, 'D', "some_data"},
+    {0xffffffff81000200ull, 't', "local_helper"},
+    {0xffffffff81000300ull, 'W', "weak_thing"},
+    {0xffffffff81000400ull, 'T', "schedule"},
+    {0xffffffffc0a00000ull, 't', "mod_func\t[kvm]"},
+    {0xffffffffc0a00080ull, 'T', "mod_other\t[kvm]"},
+    {0, 'A', "fixed_percpu_data"},
 };
 
 /* Write the fake kallsyms, every name + suffix (module tags kept), in
@@ -79,9 +79,8 @@ static void write_ks(const char *path, const char *suffix, bool reversed, bool o
 				fputc('x', f);
 			fputc('\n', f);
 		}
-		fprintf(f, "%016llx %c %.*s%s%s%s", (unsigned long long)l->addr, l->type,
-			(int)base, l->name, suffix, l->name + base,
-			odd && k == n - 1 ? "" : "\n");
+		fprintf(f, "%016llx %c %.*s%s%s%s", (unsigned long long)l->addr, l->type, (int)base,
+			l->name, suffix, l->name + base, odd && k == n - 1 ? "" : "\n");
 	}
 	fclose(f);
 }
@@ -135,10 +134,8 @@ static void keep_sink(enum tdr_log_level level, const char *fmt, va_list ap)
 
 static struct tdr_kallsyms *new_ks(const struct env *e, const char *boot_id, bool start)
 {
-	struct tdr_kallsyms_opts o = {.path = e->ks,
-				      .cache_dir = e->cache,
-				      .boot_id = boot_id,
-				      .modules_path = e->modules};
+	struct tdr_kallsyms_opts o = {
+	    .path = e->ks, .cache_dir = e->cache, .boot_id = boot_id, .modules_path = e->modules};
 	struct tdr_kallsyms *k = NULL;
 
 	assert_int_equal(tdr_kallsyms__new(&o, &k), 0);
@@ -288,18 +285,19 @@ static void test_kallsyms__reference_symbol_from_cache(void **state)
 	write_ks(e->ks, "", false, false);
 	for (int pass = 0; pass < 2; pass++) {
 		for (int good = 0; good < 2; good++) {
-			struct tdr_symbolizer_opts o = {
-			    .kernel_notes_path = notes,
-			    .kernel_build_id = bid,
-			    .kernel_build_id_sz = sizeof(bid),
-			    .kernel_ref_sym = good ? "_stext" : "_text",
-			    .kernel_ref_addr = good ? 0xffffffff81000000ull : 0xffffffff82000000ull};
+			struct tdr_symbolizer_opts o = {.kernel_notes_path = notes,
+							.kernel_build_id = bid,
+							.kernel_build_id_sz = sizeof(bid),
+							.kernel_ref_sym = good ? "_stext" : "_text",
+							.kernel_ref_addr =
+							    good ? 0xffffffff81000000ull
+								 : 0xffffffff82000000ull};
 
 			k = new_ks(e, BOOT_A, false);
 			o.kallsyms = k;
 			assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
-			assert_int_equal(tdr_symbolizer__lookup_kernel(s, 0xffffffff81000123ull, &y),
-					 0);
+			assert_int_equal(
+			    tdr_symbolizer__lookup_kernel(s, 0xffffffff81000123ull, &y), 0);
 			assert_int_equal(y.status, good ? TDR_SYM_OK : TDR_SYM_NO_KERNEL);
 			tdr_symbolizer__free(s);
 			tdr_kallsyms__free(k);
@@ -454,12 +452,12 @@ static void test_kallsyms__started_and_freed_at_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kallsyms__order_and_odd_lines_do_not_matter),
-		cmocka_unit_test(test_kallsyms__cache_used_until_boot_or_modules_change),
-		cmocka_unit_test(test_kallsyms__reference_symbol_from_cache),
-		cmocka_unit_test(test_kallsyms__zero_addresses_never_cached),
-		cmocka_unit_test(test_kallsyms__damaged_cache_never_crashes),
-		cmocka_unit_test(test_kallsyms__started_and_freed_at_once),
+	    cmocka_unit_test(test_kallsyms__order_and_odd_lines_do_not_matter),
+	    cmocka_unit_test(test_kallsyms__cache_used_until_boot_or_modules_change),
+	    cmocka_unit_test(test_kallsyms__reference_symbol_from_cache),
+	    cmocka_unit_test(test_kallsyms__zero_addresses_never_cached),
+	    cmocka_unit_test(test_kallsyms__damaged_cache_never_crashes),
+	    cmocka_unit_test(test_kallsyms__started_and_freed_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -55,12 +55,12 @@ struct tdr_symbolizer_opts {
 };
 
 enum tdr_sym_status {
-	TDR_SYM_OK = 0,	      /* function found */
-	TDR_SYM_NO_SYMBOL,    /* object read, but no symbol covers the address */
-	TDR_SYM_MISSING,      /* object file not found or unreadable */
-	TDR_SYM_CHANGED,      /* object's build-id differs from the recorded one, or,
-			       * none recorded, its file is newer than the recording */
-	TDR_SYM_NO_KERNEL,    /* kernel address, kernel symbols not usable */
+	TDR_SYM_OK = 0,	   /* function found */
+	TDR_SYM_NO_SYMBOL, /* object read, but no symbol covers the address */
+	TDR_SYM_MISSING,   /* object file not found or unreadable */
+	TDR_SYM_CHANGED,   /* object's build-id differs from the recorded one, or,
+			    * none recorded, its file is newer than the recording */
+	TDR_SYM_NO_KERNEL, /* kernel address, kernel symbols not usable */
 };
 
 /* One inlined call, innermost first. */
