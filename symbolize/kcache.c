@@ -154,28 +154,18 @@ static int kcache_check(const unsigned char *m, size_t sz, const char *boot_id, 
 	return 1;
 }
 
-/* dir/name[suffix] in new memory (caller frees), or NULL. */
-static char *cache_path(const char *dir, const char *name, const char *suffix)
-{
-	size_t n = strlen(dir) + strlen(name) + strlen(suffix) + 2;
-	char *p = tdr_malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s%s", dir, name, suffix);
-	return p;
-}
-
 int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct sym_ktab *t,
 		     const char **why)
 {
 	const struct kcache_hdr *h;
 	struct stat st;
+	uint64_t sz = 0;
 	char *path;
 	void *m;
 	int fd, err;
 
 	*why = NULL;
-	path = cache_path(dir, SYM_KCACHE_NAME, "");
+	path = sym_cache__path(dir, SYM_KCACHE_NAME, "");
 	if (!path)
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -183,35 +173,31 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 	free(path);
 	if (fd < 0)
 		return err == -ENOENT ? 0 : err;
-	if (fstat(fd, &st)) {
-		err = -errno;
+	err = sym_cache__check(fd, &st, why);
+	if (!err)
+		sz = (uint64_t)st.st_size;
+	if (!err && (sz < sizeof(*h) || sz > KCACHE_MAX_SZ)) {
+		*why = "shorter than its header, or too large";
+		err = -TDR_E_CORRUPT;
+	}
+	if (err) {
 		close(fd);
 		return err;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		*why = "not a regular file of this user, writable by this user only";
-		return -TDR_E_CORRUPT;
-	}
-	if ((uint64_t)st.st_size < sizeof(*h) || (uint64_t)st.st_size > KCACHE_MAX_SZ) {
-		close(fd);
-		*why = "shorter than its header, or too large";
-		return -TDR_E_CORRUPT;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	m = mmap(NULL, (size_t)sz, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = m == MAP_FAILED ? -errno : 0;
 	close(fd);
 	if (err)
 		return err;
-	err = kcache_check(m, (size_t)st.st_size, boot_id, key, why);
+	err = kcache_check(m, (size_t)sz, boot_id, key, why);
 	if (err != 1) {
-		munmap(m, (size_t)st.st_size);
+		munmap(m, (size_t)sz);
 		return err;
 	}
 	h = m;
 	memset(t, 0, sizeof(*t));
 	t->map = m;
-	t->map_sz = (size_t)st.st_size;
+	t->map_sz = (size_t)sz;
 	t->cnt = h->cnt;
 	t->addr = (const uint64_t *)((const char *)m + sizeof(*h));
 	t->name_off = (const uint32_t *)(t->addr + t->cnt);
@@ -219,49 +205,6 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 	t->str_sz = h->str_sz;
 	memcpy(t->ref_addr, h->ref_addr, sizeof(t->ref_addr));
 	return 1;
-}
-
-/* mkdir -p, new directories 0700. Returns 0 or -errno. */
-static int make_dirs(const char *dir)
-{
-	char *p = tdr_strdup(dir);
-	int err = 0;
-
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1;; s++) {
-		char c = *s;
-
-		if (c && c != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) && errno != EEXIST) {
-			err = -errno;
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return err;
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const struct sym_ktab *t)
@@ -272,41 +215,23 @@ int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const 
 			       .cnt = t->cnt,
 			       .str_sz = t->str_sz,
 			       .byte_order = KCACHE_BYTE_ORDER};
-	char *tmp = NULL, *dst = NULL;
+	char *tmp;
 	int fd, err;
 
 	memcpy(h.magic, KCACHE_MAGIC, sizeof(h.magic));
 	memcpy(h.ref_addr, t->ref_addr, sizeof(h.ref_addr));
 	boot_id_field(boot_id, h.boot_id);
-	err = make_dirs(dir);
-	if (err)
-		return err;
-	tmp = cache_path(dir, "." SYM_KCACHE_NAME, ".XXXXXX");
-	dst = cache_path(dir, SYM_KCACHE_NAME, "");
-	if (!tmp || !dst) {
-		err = -ENOMEM;
-		goto out;
-	}
-	fd = mkstemp(tmp); /* mode 0600 */
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = write_all(fd, &h, sizeof(h));
+	fd = sym_cache__create(dir, SYM_KCACHE_NAME, &tmp);
+	if (fd < 0)
+		return fd;
+	err = sym_cache__write_all(fd, &h, sizeof(h));
 	if (!err)
-		err = write_all(fd, t->addr, t->cnt * sizeof(*t->addr));
+		err = sym_cache__write_all(fd, t->addr, t->cnt * sizeof(*t->addr));
 	if (!err)
-		err = write_all(fd, t->name_off, t->cnt * sizeof(*t->name_off));
+		err = sym_cache__write_all(fd, t->name_off, t->cnt * sizeof(*t->name_off));
 	if (!err)
-		err = write_all(fd, t->str, t->str_sz);
+		err = sym_cache__write_all(fd, t->str, t->str_sz);
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, dst))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-out:
-	free(tmp);
-	free(dst);
-	return err;
+	return sym_cache__finish(dir, SYM_KCACHE_NAME, tmp, err);
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -187,6 +188,21 @@ struct sym_ktab {
 };
 
 void sym_ktab__free(struct sym_ktab *t);
+
+/* cachefile.c: files in the cache directory (docs/symbolize.md). */
+/* dir/name suffix in new memory (caller frees), or NULL. */
+char *sym_cache__path(const char *dir, const char *name, const char *suffix);
+int sym_cache__write_all(int fd, const void *p, size_t n);
+/* Create dir (and its parents, mode 0700) when missing and a temporary file
+ * in it for dir/name (mode 0600). Returns its fd, *tmp its path (caller
+ * passes it to sym_cache__finish), or -errno. */
+int sym_cache__create(const char *dir, const char *name, char **tmp);
+/* When err is 0, rename tmp over dir/name; else (or when that fails) remove
+ * tmp. Takes ownership of tmp; the fd stays open. Returns err, or -errno. */
+int sym_cache__finish(const char *dir, const char *name, char *tmp, int err);
+/* Check the open cache file fd: a regular file of this user, not writable by
+ * group or others. Returns 0 with *st, -errno, or -TDR_E_CORRUPT with *why. */
+int sym_cache__check(int fd, struct stat *st, const char **why);
 
 /* kcache.c: the per-boot cache file of a sym_ktab (docs/symbolize.md). */
 #define SYM_KCACHE_NAME "kallsyms.bin"
