@@ -138,6 +138,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		    .want_lines = r->opts.by == TDR_BY_LINE,
 		    .want_inlines = r->opts.by == TDR_BY_INLINE,
 		    .recorded_until_ns = recorded_until(r, meta),
+		    .cache_dir = lopts->cache_dir,
 		};
 		struct tdr_report_symbols rs;
 

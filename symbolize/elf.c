@@ -146,9 +146,72 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *m
 	return fd;
 }
 
+/* libdwfl asks for a dwz alternate file with the .gnu_debugaltlink name as
+ * debuglink, and for the module's debug file with the main file's own
+ * .gnu_debuglink name (or none). */
+static bool asks_for_altlink(Dwfl_Module *mod, const char *debuglink)
+{
+	GElf_Addr bias;
+	GElf_Word crc;
+	const char *own = NULL;
+	Elf *elf;
+
+	if (!debuglink)
+		return false;
+	elf = dwfl_module_getelf(mod, &bias);
+	if (elf)
+		own = dwelf_elf_gnu_debuglink(elf, &crc);
+	return !own || strcmp(own, debuglink) != 0;
+}
+
+/* DEBUG_DIR/.build-id/xx/yyyy.debug for the module's build-id, when it
+ * carries that build-id: the path dwfl_build_id_find_debuginfo tries. */
+static int open_by_build_id(Dwfl_Module *mod, char **out_name)
+{
+	const unsigned char *bid = NULL;
+	GElf_Addr bid_vaddr;
+	char name[2 * 64 + sizeof("/.debug")];
+	int n = dwfl_module_build_id(mod, &bid, &bid_vaddr), len;
+
+	if (n < 2 || n > 64)
+		return -1;
+	len = snprintf(name, sizeof(name), "%02x/", bid[0]);
+	for (int i = 1; i < n; i++)
+		len += snprintf(name + len, sizeof(name) - (size_t)len, "%02x", bid[i]);
+	snprintf(name + len, sizeof(name) - (size_t)len, ".debug");
+	return try_debug_file(DEBUG_DIR "/.build-id", name, NULL, bid, n, out_name);
+}
+
+/*
+ * Dwfl_Callbacks.find_debuginfo: find_debuginfo_local, and with the debug
+ * file cache on (the module's userdata, set by report_fd) the file found is
+ * handed over as its uncompressed copy (debugcache.c). libdwfl's build-id
+ * lookup cannot serve then: it keeps the ELF handle it opened on the file
+ * it found and reads that, whatever descriptor the callback returns; so the
+ * same path is tried here first. A dwz alternate file is left as libdwfl
+ * finds it, never copied. The name stays the original's, for messages and
+ * for relative alternate file names.
+ */
+static int find_debuginfo_cached(Dwfl_Module *mod, void **userdata, const char *modname,
+				 Dwarf_Addr base, const char *file_name, const char *debuglink,
+				 GElf_Word crc, char **debuginfo_file_name)
+{
+	struct sym_dcache *c = *userdata;
+	int fd;
+
+	if (!c || asks_for_altlink(mod, debuglink))
+		return find_debuginfo_local(mod, userdata, modname, base, file_name, debuglink, crc,
+					    debuginfo_file_name);
+	fd = open_by_build_id(mod, debuginfo_file_name);
+	if (fd < 0)
+		fd = find_debuginfo_local(mod, userdata, modname, base, file_name, debuglink, crc,
+					  debuginfo_file_name);
+	return fd < 0 ? fd : sym_dcache__swap(c, fd, *debuginfo_file_name, NULL, 0);
+}
+
 static const Dwfl_Callbacks dso_callbacks = {
 	.find_elf = find_elf_none,
-	.find_debuginfo = find_debuginfo_local,
+	.find_debuginfo = find_debuginfo_cached,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -449,12 +512,18 @@ out:
  * is not readable ELF (*why says so), or -ENOMEM. */
 static int report_fd(struct sym_dso *d, int fd, const char *name, char *why, size_t why_sz)
 {
+	void **userdata;
+
 	d->dwfl = dwfl_begin(&dso_callbacks);
 	if (!d->dwfl) {
 		close(fd);
 		return -ENOMEM;
 	}
 	dwfl_report_begin(d->dwfl);
+	/* An object with its own compressed DWARF: its uncompressed copy,
+	 * reported under the object's name (the same headers and build-id). */
+	if (d->dcache && d->dcache->dir)
+		fd = sym_dcache__swap(d->dcache, fd, name, d->build_id, d->build_id_sz);
 	/* Base 0 without p_vaddr: module addresses are the file's vaddrs. On
 	 * success libdwfl owns fd. */
 	d->mod = dwfl_report_elf(d->dwfl, name, name, fd, 0, false);
@@ -463,6 +532,9 @@ static int report_fd(struct sym_dso *d, int fd, const char *name, char *why, siz
 		close(fd);
 		return 0;
 	}
+	/* For find_debuginfo_cached: the cache, or NULL when it is off. */
+	dwfl_module_info(d->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = d->dcache && d->dcache->dir ? d->dcache : NULL;
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	return 0;
 }

@@ -151,6 +151,10 @@ struct sym_dso {
 	size_t cu_cnt;
 
 	bool warned_dwarf; /* one DWARF error message per object */
+
+	/* The symbolizer's debug file cache, borrowed; its dir is NULL when
+	 * off (function reports: no DWARF to speed up). */
+	struct sym_dcache *dcache;
 };
 
 /* What the DWARF walk found for one address. */
@@ -203,6 +207,31 @@ int sym_cache__finish(const char *dir, const char *name, char *tmp, int err);
 /* Check the open cache file fd: a regular file of this user, not writable by
  * group or others. Returns 0 with *st, -errno, or -TDR_E_CORRUPT with *why. */
 int sym_cache__check(int fd, struct stat *st, const char **why);
+
+/* debugcache.c: uncompressed copies of debug files (docs/symbolize.md
+ * "Debug file cache"), in <cache>/debug. */
+struct sym_dcache {
+	char *dir;	 /* <cache>/debug; NULL: no copies are used or written */
+	uint64_t max_sz; /* bytes all copies may take together */
+	bool warned;	 /* one warning per symbolizer */
+	/* What happened (tests and benchmarks read these). */
+	size_t used_cnt, written_cnt, rejected_cnt, pruned_cnt;
+};
+
+/* Set up c for the cache directory cache_dir (NULL or "": off); max_sz 0:
+ * TDR_DEBUG_CACHE_MAX_SZ. Returns 0 or -ENOMEM. */
+int sym_dcache__init(struct sym_dcache *c, const char *cache_dir, uint64_t max_sz);
+void sym_dcache__free(struct sym_dcache *c);
+/*
+ * The file to read for the ELF file open on fd (name: for messages): when
+ * it has a build-id (equal to rec, when rec_sz) and compressed .debug_*
+ * sections, its checked uncompressed copy, written first when missing or
+ * damaged; else fd itself. Takes ownership of fd and returns the fd to use
+ * (fd, or the copy's with fd closed). Never fails: on any problem (logged
+ * at most once per c) the original is used.
+ */
+int sym_dcache__swap(struct sym_dcache *c, int fd, const char *name, const uint8_t *rec,
+		     size_t rec_sz);
 
 /* kcache.c: the per-boot cache file of a sym_ktab (docs/symbolize.md). */
 #define SYM_KCACHE_NAME "kallsyms.bin"
@@ -280,6 +309,8 @@ struct tdr_symbolizer {
 	size_t dwarf_open_cnt;
 
 	struct sym_kernel kernel;
+
+	struct sym_dcache dcache;
 };
 
 /* elf.c */

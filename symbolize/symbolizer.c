@@ -70,6 +70,13 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 		memcpy(s->kernel.build_id, opts->kernel_build_id, s->kernel.build_id_sz);
 	}
 	s->kernel.ks = s->opts.kallsyms;
+	/* Copies only pay off where DWARF is read for every address. */
+	s->opts.cache_dir = NULL;
+	if (opts && (opts->want_lines || opts->want_inlines) &&
+	    sym_dcache__init(&s->dcache, opts->cache_dir, opts->debug_cache_max_sz)) {
+		tdr_symbolizer__free(s);
+		return -ENOMEM;
+	}
 	/* libdw reads ELF files through libelf, which needs its version set. */
 	elf_version(EV_CURRENT);
 	*out = s;
@@ -163,6 +170,7 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	d->build_id_sz = bid_sz;
 	d->hash = h;
 	d->idx = (uint32_t)s->dso_cnt;
+	d->dcache = &s->dcache;
 	err = sym_dso__open(s, d);
 	if (err) {
 		dso_free(d);
@@ -379,6 +387,7 @@ void tdr_symbolizer__free(struct tdr_symbolizer *s)
 	sym_kernel__free(&s->kernel);
 	sym_demangle__free(s);
 	sym_arena_free(&s->arena);
+	sym_dcache__free(&s->dcache);
 	free(s->kallsyms_path);
 	free(s);
 }

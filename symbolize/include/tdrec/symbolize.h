@@ -52,7 +52,20 @@ struct tdr_symbolizer_opts {
 	 * recorded without a build-id whose file was modified after this time
 	 * is not the one that ran: TDR_SYM_CHANGED, never symbolized. */
 	uint64_t recorded_until_ns;
+	/* tdrec's cache directory (see tdr_kallsyms_opts.cache_dir); NULL or
+	 * "" = none. With want_lines or want_inlines, a debug file (or an
+	 * object with its own DWARF) whose .debug_* sections are compressed is
+	 * read from an uncompressed copy in <cache_dir>/debug/<build-id>.debug,
+	 * written the first time (docs/symbolize.md "Debug file cache").
+	 * Copied by __new. */
+	const char *cache_dir;
+	/* The most bytes those copies take together: a larger copy is not
+	 * written, and the least recently used ones are removed to make room
+	 * for a new one. 0 = TDR_DEBUG_CACHE_MAX_SZ. */
+	uint64_t debug_cache_max_sz;
 };
+
+#define TDR_DEBUG_CACHE_MAX_SZ (1ull << 30)
 
 enum tdr_sym_status {
 	TDR_SYM_OK = 0,	   /* function found */
