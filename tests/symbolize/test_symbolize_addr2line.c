@@ -19,8 +19,15 @@
  * DWARF name "fx_checked").
  * Also: clang output without .debug_aranges, split DWARF, lld layouts where file offset
  * != vaddr, stripped copies (dynsym only), separate debug files found by
- * .gnu_debuglink, debuginfod never contacted, build-id checks, and glibc
- * through /usr/lib/debug/.build-id when libc6-dbg is installed.
+ * .gnu_debuglink, debuginfod never contacted, build-id checks, glibc
+ * through /usr/lib/debug/.build-id when libc6-dbg is installed, and objects
+ * and debug files with compressed DWARF (-gz, objcopy
+ * --compress-debug-sections).
+ * Run with --cache (ctest test_symbolize_addr2line_cached), every
+ * comparison runs twice with a debug file cache in the test's directory:
+ * the first symbolizer writes the uncompressed copies, the second reads
+ * them, and both must give eu-addr2line's answers; where DWARF is
+ * compressed the copy must exist.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -44,6 +51,10 @@ struct env {
 	char *dir;
 };
 
+/* The debug file cache directory (--cache), NULL without. */
+static char *cache_dir;
+static bool use_cache;
+
 /* What one comparison saw, so tests can check it was not vacuous. */
 struct cmp_stats {
 	size_t addrs, max_depth, off_ne_vaddr, with_line, partial;
@@ -60,6 +71,8 @@ static int setup(void **state)
 	}
 	e->dir = fx_tmpdir();
 	*state = e;
+	if (e->dir && use_cache && asprintf(&cache_dir, "%s/cache", e->dir) < 0)
+		return -1;
 	return e->dir ? 0 : -1;
 }
 
@@ -71,6 +84,8 @@ static int teardown(void **state)
 		fx_rmrf(e->dir);
 	free(e->dir);
 	free(e);
+	free(cache_dir);
+	cache_dir = NULL;
 	return 0;
 }
 
@@ -160,31 +175,39 @@ static struct cmp_stats compare_syms(const char *path, const char *ref_path, con
 	want = calloc(cnt, sizeof(*want));
 	assert_int_equal(fx_eu_addr2line(ref_path, addrs, cnt, want), (int)cnt);
 
-	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
-	for (size_t i = 0; i < cnt; i++) {
-		struct tdr_sym y;
-		bool partial;
-		uint64_t off;
+	/* With the cache: a first symbolizer writes the copies, a second one
+	 * reads them; both are compared. */
+	o.cache_dir = cache_dir;
+	for (int pass = 0; pass < (cache_dir ? 2 : 1); pass++) {
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+		for (size_t i = 0; i < cnt; i++) {
+			struct tdr_sym y;
+			bool partial;
+			uint64_t off;
 
-		assert_true(fx_vaddr_to_off(path, addrs[i], &off));
-		if (off != addrs[i])
-			st.off_ne_vaddr++;
-		assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
-		fx_from_sym(&y, &got);
-		if (glibc_names)
-			glibc_normalise(&want[i], &got, y.status == TDR_SYM_OK);
-		if (y.inline_cnt > st.max_depth)
-			st.max_depth = y.inline_cnt;
-		if (y.file)
-			st.with_line++;
-		if (!fx_frames_match(&want[i], &got, &partial) && bad++ < 10)
-			fx_print_diff(addrs[i], &want[i], &got);
-		st.partial += partial;
+			assert_true(fx_vaddr_to_off(path, addrs[i], &off));
+			if (off != addrs[i])
+				st.off_ne_vaddr++;
+			assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+			fx_from_sym(&y, &got);
+			if (glibc_names)
+				glibc_normalise(&want[i], &got, y.status == TDR_SYM_OK);
+			if (y.inline_cnt > st.max_depth)
+				st.max_depth = y.inline_cnt;
+			if (y.file)
+				st.with_line++;
+			if (!fx_frames_match(&want[i], &got, &partial) && bad++ < 10)
+				fx_print_diff(addrs[i], &want[i], &got);
+			st.partial += partial;
+		}
+		tdr_symbolizer__free(s);
 	}
 	st.addrs = cnt;
-	fprintf(stderr, "%s: %zu addresses, %zu differ, %zu compared partly, inline depth up to "
-			"%zu\n", path, cnt, bad, st.partial, st.max_depth);
-	tdr_symbolizer__free(s);
+	fprintf(stderr,
+		"%s: %zu addresses, %zu differ, %zu compared partly, inline depth up to %zu%s\n",
+		path, cnt, bad, st.partial, st.max_depth,
+		cache_dir ? " (twice: debug file cache written, then read)" : "");
 	assert_int_equal(bad, 0);
 	/* The eu-addr2line quirk is an exception, not the rule. */
 	assert_true(st.partial * 10 <= cnt);
@@ -209,6 +232,44 @@ static char *join(const char *dir, const char *file)
 	return p;
 }
 
+/* Does path have compressed sections (SHF_COMPRESSED)? */
+static bool compressed(const char *path)
+{
+	char *out = fx_sh_out("readelf -t -W '%s' 2>/dev/null | grep -c COMPRESSED; true", path);
+	bool yes = out && atoi(out) > 0;
+
+	free(out);
+	return yes;
+}
+
+/* With the cache (--cache): is there a copy of path (by its build-id) in
+ * it exactly when want? Without: nothing to check. */
+static void expect_copy(const char *path, bool want)
+{
+	uint8_t bid[64];
+	size_t n = fx_build_id(path, bid, sizeof(bid));
+	char copy[1024];
+	int o;
+
+	if (!cache_dir)
+		return;
+	assert_true(n > 0);
+	o = snprintf(copy, sizeof(copy), "%s/debug/", cache_dir);
+	for (size_t i = 0; i < n; i++)
+		o += snprintf(copy + o, sizeof(copy) - (size_t)o, "%02x", bid[i]);
+	snprintf(copy + o, sizeof(copy) - (size_t)o, ".debug");
+	if (want != (access(copy, R_OK) == 0))
+		fail_msg("%s: a copy %s expected (%s)", path, want ? "is" : "is not", copy);
+	/* The copy is an uncompressed ELF file with the same build-id. */
+	if (want) {
+		uint8_t cbid[64];
+
+		assert_int_equal(fx_build_id(copy, cbid, sizeof(cbid)), n);
+		assert_memory_equal(cbid, bid, n);
+		assert_false(compressed(copy));
+	}
+}
+
 /* Both binaries of a variant, requiring real inline chains to be compared. */
 static void compare_variant(const char *dir)
 {
@@ -227,8 +288,27 @@ static void compare_variant(const char *dir)
 static void test_addr2line__gcc_dwarf5(void **state)
 {
 	char *dir = build(*state, "gcc5", "gcc", "-g -gdwarf-5");
+	char *main_path = join(dir, "fx_main");
 
 	compare_variant(dir);
+	expect_copy(main_path, false); /* nothing compressed: never copied */
+	free(main_path);
+	free(dir);
+}
+
+/* DWARF compressed in the objects themselves (-gz): the same answers, from
+ * uncompressed copies with --cache. */
+static void test_addr2line__gcc_compressed_dwarf(void **state)
+{
+	char *dir = build(*state, "gz", "gcc", "-g -gz=zlib");
+	char *main_path = join(dir, "fx_main"), *lib_path = join(dir, "libfx.so");
+
+	assert_true(compressed(main_path));
+	compare_variant(dir);
+	expect_copy(main_path, true);
+	expect_copy(lib_path, true);
+	free(main_path);
+	free(lib_path);
 	free(dir);
 }
 
@@ -433,6 +513,30 @@ static void test_addr2line__debuglink(void **state)
 	free(dir);
 }
 
+/* A compressed separate debug file found by .gnu_debuglink (as Debian
+ * ships them): the same answers, from its uncompressed copy with --cache. */
+static void test_addr2line__debuglink_compressed(void **state)
+{
+	char *dir = build(*state, "dlinkz", "gcc", "-g");
+	char *lib = join(dir, "libfx.so"), *lib_dl = join(dir, "libfx-dl.so");
+	char *dbg = join(dir, "libfx.debug");
+
+	assert_int_equal(fx_sh("cd '%s' && objcopy --only-keep-debug "
+			       "--compress-debug-sections=zlib libfx.so libfx.debug && "
+			       "objcopy --strip-debug --add-gnu-debuglink=libfx.debug libfx.so "
+			       "libfx-dl.so",
+			       dir),
+			 0);
+	assert_true(compressed(dbg));
+	assert_false(compressed(lib_dl));
+	assert_true(compare(lib_dl, lib, NULL).max_depth >= 2);
+	expect_copy(dbg, true);
+	free(dbg);
+	free(lib);
+	free(lib_dl);
+	free(dir);
+}
+
 /* With DEBUGINFOD_URLS pointing at a local listener, resolving a binary
  * without local debug info must not connect to it. */
 static void test_addr2line__debuginfod_never_contacted(void **state)
@@ -547,13 +651,15 @@ static void test_addr2line__libc_debug_by_build_id(void **state)
 	st = compare_syms(libc, libc, dbg, libc_keep, true);
 	assert_true(st.addrs > 100);
 	assert_true(st.max_depth >= 2);
+	expect_copy(dbg, compressed(dbg));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_addr2line__gcc_dwarf5),
 		cmocka_unit_test(test_addr2line__gcc_dwarf4),
+		cmocka_unit_test(test_addr2line__gcc_compressed_dwarf),
 		cmocka_unit_test(test_addr2line__clang_dwarf5),
 		cmocka_unit_test(test_addr2line__clang_dwarf4),
 		cmocka_unit_test(test_addr2line__clang_without_aranges),
@@ -562,10 +668,12 @@ int main(void)
 		cmocka_unit_test(test_addr2line__cplusplus_names),
 		cmocka_unit_test(test_addr2line__stripped_uses_dynsym),
 		cmocka_unit_test(test_addr2line__debuglink),
+		cmocka_unit_test(test_addr2line__debuglink_compressed),
 		cmocka_unit_test(test_addr2line__debuginfod_never_contacted),
 		cmocka_unit_test(test_addr2line__build_id_none_vs_recorded),
 		cmocka_unit_test(test_addr2line__libc_debug_by_build_id),
 	};
 
+	use_cache = argc > 1 && !strcmp(argv[1], "--cache");
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
