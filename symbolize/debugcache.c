@@ -614,7 +614,8 @@ static void prune(struct sym_dcache *c, const char *keep)
 		e[cnt].sz = (uint64_t)st.st_size;
 		e[cnt++].mtime = st.st_mtim;
 	}
-	qsort(e, cnt, sizeof(*e), cmp_mtime);
+	if (cnt)
+		qsort(e, cnt, sizeof(*e), cmp_mtime);
 	for (size_t i = 0; i < cnt && total > c->max_sz; i++) {
 		if (unlinkat(dfd, e[i].name, 0) == 0) {
 			total -= e[i].sz;
