@@ -89,6 +89,26 @@ char *fx_sh_out(const char *fmt, ...)
 	return buf;
 }
 
+unsigned char *fx_read_file(const char *path, size_t *sz)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	long n = -1;
+
+	if (f && !fseek(f, 0, SEEK_END))
+		n = ftell(f);
+	if (n >= 0 && !fseek(f, 0, SEEK_SET))
+		buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	*sz = buf ? (size_t)n : 0;
+	return buf;
+}
+
 bool fx_have(const char *prog)
 {
 	char cmd[256];

@@ -25,6 +25,10 @@ char *fx_sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Is this program on PATH? */
 bool fx_have(const char *prog);
 
+/* The whole file (caller frees; NULL when it cannot be read), its size in
+ * *sz; one byte more is allocated. */
+unsigned char *fx_read_file(const char *path, size_t *sz);
+
 /* A fresh temporary directory (caller frees the string), and its removal. */
 char *fx_tmpdir(void);
 void fx_rmrf(const char *dir);

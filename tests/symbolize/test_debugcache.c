@@ -172,23 +172,6 @@ static char *copy_path(const struct env *e, const char *path)
 	return p;
 }
 
-static unsigned char *read_file(const char *path, size_t *sz)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*sz = (size_t)n;
-	return buf;
-}
-
 static void write_file(const char *path, const void *p, size_t n, mode_t mode)
 {
 	int fd;
@@ -465,7 +448,8 @@ static void expect_rewritten(const struct env *e, const char *copy, const unsign
 		fail_msg("%s: rejected %zu, written %zu, used %zu, %d warnings", what,
 			 dc.rejected_cnt, dc.written_cnt, dc.used_cnt, warn_cnt);
 	assert_non_null(strstr(last_warn, copy));
-	now = read_file(copy, &now_sz);
+	now = fx_read_file(copy, &now_sz);
+	assert_non_null(now);
 	assert_int_equal(now_sz, good_sz);
 	assert_memory_equal(now, good, good_sz);
 	free(now);
@@ -481,7 +465,8 @@ static void test_debugcache__damaged_copy_ignored_and_rewritten(void **state)
 	char what[64];
 
 	run_cached(e, 0);
-	good = read_file(copy, &sz);
+	good = fx_read_file(copy, &sz);
+	assert_non_null(good);
 	bad = malloc(sz + 1);
 	cuts[6] = sz / 2;
 	cuts[7] = sz - 33;

@@ -333,23 +333,6 @@ static void test_kallsyms__zero_addresses_never_cached(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-static unsigned char *slurp(const char *path, size_t *sz)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*sz = (size_t)n;
-	return buf;
-}
-
 static void put_cache(const struct env *e, const unsigned char *b, size_t n, mode_t mode)
 {
 	FILE *f;
@@ -407,7 +390,8 @@ static void test_kallsyms__damaged_cache_never_crashes(void **state)
 	k = new_ks(e, BOOT_A, false);
 	expect_fake(k, "");
 	tdr_kallsyms__free(k);
-	good = slurp(e->cache_file, &n);
+	good = fx_read_file(e->cache_file, &n);
+	assert_non_null(good);
 	assert_true(n > HDR_SZ);
 	/* From here on kallsyms name differently: a fallback shows. */
 	write_ks(e->ks, "_v2", false, false);
