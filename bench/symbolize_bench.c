@@ -2,8 +2,11 @@
  * bench/symbolize_bench.c - how fast the symbolizer resolves addresses.
  *
  * Usage: symbolize_bench [ELF file] [stride bytes] [--no-inlines] [--cold-only]
+ *                        [--cache DIR]
  * Default: /lib/x86_64-linux-gnu/libc.so.6 (full DWARF when libc6-dbg is
- * installed, found through /usr/lib/debug/.build-id), stride 4.
+ * installed, found through /usr/lib/debug/.build-id), stride 4, no debug
+ * file cache (--cache: tdrec's cache directory, as TDREC_CACHE_DIR; the
+ * first run writes the uncompressed copy, later runs read it).
  *
  * Takes every stride-th byte offset of the file's executable PT_LOAD
  * segments as one unique address (a profile's unique ips), then measures:
@@ -101,6 +104,8 @@ int main(int argc, char **argv)
 			o.want_inlines = false;
 		else if (!strcmp(argv[i], "--cold-only"))
 			cold_only = true;
+		else if (!strcmp(argv[i], "--cache") && i + 1 < argc)
+			o.cache_dir = argv[++i];
 		else if (argv[i][0] >= '0' && argv[i][0] <= '9')
 			stride = (unsigned)strtoul(argv[i], NULL, 0);
 		else
