@@ -27,10 +27,11 @@
  * The copy's size is therefore known from the original's headers alone.
  * The cache is untrusted input: a copy is used only when it is a regular
  * file of this user that group and others cannot write, of exactly the
- * expected size, with a trailer that checks out, an ELF whose build-id note
- * is the original's, and whose checksum matches (which catches a copy cut
- * short or damaged in any byte). Anything else: one warning per symbolizer,
- * the copy is rewritten from the original, which is used meanwhile.
+ * expected size, with a trailer that checks out and a matching checksum
+ * (which catches a copy cut short or damaged in any byte, before libelf
+ * parses it), and an ELF whose build-id note is the original's. Anything
+ * else: one warning per symbolizer, the copy is rewritten from the
+ * original, which is used meanwhile.
  * Disk use is bounded: copies over opts.debug_cache_max_sz are not
  * written, and after a write the least recently used copies (by mtime,
  * refreshed at most once a day on use) are removed until all fit the cap.
@@ -395,6 +396,15 @@ static int copy_open(const struct plan *p, const char *path, const char **why)
 		*why = "bad trailer";
 		goto err_out;
 	}
+	/* The checksum first: libelf never parses a damaged copy. */
+	err = sum_file(fd, p->elf_sz, &sum);
+	if (err)
+		goto err_out;
+	err = -TDR_E_CORRUPT;
+	if (sum != t.sum) {
+		*why = "checksum mismatch (damaged)";
+		goto err_out;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		bid_sz = dwelf_elf_gnu_build_id(elf, &bid);
@@ -404,14 +414,6 @@ static int copy_open(const struct plan *p, const char *path, const char **why)
 		goto err_out;
 	}
 	elf_end(elf);
-	err = sum_file(fd, p->elf_sz, &sum);
-	if (err)
-		goto err_out;
-	if (sum != t.sum) {
-		*why = "checksum mismatch (damaged)";
-		err = -TDR_E_CORRUPT;
-		goto err_out;
-	}
 	/* Least recently used goes first when pruning: mark the use (daily). */
 	if (time(NULL) - st.st_mtime > TOUCH_AFTER_S)
 		futimens(fd, NULL);
