@@ -456,7 +456,10 @@ static void test_stat_e2e__agrees_with_perf_stat(void **state)
 	doc = parse(&r);
 	tc = tc_ms(jm_get(doc, "total"));
 	pf = jm_get(jm_get(jm_get(doc, "total"), "events"), "page-faults")->num;
-	if (fabs(tc - p_tc) > 0.03 * p_tc || fabs(pf - p_pf) > 5)
+	/* The spin is 100 ms of CPU time in both runs; what differs is the
+	 * program's start and exit (dynamic loading), a few ms on a loaded
+	 * machine or under ASan: 3% plus 4 ms. */
+	if (fabs(tc - p_tc) > 0.03 * p_tc + 4.0 || fabs(pf - p_pf) > 5)
 		fail_msg("tdrec task-clock %.3f ms, page faults %.0f; perf %.3f ms, %.0f", tc, pf,
 			 p_tc, p_pf);
 	jm_free(doc);
