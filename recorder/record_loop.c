@@ -248,11 +248,11 @@ static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t 
 
 			for (size_t r = 0; r < s->ring_cnt; r++) {
 				t->samples += s->rings[r].group_samples[gi];
-				if (!rec->read_lost && gi == 0)
+				if (!rec->feat.read_lost && gi == 0)
 					t->lost_samples += s->rings[r].cnt.lost_samples;
 			}
 		}
-		for (size_t ci = 0; rec->read_lost && ci < g->cpu_cnt; ci++) {
+		for (size_t ci = 0; rec->feat.read_lost && ci < g->cpu_cnt; ci++) {
 			for (size_t pi = 0; pi < s->pid_cnt; pi++) {
 				struct tdr_group_read rd;
 

@@ -4,7 +4,7 @@
  *
  * Responsibility: tdr_recorder__new does everything that can fail before
  * the program runs, in an order that never touches an existing output file
- * on failure: signals, the PERF_FORMAT_LOST probe, the plan, the child held
+ * on failure: signals, the kernel feature probes, the plan, the child held
  * before exec (or the -p threads: targets.c), the session (record_open.c), the
  * metadata, then the file and the synthesized MMAP2/COMM frame.
  * tdr_recorder__run releases the program and runs the loop (record_loop.c).
@@ -88,7 +88,8 @@ static struct tdr_targets targets_of(const struct tdr_record_opts *o)
  * is lowered to the limit, as perf does, with a line in *note (else "").
  */
 static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_targets *tg,
-			     bool read_lost, struct tdr_plan_opts *p, char *note, size_t note_sz)
+			     const struct tdr_kernel_features *feat, struct tdr_plan_opts *p,
+			     char *note, size_t note_sz)
 {
 	int max_rate = tdr_machine__max_sample_rate(NULL);
 
@@ -109,7 +110,8 @@ static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_t
 	}
 	tdr_targets__plan_opts(tg, p);
 	p->inherit = p->inherit && !o->no_inherit;
-	p->read_lost = read_lost;
+	p->read_lost = feat->read_lost;
+	p->build_id = feat->build_id && !o->no_build_id;
 	p->clockid = CLOCK_MONOTONIC;
 }
 
@@ -118,10 +120,21 @@ static int choose_plan(struct tdr_recorder *rec)
 	char note[256];
 	int err;
 
-	rec->read_lost = tdr_record__probe_read_lost();
-	record_plan_opts(rec->opts, &rec->tg, rec->read_lost, &rec->popts, note, sizeof(note));
+	tdr_record__probe(&rec->feat);
+	record_plan_opts(rec->opts, &rec->tg, &rec->feat, &rec->popts, note, sizeof(note));
 	if (note[0]) {
 		tdr_warn("%s", note);
+		err = tdr_record__add_note(rec, note);
+		if (err)
+			return err;
+	}
+	if (!rec->feat.build_id && !rec->opts->no_build_id) {
+		/* Not an error: the report then tells a rebuilt binary by its
+		 * file time (docs/symbolize.md), and says so in the file. */
+		snprintf(note, sizeof(note),
+			 "this kernel cannot put build-ids in MMAP2 records (attr.build_id needs "
+			 "Linux 5.12): a rebuilt binary is recognised by its file time only");
+		tdr_info("%s", note);
 		err = tdr_record__add_note(rec, note);
 		if (err)
 			return err;
@@ -142,9 +155,11 @@ int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out
 		err = check_opts(opts);
 	if (err)
 		return err;
-	/* PERF_FORMAT_LOST is what is tried first; probing it would open an
-	 * event, and a dry run opens nothing. */
-	record_plan_opts(opts, &tg, true, &p, note, sizeof(note));
+	/* PERF_FORMAT_LOST and build_id are what is tried first; probing
+	 * them would open events, and a dry run opens nothing. */
+	record_plan_opts(opts, &tg,
+			 &(struct tdr_kernel_features){.read_lost = true, .build_id = true}, &p,
+			 note, sizeof(note));
 	if (note[0])
 		tdr_warn("%s", note);
 	err = tdr_targets__choose_plan(&tg, &p, opts->plan_kind, &plan);

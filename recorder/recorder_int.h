@@ -360,6 +360,13 @@ int tdr_ladder__open(struct tdr_ladder *l);
 /* ---------------------------------------------------------------------------
  * recorder.c / record_open.c: the recorder object.
  */
+/* What the kernel accepts of the optional attr bits the recording asks
+ * for; each is probed once with a dummy event, and only EINVAL means no. */
+struct tdr_kernel_features {
+	bool read_lost; /* PERF_FORMAT_LOST (Linux 6.0, some stable backports) */
+	bool build_id;	/* attr.build_id: build-ids in MMAP2 (Linux 5.12) */
+};
+
 struct tdr_recorder {
 	const struct tdr_record_opts *opts; /* borrowed */
 	struct tdr_record_summary sum;
@@ -371,7 +378,7 @@ struct tdr_recorder {
 	size_t mmap_pages; /* asked for */
 	struct tdr_targets tg;
 	bool inherit_fallback;
-	bool read_lost;
+	struct tdr_kernel_features feat;
 	struct tdr_meta meta;
 	struct tdr_writer *writer;
 	char *partial_path; /* "<output>.partial" when atomic_replace */
@@ -379,8 +386,8 @@ struct tdr_recorder {
 	bool ran;
 };
 
-/* Whether the kernel accepts PERF_FORMAT_LOST (one probe). */
-bool tdr_record__probe_read_lost(void);
+/* Probe the kernel's features, once per recording. */
+void tdr_record__probe(struct tdr_kernel_features *out);
 /* Open rec->session from rec->plan, with the fallbacks; logs refusals.
  * Returns 0 or -errno. */
 int tdr_record__open(struct tdr_recorder *rec);

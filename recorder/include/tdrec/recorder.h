@@ -239,6 +239,11 @@ struct tdr_record_opts {
 	uint64_t sample_freq;		      /* both 0: TDR_RECORD_DEFAULT_FREQ */
 	size_t mmap_pages;		      /* 0: TDR_RECORD_DEFAULT_PAGES */
 	bool no_inherit;
+	/* Do not ask the kernel for build-ids in MMAP2 (attr.build_id): for
+	 * tools recording the same processes at the same time without them,
+	 * which the kernel may then hand MMAP2 records flagged as carrying a
+	 * build-id (docs/record.md "Build-ids"). */
+	bool no_build_id;
 	bool kernel;
 	const char *sysfs_root; /* NULL: $TDREC_SYSFS, else /sys */
 	int zstd_level;		/* 0: the writer's default */
