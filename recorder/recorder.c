@@ -251,6 +251,7 @@ static int write_synth(struct tdr_recorder *rec)
 	const struct tdr_record_opts *o = rec->opts;
 	const struct tdr_session_group *g = &rec->session->groups[0];
 	struct tdr_synth_buf buf = {0};
+	struct tdr_build_id_cache bids = {0};
 	struct tdr_synth_id sid;
 	pid_t *all = NULL;
 	const pid_t *pids = o->pids;
@@ -275,7 +276,8 @@ static int write_synth(struct tdr_recorder *rec)
 	sid.cpu = (uint32_t)g->cpus[0];
 	sid.id = g->ids[tdr_session_slot(rec->session, g, 0, pi, (size_t)g->sampler_idx)];
 	for (int i = 0; i < n && !err; i++) {
-		int e = tdr_synth__process(&buf, NULL, pids[i], &sid);
+		int e =
+		    tdr_synth__process(&buf, NULL, pids[i], &sid, o->no_build_id ? NULL : &bids);
 
 		if (e == -ENOMEM)
 			err = e; /* a process that ended meanwhile is fine */
@@ -292,6 +294,7 @@ static int write_synth(struct tdr_recorder *rec)
 			 tdr_strerror(err));
 	free(buf.data);
 	free(all);
+	tdr_build_id_cache__free(&bids);
 	return err;
 }
 

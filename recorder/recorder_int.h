@@ -223,6 +223,49 @@ static inline size_t tdr_session_slot(const struct tdr_session *s,
 }
 
 /* ---------------------------------------------------------------------------
+ * build_id.c: GNU build-ids of mapped files, for synthesized MMAP2 records.
+ */
+#define TDR_BUILD_ID_MAX 20 /* what an MMAP2 record holds (BUILD_ID_SIZE_MAX) */
+
+struct tdr_build_id {
+	uint8_t sz; /* 0: none */
+	uint8_t id[TDR_BUILD_ID_MAX];
+};
+
+/*
+ * Read the NT_GNU_BUILD_ID note of the ELF file open on fd (borrowed), found
+ * through its PT_NOTE program headers, with a few pread()s; every offset and
+ * size is checked against the file.
+ * Returns: 0 with *out set (sz 1..20, the rest zero); -ENOENT when the file
+ * has none: not ELF, the other byte order, truncated, malformed headers, no
+ * note, or a descriptor of 0 or more than 20 bytes (which the kernel does
+ * not report either); -errno when reading fails.
+ */
+int tdr_build_id__read(int fd, struct tdr_build_id *out);
+
+/* Build-ids by file: (device, inode) as /proc/PID/maps shows them. */
+struct tdr_build_id_slot {
+	bool used;
+	uint64_t dev, ino;
+	struct tdr_build_id bid;
+};
+struct tdr_build_id_cache {
+	struct tdr_build_id_slot *slots; /* open addressing; cap a power of two */
+	size_t cap, cnt;
+};
+
+/*
+ * The slot of (dev, ino) in c (zeroed by its owner before first use).
+ * Returns: 1 when it was there (*out holds what was learnt), 0 for a new
+ * slot (*out zeroed apart from the key: the caller fills bid), -ENOMEM.
+ * *out is valid until the next call.
+ */
+int tdr_build_id_cache__slot(struct tdr_build_id_cache *c, uint64_t dev, uint64_t ino,
+			     struct tdr_build_id_slot **out);
+/* Free the table; c is then empty and usable again. */
+void tdr_build_id_cache__free(struct tdr_build_id_cache *c);
+
+/* ---------------------------------------------------------------------------
  * proc_synth.c: MMAP2 and COMM records for processes that already run.
  */
 
@@ -243,11 +286,14 @@ struct tdr_synth_buf {
 /*
  * Append COMM records for every thread of pid (from /proc/PID/task/ * /comm)
  * and MMAP2 records for its executable mappings (from /proc/PID/maps).
- * proc_root: NULL for "/proc". Returns: 0, -ENOENT (the process is gone),
- * -ENOMEM.
+ * proc_root: NULL for "/proc". bids: NULL for MMAP2 records with device and
+ * inode only; else a file's build-id goes in its records where the file
+ * has one (misc PERF_RECORD_MISC_MMAP_BUILD_ID), each file read once for
+ * all the calls sharing bids (borrowed).
+ * Returns: 0, -ENOENT (the process is gone), -ENOMEM.
  */
 int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t pid,
-		       const struct tdr_synth_id *sid);
+		       const struct tdr_synth_id *sid, struct tdr_build_id_cache *bids);
 
 /* Thread ids of pid from /proc/PID/task (caller frees *tids).
  * Returns the count, -ENOENT, -ENOMEM. */

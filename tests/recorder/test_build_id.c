@@ -1,0 +1,590 @@
+/*
+ * tests/recorder/test_build_id.c - the recorder's ELF build-id reader, its
+ * cache, and the MMAP2 records synthesized with build-ids.
+ *
+ * The reader (recorder/build_id.c) is checked against libdw's
+ * dwelf_elf_gnu_build_id on real binaries (this test and tdr_prog_spin),
+ * and against ELF files built here byte by byte: both classes, notes
+ * aligned to 4 and 8, the build-id note after others and in a second
+ * segment, descriptors the kernel would not report, and hostile files (every
+ * truncation, every byte flipped, sizes near the limits) that must give
+ * "none" or the right id, never a crash (ASan build) or a wrong id.
+ * tdr_synth__process runs on a fake /proc tree whose maps name files made
+ * here: a file still mapped gets its build-id, a replaced file (another
+ * inode), a FIFO, [vdso] and a file without a note keep device and inode,
+ * and a file is read once for every process that maps it.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "recorder_int.h"
+#include "support/elf_build_id.h"
+#include "tdrec/tdr_mem.h"
+
+struct tdir {
+	char dir[64];
+	char path[128]; /* dir/f: the file of the test */
+};
+
+static int setup(void **state)
+{
+	struct tdir *t = calloc(1, sizeof(*t));
+
+	snprintf(t->dir, sizeof(t->dir), "/tmp/tdrec-test-buildid.XXXXXX");
+	if (!t || !mkdtemp(t->dir))
+		return -1;
+	snprintf(t->path, sizeof(t->path), "%s/f", t->dir);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tdir *t = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	if (system(cmd)) {
+	}
+	free(t);
+	return 0;
+}
+
+static void write_file(const char *path, const void *data, size_t sz)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, sz, f), sz);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* tdr_build_id__read on path. */
+static int read_path(const char *path, struct tdr_build_id *bid)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	assert_true(fd >= 0);
+	memset(bid, 0xa5, sizeof(*bid));
+	err = tdr_build_id__read(fd, bid);
+	close(fd);
+	return err;
+}
+
+/* ---- ELF files made by hand ---- */
+
+struct note {
+	const char *name;
+	uint32_t type;
+	const uint8_t *desc;
+	uint32_t descsz;
+};
+
+struct seg {
+	uint32_t type;
+	uint64_t align; /* of the notes: 4 or 8 */
+	size_t note_cnt;
+	struct note notes[3];
+};
+
+#define MAX_ELF 4096
+
+static size_t pad(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static void put_nhdr(uint8_t *p, uint32_t namesz, uint32_t descsz, uint32_t type)
+{
+	memcpy(p, &namesz, 4);
+	memcpy(p + 4, &descsz, 4);
+	memcpy(p + 8, &type, 4);
+}
+
+/* An ELF file (host byte order) of the segments: headers, then each
+ * segment's notes. Returns its size in buf (MAX_ELF bytes). */
+static size_t make_elf(uint8_t *buf, bool is64, const struct seg *segs, size_t seg_cnt)
+{
+	size_t ehsz = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	size_t phsz = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	size_t pos = pad(ehsz + seg_cnt * phsz, 8);
+
+	memset(buf, 0, MAX_ELF);
+	for (size_t s = 0; s < seg_cnt; s++) {
+		size_t start = pos, a = segs[s].align;
+
+		for (size_t n = 0; n < segs[s].note_cnt; n++) {
+			const struct note *nt = &segs[s].notes[n];
+			uint32_t namesz = (uint32_t)strlen(nt->name) + 1;
+
+			put_nhdr(buf + pos, namesz, nt->descsz, nt->type);
+			memcpy(buf + pos + 12, nt->name, namesz);
+			pos = pad(pos + 12 + namesz, a);
+			memcpy(buf + pos, nt->desc, nt->descsz);
+			pos = pad(pos + nt->descsz, a);
+		}
+		if (is64) {
+			Elf64_Phdr ph = {.p_type = segs[s].type,
+					 .p_offset = start,
+					 .p_filesz = pos - start,
+					 .p_memsz = pos - start,
+					 .p_align = a};
+
+			memcpy(buf + ehsz + s * phsz, &ph, phsz);
+		} else {
+			Elf32_Phdr ph = {.p_type = segs[s].type,
+					 .p_offset = (uint32_t)start,
+					 .p_filesz = (uint32_t)(pos - start),
+					 .p_memsz = (uint32_t)(pos - start),
+					 .p_align = (uint32_t)a};
+
+			memcpy(buf + ehsz + s * phsz, &ph, phsz);
+		}
+	}
+	memcpy(buf, ELFMAG, SELFMAG);
+	buf[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
+	buf[EI_DATA] = *(const uint8_t *)&(uint16_t){1} ? ELFDATA2LSB : ELFDATA2MSB;
+	buf[EI_VERSION] = EV_CURRENT;
+/* The header fields are the same in both classes, in types of their size. */
+#define FILL_EHDR(Ehdr, Phdr)                                                                      \
+	do {                                                                                       \
+		Ehdr h;                                                                            \
+		memcpy(&h, buf, sizeof(h));                                                        \
+		h.e_type = ET_DYN;                                                                 \
+		h.e_phoff = sizeof(Ehdr);                                                          \
+		h.e_ehsize = sizeof(Ehdr);                                                         \
+		h.e_phentsize = sizeof(Phdr);                                                      \
+		h.e_phnum = (uint16_t)seg_cnt;                                                     \
+		memcpy(buf, &h, sizeof(h));                                                        \
+	} while (0)
+	if (is64)
+		FILL_EHDR(Elf64_Ehdr, Elf64_Phdr);
+	else
+		FILL_EHDR(Elf32_Ehdr, Elf32_Phdr);
+#undef FILL_EHDR
+	return pos;
+}
+
+static const uint8_t id20[20] = {0xde, 0xad, 0xbe, 0xef, 1,  2,	 3,  4,	 5,  6,
+				 7,    8,    9,	   10,	 11, 12, 13, 14, 15, 16};
+static const uint8_t abi[16] = {0, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0};
+static const uint8_t prop[16] = {2, 0, 0, 0xc0, 4, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0};
+
+/* A typical shared object: .note.gnu.property in an 8-aligned segment,
+ * then .note.gnu.build-id after .note.ABI-tag in a 4-aligned one. */
+static size_t typical(uint8_t *buf, bool is64)
+{
+	const struct seg segs[] = {
+	    {PT_LOAD, 8, 0, {{0}}},
+	    {PT_NOTE, 8, 1, {{"GNU", NT_GNU_PROPERTY_TYPE_0, prop, sizeof(prop)}}},
+	    {PT_NOTE,
+	     4,
+	     2,
+	     {{"GNU", NT_GNU_ABI_TAG, abi, sizeof(abi)}, {"GNU", NT_GNU_BUILD_ID, id20, 20}}},
+	};
+
+	return make_elf(buf, is64, segs, 3);
+}
+
+static void assert_id(const struct tdr_build_id *b, const uint8_t *id, size_t sz)
+{
+	assert_int_equal(b->sz, sz);
+	assert_memory_equal(b->id, id, sz);
+	for (size_t i = sz; i < TDR_BUILD_ID_MAX; i++)
+		assert_int_equal(b->id[i], 0);
+}
+
+/* ---- tests ---- */
+
+/* libdw's reading of the same files is the oracle. */
+static void check_against_libdw(const char *path)
+{
+	struct tdr_build_id b;
+	uint8_t want[20];
+	size_t n = test_file_build_id(path, want);
+
+	assert_int_equal(read_path(path, &b), 0);
+	assert_id(&b, want, n);
+}
+
+static void test_build_id__real_binaries_as_libdw_reads_them(void **state)
+{
+	(void)state;
+	check_against_libdw("/proc/self/exe");
+	check_against_libdw(SPIN_PATH);
+}
+
+static void test_build_id__both_classes_and_alignments(void **state)
+{
+	struct tdir *t = *state;
+	uint8_t buf[MAX_ELF];
+	struct tdr_build_id b;
+	const uint8_t id8[8] = {9, 8, 7, 6, 5, 4, 3, 2};
+	/* The build-id second in an 8-aligned segment: the first note's
+	 * padding decides where it is. */
+	const struct seg seg8[] = {
+	    {PT_NOTE,
+	     8,
+	     2,
+	     {{"GNU", NT_GNU_ABI_TAG, abi, 12}, {"GNU", NT_GNU_BUILD_ID, id8, sizeof(id8)}}}};
+
+	write_file(t->path, buf, typical(buf, true));
+	assert_int_equal(read_path(t->path, &b), 0);
+	assert_id(&b, id20, 20);
+	write_file(t->path, buf, typical(buf, false));
+	assert_int_equal(read_path(t->path, &b), 0);
+	assert_id(&b, id20, 20);
+	write_file(t->path, buf, make_elf(buf, true, seg8, 1));
+	assert_int_equal(read_path(t->path, &b), 0);
+	assert_id(&b, id8, sizeof(id8));
+}
+
+/* What the kernel would not put in an MMAP2 record is not a build-id. */
+static void test_build_id__none_or_unusable(void **state)
+{
+	struct tdir *t = *state;
+	uint8_t buf[MAX_ELF], big[24] = {1};
+	struct tdr_build_id b;
+	const struct seg no_id[] = {{PT_NOTE, 4, 1, {{"GNU", NT_GNU_ABI_TAG, abi, sizeof(abi)}}}};
+	const struct seg empty[] = {{PT_NOTE, 4, 1, {{"GNU", NT_GNU_BUILD_ID, id20, 0}}}};
+	const struct seg too_big[] = {{PT_NOTE, 4, 1, {{"GNU", NT_GNU_BUILD_ID, big, 24}}}};
+	const struct seg other_owner[] = {{PT_NOTE, 4, 1, {{"Go", NT_GNU_BUILD_ID, id20, 20}}}};
+	const struct seg not_a_note[] = {{PT_LOAD, 4, 1, {{"GNU", NT_GNU_BUILD_ID, id20, 20}}}};
+	const struct seg *cases[] = {no_id, empty, too_big, other_owner, not_a_note};
+	size_t sz;
+
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(cases); i++) {
+		write_file(t->path, buf, make_elf(buf, true, cases[i], 1));
+		assert_int_equal(read_path(t->path, &b), -ENOENT);
+	}
+	/* Not ELF, empty, the other byte order, an unknown class. */
+	write_file(t->path, "#!/bin/sh\necho hello\n", 21);
+	assert_int_equal(read_path(t->path, &b), -ENOENT);
+	write_file(t->path, "", 0);
+	assert_int_equal(read_path(t->path, &b), -ENOENT);
+	sz = typical(buf, true);
+	buf[EI_DATA] = buf[EI_DATA] == ELFDATA2LSB ? ELFDATA2MSB : ELFDATA2LSB;
+	write_file(t->path, buf, sz);
+	assert_int_equal(read_path(t->path, &b), -ENOENT);
+	sz = typical(buf, true);
+	buf[EI_CLASS] = 3;
+	write_file(t->path, buf, sz);
+	assert_int_equal(read_path(t->path, &b), -ENOENT);
+}
+
+/* Cut the file at every length: the id is found exactly when the whole
+ * build-id note is there, and is then right. */
+static void test_build_id__every_truncation(void **state)
+{
+	struct tdir *t = *state;
+	uint8_t buf[MAX_ELF];
+	struct tdr_build_id b;
+
+	for (int is64 = 0; is64 < 2; is64++) {
+		size_t sz = typical(buf, is64);
+
+		for (size_t cut = 0; cut <= sz; cut++) {
+			int err;
+
+			write_file(t->path, buf, cut);
+			err = read_path(t->path, &b);
+			if (cut == sz) {
+				assert_int_equal(err, 0);
+				assert_id(&b, id20, 20);
+			} else {
+				/* The segment is cut, so it runs past the file. */
+				assert_int_equal(err, -ENOENT);
+			}
+		}
+	}
+}
+
+/* Every byte flipped, one at a time: never a crash, and a build-id found
+ * is 1..20 bytes long. */
+static void test_build_id__every_byte_flipped(void **state)
+{
+	struct tdir *t = *state;
+	uint8_t buf[MAX_ELF];
+	struct tdr_build_id b;
+	size_t sz = typical(buf, true);
+	size_t found = 0;
+
+	for (size_t i = 0; i < sz; i++) {
+		for (int v = 0; v < 2; v++) {
+			uint8_t old = buf[i];
+			int err;
+
+			buf[i] = v ? (uint8_t)~old : 0xff;
+			write_file(t->path, buf, sz);
+			err = read_path(t->path, &b);
+			buf[i] = old;
+			assert_true(err == 0 || err == -ENOENT);
+			if (!err) {
+				assert_true(b.sz >= 1 && b.sz <= TDR_BUILD_ID_MAX);
+				found++;
+			}
+		}
+	}
+	assert_true(found > 0); /* most flips are in bytes the reader ignores */
+}
+
+/* Sizes at the limits of their fields, pointing far outside the file. */
+static void test_build_id__hostile_sizes(void **state)
+{
+	struct tdir *t = *state;
+	uint8_t buf[MAX_ELF];
+	struct tdr_build_id b;
+	size_t sz = typical(buf, true), note_off, ph2 = sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr);
+	Elf64_Phdr ph;
+	Elf64_Ehdr eh;
+
+	memcpy(&ph, buf + ph2, sizeof(ph));
+	note_off = ph.p_offset;
+	for (int c = 0; c < 8; c++) {
+		uint8_t m[MAX_ELF];
+		Elf64_Phdr p = ph;
+		uint32_t v = 0xffffffffu;
+
+		memcpy(m, buf, sz);
+		memcpy(&eh, m, sizeof(eh));
+		switch (c) {
+		case 0: /* namesz of the first note */
+			memcpy(m + note_off, &v, 4);
+			break;
+		case 1: /* descsz of the first note */
+			memcpy(m + note_off + 4, &v, 4);
+			break;
+		case 2: /* far more than the file has */
+			p.p_filesz = 1ull << 40;
+			break;
+		case 3:
+			p.p_offset = UINT64_MAX - 4;
+			p.p_filesz = 16;
+			break;
+		case 4:
+			eh.e_phnum = 0xffff; /* PN_XNUM */
+			break;
+		case 5:
+			eh.e_phnum = 0xfffe;
+			eh.e_phoff = UINT64_MAX - 100;
+			break;
+		case 6:
+			eh.e_phentsize = 1;
+			break;
+		case 7: /* offset + size past 2^64 */
+			p.p_filesz = UINT64_MAX;
+			break;
+		}
+		memcpy(m + ph2, &p, sizeof(p));
+		if (c >= 4 && c <= 6)
+			memcpy(m, &eh, sizeof(eh));
+		write_file(t->path, m, sz);
+		assert_int_equal(read_path(t->path, &b), c == 2 ? 0 : -ENOENT);
+		if (c == 2) /* a huge segment still starts with the note */
+			assert_id(&b, id20, 20);
+	}
+}
+
+static void test_build_id__cache_keeps_one_entry_per_file(void **state)
+{
+	struct tdr_build_id_cache c = {0};
+	struct tdr_build_id_slot *s;
+
+	(void)state;
+	for (uint64_t i = 0; i < 3000; i++) {
+		assert_int_equal(tdr_build_id_cache__slot(&c, i % 7, i, &s), 0);
+		assert_int_equal(s->dev, i % 7);
+		assert_int_equal(s->ino, i);
+		assert_int_equal(s->bid.sz, 0);
+		s->bid.sz = (uint8_t)(i % 20 + 1);
+		s->bid.id[0] = (uint8_t)i;
+	}
+	assert_int_equal(c.cnt, 3000);
+	assert_true(c.cap >= 6000);
+	for (uint64_t i = 0; i < 3000; i++) {
+		assert_int_equal(tdr_build_id_cache__slot(&c, i % 7, i, &s), 1);
+		assert_int_equal(s->bid.sz, i % 20 + 1);
+		assert_int_equal(s->bid.id[0], (uint8_t)i);
+	}
+	/* The same inode on another device is another file. */
+	assert_int_equal(tdr_build_id_cache__slot(&c, 8, 5, &s), 0);
+	assert_int_equal(c.cnt, 3001);
+	/* Growing fails cleanly: the table stays as it was. */
+	tdr_mem_fail_after(0);
+	for (uint64_t i = 0; i < 3000; i++) {
+		int r = tdr_build_id_cache__slot(&c, 9, i, &s);
+
+		if (r < 0) {
+			assert_int_equal(r, -ENOMEM);
+			break;
+		}
+	}
+	tdr_mem_fail_after(-1);
+	assert_int_equal(tdr_build_id_cache__slot(&c, 3, 3, &s), 1);
+	assert_int_equal(s->bid.sz, 4);
+	tdr_build_id_cache__free(&c);
+	assert_null(c.slots);
+	tdr_build_id_cache__free(&c);
+}
+
+/* ---- synthesized records on a fake /proc ---- */
+
+struct mmap2_seen {
+	char name[128];
+	uint16_t misc;
+	uint8_t bid_sz;
+	uint8_t bid[20];
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+/* The MMAP2 records of buf, in order. */
+static size_t mmap2_records(const struct tdr_synth_buf *buf, struct mmap2_seen *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t pos = 0; pos < buf->sz;) {
+		struct perf_event_header h;
+		const uint8_t *p = buf->data + pos;
+
+		memcpy(&h, p, sizeof(h));
+		assert_true(h.size >= sizeof(h) && pos + h.size <= buf->sz && h.size % 8 == 0);
+		if (h.type == PERF_RECORD_MMAP2 && n < max) {
+			struct mmap2_seen *m = &out[n++];
+			const uint8_t *u = p + 8 + 8 + 24; /* header, pid tid, addr len pgoff */
+
+			memset(m, 0, sizeof(*m));
+			m->misc = h.misc;
+			if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+				m->bid_sz = u[0];
+				assert_true(!u[1] && !u[2] && !u[3]); /* reserved */
+				memcpy(m->bid, u + 4, 20);
+			} else {
+				memcpy(&m->maj, u, 4);
+				memcpy(&m->min, u + 4, 4);
+				memcpy(&m->ino, u + 8, 8);
+			}
+			snprintf(m->name, sizeof(m->name), "%s", (const char *)(u + 32));
+		}
+		pos += h.size;
+	}
+	return n;
+}
+
+static void mkdirs(const char *root, int pid)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "mkdir -p '%s/%d/task/%d'", root, pid, pid);
+	assert_int_equal(system(p), 0);
+	snprintf(p, sizeof(p), "%s/%d/task/%d/comm", root, pid, pid);
+	write_file(p, "prog\n", 5);
+}
+
+static void maps_line(FILE *f, uint64_t start, const char *perms, const char *path,
+		      uint64_t ino_delta)
+{
+	struct stat st = {0};
+
+	if (path[0] == '/')
+		assert_int_equal(stat(path, &st), 0);
+	fprintf(f, "%08llx-%08llx %s 00001000 %02x:%02x %llu %s\n", (unsigned long long)start,
+		(unsigned long long)start + 0x1000, perms, major(st.st_dev), minor(st.st_dev),
+		(unsigned long long)(st.st_ino + ino_delta), path);
+}
+
+static void test_synth__mmap2_records_carry_build_ids(void **state)
+{
+	struct tdir *t = *state;
+	char proc[96], lib[128], noid[128], fifo[128], p[256];
+	uint8_t buf[MAX_ELF];
+	const struct seg no_id[] = {{PT_NOTE, 4, 1, {{"GNU", NT_GNU_ABI_TAG, abi, sizeof(abi)}}}};
+	struct tdr_synth_id sid = {.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME, .time_ns = 7};
+	struct tdr_synth_buf sb = {0};
+	struct tdr_build_id_cache c = {0};
+	struct mmap2_seen m[8];
+	FILE *f;
+
+	snprintf(proc, sizeof(proc), "%s/proc", t->dir);
+	snprintf(lib, sizeof(lib), "%s/libx.so", t->dir);
+	snprintf(noid, sizeof(noid), "%s/noid", t->dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", t->dir);
+	write_file(lib, buf, typical(buf, true));
+	write_file(noid, buf, make_elf(buf, true, no_id, 1));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (int pid = 100; pid <= 101; pid++) {
+		mkdirs(proc, pid);
+		snprintf(p, sizeof(p), "%s/%d/maps", proc, pid);
+		f = fopen(p, "w");
+		assert_non_null(f);
+		maps_line(f, 0x10000, "r-xp", lib, 0);
+		maps_line(f, 0x20000, "r--p", lib, 0); /* not executable: no record */
+		maps_line(f, 0x30000, "r-xp", noid, 0);
+		maps_line(f, 0x40000, "r-xp", fifo, 0); /* never opened: no hang */
+		maps_line(f, 0x50000, "r-xp", lib, 1);	/* rebuilt since: another inode */
+		fprintf(f, "7fff0000-7fff2000 r-xp 00000000 00:00 0                  [vdso]\n");
+		assert_int_equal(fclose(f), 0);
+	}
+	assert_int_equal(tdr_synth__process(&sb, proc, 100, &sid, &c), 0);
+	assert_int_equal(mmap2_records(&sb, m, 8), 5);
+	assert_string_equal(m[0].name, lib);
+	assert_int_equal(m[0].misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	assert_int_equal(m[0].bid_sz, 20);
+	assert_memory_equal(m[0].bid, id20, 20);
+	for (int i = 1; i < 5; i++) {
+		assert_int_equal(m[i].misc, PERF_RECORD_MISC_USER);
+		assert_int_equal(m[i].bid_sz, 0);
+	}
+	assert_int_not_equal(m[1].ino, 0); /* device and inode kept */
+	assert_string_equal(m[4].name, "[vdso]");
+
+	/* The second process maps the same file: read once, so a change to
+	 * the file now does not show (its mapping is the one read before). */
+	write_file(lib, "not elf", 7);
+	sb.sz = 0;
+	assert_int_equal(tdr_synth__process(&sb, proc, 101, &sid, &c), 0);
+	assert_int_equal(mmap2_records(&sb, m, 8), 5);
+	assert_int_equal(m[0].bid_sz, 20);
+	assert_memory_equal(m[0].bid, id20, 20);
+	/* Without a cache: device and inode only, as before build-ids. */
+	sb.sz = 0;
+	assert_int_equal(tdr_synth__process(&sb, proc, 101, &sid, NULL), 0);
+	assert_int_equal(mmap2_records(&sb, m, 8), 5);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(m[i].misc, PERF_RECORD_MISC_USER);
+	free(sb.data);
+	tdr_build_id_cache__free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_build_id__real_binaries_as_libdw_reads_them, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_build_id__both_classes_and_alignments, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_build_id__none_or_unusable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_build_id__every_truncation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_build_id__every_byte_flipped, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_build_id__hostile_sizes, setup, teardown),
+	    cmocka_unit_test(test_build_id__cache_keeps_one_entry_per_file),
+	    cmocka_unit_test_setup_teardown(test_synth__mmap2_records_carry_build_ids, setup,
+					    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
