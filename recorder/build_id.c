@@ -6,7 +6,8 @@
  * (proc_synth.c), what the kernel puts in its own MMAP2 records when the
  * sampler has attr.build_id: the NT_GNU_BUILD_ID note's descriptor (1 to 20
  * bytes). It reads the ELF header, the program headers and the PT_NOTE
- * segments with a few pread()s into fixed buffers, and checks every offset
+ * segments into fixed buffers: one pread() of the first page, which holds
+ * them all in usual files, more only where it does not; it checks every offset
  * and size against the file before using it: a file that is not ELF, of the
  * other byte order, truncated or hostile simply has no build-id. It does not
  * link libelf (the recorder stays small) and does not look at section
@@ -45,16 +46,29 @@
 #define NOTE_SCAN_MAX (64u << 10)
 #define NOTE_SEG_MAX 16
 
-/* pread up to sz bytes at off, fewer only where the file ends. Returns the
- * count or -errno. */
-static ssize_t read_some(int fd, void *buf, size_t sz, uint64_t off)
+/* The file, and its first page: the ELF header, the program headers and
+ * the notes of usual files all lie in it, so one pread() reads them. */
+struct elf_file {
+	int fd;
+	size_t head_sz;
+	uint8_t head[4096];
+};
+
+/* Read up to sz bytes at off, fewer only where the file ends: from the
+ * head when they are all in it, else with pread(). Returns the count or
+ * -errno. */
+static ssize_t read_some(const struct elf_file *f, void *buf, size_t sz, uint64_t off)
 {
 	size_t done = 0;
 
+	if (off <= f->head_sz && sz <= f->head_sz - off) {
+		memcpy(buf, f->head + off, sz);
+		return (ssize_t)sz;
+	}
 	if (off > (uint64_t)INT64_MAX - sz)
 		return 0; /* no file is that large */
 	while (done < sz) {
-		ssize_t n = pread(fd, (char *)buf + done, sz - done, (off_t)(off + done));
+		ssize_t n = pread(f->fd, (char *)buf + done, sz - done, (off_t)(off + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -67,11 +81,11 @@ static ssize_t read_some(int fd, void *buf, size_t sz, uint64_t off)
 	return (ssize_t)done;
 }
 
-/* pread exactly sz bytes at off. Returns 0, -ENOENT when the file ends
+/* Read exactly sz bytes at off. Returns 0, -ENOENT when the file ends
  * first (a header past its end: no build-id), -errno. */
-static int read_at(int fd, void *buf, size_t sz, uint64_t off)
+static int read_at(const struct elf_file *f, void *buf, size_t sz, uint64_t off)
 {
-	ssize_t n = read_some(fd, buf, sz, off);
+	ssize_t n = read_some(f, buf, sz, off);
 
 	if (n < 0)
 		return (int)n;
@@ -94,7 +108,8 @@ static bool align_up(uint64_t v, uint64_t align, uint64_t *out)
  * build-id's worth of descriptor are not all inside it. Returns 0 with *out
  * set, -ENOENT, -errno.
  */
-static int scan_notes(int fd, uint64_t off, uint64_t sz, uint64_t align, struct tdr_build_id *out)
+static int scan_notes(const struct elf_file *f, uint64_t off, uint64_t sz, uint64_t align,
+		      struct tdr_build_id *out)
 {
 	uint8_t win[1024];
 	uint64_t pos = 0, win_pos = 0, win_sz = 0;
@@ -110,7 +125,7 @@ static int scan_notes(int fd, uint64_t off, uint64_t sz, uint64_t align, struct 
 		if (!win_sz || pos + NHDR_SZ + 4 + TDR_BUILD_ID_MAX > win_pos + win_sz) {
 			/* A segment may claim more than the file has: what is
 			 * there is read, and a note past the end is not. */
-			n = read_some(fd, win, sz - pos < sizeof(win) ? sz - pos : sizeof(win),
+			n = read_some(f, win, sz - pos < sizeof(win) ? sz - pos : sizeof(win),
 				      off + pos);
 			if (n < 0)
 				return (int)n;
@@ -170,13 +185,19 @@ static void get_phdr(const uint8_t *p, bool is64, struct phdr *ph)
 
 int tdr_build_id__read(int fd, struct tdr_build_id *out)
 {
+	struct elf_file f = {.fd = fd};
 	uint8_t ehdr[sizeof(Elf64_Ehdr)], phdrs[PHDR_CHUNK * sizeof(Elf64_Phdr)];
 	uint64_t phoff;
 	size_t phentsize, phnum, notes = 0;
+	ssize_t head;
 	bool is64;
 	int err;
 
-	err = read_at(fd, ehdr, sizeof(Elf32_Ehdr), 0);
+	head = read_some(&f, f.head, sizeof(f.head), 0);
+	if (head < 0)
+		return (int)head;
+	f.head_sz = (size_t)head;
+	err = read_at(&f, ehdr, sizeof(Elf32_Ehdr), 0);
 	if (err)
 		return err;
 	if (memcmp(ehdr, ELFMAG, SELFMAG) || ehdr[EI_DATA] != HOST_ELFDATA ||
@@ -186,7 +207,7 @@ int tdr_build_id__read(int fd, struct tdr_build_id *out)
 	if (is64) {
 		Elf64_Ehdr h;
 
-		err = read_at(fd, ehdr, sizeof(h), 0);
+		err = read_at(&f, ehdr, sizeof(h), 0);
 		if (err)
 			return err;
 		memcpy(&h, ehdr, sizeof(h));
@@ -209,7 +230,7 @@ int tdr_build_id__read(int fd, struct tdr_build_id *out)
 	for (size_t i = 0; i < phnum && notes < NOTE_SEG_MAX; i += PHDR_CHUNK) {
 		size_t n = phnum - i < PHDR_CHUNK ? phnum - i : PHDR_CHUNK;
 
-		err = read_at(fd, phdrs, n * phentsize, phoff + i * phentsize);
+		err = read_at(&f, phdrs, n * phentsize, phoff + i * phentsize);
 		if (err)
 			return err;
 		for (size_t k = 0; k < n && notes < NOTE_SEG_MAX; k++) {
@@ -221,7 +242,7 @@ int tdr_build_id__read(int fd, struct tdr_build_id *out)
 			notes++;
 			/* Notes are 4-byte aligned, or 8 in a segment aligned to 8
 			 * (elf(5)); anything else is treated as 4, as the kernel does. */
-			err = scan_notes(fd, ph.offset, ph.filesz, ph.align == 8 ? 8 : 4, out);
+			err = scan_notes(&f, ph.offset, ph.filesz, ph.align == 8 ? 8 : 4, out);
 			if (err != -ENOENT)
 				return err;
 		}
