@@ -54,8 +54,14 @@ int tdr_record__add_note(struct tdr_recorder *rec, const char *line)
 	return 0;
 }
 
-static int check_opts(const struct tdr_record_opts *o)
+/* What the options say to record, checked: tg is filled even on failure. */
+static int check_opts(const struct tdr_record_opts *o, struct tdr_targets *tg)
 {
+	int err;
+
+	err = tdr_targets__init(tg, "record", "recording", &o->what);
+	if (err)
+		return err;
 	if (o->sample_period && o->sample_freq) {
 		tdr_warn("give -F or -c, not both");
 		return -TDR_E_USAGE;
@@ -65,20 +71,6 @@ static int check_opts(const struct tdr_record_opts *o)
 		return -TDR_E_USAGE;
 	}
 	return 0;
-}
-
-/* What the options say to record (tdr_targets__check checks it). */
-static struct tdr_targets targets_of(const struct tdr_record_opts *o)
-{
-	return (struct tdr_targets){
-	    .who = "record",
-	    .doing = "recording",
-	    .argv = o->argv,
-	    .procs = o->pids,
-	    .proc_cnt = o->pid_cnt,
-	    .system_wide = o->system_wide,
-	    .kernel = o->kernel,
-	};
 }
 
 /*
@@ -95,7 +87,7 @@ static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_t
 
 	note[0] = '\0';
 	memset(p, 0, sizeof(*p));
-	p->sysfs_root = o->sysfs_root;
+	p->sysfs_root = o->what.sysfs_root;
 	p->sampler = o->sampler;
 	p->sample_period = o->sample_period;
 	p->sample_freq = o->sample_period ? 0
@@ -139,20 +131,19 @@ static int choose_plan(struct tdr_recorder *rec)
 		if (err)
 			return err;
 	}
-	return tdr_targets__choose_plan(&rec->tg, &rec->popts, rec->opts->plan_kind, &rec->plan);
+	return tdr_targets__choose_plan(&rec->tg, &rec->popts, rec->opts->what.plan_kind,
+					&rec->plan);
 }
 
 int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out)
 {
-	const struct tdr_targets tg = targets_of(opts);
+	struct tdr_targets tg;
 	struct tdr_plan_opts p;
 	struct tdr_plan *plan = NULL;
 	char note[256];
 	int err;
 
-	err = tdr_targets__check(&tg);
-	if (!err)
-		err = check_opts(opts);
+	err = check_opts(opts, &tg);
 	if (err)
 		return err;
 	/* PERF_FORMAT_LOST and build_id are what is tried first; probing
@@ -162,7 +153,7 @@ int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out
 			 note, sizeof(note));
 	if (note[0])
 		tdr_warn("%s", note);
-	err = tdr_targets__choose_plan(&tg, &p, opts->plan_kind, &plan);
+	err = tdr_targets__choose_plan(&tg, &p, opts->what.plan_kind, &plan);
 	if (err)
 		return err;
 	tdr_session__prepare_plan(plan,
@@ -200,11 +191,11 @@ static int build_meta(struct tdr_recorder *rec)
 		return err;
 	if (rec->popts.inherit && !rec->inherit_fallback)
 		m->flags |= TDR_META_INHERIT;
-	if (o->system_wide)
+	if (o->what.system_wide)
 		m->flags |= TDR_META_SYSTEM_WIDE;
-	if (o->pid_cnt)
+	if (o->what.pid_cnt)
 		m->flags |= TDR_META_ATTACHED;
-	if (o->kernel)
+	if (o->what.kernel)
 		m->flags |= TDR_META_KERNEL;
 	m->clockid = CLOCK_MONOTONIC;
 	m->start_wall_ns = rec->start_wall_ns;
@@ -254,19 +245,19 @@ static int write_synth(struct tdr_recorder *rec)
 	struct tdr_build_id_cache bids = {0};
 	struct tdr_synth_id sid;
 	pid_t *all = NULL;
-	const pid_t *pids = o->pids;
-	int n = (int)o->pid_cnt, err = 0;
+	const pid_t *pids = o->what.pids;
+	int n = (int)o->what.pid_cnt, err = 0;
 	size_t pi = 0;
 
-	if (g->sampler_idx < 0 || (!o->pid_cnt && !o->system_wide))
+	if (g->sampler_idx < 0 || (!o->what.pid_cnt && !o->what.system_wide))
 		return 0;
-	if (o->system_wide) {
+	if (o->what.system_wide) {
 		n = tdr_proc__pids(NULL, &all);
 		if (n < 0)
 			return 0; /* no /proc: nothing to add */
 		pids = all;
 	} else {
-		for (pi = 0; pi < rec->tg.cnt && rec->tg.pids[pi] != o->pids[0]; pi++)
+		for (pi = 0; pi < rec->tg.cnt && rec->tg.pids[pi] != o->what.pids[0]; pi++)
 			;
 		if (pi == rec->tg.cnt)
 			pi = 0;
@@ -300,13 +291,11 @@ static int write_synth(struct tdr_recorder *rec)
 
 int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out)
 {
-	const struct tdr_targets tg = targets_of(opts);
+	struct tdr_targets tg;
 	struct tdr_recorder *rec;
 	int err;
 
-	err = tdr_targets__check(&tg);
-	if (!err)
-		err = check_opts(opts);
+	err = check_opts(opts, &tg);
 	if (err)
 		return err;
 	rec = tdr_calloc(1, sizeof(*rec));
@@ -320,11 +309,9 @@ int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **
 	rec->mmap_pages = opts->mmap_pages ? opts->mmap_pages : TDR_RECORD_DEFAULT_PAGES;
 
 	/* Before fork and before any thread: signals become an fd. */
-	err = tdr_sigwatch__open(&rec->sw);
-	if (err) {
-		tdr_warn("failed to set up signal handling: %s", tdr_strerror(err));
+	err = tdr_targets__open_signals(&rec->tg, &rec->sw);
+	if (err)
 		goto err_out;
-	}
 	err = choose_plan(rec);
 	if (err)
 		goto err_out;
@@ -387,7 +374,7 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 		err = tdr_launch__go(rec->launch);
 		if (err) {
 			rec->sum.exec_err = err;
-			tdr_warn("cannot run '%s': %s", rec->opts->argv[0], tdr_strerror(err));
+			tdr_warn("cannot run '%s': %s", rec->opts->what.argv[0], tdr_strerror(err));
 			/* Nothing was recorded: leave no file behind, and an
 			 * existing output file untouched. */
 			tdr_writer__free(rec->writer);

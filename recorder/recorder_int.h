@@ -342,9 +342,39 @@ struct tdr_targets {
 	bool *gone;	  /* -p: the process has ended */
 };
 
-/* Exactly one of a program, -p and -a (or -a with a program), else a
- * logged line and -TDR_E_USAGE. */
-int tdr_targets__check(const struct tdr_targets *t);
+/* Describe what o says to measure (who and doing as in the struct, static
+ * strings; the rest from o, borrowed for t's life) and check it: exactly one
+ * of a program, -p and -a (or -a with a program), else a line logged with
+ * who's prefix. t is filled either way. Returns 0 or -TDR_E_USAGE. */
+int tdr_targets__init(struct tdr_targets *t, const char *who, const char *doing,
+		      const struct tdr_target_opts *o);
+/* Open sw (signals as an fd: tdr_sigwatch__open) before any fork or thread;
+ * a failure is logged once with t's prefix. Returns 0 or -errno. */
+int tdr_targets__open_signals(const struct tdr_targets *t, struct tdr_sigwatch *sw);
+
+/* What signals did to a run (the record and stat loops keep one). */
+struct tdr_sigstate {
+	int cnt;	  /* SIGINT, SIGTERM and SIGHUP received */
+	bool interrupted; /* cnt > 0 */
+	int stop_signal;  /* without a program: the signal that ended the run */
+};
+
+/*
+ * The signal policy of record and stat (docs/record.md "Signals"): apply
+ * every signal pending on sw. SIGCHLD: has the launched program (launch;
+ * NULL for -p, and -a alone) ended? SIGINT, SIGTERM, SIGHUP with a program:
+ * forwarded to it, except a terminal's (SI_KERNEL), which reached the
+ * program through tdrec's process group, unless the program has left that
+ * group; the third one kills it (SIGKILL, with a line). Without a program
+ * the first one ends the run (ss->stop_signal).
+ * Returns true when the run ends: the program ended, or a stop signal.
+ */
+bool tdr_targets__signals(const struct tdr_targets *t, struct tdr_launch *launch,
+			  struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
+/* After the run: wait until a launched program (launch, NULL: none) has
+ * ended, applying signals meanwhile, so Ctrl-C still reaches it. */
+void tdr_targets__wait_program(const struct tdr_targets *t, struct tdr_launch *launch,
+			       struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
 /* The plan options that follow from the targets: kernel, kernel_sw_counts,
  * inherit (not with -a), enable_on_exec (a program without -a). */
 void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
