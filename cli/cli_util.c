@@ -105,14 +105,33 @@ static void read_boot_id(char *buf, size_t sz)
 	fclose(f);
 }
 
+/* The per-boot cache directory (docs/symbolize.md "Kernel symbol cache"):
+ * $TDREC_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/tdrec, else
+ * ~/.cache/tdrec. Empty when there is none. */
+static void cache_dir(char *buf, size_t sz)
+{
+	const char *own = getenv("TDREC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	buf[0] = '\0';
+	if (own)
+		snprintf(buf, sz, "%s", own);
+	else if (xdg && xdg[0] == '/')
+		snprintf(buf, sz, "%s/tdrec", xdg);
+	else if (home && home[0] == '/')
+		snprintf(buf, sz, "%s/.cache/tdrec", home);
+}
+
 int cli_load_report(const char *path, const struct tdr_report_opts *opts, struct tdr_report **out)
 {
 	struct tdr_report_load_opts lo = {0};
-	char boot_id[64];
+	char boot_id[64], cache[PATH_MAX];
 	int err;
 
 	read_boot_id(boot_id, sizeof(boot_id));
 	lo.boot_id = boot_id[0] ? boot_id : NULL;
+	cache_dir(cache, sizeof(cache));
+	lo.cache_dir = cache;
 	cli_log_hold();
 	err = tdr_report__load(path, opts, &lo, out);
 	cli_log_release(!err);

@@ -45,7 +45,8 @@ enum {
 /* Caps on what a hostile file can make us allocate. */
 #define PD_MAX_ATTRS 4096
 #define PD_MAX_IDS (1u << 22)
-#define PD_MAX_ROUND (512u << 20) /* bytes of records held for one round */
+#define PD_MAX_ROUND (512u << 20)  /* bytes of records held for one round */
+#define PD_RELEASE_STEP (4u << 20) /* hand back the read mapping in steps this big */
 
 struct pd_ent {
 	uint64_t time;
@@ -85,6 +86,8 @@ struct perfdata {
 	uint64_t seq, last_time;
 	uint64_t compressed_records, rounds, user_records;
 	bool warned_round, warned_zstd;
+	/* The mapping below this file offset was handed back (release_read). */
+	uint64_t released;
 };
 
 /* perfdata_read.c */

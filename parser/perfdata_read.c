@@ -27,6 +27,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "tdrec/tdr_endian.h"
@@ -177,7 +179,8 @@ static int handle(struct tdr_parser *p, const uint8_t *rec, size_t sz, bool from
 	if (pd->round_held + asz > PD_MAX_ROUND) {
 		if (!pd->warned_round)
 			tdr_warn("perf.data round larger than %u MiB: fed early, order across "
-				 "CPUs may suffer", PD_MAX_ROUND >> 20);
+				 "CPUs may suffer",
+				 PD_MAX_ROUND >> 20);
 		pd->warned_round = true;
 		err = flush_round(p, cb, ctx);
 		if (err)
@@ -246,7 +249,7 @@ static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_s
 		      void *ctx)
 {
 	struct perfdata *pd = p->pd;
-	ZSTD_inBuffer in = { src, sz, 0 };
+	ZSTD_inBuffer in = {src, sz, 0};
 	ZSTD_outBuffer out;
 	size_t r;
 	int err;
@@ -269,7 +272,8 @@ static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_s
 		r = ZSTD_decompressStream(pd->zds, &out, &in);
 		if (ZSTD_isError(r)) {
 			tdr_warn("failed to decompress perf.data records: %s; the rest of the "
-				 "compressed data is skipped", ZSTD_getErrorName(r));
+				 "compressed data is skipped",
+				 ZSTD_getErrorName(r));
 			pd->warned_zstd = true;
 			p->stats.malformed_records++;
 			return 0;
@@ -280,6 +284,26 @@ static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_s
 			return err;
 	} while (in.pos < in.size || out.pos == out.size);
 	return 0;
+}
+
+/*
+ * Give back the pages of the mapping below data offset pos, once the
+ * records there have all been fed (no entry of the round still points into
+ * them): a big file then does not stay resident as a whole. The mapping is
+ * read-only and private, so MADV_DONTNEED only drops clean page-cache
+ * pages from this process; touching them again (a string the maps borrowed,
+ * say) faults the same bytes back in from the file.
+ */
+static void release_read(struct perfdata *pd, uint64_t pos)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)pd->map + pd->released;
+	uintptr_t hi = ((uintptr_t)pd->map + pd->data_off + pos) & ~(page - 1);
+
+	if (hi <= lo)
+		return;
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	pd->released = hi - (uintptr_t)pd->map;
 }
 
 int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
@@ -306,6 +330,8 @@ int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 		if (err)
 			return err;
 		pos += sz;
+		if (!pd->ent_cnt && pd->data_off + pos >= pd->released + PD_RELEASE_STEP)
+			release_read(pd, pos);
 	}
 	if (pd->data_to_eof)
 		pd->status.intact_sz = pd->data_off + pos;

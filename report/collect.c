@@ -72,17 +72,12 @@ static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct a
 	return (long)t->cnt++;
 }
 
-static bool kernel_sample(const struct tdr_sample *s)
-{
-	return s->cpumode == TDR_MODE_KERNEL || (s->map && s->map->kind == TDR_MAP_KERNEL);
-}
-
 /* The object name a sample is in, for the --dso filter; NULL when none. */
 static const char *sample_dso(const struct tdr_sample *s)
 {
 	if (s->map && s->map->path)
 		return s->map->path;
-	return kernel_sample(s) ? KERNEL_DSO : NULL;
+	return report_kernel_sample(s) ? KERNEL_DSO : NULL;
 }
 
 static bool dso_matches(const struct tdr_report *r, const char *path)
@@ -125,7 +120,7 @@ static bool sample_passes(struct tdr_report *r, const struct tdr_sample *s)
 			/* Kernel code also answers to [kernel.kallsyms], whatever its
 			 * mapping is called (perf.data: "[kernel.kallsyms]_text"). */
 			r->f_last_ok = dso_matches(r, sample_dso(s)) ||
-				       (kernel_sample(s) && dso_matches(r, KERNEL_DSO));
+				       (report_kernel_sample(s) && dso_matches(r, KERNEL_DSO));
 			r->f_last_map = s->map;
 		}
 		if (!r->f_last_ok)
@@ -151,7 +146,7 @@ static void classify(const struct tdr_report *r, const struct tdr_sample *s, str
 	} else if (s->cpumode == TDR_MODE_GUEST_KERNEL || s->cpumode == TDR_MODE_GUEST_USER) {
 		k->kind = ADDR_GUEST;
 		k->map = NULL;
-	} else if (kernel_sample(s)) {
+	} else if (report_kernel_sample(s)) {
 		k->kind = ADDR_KERNEL;
 		k->off = s->ip;
 	} else if (!s->map) {

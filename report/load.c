@@ -7,7 +7,10 @@
  * statistics as warnings, symbolize each unique address once, finish.
  * This is the only report/ file that calls the parser and the symbolizer, so
  * everything else builds and tests without them.
- * Ownership: the parser and symbolizer live only inside tdr_report__load.
+ * The kernel symbol table starts loading on a helper thread at the first
+ * kernel sample, so reading kallsyms overlaps parsing.
+ * Ownership: the parser, symbolizer and kernel symbol table live only
+ * inside tdr_report__load.
  */
 #include "report_int.h"
 
@@ -39,9 +42,23 @@ void tdr_report_symbols__init(struct tdr_report_symbols *rs, struct tdr_symboliz
 	rs->ctx = s;
 }
 
+struct load_ctx {
+	struct tdr_report *r;
+	struct tdr_kallsyms *ks; /* NULL when the report names no functions */
+	bool ks_started;
+};
+
 static int on_sample(const struct tdr_sample *s, void *ctx)
 {
-	return tdr_report__add_sample(ctx, s);
+	struct load_ctx *c = ctx;
+
+	/* The first kernel sample: kernel symbols will be wanted, so load them
+	 * on a helper thread while the parser goes on (kallsyms.c). */
+	if (!c->ks_started && report_kernel_sample(s) && c->ks) {
+		tdr_kallsyms__start(c->ks);
+		c->ks_started = true;
+	}
+	return tdr_report__add_sample(c->r, s);
 }
 
 /* When the recording ended, on the wall clock (0 = unknown): from the run
@@ -88,6 +105,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 	struct tdr_parser *p = NULL;
 	struct tdr_symbolizer *sym = NULL;
 	struct tdr_report *r = NULL;
+	struct load_ctx ctx = {0};
 	const struct tdr_meta *meta;
 	int err;
 
@@ -100,7 +118,17 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 	err = tdr_report__new(meta, opts, &r);
 	if (err)
 		goto out;
-	err = tdr_parser__run(p, on_sample, r);
+	if (r->opts.by <= TDR_BY_LINE) {
+		struct tdr_kallsyms_opts ko = {.path = lopts->kallsyms_path,
+					       .cache_dir = lopts->cache_dir,
+					       .boot_id = lopts->boot_id};
+
+		err = tdr_kallsyms__new(&ko, &ctx.ks);
+		if (err)
+			goto out;
+	}
+	ctx.r = r;
+	err = tdr_parser__run(p, on_sample, &ctx);
 	if (err)
 		goto out;
 	tdr_report__set_run(r, path, tdr_parser__source(p), tdr_parser__run_end(p));
@@ -114,6 +142,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		struct tdr_report_symbols rs;
 
 		kernel_opts(r, meta, lopts, &so);
+		so.kallsyms = ctx.ks;
 
 		err = tdr_symbolizer__new(&so, &sym);
 		if (err)
@@ -127,6 +156,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		err = tdr_report__finish(r);
 out:
 	tdr_symbolizer__free(sym);
+	tdr_kallsyms__free(ctx.ks);
 	tdr_parser__free(p);
 	if (err) {
 		tdr_report__free(r);

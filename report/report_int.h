@@ -66,6 +66,12 @@ static inline uint64_t report_hash_mix(uint64_t h, uint64_t v)
 	return x ^ (x >> 31);
 }
 
+/* Is the sample in kernel code (its mode, or a kernel mapping)? */
+static inline bool report_kernel_sample(const struct tdr_sample *s)
+{
+	return s->cpumode == TDR_MODE_KERNEL || (s->map && s->map->kind == TDR_MAP_KERNEL);
+}
+
 /* ---- table storage (aggregate.c) ----------------------------------------
  * The row table and the address table keep their entries in an array, each
  * entry with its hash, next to a block of event_cnt sums per entry, and
@@ -213,7 +219,6 @@ double report_category_value(const struct tdr_report *r, const struct rep_catego
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double report_slots(const struct tdr_report *r, const uint64_t *sums);
 
-
 /* Base name of a path ("" stays ""). */
 const char *report_basename(const char *path);
 
@@ -228,8 +233,8 @@ void text_put_fit(FILE *f, const char *s, size_t w, bool keep_tail);
 /* text wrapped at spaces to width, the first line after prefix, the others
  * indented by strlen(prefix); each line's text between on and off (colour
  * codes, "" for none). */
-void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on,
-		      const char *off, const char *text);
+void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on, const char *off,
+		      const char *text);
 /* A table's last column in w columns: name, two spaces and obj (between on
  * and off; NULL or "" for none), then tag (NULL for none). When all does
  * not fit, the name is cut first: the object keeps at least a few columns,
@@ -237,7 +242,7 @@ void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *o
 void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
 		   const char *on, const char *off);
 
-void json_put_number(FILE *f, double v);      /* null for NAN / inf */
+void json_put_number(FILE *f, double v); /* null for NAN / inf */
 /* "a", "b", ... (the inside of an array), or with vals "a": 1.5, "b": 2
  * (the inside of an object). */
 void json_put_names(FILE *f, char *const *names, size_t n, const double *vals);

@@ -164,12 +164,56 @@ struct sym_dwarf_res {
 
 /* ---- kernel symbols ---- */
 
+/*
+ * The kernel's text symbols: addr[] sorted, distinct and nonzero, symbol i
+ * covering [addr[i], addr[i + 1]) (the last one LAST_SYM_SPAN bytes), named
+ * str + name_off[i]. Built from kallsyms text (kallsyms.c) or mapped from the
+ * per-boot cache (kcache.c); the storage is either heap[] or map.
+ */
+enum { SYM_KREF_TEXT, SYM_KREF_STEXT, SYM_KREF_CNT };
+
+struct sym_ktab {
+	size_t cnt;
+	const uint64_t *addr;
+	const uint32_t *name_off;
+	const char *str; /* names, each NUL-terminated; str[str_sz - 1] == 0 */
+	size_t str_sz;
+	/* perf's reference symbols "_text" and "_stext" (any type; 0 = absent),
+	 * to check the kernel's placement against a perf.data recording. */
+	uint64_t ref_addr[SYM_KREF_CNT];
+	void *heap[3];
+	void *map;
+	size_t map_sz;
+};
+
+void sym_ktab__free(struct sym_ktab *t);
+
+/* kcache.c: the per-boot cache file of a sym_ktab (docs/symbolize.md). */
+#define SYM_KCACHE_NAME "kallsyms.bin"
+/* The cache key's hash of modules_path's contents and kallsyms_path.
+ * Returns 0 or -errno (modules_path unreadable; absent counts as empty). */
+int sym_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_t *key);
+/* Map and check the cache file dir/SYM_KCACHE_NAME. Returns 1 with *t filled, 0 when the
+ * file is absent or was written for another boot or key, or a negative code
+ * when it is damaged (*why says how). */
+int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct sym_ktab *t,
+		     const char **why);
+/* Write t as dir/SYM_KCACHE_NAME (a temporary file renamed over it),
+ * creating dir (0700) when missing. Returns 0 or -errno. */
+int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const struct sym_ktab *t);
+
+/* kallsyms.c: wait for k's table, or load it now when no helper thread
+ * runs. Returns 0 with *t (NULL when kallsyms could not be read or show no
+ * addresses; logged here, once) or -ENOMEM (nothing kept: a later call
+ * tries again). *path: the file kallsyms were read from, for messages. */
+int sym_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t, const char **path);
+
 struct sym_kernel {
-	bool tried;  /* the decision below has been made */
-	bool usable; /* kallsyms apply to the recording and were loaded */
-	char *buf;   /* the kallsyms text; names point into it */
-	struct sym_range_table syms;
-	const char **names;
+	bool tried;		     /* the decision below has been made */
+	bool usable;		     /* kallsyms apply to the recording and were loaded */
+	struct tdr_kallsyms *ks;     /* opts.kallsyms, or own_ks */
+	struct tdr_kallsyms *own_ks; /* made from opts.kallsyms_path when needed */
+	const struct sym_ktab *tab;  /* ks's table, when usable */
 	/* The recorded kernel image (opts.kernel_*), copied. */
 	uint8_t build_id[20];
 	size_t build_id_sz;

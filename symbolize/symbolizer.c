@@ -69,6 +69,7 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 					    : sizeof(s->kernel.build_id);
 		memcpy(s->kernel.build_id, opts->kernel_build_id, s->kernel.build_id_sz);
 	}
+	s->kernel.ks = s->opts.kallsyms;
 	/* libdw reads ELF files through libelf, which needs its version set. */
 	elf_version(EV_CURRENT);
 	*out = s;

@@ -386,6 +386,70 @@ static void test_pd_topdown__compressed2(void **state)
 	variant(state, PDW_COMPRESSED2, 200, names);
 }
 
+/* A file of many megabytes: the importer hands back the mapping of the
+ * records it has fed (every 4 MiB, at a round boundary). Every sample still
+ * arrives, in time order, and a mapping whose MMAP2 record lies in a page
+ * handed back long ago still names its file. */
+struct big_ctx {
+	unsigned n, lib_n;
+	uint64_t last_time;
+	bool in_order;
+};
+
+static int on_big_sample(const struct tdr_sample *s, void *arg)
+{
+	struct big_ctx *b = arg;
+
+	b->in_order = b->in_order && s->time_ns >= b->last_time;
+	b->last_time = s->time_ns;
+	if (s->ip == IP_LIB && s->map && !strcmp(s->map->path, LIB))
+		b->lib_n++;
+	b->n++;
+	return 0;
+}
+
+static void big_variant(struct ctx *c, uint32_t compress)
+{
+	enum { ROUNDS = 1500, PER_CPU = 20 };
+	struct big_ctx b = {.in_order = true};
+	struct tdr_parser *p = NULL;
+	uint64_t v[2][NEV];
+
+	synth_buf_reset(&c->b);
+	build_records(c);
+	/* Above every value of build_records: counters never run backwards. */
+	for (size_t i = 0; i < NEV; i++)
+		v[0][i] = v[1][i] = 1000000;
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		/* cpu 0's buffer, then cpu 1's: interleaved times, sorted by
+		 * the importer. Values rise by 10 * (member + 1) per sample. */
+		for (unsigned cpu = 0; cpu < 2; cpu++) {
+			for (unsigned k = 0; k < PER_CPU; k++) {
+				uint64_t t = 1000 + (uint64_t)r * 1000 + k * 40 + cpu * 20;
+
+				for (size_t i = 0; i < NEV; i++)
+					v[cpu][i] += 10 * (i + 1);
+				sample(c, cpu, 11, t, r == ROUNDS - 1 ? IP_LIB : IP_A, v[cpu]);
+			}
+		}
+		user_record(c, PDW_FINISHED_ROUND, 0);
+	}
+	assert_true(c->b.sz > 3 * (4u << 20)); /* several release steps */
+	write_file(c, compress, 4096, PDW_COMPLETE, 0, names, "GenuineIntel,6,143,8");
+	assert_int_equal(tdr_parser__open(c->path, &p), 0);
+	assert_int_equal(tdr_parser__run(p, on_big_sample, &b), 0);
+	assert_int_equal(b.n, 8 + ROUNDS * 2 * PER_CPU);
+	assert_true(b.in_order);
+	assert_int_equal(b.lib_n, 1 + 2 * PER_CPU); /* build_records has one */
+	tdr_parser__free(p);
+}
+
+static void test_pd_topdown__many_rounds_mapping_handed_back(void **state)
+{
+	big_variant(*state, 0);
+	big_variant(*state, PDW_COMPRESSED2);
+}
+
 /* Column col of a CSV line (no quoting in the fields used here). */
 static bool csv_field(const char *line, int col, char *out, size_t sz)
 {
@@ -595,6 +659,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__compressed_straddling_chunks, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__compressed2, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__many_rounds_mapping_handed_back, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__pmu_qualified_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record_z, setup, teardown),

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,6 +93,7 @@ static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
 	const char *bin = getenv("TDR_BINARY_DIR");
+	char cache[128];
 
 	e->tdrec = getenv("TDREC");
 	if (!e->tdrec || !bin) {
@@ -106,6 +108,9 @@ static int setup(void **state)
 		free(e);
 		return -1;
 	}
+	/* The kernel symbol cache goes to the test's directory, not ~/.cache. */
+	snprintf(cache, sizeof(cache), "%s/cache", e->dir);
+	setenv("TDREC_CACHE_DIR", cache, 1);
 	*state = e;
 	return 0;
 }
@@ -368,39 +373,14 @@ static void test_e2e__shares_agree_with_perf_two_threads(void **state)
 	shares_agree_with_perf(e, "perf-thr.tdr", e->workmix, "20 30 threads", fns, 2);
 }
 
-/*
- * perf.data files carry no boot id, but name their kernel image (the
- * build-id of [kernel.kallsyms] and the address of _text): recorded on this
- * very kernel, the kernel functions are named from /proc/kallsyms as perf
- * names them, each with perf's sample count.
- */
-static void test_e2e__perf_data_kernel_functions_named(void **state)
+/* Every kernel function perf names with at least 3 samples (out: perf's
+ * report) is in j, in [kernel.kallsyms], with perf's count. Returns how
+ * many were checked. */
+static size_t kernel_rows_agree(const char *out, const struct jm *j)
 {
-	struct env *e = *state;
-	char *out = NULL, *k;
-	struct jm *j;
 	size_t checked = 0;
-	int st;
 
-	st = perf_record(&out,
-			 "-e cpu-clock -F 4000 -o '%s/kernel.data' -- dd if=/dev/zero of=/dev/null "
-			 "bs=4k count=200000",
-			 e->dir);
-	free(out);
-	if (st)
-		skip();
-	assert_int_equal(run(&out,
-			     "perf report -i '%s/kernel.data' -q --stdio -F sample,sym 2>/dev/null",
-			     e->dir),
-			 0);
-	if (!strstr(out, "[k] ")) {
-		/* No kernel samples (perf_event_paranoid), or hidden kallsyms. */
-		print_message("perf names no kernel function here, skipping\n");
-		free(out);
-		skip();
-	}
-	j = report_json(e, "kernel.data", "");
-	for (k = strstr(out, "[k] "); k; k = strstr(k + 1, "[k] ")) {
+	for (const char *k = strstr(out, "[k] "); k; k = strstr(k + 1, "[k] ")) {
 		const char *bol = k;
 		char name[256];
 		const struct jm *row;
@@ -421,6 +401,65 @@ static void test_e2e__perf_data_kernel_functions_named(void **state)
 		assert_int_equal((long)jm_get(row, "samples")->num, want);
 		checked++;
 	}
+	return checked;
+}
+
+/*
+ * perf.data files carry no boot id, but name their kernel image (the
+ * build-id of [kernel.kallsyms] and the address of _text): recorded on this
+ * very kernel, the kernel functions are named from /proc/kallsyms as perf
+ * names them, each with perf's sample count. The first report writes the
+ * per-boot kernel symbol cache (TDREC_CACHE_DIR, set by setup); the second
+ * uses it (the file is not rewritten) and names everything identically.
+ */
+static void test_e2e__perf_data_kernel_functions_named(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL, *text1 = NULL, *text2 = NULL, cache[256];
+	struct stat st1, st2;
+	struct jm *j;
+	size_t checked;
+	int st;
+
+	st = perf_record(&out,
+			 "-e cpu-clock -F 4000 -o '%s/kernel.data' -- dd if=/dev/zero of=/dev/null "
+			 "bs=4k count=200000",
+			 e->dir);
+	free(out);
+	if (st)
+		skip();
+	assert_int_equal(run(&out,
+			     "perf report -i '%s/kernel.data' -q --stdio -F sample,sym 2>/dev/null",
+			     e->dir),
+			 0);
+	if (!strstr(out, "[k] ")) {
+		/* No kernel samples (perf_event_paranoid), or hidden kallsyms. */
+		print_message("perf names no kernel function here, skipping\n");
+		free(out);
+		skip();
+	}
+	snprintf(cache, sizeof(cache), "%s/cache/kallsyms.bin", e->dir);
+	assert_int_equal(run(&text1, "'%s' report -i '%s/kernel.data' -n 0", e->tdrec, e->dir), 0);
+	assert_int_equal(stat(cache, &st1), 0);
+	assert_true(S_ISREG(st1.st_mode));
+	assert_int_equal(st1.st_mode & 0777, 0600);
+	j = report_json(e, "kernel.data", "");
+	checked = kernel_rows_agree(out, j);
+	assert_true(checked > 0);
+	assert_null(row_named(j, "[kernel]"));
+	jm_free(j);
+	/* Later reports map the cache instead of rebuilding it (a rebuild
+	 * renames a new file over it: another inode). */
+	assert_int_equal(run(&text2, "'%s' report -i '%s/kernel.data' -n 0", e->tdrec, e->dir), 0);
+	assert_int_equal(stat(cache, &st2), 0);
+	assert_int_equal(st1.st_ino, st2.st_ino);
+	assert_string_equal(text1, text2);
+	j = report_json(e, "kernel.data", "");
+	assert_int_equal(kernel_rows_agree(out, j), checked);
+	assert_int_equal(stat(cache, &st2), 0);
+	assert_int_equal(st1.st_ino, st2.st_ino);
+	free(text1);
+	free(text2);
 	assert_true(checked > 0);
 	assert_null(row_named(j, "[kernel]"));
 	jm_free(j);

@@ -270,6 +270,9 @@ struct tdr_report_load_opts {
 	const char *boot_id;
 	const char *kallsyms_path;     /* NULL = /proc/kallsyms */
 	const char *kernel_notes_path; /* the running kernel's build-id; NULL = /sys/kernel/notes */
+	/* Directory of the per-boot kernel symbol cache (tdr_kallsyms_opts);
+	 * NULL or "" = no cache. */
+	const char *cache_dir;
 };
 
 /*

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 struct tdr_symbolizer;
+struct tdr_kallsyms;
 
 struct tdr_symbolizer_opts {
 	bool want_lines;   /* source file:line of the leaf */
@@ -29,6 +30,11 @@ struct tdr_symbolizer_opts {
 	 * whether it applies (the report runs on the recording host and boot). */
 	const char *kallsyms_path;
 	bool kallsyms_usable;
+	/* The kernel symbol table, possibly being loaded already (see
+	 * tdr_kallsyms__new): borrowed, must outlive the symbolizer. When set,
+	 * kallsyms_path is not used; when NULL, the symbolizer reads
+	 * kallsyms_path itself (no cache) on its first kernel lookup. */
+	struct tdr_kallsyms *kallsyms;
 	/* Kernel symbols also apply when the recording names its kernel image
 	 * (perf.data files, which carry no boot id) and that image is the
 	 * running kernel: kernel_build_id equals the build-id in
@@ -49,12 +55,12 @@ struct tdr_symbolizer_opts {
 };
 
 enum tdr_sym_status {
-	TDR_SYM_OK = 0,	      /* function found */
-	TDR_SYM_NO_SYMBOL,    /* object read, but no symbol covers the address */
-	TDR_SYM_MISSING,      /* object file not found or unreadable */
-	TDR_SYM_CHANGED,      /* object's build-id differs from the recorded one, or,
-			       * none recorded, its file is newer than the recording */
-	TDR_SYM_NO_KERNEL,    /* kernel address, kernel symbols not usable */
+	TDR_SYM_OK = 0,	   /* function found */
+	TDR_SYM_NO_SYMBOL, /* object read, but no symbol covers the address */
+	TDR_SYM_MISSING,   /* object file not found or unreadable */
+	TDR_SYM_CHANGED,   /* object's build-id differs from the recorded one, or,
+			    * none recorded, its file is newer than the recording */
+	TDR_SYM_NO_KERNEL, /* kernel address, kernel symbols not usable */
 };
 
 /* One inlined call, innermost first. */
@@ -107,5 +113,44 @@ int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct 
 const char *tdr_sym_status_name(enum tdr_sym_status st);
 
 void tdr_symbolizer__free(struct tdr_symbolizer *s);
+
+/*
+ * The kernel symbol table (kallsyms), loaded ahead of the first kernel
+ * lookup. Reading /proc/kallsyms costs tens of milliseconds of kernel time,
+ * so a report starts the load on a helper thread as soon as it sees a kernel
+ * sample, and keeps a per-boot cache of the parsed table (docs/symbolize.md
+ * "Kernel symbol cache").
+ *
+ *   tdr_kallsyms__new(opts, &k)       nothing read yet
+ *   tdr_kallsyms__start(k)            optional: load on a helper thread now
+ *   tdr_symbolizer_opts.kallsyms = k  the first kernel lookup waits for it
+ *                                     (or loads it, when not started)
+ *   tdr_symbolizer__free(s); tdr_kallsyms__free(k)
+ *
+ * Threads: the helper thread only reads files, builds the table and writes
+ * the cache; it never logs (problems are logged by the thread that waits
+ * for the table, and by __free).
+ */
+struct tdr_kallsyms_opts {
+	const char *path; /* NULL = /proc/kallsyms */
+	/* The cache's directory (created 0700 when missing); NULL or "" = no
+	 * cache. The cache is keyed by boot_id (NULL or "" = no cache), a hash
+	 * of modules_path (NULL = /proc/modules) and path. */
+	const char *cache_dir;
+	const char *boot_id;
+	const char *modules_path;
+};
+
+/* Returns: 0 or -ENOMEM; *out is set only on success. Strings are copied. */
+int tdr_kallsyms__new(const struct tdr_kallsyms_opts *opts, struct tdr_kallsyms **out);
+
+/* Start loading on a helper thread (once; later calls do nothing). When no
+ * thread can be started the table is loaded by the first lookup instead.
+ * Returns: 0. */
+int tdr_kallsyms__start(struct tdr_kallsyms *k);
+
+/* Stop a load still running (or wait for the cache being written), join
+ * the helper thread, release the table. Logs a failed cache write. */
+void tdr_kallsyms__free(struct tdr_kallsyms *k);
 
 #endif /* TDREC_SYMBOLIZE_H */

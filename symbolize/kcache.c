@@ -1,0 +1,312 @@
+/*
+ * symbolize/kcache.c - the per-boot cache file of the kernel symbol table.
+ *
+ * Responsibility: write a built sym_ktab to one file in the cache directory
+ * and map it back, read-only, in later reports of the same boot, so that
+ * they skip /proc/kallsyms (tens of milliseconds of kernel time). The file
+ * is keyed by the boot id and a hash of /proc/modules (module loads and
+ * unloads change kallsyms) and of the kallsyms path; a file with another
+ * key is simply rebuilt.
+ * The cache is untrusted input: every size, offset and ordering the lookup
+ * relies on is checked before the mapping is used, and anything that does
+ * not check out sends the caller back to kallsyms (never a crash). It is
+ * written atomically (a temporary file in the same directory, renamed over
+ * the old one), so readers never see a partly written file.
+ * Layout (host byte order and alignment: a cache is never moved between
+ * machines; the byte-order word rejects a file of another byte order):
+ *
+ *   offset            size          field
+ *   0                 128           struct kcache_hdr below
+ *   128               8 * cnt       addresses, strictly increasing, nonzero
+ *   128 + 8 * cnt     4 * cnt       name offsets into the string table
+ *   128 + 12 * cnt    str_sz        names, NUL-terminated; the last byte is 0
+ *
+ * Ownership and threads: called from kallsyms.c's loader (the helper thread
+ * or the waiting thread); no shared state.
+ * See: docs/symbolize.md "Kernel symbol cache".
+ */
+#include "symbolize_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+#define MODULES_DEFAULT "/proc/modules"
+#define KCACHE_MAGIC "TDRKSYM\n"
+#define KCACHE_VERSION 1
+#define KCACHE_BYTE_ORDER 0x01020304u
+#define KCACHE_MAX_CNT (1u << 24)
+#define BOOT_ID_SZ 64
+#define KCACHE_MAX_SZ (1ull << 30)
+
+struct kcache_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_sz;
+	uint64_t key; /* sym_kcache__key */
+	uint64_t cnt;
+	uint64_t str_sz;
+	uint64_t ref_addr[SYM_KREF_CNT];
+	uint32_t byte_order;
+	uint32_t reserved;	  /* 0 */
+	char boot_id[BOOT_ID_SZ]; /* NUL-padded */
+};
+_Static_assert(sizeof(struct kcache_hdr) == 128, "kcache header layout");
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+int sym_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_t *key)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	char buf[4096];
+	int fd, err = 0;
+
+	fd = open(modules_path ? modules_path : MODULES_DEFAULT, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		return -errno;
+	/* No /proc/modules: a kernel without module support; hashed as empty. */
+	while (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = -errno;
+		if (n <= 0)
+			break;
+		h = fnv1a(h, buf, (size_t)n);
+	}
+	if (fd >= 0)
+		close(fd);
+	h = fnv1a(h, "\0", 1);
+	*key = fnv1a(h, kallsyms_path, strlen(kallsyms_path));
+	return err;
+}
+
+static void boot_id_field(const char *boot_id, char out[BOOT_ID_SZ])
+{
+	memset(out, 0, BOOT_ID_SZ);
+	strncpy(out, boot_id, BOOT_ID_SZ - 1);
+}
+
+/* Check the mapped file m of sz bytes. Returns 1 when it is this boot's
+ * table under key, 0 when it is a sound file for another key, or
+ * -TDR_E_CORRUPT with *why. */
+static int kcache_check(const unsigned char *m, size_t sz, const char *boot_id, uint64_t key,
+			const char **why)
+{
+	const struct kcache_hdr *h = (const void *)m;
+	const uint64_t *addr;
+	const uint32_t *off;
+	char bid[BOOT_ID_SZ];
+
+	*why = NULL;
+	if (sz < sizeof(*h))
+		*why = "shorter than its header";
+	else if (memcmp(h->magic, KCACHE_MAGIC, sizeof(h->magic)))
+		*why = "not a tdrec kernel symbol cache (bad magic)";
+	else if (h->version != KCACHE_VERSION || h->hdr_sz != sizeof(*h) ||
+		 h->byte_order != KCACHE_BYTE_ORDER)
+		*why = "another version or byte order";
+	else if (h->reserved || h->boot_id[BOOT_ID_SZ - 1])
+		*why = "bad header";
+	if (*why)
+		return -TDR_E_CORRUPT;
+	boot_id_field(boot_id, bid);
+	if (memcmp(h->boot_id, bid, BOOT_ID_SZ) || h->key != key)
+		return 0;
+	if (!h->cnt || h->cnt > KCACHE_MAX_CNT || h->cnt * 12 > sz - sizeof(*h) ||
+	    h->str_sz != sz - sizeof(*h) - h->cnt * 12 || !h->str_sz) {
+		*why = "its sizes do not add up";
+		return -TDR_E_CORRUPT;
+	}
+	addr = (const uint64_t *)(m + sizeof(*h));
+	off = (const uint32_t *)(m + sizeof(*h) + h->cnt * 8);
+	if (m[sz - 1]) {
+		*why = "unterminated string table";
+		return -TDR_E_CORRUPT;
+	}
+	for (size_t i = 0; i < h->cnt; i++) {
+		if (!addr[i] || (i && addr[i] <= addr[i - 1])) {
+			*why = "addresses out of order";
+			return -TDR_E_CORRUPT;
+		}
+		if (off[i] >= h->str_sz) {
+			*why = "a name offset out of bounds";
+			return -TDR_E_CORRUPT;
+		}
+	}
+	return 1;
+}
+
+/* dir/name[suffix] in new memory (caller frees), or NULL. */
+static char *cache_path(const char *dir, const char *name, const char *suffix)
+{
+	size_t n = strlen(dir) + strlen(name) + strlen(suffix) + 2;
+	char *p = tdr_malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s%s", dir, name, suffix);
+	return p;
+}
+
+int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct sym_ktab *t,
+		     const char **why)
+{
+	const struct kcache_hdr *h;
+	struct stat st;
+	char *path;
+	void *m;
+	int fd, err;
+
+	*why = NULL;
+	path = cache_path(dir, SYM_KCACHE_NAME, "");
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	err = fd < 0 ? -errno : 0;
+	free(path);
+	if (fd < 0)
+		return err == -ENOENT ? 0 : err;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		*why = "not a regular file of this user, writable by this user only";
+		return -TDR_E_CORRUPT;
+	}
+	if ((uint64_t)st.st_size < sizeof(*h) || (uint64_t)st.st_size > KCACHE_MAX_SZ) {
+		close(fd);
+		*why = "shorter than its header, or too large";
+		return -TDR_E_CORRUPT;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = m == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	err = kcache_check(m, (size_t)st.st_size, boot_id, key, why);
+	if (err != 1) {
+		munmap(m, (size_t)st.st_size);
+		return err;
+	}
+	h = m;
+	memset(t, 0, sizeof(*t));
+	t->map = m;
+	t->map_sz = (size_t)st.st_size;
+	t->cnt = h->cnt;
+	t->addr = (const uint64_t *)((const char *)m + sizeof(*h));
+	t->name_off = (const uint32_t *)(t->addr + t->cnt);
+	t->str = (const char *)(t->name_off + t->cnt);
+	t->str_sz = h->str_sz;
+	memcpy(t->ref_addr, h->ref_addr, sizeof(t->ref_addr));
+	return 1;
+}
+
+/* mkdir -p, new directories 0700. Returns 0 or -errno. */
+static int make_dirs(const char *dir)
+{
+	char *p = tdr_strdup(dir);
+	int err = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		char c = *s;
+
+		if (c && c != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST) {
+			err = -errno;
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return err;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const struct sym_ktab *t)
+{
+	struct kcache_hdr h = {.version = KCACHE_VERSION,
+			       .hdr_sz = sizeof(h),
+			       .key = key,
+			       .cnt = t->cnt,
+			       .str_sz = t->str_sz,
+			       .byte_order = KCACHE_BYTE_ORDER};
+	char *tmp = NULL, *dst = NULL;
+	int fd, err;
+
+	memcpy(h.magic, KCACHE_MAGIC, sizeof(h.magic));
+	memcpy(h.ref_addr, t->ref_addr, sizeof(h.ref_addr));
+	boot_id_field(boot_id, h.boot_id);
+	err = make_dirs(dir);
+	if (err)
+		return err;
+	tmp = cache_path(dir, "." SYM_KCACHE_NAME, ".XXXXXX");
+	dst = cache_path(dir, SYM_KCACHE_NAME, "");
+	if (!tmp || !dst) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fd = mkstemp(tmp); /* mode 0600 */
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = write_all(fd, &h, sizeof(h));
+	if (!err)
+		err = write_all(fd, t->addr, t->cnt * sizeof(*t->addr));
+	if (!err)
+		err = write_all(fd, t->name_off, t->cnt * sizeof(*t->name_off));
+	if (!err)
+		err = write_all(fd, t->str, t->str_sz);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, dst))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(dst);
+	return err;
+}
