@@ -209,7 +209,7 @@ enum tdr_section_type {
  *   // err < 0: the table is damaged from entry it.idx on (the entries
  *   // before it were good); it.skipped entries had bad fields.
  */
-#define TDR_DSO_PATH_MAX 4096	 /* bytes of a path */
+#define TDR_DSO_PATH_MAX 4096	/* bytes of a path */
 #define TDR_DSO_BUILD_ID_MAX 20 /* bytes of a build-id (the kernel's BUILD_ID_SIZE_MAX) */
 
 /* What the recorder learnt of a file at the end of the recording. */
@@ -222,8 +222,8 @@ enum tdr_dso_status {
 };
 
 struct tdr_dso_entry {
-	const char *path; /* path_len bytes, no NUL among them (none needed after) */
-	size_t path_len;  /* 1..TDR_DSO_PATH_MAX */
+	const char *path;  /* path_len bytes, no NUL among them (none needed after) */
+	size_t path_len;   /* 1..TDR_DSO_PATH_MAX */
 	uint32_t maj, min; /* device, as in the MMAP2 records */
 	uint64_t ino;
 	uint8_t status;	     /* enum tdr_dso_status; a reader may meet later values */
@@ -239,8 +239,7 @@ struct tdr_dso_entry {
  * or not 1..20 exactly with TDR_DSO_BUILD_ID; more than UINT32_MAX entries),
  * -ENOMEM.
  */
-int tdr_dso_table__encode(const struct tdr_dso_entry *ents, size_t cnt, void **out,
-			  size_t *out_sz);
+int tdr_dso_table__encode(const struct tdr_dso_entry *ents, size_t cnt, void **out, size_t *out_sz);
 
 struct tdr_dso_iter {
 	const uint8_t *data;
