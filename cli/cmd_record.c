@@ -61,10 +61,6 @@ static const char usage_text[] =
     "                     perf_event_mlock_kb budget\n"
     "      --no-inherit   measure the program's main thread only, not the\n"
     "                     threads and processes it creates\n"
-    "      --no-build-id  MMAP2 records with device and inode instead of the\n"
-    "                     files' build-ids (a rebuilt binary is then told by its\n"
-    "                     file time only); for other tools recording the same\n"
-    "                     processes at the same time without build-ids\n"
     "      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
     "                     or root)\n"
     "  -q, --quiet        no plan line and no summary line (warnings are still\n"
@@ -93,7 +89,6 @@ static const char usage_text[] =
 enum {
 	OPT_MMAP_PAGES = CLI_OPT_TARGET_END,
 	OPT_NO_INHERIT,
-	OPT_NO_BUILD_ID,
 	OPT_DRY_RUN,
 };
 
@@ -104,7 +99,6 @@ static const struct option long_opts[] = {
     {"event", required_argument, NULL, 'e'},
     {"mmap-pages", required_argument, NULL, OPT_MMAP_PAGES},
     {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
-    {"no-build-id", no_argument, NULL, OPT_NO_BUILD_ID},
     {"quiet", no_argument, NULL, 'q'},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"help", no_argument, NULL, 'h'},
@@ -123,10 +117,8 @@ static int dry_run(const struct tdr_record_opts *o)
 	if (err)
 		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
 	tdr_plan__print(plan, stdout);
-	printf("not opened (--dry-run). PERF_FORMAT_LOST and build_id are shown as tried first; a "
-	       "kernel\nthat refuses one is recorded without it (without build_id, before Linux "
-	       "5.12, MMAP2\nrecords carry device and inode, and a rebuilt binary is told by its "
-	       "file time).\n");
+	printf("not opened (--dry-run). PERF_FORMAT_LOST is shown as tried first; a kernel that "
+	       "refuses it\nis recorded without it.\n");
 	tdr_plan__free(plan);
 	return 0;
 }
@@ -191,9 +183,6 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_NO_INHERIT:
 			o.no_inherit = true;
-			break;
-		case OPT_NO_BUILD_ID:
-			o.no_build_id = true;
 			break;
 		case 'q':
 			quiet = true;

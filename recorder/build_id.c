@@ -1,23 +1,20 @@
 /*
  * recorder/build_id.c - the GNU build-id of an ELF file, read from its
- * program headers, and a cache of them by file.
+ * program headers.
  *
- * Responsibility: for the MMAP2 records synthesized for -p and -a
- * (proc_synth.c), what the kernel puts in its own MMAP2 records when the
- * sampler has attr.build_id: the NT_GNU_BUILD_ID note's descriptor (1 to 20
- * bytes). It reads the ELF header, the program headers and the PT_NOTE
- * segments into fixed buffers: one pread() of the first page, which holds
- * them all in usual files, more only where it does not; it checks every offset
- * and size against the file before using it: a file that is not ELF, of the
- * other byte order, truncated or hostile simply has no build-id. It does not
- * link libelf (the recorder stays small) and does not look at section
- * headers, which a stripped or damaged file may lack (the kernel does not
- * either).
- * Objects and lifecycle: tdr_build_id__read is stateless. The cache,
- * struct tdr_build_id_cache, is zeroed by its owner, grows on
- * tdr_build_id_cache__slot and is released by __free.
- * Ownership and threads: the caller owns the fd and the cache; one thread.
- * See: elf(5) "Notes (Nhdr)"; docs/record.md "Synthesized records".
+ * Responsibility: for the DSO table (dso_set.c), the build-id the kernel
+ * would compute for a mapped file: the NT_GNU_BUILD_ID note's descriptor (1
+ * to 20 bytes). It reads the ELF header, the program headers and the
+ * PT_NOTE segments into fixed buffers: one pread() of the first page, which
+ * holds them all in usual files, more only where it does not; it checks
+ * every offset and size against the file before using it: a file that is
+ * not ELF, of the other byte order, truncated or hostile simply has no
+ * build-id. It does not link libelf (the recorder stays small) and does not
+ * look at section headers, which a stripped or damaged file may lack (the
+ * kernel does not either).
+ * Objects and lifecycle: tdr_build_id__read is stateless.
+ * Ownership and threads: the caller owns the fd; any thread.
+ * See: elf(5) "Notes (Nhdr)"; docs/record.md "Build-ids".
  */
 #include "recorder_int.h"
 
@@ -26,8 +23,6 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "tdrec/tdr_mem.h"
 
 #if __BYTE_ORDER == __LITTLE_ENDIAN
 #define HOST_ELFDATA ELFDATA2LSB
@@ -248,69 +243,4 @@ int tdr_build_id__read(int fd, struct tdr_build_id *out)
 		}
 	}
 	return -ENOENT;
-}
-
-/* ---- the cache ---- */
-
-static size_t slot_hash(uint64_t dev, uint64_t ino)
-{
-	uint64_t h = (dev * 0x9e3779b97f4a7c15ull) ^ ino;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return (size_t)h;
-}
-
-/* Where (dev, ino) is or goes in slots (cap a power of two, never full). */
-static struct tdr_build_id_slot *find(struct tdr_build_id_slot *slots, size_t cap, uint64_t dev,
-				      uint64_t ino)
-{
-	size_t i = slot_hash(dev, ino) & (cap - 1);
-
-	while (slots[i].used && (slots[i].dev != dev || slots[i].ino != ino))
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
-
-/* Double the table (first: 256 slots), keeping it at most half full. */
-static int grow(struct tdr_build_id_cache *c)
-{
-	size_t cap = c->cap ? c->cap * 2 : 256;
-	struct tdr_build_id_slot *slots = tdr_calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->cap; i++)
-		if (c->slots[i].used)
-			*find(slots, cap, c->slots[i].dev, c->slots[i].ino) = c->slots[i];
-	free(c->slots);
-	c->slots = slots;
-	c->cap = cap;
-	return 0;
-}
-
-int tdr_build_id_cache__slot(struct tdr_build_id_cache *c, uint64_t dev, uint64_t ino,
-			     struct tdr_build_id_slot **out)
-{
-	struct tdr_build_id_slot *s;
-
-	if ((c->cnt + 1) * 2 > c->cap && grow(c))
-		return -ENOMEM;
-	s = find(c->slots, c->cap, dev, ino);
-	*out = s;
-	if (s->used)
-		return 1;
-	memset(s, 0, sizeof(*s));
-	s->used = true;
-	s->dev = dev;
-	s->ino = ino;
-	c->cnt++;
-	return 0;
-}
-
-void tdr_build_id_cache__free(struct tdr_build_id_cache *c)
-{
-	zfree(&c->slots);
-	c->cap = c->cnt = 0;
 }

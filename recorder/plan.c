@@ -182,8 +182,6 @@ static void common_attr(const struct tdr_plan_opts *o, uint32_t flags, struct pe
 			a->sample_period = o->sample_period;
 		}
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
-		/* build_id changes what MMAP2 carries, so it goes with mmap2. */
-		a->build_id = o->build_id;
 	}
 }
 

@@ -7,10 +7,7 @@
  * writes what /proc says first, in the kernel's own record layout, into a
  * frame with ring TDR_RING_SYNTHETIC ahead of any kernel record. COMM comes
  * from /proc/PID/task/TID/comm for every thread; MMAP2 from /proc/PID/maps
- * for every executable mapping (file-backed, [vdso], anonymous JIT code),
- * with the file's build-id (build_id.c, read once per file through a cache
- * the caller keeps across processes) where it has one, as the kernel writes
- * MMAP2 for a sampler with attr.build_id, else with device and inode.
+ * for every executable mapping (file-backed, [vdso], anonymous JIT code).
  * Each record ends with the sampler's sample_id trailer (sample_id_all):
  * TID {pid, tid}, TIME, ID, STREAM_ID, CPU {cpu, 0}, IDENTIFIER, each
  * present when the sampler's sample_type has it. TIME is the sample clock
@@ -27,15 +24,11 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "tdrec/tdr_mem.h"
 
@@ -151,86 +144,8 @@ static int parse_maps_line(char *line, struct maps_line *m)
 	return 0;
 }
 
-/* The i-th place where open_mapped looks (0..2), into buf. */
-static bool mapped_path(int i, const char *proc_root, pid_t pid, const struct maps_line *m,
-			char *buf, size_t sz)
-{
-	int n;
-
-	if (i == 0)
-		n = snprintf(buf, sz, "%s/%d/root%s", root_of(proc_root), (int)pid, m->name);
-	else if (i == 1)
-		n = snprintf(buf, sz, "%s", m->name);
-	else
-		n = snprintf(buf, sz, "%s/%d/map_files/%" PRIx64 "-%" PRIx64, root_of(proc_root),
-			     (int)pid, m->start, m->end);
-	return n >= 0 && (size_t)n < sz;
-}
-
-/*
- * Open the file a maps line names, as the process sees it
- * (<proc>/PID/root/PATH, so a process in another mount namespace is
- * followed), else as tdrec sees it; and only when it is still the mapped
- * file (same inode; the device may read differently through stat on some
- * file systems) and a regular file, so a rebuilt, replaced or deleted file,
- * or a FIFO or device put in its place, is never read. Else the mapping
- * itself through <proc>/PID/map_files/START-END (root only).
- * Returns an fd or -1.
- */
-static int open_mapped(const char *proc_root, pid_t pid, const struct maps_line *m)
-{
-	char path[PATH_MAX + 64];
-	struct stat st;
-	int fd;
-
-	for (int i = 0; i < 3; i++) {
-		if (!mapped_path(i, proc_root, pid, m, path, sizeof(path)) || stat(path, &st) ||
-		    !S_ISREG(st.st_mode) || st.st_ino != m->ino)
-			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		/* The same checks on what was opened: the path may have changed. */
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == m->ino)
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
-/*
- * The build-id of the file a maps line names, read once per file (by the
- * device and inode of the maps line). Only files: [vdso], //anon and the
- * like have none, as in the kernel's own records. Returns 0 (bid->sz 0
- * when there is none) or -ENOMEM.
- */
-static int mapping_build_id(struct tdr_build_id_cache *bids, const char *proc_root, pid_t pid,
-			    const struct maps_line *m, struct tdr_build_id *bid)
-{
-	struct tdr_build_id_slot *slot;
-	int fd, r;
-
-	bid->sz = 0;
-	if (!bids || m->name[0] != '/' || !m->ino)
-		return 0;
-	r = tdr_build_id_cache__slot(bids, ((uint64_t)m->maj << 32) | m->min, m->ino, &slot);
-	if (r < 0)
-		return r;
-	if (!r) {
-		fd = open_mapped(proc_root, pid, m);
-		/* Unreadable, or no note: sz stays 0, and the mapping keeps
-		 * its device and inode (the report then goes by file time). */
-		if (fd >= 0 && tdr_build_id__read(fd, &slot->bid))
-			slot->bid.sz = 0;
-		if (fd >= 0)
-			close(fd);
-	}
-	*bid = slot->bid;
-	return 0;
-}
-
 static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid, uint32_t pid,
-		      const struct maps_line *m, const struct tdr_build_id *bid)
+		      const struct maps_line *m)
 {
 	const char *name = m->name[0] ? m->name : "//anon";
 	size_t len = strnlen(name, SYNTH_MAX_NAME - 1);
@@ -244,8 +159,6 @@ static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid,
 	p = buf_reserve(buf, sz);
 	if (!p)
 		return -ENOMEM;
-	if (bid->sz)
-		h.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 	put_u32(&p, pid);
@@ -253,18 +166,10 @@ static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid,
 	put_u64(&p, m->start);
 	put_u64(&p, m->end - m->start);
 	put_u64(&p, m->pgoff);
-	if (bid->sz) {
-		/* As the kernel writes it with attr.build_id: { u8 size; u8, u16
-		 * reserved; u8 build_id[20]; } in place of maj .. ino_generation. */
-		*p = bid->sz;
-		memcpy(p + 4, bid->id, sizeof(bid->id));
-		p += 4 + sizeof(bid->id);
-	} else {
-		put_u32(&p, m->maj);
-		put_u32(&p, m->min);
-		put_u64(&p, m->ino);
-		put_u64(&p, 0); /* ino_generation: not in /proc */
-	}
+	put_u32(&p, m->maj);
+	put_u32(&p, m->min);
+	put_u64(&p, m->ino);
+	put_u64(&p, 0); /* ino_generation: not in /proc */
 	put_u32(&p, m->prot);
 	put_u32(&p, m->flags);
 	memcpy(p, name, len);
@@ -324,7 +229,7 @@ int tdr_proc__pids(const char *proc_root, pid_t **pids)
 }
 
 int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t pid,
-		       const struct tdr_synth_id *sid, struct tdr_build_id_cache *bids)
+		       const struct tdr_synth_id *sid)
 {
 	char path[PATH_MAX], line[SYNTH_MAX_NAME + 128];
 	pid_t *tids = NULL;
@@ -355,7 +260,6 @@ int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t p
 		return -ENOENT;
 	while (!err && fgets(line, sizeof(line), f)) {
 		struct maps_line m;
-		struct tdr_build_id bid;
 
 		if (!strchr(line, '\n') && !feof(f)) {
 			/* A name longer than the buffer: skip the rest of it. */
@@ -368,9 +272,7 @@ int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t p
 			continue;
 		if (!strcmp(m.name, "[vsyscall]"))
 			continue; /* a kernel address, not the process's */
-		err = mapping_build_id(bids, proc_root, pid, &m, &bid);
-		if (!err)
-			err = emit_mmap2(buf, sid, (uint32_t)pid, &m, &bid);
+		err = emit_mmap2(buf, sid, (uint32_t)pid, &m);
 	}
 	fclose(f);
 	return err;

@@ -6,7 +6,8 @@
  * (drain.c) and queue partial chunks at least every TDR_RECORD_FLUSH_MS;
  * decide when the recording ends; then drain a last time, stop the writer
  * thread, collect the totals (samples per sampler, PERF_FORMAT_LOST read
- * from each group) and finish the file with the run's end.
+ * from each group), write the DSO table (the mapped files' build-ids, read
+ * now that the program has ended) and finish the file with the run's end.
  * When it ends:
  *   - launched program: when it exits. SIGINT/SIGTERM/SIGHUP are forwarded
  *     (except a terminal's, which the program got itself); the third one
@@ -64,7 +65,7 @@ static uint64_t mono_ms(void)
 /* Runs on the writer thread. */
 static int frame_sink(void *ctx, uint32_t ring, const void *data, size_t sz)
 {
-	return tdr_writer__add_frame(ctx, ring, data, sz);
+	return tdr_record__add_frame(ctx, ring, data, sz);
 }
 
 /* Signals (targets.c: the policy stat follows too). */
@@ -121,7 +122,7 @@ static int loop_setup(struct loop *L)
 						 : ring_sz,
 	    .max_chunks = 2 * s->ring_cnt + 4,
 	    .sink = frame_sink,
-	    .ctx = rec->writer,
+	    .ctx = rec,
 	};
 	size_t i;
 	int err;
@@ -228,11 +229,11 @@ static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t 
 
 			for (size_t r = 0; r < s->ring_cnt; r++) {
 				t->samples += s->rings[r].group_samples[gi];
-				if (!rec->feat.read_lost && gi == 0)
+				if (!rec->read_lost && gi == 0)
 					t->lost_samples += s->rings[r].cnt.lost_samples;
 			}
 		}
-		for (size_t ci = 0; rec->feat.read_lost && ci < g->cpu_cnt; ci++) {
+		for (size_t ci = 0; rec->read_lost && ci < g->cpu_cnt; ci++) {
 			for (size_t pi = 0; pi < s->pid_cnt; pi++) {
 				struct tdr_group_read rd;
 
@@ -302,6 +303,8 @@ static void loop_finish(struct loop *L)
 		end.flags |= TDR_END_WRITE_ERROR;
 	if (!rec->launch)
 		end.flags |= TDR_END_NO_PROGRAM;
+	if (!sum->write_err)
+		tdr_record__write_dso_table(rec);
 	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);
 	if (err && !sum->write_err) {
 		sum->write_err = err;

@@ -1,6 +1,6 @@
 /*
  * recorder/record_open.c - open the recording's session with the fallbacks,
- * and the one-time probes of PERF_FORMAT_LOST and attr.build_id.
+ * and the one-time PERF_FORMAT_LOST probe.
  *
  * Responsibility: run the ladder (open_ladder.c: plan fallbacks, EMFILE,
  * explained refusals) with a session with rings as what is opened, the
@@ -24,39 +24,26 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 
-/* Does the kernel accept an attr with these extra bits? A dummy software
- * event, opened disabled and closed at once: microseconds. */
-static bool kernel_accepts(const struct perf_event_attr *extra)
+bool tdr_record__probe_read_lost(void)
 {
-	struct perf_event_attr a = *extra;
-	int fd;
+	struct perf_event_attr a = {
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = sizeof(a),
+	    .config = PERF_COUNT_SW_DUMMY,
+	    .disabled = 1,
+	    .exclude_kernel = 1,
+	    .exclude_hv = 1,
+	    .read_format = PERF_FORMAT_LOST,
+	};
+	int fd = tdr_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = tdr_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
 		return true;
 	}
-	/* Only EINVAL says "unknown bit" (a kernel older than the feature
-	 * sees it in a reserved field); anything else (no permission, no perf
-	 * at all) is reported by the real open later. */
+	/* Only EINVAL says "unknown read_format bit"; anything else (no
+	 * permission, no perf at all) is reported by the real open later. */
 	return fd != -EINVAL;
-}
-
-void tdr_record__probe(struct tdr_kernel_features *out)
-{
-	out->read_lost = kernel_accepts(&(struct perf_event_attr){
-	    .read_format = PERF_FORMAT_LOST,
-	});
-	out->build_id = kernel_accepts(&(struct perf_event_attr){
-	    .mmap2 = 1,
-	    .build_id = 1,
-	});
 }
 
 /* The ladder's open: a session with rings of c->mmap_pages. */

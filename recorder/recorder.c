@@ -4,10 +4,13 @@
  *
  * Responsibility: tdr_recorder__new does everything that can fail before
  * the program runs, in an order that never touches an existing output file
- * on failure: signals, the kernel feature probes, the plan, the child held
+ * on failure: signals, the PERF_FORMAT_LOST probe, the plan, the child held
  * before exec (or the -p threads: targets.c), the session (record_open.c), the
  * metadata, then the file and the synthesized MMAP2/COMM frame.
  * tdr_recorder__run releases the program and runs the loop (record_loop.c).
+ * Every frame goes through tdr_record__add_frame, which notes the files its
+ * MMAP2 records map (dso_set.c); tdr_record__write_dso_table reads their
+ * build-ids at the end into the DSO table section.
  * Objects and lifecycle: tdr_recorder__new -> __run -> __summary -> __free.
  * Ownership and threads: the recorder owns every object it creates; opts
  * is borrowed for its life. One thread, plus the writer thread __run starts.
@@ -21,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,8 +84,7 @@ static int check_opts(const struct tdr_record_opts *o, struct tdr_targets *tg)
  * is lowered to the limit, as perf does, with a line in *note (else "").
  */
 static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_targets *tg,
-			     const struct tdr_kernel_features *feat, struct tdr_plan_opts *p,
-			     char *note, size_t note_sz)
+			     bool read_lost, struct tdr_plan_opts *p, char *note, size_t note_sz)
 {
 	int max_rate = tdr_machine__max_sample_rate(NULL);
 
@@ -102,8 +105,7 @@ static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_t
 	}
 	tdr_targets__plan_opts(tg, p);
 	p->inherit = p->inherit && !o->no_inherit;
-	p->read_lost = feat->read_lost;
-	p->build_id = feat->build_id && !o->no_build_id;
+	p->read_lost = read_lost;
 	p->clockid = CLOCK_MONOTONIC;
 }
 
@@ -112,21 +114,10 @@ static int choose_plan(struct tdr_recorder *rec)
 	char note[256];
 	int err;
 
-	tdr_record__probe(&rec->feat);
-	record_plan_opts(rec->opts, &rec->tg, &rec->feat, &rec->popts, note, sizeof(note));
+	rec->read_lost = tdr_record__probe_read_lost();
+	record_plan_opts(rec->opts, &rec->tg, rec->read_lost, &rec->popts, note, sizeof(note));
 	if (note[0]) {
 		tdr_warn("%s", note);
-		err = tdr_record__add_note(rec, note);
-		if (err)
-			return err;
-	}
-	if (!rec->feat.build_id && !rec->opts->no_build_id) {
-		/* Not an error: the report then tells a rebuilt binary by its
-		 * file time (docs/symbolize.md), and says so in the file. */
-		snprintf(note, sizeof(note),
-			 "this kernel cannot put build-ids in MMAP2 records (attr.build_id needs "
-			 "Linux 5.12): a rebuilt binary is recognised by its file time only");
-		tdr_info("%s", note);
 		err = tdr_record__add_note(rec, note);
 		if (err)
 			return err;
@@ -146,11 +137,9 @@ int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out
 	err = check_opts(opts, &tg);
 	if (err)
 		return err;
-	/* PERF_FORMAT_LOST and build_id are what is tried first; probing
-	 * them would open events, and a dry run opens nothing. */
-	record_plan_opts(opts, &tg,
-			 &(struct tdr_kernel_features){.read_lost = true, .build_id = true}, &p,
-			 note, sizeof(note));
+	/* PERF_FORMAT_LOST is what is tried first; probing it would open an
+	 * event, and a dry run opens nothing. */
+	record_plan_opts(opts, &tg, true, &p, note, sizeof(note));
 	if (note[0])
 		tdr_warn("%s", note);
 	err = tdr_targets__choose_plan(&tg, &p, opts->what.plan_kind, &plan);
@@ -235,6 +224,15 @@ static int open_writer(struct tdr_recorder *rec)
 	return err;
 }
 
+/* The sample_type of the first group's sampler, whose trailer the MMAP2
+ * records carry (0 without a sampler: no MMAP2 records either). */
+static uint64_t sampler_sample_type(const struct tdr_session *s)
+{
+	const struct tdr_session_group *g = &s->groups[0];
+
+	return g->sampler_idx < 0 ? 0 : g->events[g->sampler_idx].attr.sample_type;
+}
+
 /* Synthesized MMAP2/COMM for -p / -a, one frame (ring TDR_RING_SYNTHETIC)
  * per SYNTH_FRAME_SZ, before any kernel record. */
 static int write_synth(struct tdr_recorder *rec)
@@ -242,7 +240,6 @@ static int write_synth(struct tdr_recorder *rec)
 	const struct tdr_record_opts *o = rec->opts;
 	const struct tdr_session_group *g = &rec->session->groups[0];
 	struct tdr_synth_buf buf = {0};
-	struct tdr_build_id_cache bids = {0};
 	struct tdr_synth_id sid;
 	pid_t *all = NULL;
 	const pid_t *pids = o->what.pids;
@@ -267,26 +264,58 @@ static int write_synth(struct tdr_recorder *rec)
 	sid.cpu = (uint32_t)g->cpus[0];
 	sid.id = g->ids[tdr_session_slot(rec->session, g, 0, pi, (size_t)g->sampler_idx)];
 	for (int i = 0; i < n && !err; i++) {
-		int e =
-		    tdr_synth__process(&buf, NULL, pids[i], &sid, o->no_build_id ? NULL : &bids);
+		int e = tdr_synth__process(&buf, NULL, pids[i], &sid);
 
 		if (e == -ENOMEM)
 			err = e; /* a process that ended meanwhile is fine */
 		if (!err && buf.sz >= SYNTH_FRAME_SZ) {
-			err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data,
-						    buf.sz);
+			err = tdr_record__add_frame(rec, TDR_RING_SYNTHETIC, buf.data, buf.sz);
 			buf.sz = 0;
 		}
 	}
 	if (!err && buf.sz)
-		err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data, buf.sz);
+		err = tdr_record__add_frame(rec, TDR_RING_SYNTHETIC, buf.data, buf.sz);
 	if (err)
 		tdr_warn("cannot write the process maps to %s: %s", rec->sum.path,
 			 tdr_strerror(err));
 	free(buf.data);
 	free(all);
-	tdr_build_id_cache__free(&bids);
 	return err;
+}
+
+int tdr_record__add_frame(struct tdr_recorder *rec, uint32_t ring, const void *data, size_t sz)
+{
+	tdr_dso_set__scan(&rec->dsos, data, sz);
+	return tdr_writer__add_frame(rec->writer, ring, data, sz);
+}
+
+void tdr_record__write_dso_table(struct tdr_recorder *rec)
+{
+	uint64_t t0_ns = clock_ns(CLOCK_MONOTONIC);
+	size_t sz, with_id = 0;
+	void *data;
+	int err;
+
+	/* Only now: the program has ended, and a file rebuilt by it (or by
+	 * anyone) during the recording is told apart by its inode or time. */
+	tdr_dso_set__resolve(&rec->dsos, NULL, (int64_t)(rec->start_wall_ns - rec->start_clock_ns));
+	for (size_t i = 0; i < rec->dsos.cnt; i++)
+		with_id += rec->dsos.files[i].status == TDR_DSO_BUILD_ID;
+	if (rec->dsos.dropped)
+		tdr_warn("%" PRIu64 " mappings of files beyond the first %zu were not kept: the "
+			 "report tells those files apart by their time only",
+			 rec->dsos.dropped, rec->dsos.cnt);
+	err = tdr_dso_set__encode(&rec->dsos, &data, &sz);
+	if (!err) {
+		err = tdr_writer__add_section(rec->writer, TDR_SECTION_DSO_TABLE, data, sz);
+		free(data);
+	}
+	if (err)
+		tdr_warn("cannot write the build-ids of the mapped files to %s: %s; the report "
+			 "tells rebuilt binaries by their file time only",
+			 rec->sum.path, tdr_strerror(err));
+	tdr_debug("build-ids of %zu of %zu mapped files read in %.2f ms", with_id, rec->dsos.cnt,
+		  (double)(clock_ns(CLOCK_MONOTONIC) - t0_ns) / 1e6);
 }
 
 int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out)
@@ -325,6 +354,7 @@ int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **
 	err = tdr_record__open(rec);
 	if (err)
 		goto err_out;
+	tdr_dso_set__init(&rec->dsos, sampler_sample_type(rec->session));
 	err = build_meta(rec);
 	if (err)
 		goto err_out;
@@ -402,6 +432,7 @@ void tdr_recorder__free(struct tdr_recorder *rec)
 	 * under its current (".partial") name. */
 	tdr_writer__free(rec->writer);
 	tdr_session__free(rec->session);
+	tdr_dso_set__free(&rec->dsos);
 	tdr_launch__free(rec->launch);
 	tdr_plan__free(rec->plan);
 	tdr_targets__release(&rec->tg);

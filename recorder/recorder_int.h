@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "tdrec/format.h"
@@ -223,9 +224,9 @@ static inline size_t tdr_session_slot(const struct tdr_session *s,
 }
 
 /* ---------------------------------------------------------------------------
- * build_id.c: GNU build-ids of mapped files, for synthesized MMAP2 records.
+ * build_id.c: the GNU build-id of an ELF file.
  */
-#define TDR_BUILD_ID_MAX 20 /* what an MMAP2 record holds (BUILD_ID_SIZE_MAX) */
+#define TDR_BUILD_ID_MAX TDR_DSO_BUILD_ID_MAX /* what an MMAP2 record holds */
 
 struct tdr_build_id {
 	uint8_t sz; /* 0: none */
@@ -243,27 +244,79 @@ struct tdr_build_id {
  */
 int tdr_build_id__read(int fd, struct tdr_build_id *out);
 
-/* Build-ids by file: (device, inode) as /proc/PID/maps shows them. */
-struct tdr_build_id_slot {
-	bool used;
-	uint64_t dev, ino;
+/* ---------------------------------------------------------------------------
+ * dso_set.c: the files mapped executable during a recording (from the
+ * MMAP2 records written to the file), and their build-ids at the end.
+ *
+ *   tdr_dso_set__init(&s, sampler_sample_type);
+ *   tdr_dso_set__scan(&s, records, sz);     // each frame, one thread
+ *   tdr_dso_set__resolve(&s, NULL, wall);   // once, at the end
+ *   tdr_dso_set__encode(&s, &data, &sz);    // the DSO table section
+ *   tdr_dso_set__free(&s);
+ */
+#define TDR_DSO_SET_MAX_FILES (1u << 16)
+#define TDR_DSO_SET_MAX_NAMES (16u << 20) /* bytes of paths kept */
+
+struct tdr_dso_file {
+	uint64_t hash; /* of path, device and inode */
+	uint64_t ino;
+	uint64_t first_ns; /* sample clock of its first MMAP2 record; 0: unknown */
+	uint32_t maj, min;
+	uint32_t pid;	   /* the process of that record (its /proc/PID/root) */
+	uint32_t path_off; /* into names, NUL-terminated there */
+	uint16_t path_len;
+	uint8_t status; /* enum tdr_dso_status, set by __resolve */
 	struct tdr_build_id bid;
 };
-struct tdr_build_id_cache {
-	struct tdr_build_id_slot *slots; /* open addressing; cap a power of two */
-	size_t cap, cnt;
+
+struct tdr_dso_set {
+	struct tdr_dso_file *files; /* in order of first sight */
+	size_t cnt, cap;
+	uint32_t *slots; /* open addressing: index + 1 into files, 0 = empty */
+	size_t slot_cap; /* a power of two, at least twice cnt */
+	char *names;
+	size_t names_sz, names_cap;
+	unsigned time_back; /* TIME's u64 index from a record's end (1 = last); 0: none */
+	uint64_t dropped;   /* MMAP2 records of files not kept (caps, no memory) */
 };
 
+/* Start an empty set for records whose sample_id trailer follows
+ * sample_type (the sampler's; attr.sample_id_all is set by every plan). */
+void tdr_dso_set__init(struct tdr_dso_set *s, uint64_t sample_type);
+
 /*
- * The slot of (dev, ino) in c (zeroed by its owner before first use).
- * Returns: 1 when it was there (*out holds what was learnt), 0 for a new
- * slot (*out zeroed apart from the key: the caller fills bid), -ENOMEM.
- * *out is valid until the next call.
+ * Add the executable file mappings of the MMAP2 records among sz bytes of
+ * whole records (a frame: they tile it; a bad header ends the scan). Only
+ * names that start with '/' are files ([vdso], //anon and the like are
+ * not). Device and inode are read whatever misc says: tdrec's events never
+ * have attr.build_id, and the kernel may leave PERF_RECORD_MISC_MMAP_BUILD_ID
+ * set in their records (docs/record.md "Build-ids"). Allocates only for a
+ * file not seen before; a file that cannot be kept is counted in dropped.
  */
-int tdr_build_id_cache__slot(struct tdr_build_id_cache *c, uint64_t dev, uint64_t ino,
-			     struct tdr_build_id_slot **out);
-/* Free the table; c is then empty and usable again. */
-void tdr_build_id_cache__free(struct tdr_build_id_cache *c);
+void tdr_dso_set__scan(struct tdr_dso_set *s, const void *records, size_t sz);
+
+/*
+ * Read the build-id of every file once, only where the file at its path
+ * (else at <proc_root>/PID/root/PATH, for another mount namespace) is still
+ * a regular file with the recorded device and inode and was not changed
+ * after it was first mapped (st_ctime later than first_ns + clock_to_wall_ns,
+ * the wall clock at that moment): sets each file's status and build-id.
+ * proc_root: NULL for "/proc".
+ */
+void tdr_dso_set__resolve(struct tdr_dso_set *s, const char *proc_root, int64_t clock_to_wall_ns);
+
+/* The DSO table section data of the set (caller frees *out).
+ * Returns 0 or -ENOMEM. */
+int tdr_dso_set__encode(const struct tdr_dso_set *s, void **out, size_t *sz);
+
+/* Whether a file's stat (st) is the mapped file (maj, min, ino): the same
+ * inode and device, or the same inode on a file system whose stat shows
+ * another device than its mappings (btrfs, overlayfs: fs_type is statfs's
+ * f_type, 0 when unknown). */
+bool tdr_dso__same_file(uint32_t maj, uint32_t min, uint64_t ino, const struct stat *st,
+			long fs_type);
+
+void tdr_dso_set__free(struct tdr_dso_set *s);
 
 /* ---------------------------------------------------------------------------
  * proc_synth.c: MMAP2 and COMM records for processes that already run.
@@ -286,14 +339,11 @@ struct tdr_synth_buf {
 /*
  * Append COMM records for every thread of pid (from /proc/PID/task/ * /comm)
  * and MMAP2 records for its executable mappings (from /proc/PID/maps).
- * proc_root: NULL for "/proc". bids: NULL for MMAP2 records with device and
- * inode only; else a file's build-id goes in its records where the file
- * has one (misc PERF_RECORD_MISC_MMAP_BUILD_ID), each file read once for
- * all the calls sharing bids (borrowed).
- * Returns: 0, -ENOENT (the process is gone), -ENOMEM.
+ * proc_root: NULL for "/proc". Returns: 0, -ENOENT (the process is gone),
+ * -ENOMEM.
  */
 int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t pid,
-		       const struct tdr_synth_id *sid, struct tdr_build_id_cache *bids);
+		       const struct tdr_synth_id *sid);
 
 /* Thread ids of pid from /proc/PID/task (caller frees *tids).
  * Returns the count, -ENOENT, -ENOMEM. */
@@ -436,13 +486,6 @@ int tdr_ladder__open(struct tdr_ladder *l);
 /* ---------------------------------------------------------------------------
  * recorder.c / record_open.c: the recorder object.
  */
-/* What the kernel accepts of the optional attr bits the recording asks
- * for; each is probed once with a dummy event, and only EINVAL means no. */
-struct tdr_kernel_features {
-	bool read_lost; /* PERF_FORMAT_LOST (Linux 6.0, some stable backports) */
-	bool build_id;	/* attr.build_id: build-ids in MMAP2 (Linux 5.12) */
-};
-
 struct tdr_recorder {
 	const struct tdr_record_opts *opts; /* borrowed */
 	struct tdr_record_summary sum;
@@ -454,21 +497,31 @@ struct tdr_recorder {
 	size_t mmap_pages; /* asked for */
 	struct tdr_targets tg;
 	bool inherit_fallback;
-	struct tdr_kernel_features feat;
+	bool read_lost;
 	struct tdr_meta meta;
 	struct tdr_writer *writer;
+	/* Files seen mapped, for the DSO table: filled by whoever writes
+	 * frames (tdr_record__add_frame: this thread, then the writer
+	 * thread until it is joined), read at the end. */
+	struct tdr_dso_set dsos;
 	char *partial_path; /* "<output>.partial" when atomic_replace */
 	uint64_t start_clock_ns, start_wall_ns, start_mono_ns;
 	bool ran;
 };
 
-/* Probe the kernel's features, once per recording. */
-void tdr_record__probe(struct tdr_kernel_features *out);
+/* Whether the kernel accepts PERF_FORMAT_LOST (one probe). */
+bool tdr_record__probe_read_lost(void);
 /* Open rec->session from rec->plan, with the fallbacks; logs refusals.
  * Returns 0 or -errno. */
 int tdr_record__open(struct tdr_recorder *rec);
 /* Append a note line to rec->meta. Returns 0 or -ENOMEM. */
 int tdr_record__add_note(struct tdr_recorder *rec, const char *line);
+/* Write one frame of records to the file, noting the files they map
+ * (rec->dsos). Returns what tdr_writer__add_frame returned. */
+int tdr_record__add_frame(struct tdr_recorder *rec, uint32_t ring, const void *data, size_t sz);
+/* The DSO table: the build-ids of rec->dsos, as a section of the file.
+ * Problems are logged; the recording's file stays good without it. */
+void tdr_record__write_dso_table(struct tdr_recorder *rec);
 /* The run loop and the finish (record_loop.c). */
 int tdr_record__loop(struct tdr_recorder *rec);
 

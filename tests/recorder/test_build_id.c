@@ -1,6 +1,5 @@
 /*
- * tests/recorder/test_build_id.c - the recorder's ELF build-id reader, its
- * cache, and the MMAP2 records synthesized with build-ids.
+ * tests/recorder/test_build_id.c - the recorder's ELF build-id reader.
  *
  * The reader (recorder/build_id.c) is checked against libdw's
  * dwelf_elf_gnu_build_id on real binaries (this test and tdr_prog_spin),
@@ -9,10 +8,8 @@
  * segment, descriptors the kernel would not report, and hostile files (every
  * truncation, every byte flipped, sizes near the limits) that must give
  * "none" or the right id, never a crash (ASan build) or a wrong id.
- * tdr_synth__process runs on a fake /proc tree whose maps name files made
- * here: a file still mapped gets its build-id, a replaced file (another
- * inode), a FIFO, [vdso] and a file without a note keep device and inode,
- * and a file is read once for every process that maps it.
+ * What is done with the build-ids (the DSO table) is tested in
+ * test_dso_set.c.
  */
 #include <elf.h>
 #include <errno.h>
@@ -399,177 +396,6 @@ static void test_build_id__hostile_sizes(void **state)
 	}
 }
 
-static void test_build_id__cache_keeps_one_entry_per_file(void **state)
-{
-	struct tdr_build_id_cache c = {0};
-	struct tdr_build_id_slot *s;
-
-	(void)state;
-	for (uint64_t i = 0; i < 3000; i++) {
-		assert_int_equal(tdr_build_id_cache__slot(&c, i % 7, i, &s), 0);
-		assert_int_equal(s->dev, i % 7);
-		assert_int_equal(s->ino, i);
-		assert_int_equal(s->bid.sz, 0);
-		s->bid.sz = (uint8_t)(i % 20 + 1);
-		s->bid.id[0] = (uint8_t)i;
-	}
-	assert_int_equal(c.cnt, 3000);
-	assert_true(c.cap >= 6000);
-	for (uint64_t i = 0; i < 3000; i++) {
-		assert_int_equal(tdr_build_id_cache__slot(&c, i % 7, i, &s), 1);
-		assert_int_equal(s->bid.sz, i % 20 + 1);
-		assert_int_equal(s->bid.id[0], (uint8_t)i);
-	}
-	/* The same inode on another device is another file. */
-	assert_int_equal(tdr_build_id_cache__slot(&c, 8, 5, &s), 0);
-	assert_int_equal(c.cnt, 3001);
-	/* Growing fails cleanly: the table stays as it was. */
-	tdr_mem_fail_after(0);
-	for (uint64_t i = 0; i < 3000; i++) {
-		int r = tdr_build_id_cache__slot(&c, 9, i, &s);
-
-		if (r < 0) {
-			assert_int_equal(r, -ENOMEM);
-			break;
-		}
-	}
-	tdr_mem_fail_after(-1);
-	assert_int_equal(tdr_build_id_cache__slot(&c, 3, 3, &s), 1);
-	assert_int_equal(s->bid.sz, 4);
-	tdr_build_id_cache__free(&c);
-	assert_null(c.slots);
-	tdr_build_id_cache__free(&c);
-}
-
-/* ---- synthesized records on a fake /proc ---- */
-
-struct mmap2_seen {
-	char name[128];
-	uint16_t misc;
-	uint8_t bid_sz;
-	uint8_t bid[20];
-	uint32_t maj, min;
-	uint64_t ino;
-};
-
-/* The MMAP2 records of buf, in order. */
-static size_t mmap2_records(const struct tdr_synth_buf *buf, struct mmap2_seen *out, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t pos = 0; pos < buf->sz;) {
-		struct perf_event_header h;
-		const uint8_t *p = buf->data + pos;
-
-		memcpy(&h, p, sizeof(h));
-		assert_true(h.size >= sizeof(h) && pos + h.size <= buf->sz && h.size % 8 == 0);
-		if (h.type == PERF_RECORD_MMAP2 && n < max) {
-			struct mmap2_seen *m = &out[n++];
-			const uint8_t *u = p + 8 + 8 + 24; /* header, pid tid, addr len pgoff */
-
-			memset(m, 0, sizeof(*m));
-			m->misc = h.misc;
-			if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				m->bid_sz = u[0];
-				assert_true(!u[1] && !u[2] && !u[3]); /* reserved */
-				memcpy(m->bid, u + 4, 20);
-			} else {
-				memcpy(&m->maj, u, 4);
-				memcpy(&m->min, u + 4, 4);
-				memcpy(&m->ino, u + 8, 8);
-			}
-			snprintf(m->name, sizeof(m->name), "%s", (const char *)(u + 32));
-		}
-		pos += h.size;
-	}
-	return n;
-}
-
-static void mkdirs(const char *root, int pid)
-{
-	char p[256];
-
-	snprintf(p, sizeof(p), "mkdir -p '%s/%d/task/%d'", root, pid, pid);
-	assert_int_equal(system(p), 0);
-	snprintf(p, sizeof(p), "%s/%d/task/%d/comm", root, pid, pid);
-	write_file(p, "prog\n", 5);
-}
-
-static void maps_line(FILE *f, uint64_t start, const char *perms, const char *path,
-		      uint64_t ino_delta)
-{
-	struct stat st = {0};
-
-	if (path[0] == '/')
-		assert_int_equal(stat(path, &st), 0);
-	fprintf(f, "%08llx-%08llx %s 00001000 %02x:%02x %llu %s\n", (unsigned long long)start,
-		(unsigned long long)start + 0x1000, perms, major(st.st_dev), minor(st.st_dev),
-		(unsigned long long)(st.st_ino + ino_delta), path);
-}
-
-static void test_synth__mmap2_records_carry_build_ids(void **state)
-{
-	struct tdir *t = *state;
-	char proc[96], lib[128], noid[128], fifo[128], p[256];
-	uint8_t buf[MAX_ELF];
-	const struct seg no_id[] = {{PT_NOTE, 4, 1, {{"GNU", NT_GNU_ABI_TAG, abi, sizeof(abi)}}}};
-	struct tdr_synth_id sid = {.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME, .time_ns = 7};
-	struct tdr_synth_buf sb = {0};
-	struct tdr_build_id_cache c = {0};
-	struct mmap2_seen m[8];
-	FILE *f;
-
-	snprintf(proc, sizeof(proc), "%s/proc", t->dir);
-	snprintf(lib, sizeof(lib), "%s/libx.so", t->dir);
-	snprintf(noid, sizeof(noid), "%s/noid", t->dir);
-	snprintf(fifo, sizeof(fifo), "%s/fifo", t->dir);
-	write_file(lib, buf, typical(buf, true));
-	write_file(noid, buf, make_elf(buf, true, no_id, 1));
-	assert_int_equal(mkfifo(fifo, 0600), 0);
-	for (int pid = 100; pid <= 101; pid++) {
-		mkdirs(proc, pid);
-		snprintf(p, sizeof(p), "%s/%d/maps", proc, pid);
-		f = fopen(p, "w");
-		assert_non_null(f);
-		maps_line(f, 0x10000, "r-xp", lib, 0);
-		maps_line(f, 0x20000, "r--p", lib, 0); /* not executable: no record */
-		maps_line(f, 0x30000, "r-xp", noid, 0);
-		maps_line(f, 0x40000, "r-xp", fifo, 0); /* never opened: no hang */
-		maps_line(f, 0x50000, "r-xp", lib, 1);	/* rebuilt since: another inode */
-		fprintf(f, "7fff0000-7fff2000 r-xp 00000000 00:00 0                  [vdso]\n");
-		assert_int_equal(fclose(f), 0);
-	}
-	assert_int_equal(tdr_synth__process(&sb, proc, 100, &sid, &c), 0);
-	assert_int_equal(mmap2_records(&sb, m, 8), 5);
-	assert_string_equal(m[0].name, lib);
-	assert_int_equal(m[0].misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
-	assert_int_equal(m[0].bid_sz, 20);
-	assert_memory_equal(m[0].bid, id20, 20);
-	for (int i = 1; i < 5; i++) {
-		assert_int_equal(m[i].misc, PERF_RECORD_MISC_USER);
-		assert_int_equal(m[i].bid_sz, 0);
-	}
-	assert_int_not_equal(m[1].ino, 0); /* device and inode kept */
-	assert_string_equal(m[4].name, "[vdso]");
-
-	/* The second process maps the same file: read once, so a change to
-	 * the file now does not show (its mapping is the one read before). */
-	write_file(lib, "not elf", 7);
-	sb.sz = 0;
-	assert_int_equal(tdr_synth__process(&sb, proc, 101, &sid, &c), 0);
-	assert_int_equal(mmap2_records(&sb, m, 8), 5);
-	assert_int_equal(m[0].bid_sz, 20);
-	assert_memory_equal(m[0].bid, id20, 20);
-	/* Without a cache: device and inode only, as before build-ids. */
-	sb.sz = 0;
-	assert_int_equal(tdr_synth__process(&sb, proc, 101, &sid, NULL), 0);
-	assert_int_equal(mmap2_records(&sb, m, 8), 5);
-	for (int i = 0; i < 5; i++)
-		assert_int_equal(m[i].misc, PERF_RECORD_MISC_USER);
-	free(sb.data);
-	tdr_build_id_cache__free(&c);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,9 +407,6 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_build_id__every_truncation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_build_id__every_byte_flipped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_build_id__hostile_sizes, setup, teardown),
-	    cmocka_unit_test(test_build_id__cache_keeps_one_entry_per_file),
-	    cmocka_unit_test_setup_teardown(test_synth__mmap2_records_carry_build_ids, setup,
-					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -253,15 +253,6 @@ static void test_open__plan_refused_falls_back_with_inherit_restored(void **stat
 	ladder_free(&l);
 }
 
-/* A kernel before 5.12 sees attr.build_id as a reserved bit: EINVAL. */
-static int refuse_build_id(const struct perf_event_attr *a, pid_t pid, int cpu, void *ctx)
-{
-	(void)pid;
-	(void)cpu;
-	*(int *)ctx += 1;
-	return a->build_id ? -EINVAL : 0;
-}
-
 static void test_open__emfile_raises_the_limit_and_retries(void **state)
 {
 	struct ladder l;
@@ -298,36 +289,6 @@ static int refuse_all_eacces(const struct perf_event_attr *a, pid_t pid, int cpu
 	(void)cpu;
 	(void)ctx;
 	return -EACCES;
-}
-
-/* The feature probes: one dummy event each, only EINVAL says "not here",
- * and each feature is told apart (a kernel may have one and not the other). */
-static void test_probe__features_refused_by_einval_only(void **state)
-{
-	struct tdr_kernel_features f;
-	int calls = 0;
-
-	(void)state;
-	fake_sys.open_hook = refuse_build_id;
-	fake_sys.open_ctx = &calls;
-	tdr_record__probe(&f);
-	assert_true(f.read_lost);
-	assert_false(f.build_id);
-	assert_int_equal(calls, 2);
-	for (size_t i = 0; i < fake_sys.open_cnt; i++) {
-		const struct fake_open_call *c = &fake_sys.log[i];
-
-		assert_int_equal(c->attr.type, PERF_TYPE_SOFTWARE);
-		assert_int_equal(c->attr.config, PERF_COUNT_SW_DUMMY);
-		assert_int_equal(c->attr.disabled, 1);
-		/* build_id is only meaningful with mmap2: probed together. */
-		assert_int_equal(c->attr.build_id, c->attr.mmap2);
-	}
-	/* No permission at all is for the real open to explain. */
-	fake_sys.open_hook = refuse_all_eacces;
-	tdr_record__probe(&f);
-	assert_true(f.read_lost);
-	assert_true(f.build_id);
 }
 
 /* A fake /proc with kernel.perf_event_paranoid = value, for the ladder. */
@@ -439,7 +400,6 @@ int main(void)
 	    cmocka_unit_test_setup(test_open__inherit_with_sample_read_refused_retries_without,
 				   setup),
 	    cmocka_unit_test_setup(test_open__plan_refused_falls_back_with_inherit_restored, setup),
-	    cmocka_unit_test_setup(test_probe__features_refused_by_einval_only, setup),
 	    cmocka_unit_test_setup(test_open__emfile_raises_the_limit_and_retries, setup),
 	    cmocka_unit_test_setup(test_open__emfile_at_the_hard_limit_is_explained, setup),
 	    cmocka_unit_test_setup(test_open__permission_refusal_is_explained, setup),

@@ -39,11 +39,8 @@
 	.inherit = 1, .exclude_kernel = 1, .exclude_hv = 1, .sample_id_all = 1
 /* The leader gates the group for a launched program. */
 #define LEADER .disabled = 1, .enable_on_exec = 1
-/* The sampler alone has a period and asks for side-band records; its MMAP2
- * records carry build-ids (build_id needs mmap2: it changes what MMAP2 holds). */
-#define SAMPLER                                                                                    \
-	.sample_period = PERIOD, .mmap = 1, .mmap2 = 1, .comm = 1, .comm_exec = 1, .task = 1,      \
-	.build_id = 1
+/* The sampler alone has a period and asks for side-band records. */
+#define SAMPLER .sample_period = PERIOD, .mmap = 1, .mmap2 = 1, .comm = 1, .comm_exec = 1, .task = 1
 /* A member of a counting plan (tdrec stat) under plan_opts_on() + counting. */
 #define COUNTER                                                                                    \
 	.size = sizeof(struct perf_event_attr), .read_format = RF, .inherit = 1,                   \
@@ -327,43 +324,6 @@ static void test_plan__vm_software(void **state)
 	tdr_plan__free(plan);
 }
 
-/* A kernel that refuses attr.build_id (before 5.12): the same plan, whose
- * sampler still asks for MMAP2 records, which then carry device and inode. */
-static void test_plan__without_build_id(void **state)
-{
-	static const struct want want[] = {
-	    {"cpu-clock",
-	     "software",
-	     L | S,
-	     {.type = PERF_TYPE_SOFTWARE,
-	      .config = PERF_COUNT_SW_CPU_CLOCK,
-	      .sample_period = PERIOD,
-	      .mmap = 1,
-	      .mmap2 = 1,
-	      .comm = 1,
-	      .comm_exec = 1,
-	      .task = 1,
-	      MEMBER,
-	      LEADER}},
-	};
-	struct tdr_plan_opts o = plan_opts_on("icelake-server");
-	struct tdr_plan *plan;
-
-	(void)state;
-	o.build_id = false;
-	plan = choose_ok(&o, TDR_PLAN_SOFTWARE);
-	check_members(&plan->groups[0], want, 1);
-	for (size_t i = 1; i < 4; i++)
-		check_attr(software[i].name, &plan->groups[0].events[i].attr, &software[i].attr);
-	tdr_plan__free(plan);
-	/* TopDown: the sampler is the second member; nothing else changes. */
-	plan = choose_ok(&o, TDR_PLAN_AUTO);
-	for (size_t i = 0; i < plan->groups[0].event_cnt; i++)
-		assert_int_equal(plan->groups[0].events[i].attr.build_id, 0);
-	assert_int_equal(plan->groups[0].events[1].attr.mmap2, 1);
-	tdr_plan__free(plan);
-}
-
 static void test_plan__explicit_topdown_on_vm_is_noplan(void **state)
 {
 	struct tdr_plan_opts o = plan_opts_on("vm");
@@ -516,7 +476,6 @@ static void test_plan__freq_clock_kernel_lost(void **state)
 	      .sample_freq = 4000,
 	      .mmap = 1,
 	      .mmap2 = 1,
-	      .build_id = 1,
 	      .comm = 1,
 	      .comm_exec = 1,
 	      .task = 1,
@@ -785,7 +744,6 @@ int main(void)
 	    cmocka_unit_test(test_plan__amd_zen4_software_with_notes),
 	    cmocka_unit_test(test_plan__amd_hardware_sampler_ignored_with_note),
 	    cmocka_unit_test(test_plan__vm_software),
-	    cmocka_unit_test(test_plan__without_build_id),
 	    cmocka_unit_test(test_plan__kernel_sw_counts_only_on_kernel_events),
 	    cmocka_unit_test(test_plan__explicit_topdown_on_vm_is_noplan),
 	    cmocka_unit_test(test_plan__software_sampler_from_e),

@@ -99,7 +99,6 @@ static void test_print__icelake_fields(void **state)
 	has(ev, "    precise_ip           0\n");
 	has(ev, "    wakeup_events        0\n");
 	has_not(ev, "mmap");
-	has_not(ev, "build_id");
 	has_not(ev, "clockid");
 	free(copy);
 
@@ -114,7 +113,6 @@ static void test_print__icelake_fields(void **state)
 	has(ev, "    comm                 1\n");
 	has(ev, "    comm_exec            1\n");
 	has(ev, "    task                 1\n");
-	has(ev, "    build_id             1\n");
 	has_not(ev, "disabled");
 	has_not(ev, "enable_on_exec");
 	free(copy);

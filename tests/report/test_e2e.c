@@ -313,14 +313,11 @@ static void shares_agree_with_perf(struct env *e, const char *file, const char *
 	struct jm *j;
 	int st;
 
-	/* --buildid-mmap: tdrec's sampler asks for build-ids in MMAP2, and the
-	 * kernel then flags the same mapping's MMAP2 as carrying a build-id for
-	 * the other events too, even those that get device and inode (the
-	 * flag is left set on the shared record); perf 6.1 aborts reading such
-	 * a record. With build-ids of its own, perf's records are right. */
+	/* perf records tdrec recording the program: tdrec must leave perf's
+	 * MMAP2 records readable (no attr.build_id: docs/record.md "Build-ids"). */
 	st = perf_record(&out,
-			 "--buildid-mmap -e cpu-clock:u -F 4000 -o '%s/%s.data' -- '%s' record -q "
-			 "-o '%s/%s' -- '%s' %s",
+			 "-e cpu-clock:u -F 4000 -o '%s/%s.data' -- '%s' record -q -o '%s/%s' -- "
+			 "'%s' %s",
 			 e->dir, file, e->tdrec, e->dir, file, prog, args);
 	if (st && strstr(out, "perf_event_paranoid")) {
 		free(out);

@@ -43,7 +43,6 @@ static inline struct tdr_plan_opts plan_opts_on(const char *tree)
 	    .sample_period = PLAN_TEST_PERIOD,
 	    .inherit = true,
 	    .enable_on_exec = true,
-	    .build_id = true, /* what a recording asks of a kernel >= 5.12 */
 	    .clockid = -1,
 	};
 

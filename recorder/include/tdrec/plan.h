@@ -50,11 +50,11 @@ enum tdr_event_spec_kind {
 
 struct tdr_event_spec {
 	enum tdr_event_spec_kind kind;
-	char name[64];	 /* NAMED: the event name; PMU: the PMU name */
-	char terms[256]; /* PMU: the terms between the slashes */
-	uint64_t config; /* RAW: the config */
-	int precise;	 /* ":p" = 1, ":pp" = 2, ":ppp" = 3 */
-	char text[320];	 /* the text as given, for messages */
+	char name[64];	  /* NAMED: the event name; PMU: the PMU name */
+	char terms[256];  /* PMU: the terms between the slashes */
+	uint64_t config;  /* RAW: the config */
+	int precise;	  /* ":p" = 1, ":pp" = 2, ":ppp" = 3 */
+	char text[320];	  /* the text as given, for messages */
 };
 
 /* Parse -e text. Returns 0 or -TDR_E_USAGE (with a logged reason). */
@@ -74,13 +74,10 @@ struct tdr_plan_opts {
 	 * without 'kernel': they say nothing about kernel code, and would read
 	 * 0 otherwise. Only where allowed (tdr_plan_kernel_counts_allowed). */
 	bool kernel_sw_counts;
-	bool inherit;	     /* follow threads and children */
-	bool enable_on_exec; /* launched program: disabled + enable_on_exec */
-	bool read_lost;	     /* add PERF_FORMAT_LOST to read_format */
-	/* The sampler's MMAP2 records carry the mapped file's build-id instead
-	 * of device and inode (attr.build_id, Linux 5.12 and later). */
-	bool build_id;
-	int clockid; /* -1: the kernel's default perf clock */
+	bool inherit;		/* follow threads and children */
+	bool enable_on_exec;	/* launched program: disabled + enable_on_exec */
+	bool read_lost;		/* add PERF_FORMAT_LOST to read_format */
+	int clockid;		/* -1: the kernel's default perf clock */
 };
 
 #define TDR_PLAN_MAX_EVENTS 12

@@ -247,11 +247,6 @@ struct tdr_record_opts {
 	uint64_t sample_freq;		      /* both 0: TDR_RECORD_DEFAULT_FREQ */
 	size_t mmap_pages;		      /* 0: TDR_RECORD_DEFAULT_PAGES */
 	bool no_inherit;
-	/* Do not ask the kernel for build-ids in MMAP2 (attr.build_id): for
-	 * tools recording the same processes at the same time without them,
-	 * which the kernel may then hand MMAP2 records flagged as carrying a
-	 * build-id (docs/record.md "Build-ids"). */
-	bool no_build_id;
 	int zstd_level; /* 0: the writer's default */
 	/* tdrec's own command line, for the metadata (borrowed). */
 	size_t tdrec_argc;
