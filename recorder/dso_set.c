@@ -110,7 +110,8 @@ static uint32_t *slot_of(const struct tdr_dso_set *s, uint64_t h, const char *pa
 	}
 }
 
-/* Double the slot table (first: 64), keeping it at most half full. */
+/* Double the slot table (first: 64), keeping it at most half full: each
+ * file goes where a lookup of it in the new table ends. */
 static int grow_slots(struct tdr_dso_set *s)
 {
 	size_t cap = s->slot_cap ? s->slot_cap * 2 : 64;
@@ -118,16 +119,15 @@ static int grow_slots(struct tdr_dso_set *s)
 
 	if (!slots)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->cnt; i++) {
-		size_t j = s->files[i].hash & (cap - 1);
-
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
 	free(s->slots);
 	s->slots = slots;
 	s->slot_cap = cap;
+	for (size_t i = 0; i < s->cnt; i++) {
+		const struct tdr_dso_file *f = &s->files[i];
+
+		*slot_of(s, f->hash, s->names + f->path_off, f->path_len, f->maj, f->min, f->ino) =
+		    (uint32_t)i + 1;
+	}
 	return 0;
 }
 

@@ -60,6 +60,17 @@ static int cb(const struct tdr_sample *s, void *ctx)
 	return 0;
 }
 
+/* A sampler as tdrec's: no attr.build_id. */
+static const struct perf_event_attr sampler = {
+    .size = sizeof(struct perf_event_attr),
+    .type = PERF_TYPE_SOFTWARE,
+    .sample_period = 1000,
+    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER |
+		   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+    .sample_id_all = 1,
+    .mmap2 = 1,
+};
+
 /* A parser whose events are: ID_PERF with attr.build_id when with_perf,
  * and ID_TDREC without it, both of the same layout. */
 static struct bx *bx_new(bool with_perf)
@@ -67,13 +78,7 @@ static struct bx *bx_new(bool with_perf)
 	struct bx *x = calloc(1, sizeof(*x));
 	uint64_t id;
 
-	x->attr.size = sizeof(x->attr);
-	x->attr.type = PERF_TYPE_SOFTWARE;
-	x->attr.sample_period = 1000;
-	x->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			      PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	x->attr.sample_id_all = 1;
-	x->attr.mmap2 = 1;
+	x->attr = sampler;
 	if (with_perf) {
 		struct perf_event_attr a = x->attr;
 
@@ -145,45 +150,67 @@ static void assert_bid(const struct tdr_mapping *m)
 	assert_memory_equal(m->build_id, bid, 20);
 }
 
-static const uint16_t leaked = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+/* The build-id flag on a record of device and inode, as the kernel leaks it. */
+#define LEAKED (PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID)
+
+/* One MMAP2 record and what the sample in it sees. */
+struct mmap2_case {
+	const char *what;
+	bool bid_area; /* the record holds a build-id (else device and inode) */
+	uint16_t misc; /* for a record of device and inode */
+	uint64_t id;   /* the record's event: ID_PERF, ID_TDREC, or unknown */
+	bool want_bid; /* the mapping gets the build-id (else device and inode) */
+};
+
+/* With or without perf's event, feed each case at its own address and
+ * check the mapping of a sample there. */
+static void run_cases(bool with_perf, const struct mmap2_case *c, size_t n)
+{
+	struct bx *x = bx_new(with_perf);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr = 0x10000 * (i + 1);
+		const struct tdr_mapping *m;
+
+		if (c[i].bid_area)
+			mmap2_bid(x, addr, c[i].id, 20);
+		else
+			mmap2_dev(x, addr, c[i].misc, c[i].id, "/bin/a");
+		m = map_at(x, addr + 0x100);
+		if (c[i].want_bid)
+			assert_bid(m);
+		else
+			assert_dev(m);
+	}
+	assert_int_equal(tdr_parser__stats(x->p)->malformed_records, 0);
+	bx_free(x);
+}
 
 /* tdrec's own recordings: no event has attr.build_id, so the flag never
  * counts, whatever id the record has. */
 static void test_mmap2__leaked_flag_without_attr_build_id_is_device_and_inode(void **state)
 {
-	struct bx *x = bx_new(false);
-
+	static const struct mmap2_case c[] = {
+	    {"the leak", false, LEAKED, ID_TDREC, false},
+	    {"the leak, an unknown id", false, LEAKED, 99, false},
+	    {"no flag", false, PERF_RECORD_MISC_USER, ID_TDREC, false},
+	};
 	(void)state;
-	mmap2_dev(x, 0x10000, leaked, ID_TDREC, "/bin/a");
-	assert_dev(map_at(x, 0x10100));
-	mmap2_dev(x, 0x20000, leaked, 99 /* unknown id */, "/bin/a");
-	assert_dev(map_at(x, 0x20100));
-	mmap2_dev(x, 0x30000, PERF_RECORD_MISC_USER, ID_TDREC, "/bin/a");
-	assert_dev(map_at(x, 0x30100));
-	assert_int_equal(tdr_parser__stats(x->p)->malformed_records, 0);
-	bx_free(x);
+	run_cases(false, c, sizeof(c) / sizeof(c[0]));
 }
 
 /* perf record --buildid-mmap with another event in the same file: the flag
  * counts for the event that asked, and where the id does not say which. */
 static void test_mmap2__flag_counts_for_the_event_with_attr_build_id(void **state)
 {
-	struct bx *x = bx_new(true);
-
+	static const struct mmap2_case c[] = {
+	    {"perf's event", true, 0, ID_PERF, true},
+	    {"the leak into the other event's record", false, LEAKED, ID_TDREC, false},
+	    {"perf's synthesized records: an id that names no event", true, 0, 0, true},
+	    {"no flag", false, PERF_RECORD_MISC_USER, ID_PERF, false},
+	};
 	(void)state;
-	mmap2_bid(x, 0x10000, ID_PERF, 20);
-	assert_bid(map_at(x, 0x10100));
-	/* The leak: the same flag on the other event's record of dev/ino. */
-	mmap2_dev(x, 0x20000, leaked, ID_TDREC, "/bin/a");
-	assert_dev(map_at(x, 0x20100));
-	/* perf synthesizes records whose id names no event. */
-	mmap2_bid(x, 0x30000, 0, 20);
-	assert_bid(map_at(x, 0x30100));
-	/* Without the flag: device and inode for either. */
-	mmap2_dev(x, 0x40000, PERF_RECORD_MISC_USER, ID_PERF, "/bin/a");
-	assert_dev(map_at(x, 0x40100));
-	assert_int_equal(tdr_parser__stats(x->p)->malformed_records, 0);
-	bx_free(x);
+	run_cases(true, c, sizeof(c) / sizeof(c[0]));
 }
 
 static void test_mmap2__build_id_above_20_bytes_is_malformed(void **state)
@@ -230,13 +257,7 @@ static void write_file(struct file *f, const void *table, size_t sz)
 	struct tdr_writer *w;
 	uint64_t id = ID_TDREC;
 
-	memset(&f->attr, 0, sizeof(f->attr));
-	f->attr.size = sizeof(f->attr);
-	f->attr.sample_period = 1000;
-	f->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			      PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_PERIOD;
-	f->attr.sample_id_all = 1;
-	f->attr.mmap2 = 1;
+	f->attr = sampler;
 	synth_meta_add_event(&f->meta, "cpu-clock", &f->attr, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER,
 			     0, &id, NULL, PID, 1);
 	for (uint32_t i = 0; i < 4; i++) {
@@ -245,7 +266,7 @@ static void write_file(struct file *f, const void *table, size_t sz)
 		struct synth_sample s = {.ip = 0x10100, .period = 1000};
 
 		/* The leaked flag on one of them changes nothing. */
-		synth_mmap2_dev(&f->b, &f->attr, i == 3 ? leaked : 0, PID + i, PID + i, 0x10000,
+		synth_mmap2_dev(&f->b, &f->attr, i == 3 ? LEAKED : 0, PID + i, PID + i, 0x10000,
 				0x1000, 0, &d, maps[i].path, &sid);
 		s.sid = sid;
 		s.sid.time = 2;
@@ -310,42 +331,30 @@ static size_t lines(const char *s)
 	return n;
 }
 
+/* A DSO table entry of path on device 8:min, its build-id (bid_sz bytes)
+ * starting with first. */
+static struct tdr_dso_entry entry(const char *path, uint32_t min, uint64_t ino, uint8_t status,
+				  uint8_t bid_sz, uint8_t first)
+{
+	struct tdr_dso_entry e = {.path = path, .path_len = strlen(path), .maj = 8, .min = min};
+
+	e.ino = ino;
+	e.status = status;
+	e.build_id_sz = bid_sz;
+	e.build_id[0] = first;
+	return e;
+}
+
 static void test_dso_table__build_ids_by_path_device_and_inode(void **state)
 {
 	/* /bin/a inode 1 and 2 are two files at one path (one replaced the
 	 * other); /lib/b.so's entry has no build-id; /lib/c.so's entry is for
-	 * another inode than the mapping's. */
+	 * another device than the mapping's (8:1). */
 	const struct tdr_dso_entry e[4] = {
-	    {.path = "/bin/a",
-	     .path_len = 6,
-	     .maj = 8,
-	     .min = 1,
-	     .ino = 2,
-	     .status = TDR_DSO_BUILD_ID,
-	     .build_id_sz = 20,
-	     .build_id = {0xa2}},
-	    {.path = "/bin/a",
-	     .path_len = 6,
-	     .maj = 8,
-	     .min = 1,
-	     .ino = 1,
-	     .status = TDR_DSO_BUILD_ID,
-	     .build_id_sz = 16,
-	     .build_id = {0xa1}},
-	    {.path = "/lib/b.so",
-	     .path_len = 9,
-	     .maj = 8,
-	     .min = 1,
-	     .ino = 3,
-	     .status = TDR_DSO_NO_BUILD_ID},
-	    {.path = "/lib/c.so",
-	     .path_len = 9,
-	     .maj = 8,
-	     .min = 2,
-	     .ino = 4,
-	     .status = TDR_DSO_BUILD_ID,
-	     .build_id_sz = 20,
-	     .build_id = {0xc4}},
+	    entry("/bin/a", 1, 2, TDR_DSO_BUILD_ID, 20, 0xa2),
+	    entry("/bin/a", 1, 1, TDR_DSO_BUILD_ID, 16, 0xa1),
+	    entry("/lib/b.so", 1, 3, TDR_DSO_NO_BUILD_ID, 0, 0),
+	    entry("/lib/c.so", 2, 4, TDR_DSO_BUILD_ID, 20, 0xc4),
 	};
 	struct tdr_parse_stats st;
 	struct file f = {0};
@@ -412,12 +421,14 @@ static void test_dso_table__build_ids_by_path_device_and_inode(void **state)
 
 int main(void)
 {
+#define T(f) cmocka_unit_test(test_##f)
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_mmap2__leaked_flag_without_attr_build_id_is_device_and_inode),
-	    cmocka_unit_test(test_mmap2__flag_counts_for_the_event_with_attr_build_id),
-	    cmocka_unit_test(test_mmap2__build_id_above_20_bytes_is_malformed),
-	    cmocka_unit_test(test_dso_table__build_ids_by_path_device_and_inode),
+	    T(mmap2__leaked_flag_without_attr_build_id_is_device_and_inode),
+	    T(mmap2__flag_counts_for_the_event_with_attr_build_id),
+	    T(mmap2__build_id_above_20_bytes_is_malformed),
+	    T(dso_table__build_ids_by_path_device_and_inode),
 	};
+#undef T
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

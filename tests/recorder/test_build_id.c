@@ -29,10 +29,11 @@
 
 #include "recorder_int.h"
 #include "support/elf_build_id.h"
+#include "support/test_tmpdir.h"
 #include "tdrec/tdr_mem.h"
 
 struct tdir {
-	char dir[64];
+	char dir[TEST_TMPDIR_SZ];
 	char path[128]; /* dir/f: the file of the test */
 };
 
@@ -40,9 +41,10 @@ static int setup(void **state)
 {
 	struct tdir *t = calloc(1, sizeof(*t));
 
-	snprintf(t->dir, sizeof(t->dir), "/tmp/tdrec-test-buildid.XXXXXX");
-	if (!t || !mkdtemp(t->dir))
+	if (!t || !test_tmpdir_make(t->dir, "buildid")) {
+		free(t);
 		return -1;
+	}
 	snprintf(t->path, sizeof(t->path), "%s/f", t->dir);
 	*state = t;
 	return 0;
@@ -51,11 +53,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct tdir *t = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd)) {
-	}
+	test_tmpdir_remove(t->dir);
 	free(t);
 	return 0;
 }
@@ -398,16 +397,16 @@ static void test_build_id__hostile_sizes(void **state)
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(test_build_id__##f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_build_id__real_binaries_as_libdw_reads_them, setup,
-					    teardown),
-	    cmocka_unit_test_setup_teardown(test_build_id__both_classes_and_alignments, setup,
-					    teardown),
-	    cmocka_unit_test_setup_teardown(test_build_id__none_or_unusable, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_build_id__every_truncation, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_build_id__every_byte_flipped, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_build_id__hostile_sizes, setup, teardown),
+	    T(real_binaries_as_libdw_reads_them),
+	    T(both_classes_and_alignments),
+	    T(none_or_unusable),
+	    T(every_truncation),
+	    T(every_byte_flipped),
+	    T(hostile_sizes),
 	};
+#undef T
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,12 +36,13 @@
 #include "recorder_int.h"
 #include "support/elf_build_id.h"
 #include "support/synth.h"
+#include "support/test_tmpdir.h"
 #include "tdrec/tdr_mem.h"
 
 #define ST (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU)
 
 struct tdir {
-	char dir[64];
+	char dir[TEST_TMPDIR_SZ];
 	struct perf_event_attr attr; /* the sampler: sample_type ST, sample_id_all */
 	struct synth_buf b;
 	struct tdr_dso_set s;
@@ -51,9 +52,10 @@ static int setup(void **state)
 {
 	struct tdir *t = calloc(1, sizeof(*t));
 
-	snprintf(t->dir, sizeof(t->dir), "/tmp/tdrec-test-dso.XXXXXX");
-	if (!mkdtemp(t->dir))
+	if (!t || !test_tmpdir_make(t->dir, "dso")) {
+		free(t);
 		return -1;
+	}
 	t->attr.size = sizeof(t->attr);
 	t->attr.sample_type = ST;
 	t->attr.sample_id_all = 1;
@@ -62,14 +64,23 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Run a shell command line made from fmt; returns system()'s status. */
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
 static int teardown(void **state)
 {
 	struct tdir *t = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd)) {
-	}
+	test_tmpdir_remove(t->dir);
 	tdr_dso_set__free(&t->s);
 	synth_buf_release(&t->b);
 	free(t);
@@ -257,10 +268,7 @@ static void write_file(const char *path, const char *text)
 
 static void copy_file(const char *from, const char *to)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(sh("cp '%s' '%s'", from, to), 0);
 }
 
 /* An MMAP2 record of path as it is now (ino + ino_delta), at time. */
@@ -354,11 +362,10 @@ static void test_dso_set__resolve_reads_only_the_mapped_file(void **state)
 static void test_dso_set__resolve_through_the_process_root(void **state)
 {
 	struct tdir *t = *state;
-	char root[128], in_root[192], cmd[256];
+	char root[128], in_root[192];
 
 	snprintf(root, sizeof(root), "%s/proc/4242/root/opt", t->dir);
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(sh("mkdir -p '%s'", root), 0);
 	snprintf(in_root, sizeof(in_root), "%s/spin", root);
 	copy_file(SPIN_PATH, in_root);
 	{
@@ -445,8 +452,7 @@ static void mkproc(const char *root, int pid)
 {
 	char p[256];
 
-	snprintf(p, sizeof(p), "mkdir -p '%s/%d/task/%d'", root, pid, pid);
-	assert_int_equal(system(p), 0);
+	assert_int_equal(sh("mkdir -p '%s/%d/task/%d'", root, pid, pid), 0);
 	snprintf(p, sizeof(p), "%s/%d/task/%d/comm", root, pid, pid);
 	write_file(p, "prog\n");
 }

@@ -240,7 +240,7 @@ static void check_samples_have(struct fixture *f, const char *bin, const uint8_t
 	assert_memory_equal(m.build_id, want, want_sz);
 }
 
-static void check_build_ids(struct fixture *f, const struct prog *p, bool attach)
+static void check_build_ids(struct fixture *f, struct prog *p, bool attach)
 {
 	uint8_t want[20] = {0};
 	size_t want_sz = test_file_build_id(p->bin, want);
@@ -289,40 +289,35 @@ static void check_rebuilds(struct fixture *f, struct prog *p, bool attach)
 	assert_false(report_has_row(f, HOT));
 }
 
-static void test_record_buildid__launched_maps_carry_the_files_build_id(void **state)
+/* Run check on a freshly built program, launched or attached. */
+static void with_prog(void **state, void (*check)(struct fixture *, struct prog *, bool),
+		      bool attach)
 {
 	struct prog p;
 
 	SKIP_UNLESS_PERF();
 	prog_init(*state, &p);
-	check_build_ids(*state, &p, false);
+	check(*state, &p, attach);
+}
+
+static void test_record_buildid__launched_maps_carry_the_files_build_id(void **state)
+{
+	with_prog(state, check_build_ids, false);
 }
 
 static void test_record_buildid__attached_maps_carry_the_files_build_id(void **state)
 {
-	struct prog p;
-
-	SKIP_UNLESS_PERF();
-	prog_init(*state, &p);
-	check_build_ids(*state, &p, true);
+	with_prog(state, check_build_ids, true);
 }
 
 static void test_record_buildid__launched_rebuilds_in_the_report(void **state)
 {
-	struct prog p;
-
-	SKIP_UNLESS_PERF();
-	prog_init(*state, &p);
-	check_rebuilds(*state, &p, false);
+	with_prog(state, check_rebuilds, false);
 }
 
 static void test_record_buildid__attached_rebuilds_in_the_report(void **state)
 {
-	struct prog p;
-
-	SKIP_UNLESS_PERF();
-	prog_init(*state, &p);
-	check_rebuilds(*state, &p, true);
+	with_prog(state, check_rebuilds, true);
 }
 
 /* A program without a build-id note: its entry says so, and only the
@@ -374,6 +369,40 @@ static int sh(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* perf recording tdrec recording the program: the program, its build-id
+ * (libdw), and where perf writes. */
+struct perf_case {
+	struct prog p;
+	uint8_t want[20];
+	size_t want_sz;
+	char data[400], err[400];
+};
+
+/* Skips the test when perf is not installed. */
+static void perf_case_init(struct fixture *f, struct perf_case *c)
+{
+	SKIP_UNLESS_PERF();
+	if (!have_perf())
+		skip();
+	prog_init(f, &c->p);
+	c->want_sz = test_file_build_id(c->p.bin, c->want);
+	snprintf(c->data, sizeof(c->data), "%s/perf.data", f->dir);
+	snprintf(c->err, sizeof(c->err), "%s/perf.err", f->dir);
+}
+
+/* perf record PERF_OPTS -- tdrec record -o f->out -- the program; skips
+ * the test when perf_event_paranoid forbids it (-a: 0 or root). */
+static void perf_around_tdrec(struct fixture *f, struct perf_case *c, const char *perf_opts)
+{
+	int st = sh("perf record -q %s -e cpu-clock:u -o '%s' -- '%s' record -q --plan software "
+		    "-o '%s' -- '%s' 0.3 >/dev/null 2>'%s'",
+		    perf_opts, c->data, getenv("TDREC"), f->out, c->p.bin, c->err);
+
+	if (st && strstr(slurp(c->err), "perf_event_paranoid"))
+		skip();
+	assert_int_equal(st, 0);
+}
+
 /* perf record around tdrec record: perf's events get the same mappings'
  * MMAP2 records; tdrec must not make them unreadable (with attr.build_id on
  * tdrec's sampler, perf 6.1 aborted: "assertion failed at
@@ -381,32 +410,17 @@ static int sh(const char *fmt, ...)
 static void test_record_buildid__perf_around_tdrec_stays_readable(void **state)
 {
 	struct fixture *f = *state;
-	const char *tdrec = getenv("TDREC");
-	char data[400], txt[400], err[400];
-	uint8_t want[20];
-	size_t want_sz;
-	struct prog p;
-	int st;
+	struct perf_case c;
+	char txt[400];
 
-	SKIP_UNLESS_PERF();
-	if (!have_perf())
-		skip();
-	prog_init(f, &p);
-	want_sz = test_file_build_id(p.bin, want);
-	snprintf(data, sizeof(data), "%s/perf.data", f->dir);
+	perf_case_init(f, &c);
 	snprintf(txt, sizeof(txt), "%s/perf.txt", f->dir);
-	snprintf(err, sizeof(err), "%s/perf.err", f->dir);
-	st = sh("perf record -q -e cpu-clock:u -o '%s' -- '%s' record -q --plan software -o '%s' "
-		"-- '%s' 0.3 >/dev/null 2>'%s'",
-		data, tdrec, f->out, p.bin, err);
-	if (st && strstr(slurp(err), "perf_event_paranoid"))
-		skip();
-	assert_int_equal(st, 0);
-	assert_int_equal(sh("perf report -i '%s' --stdio --sort sym >'%s' 2>'%s'", data, txt, err),
-			 0);
-	assert_null(strstr(slurp(err), "assertion failed"));
+	perf_around_tdrec(f, &c, "");
+	assert_int_equal(
+	    sh("perf report -i '%s' --stdio --sort sym >'%s' 2>'%s'", c.data, txt, c.err), 0);
+	assert_null(strstr(slurp(c.err), "assertion failed"));
 	assert_non_null(strstr(slurp(txt), HOT)); /* perf named the program's function */
-	check_samples_have(f, p.bin, want, want_sz);
+	check_samples_have(f, c.p.bin, c.want, c.want_sz);
 }
 
 /* The number of MMAP2 records in tdr flagged PERF_RECORD_MISC_MMAP_BUILD_ID. */
@@ -439,32 +453,16 @@ static size_t flagged_mmap2(const char *tdr)
 static void test_record_buildid__perf_with_build_ids_around_tdrec(void **state)
 {
 	struct fixture *f = *state;
-	const char *tdrec = getenv("TDREC");
-	char data[400], err[400];
-	uint8_t want[20];
-	size_t want_sz;
-	struct prog p;
-	int st;
+	struct perf_case c;
 
-	SKIP_UNLESS_PERF();
-	if (!have_perf())
-		skip();
-	prog_init(f, &p);
-	want_sz = test_file_build_id(p.bin, want);
-	snprintf(data, sizeof(data), "%s/perf.data", f->dir);
-	snprintf(err, sizeof(err), "%s/perf.err", f->dir);
-	st = sh("perf record -q -a --buildid-mmap -e cpu-clock:u -o '%s' -- '%s' record -q --plan "
-		"software -o '%s' -- '%s' 0.3 >/dev/null 2>'%s'",
-		data, tdrec, f->out, p.bin, err);
-	if (st && strstr(slurp(err), "perf_event_paranoid"))
-		skip(); /* -a needs perf_event_paranoid <= 0 or root */
-	assert_int_equal(st, 0);
+	perf_case_init(f, &c);
+	perf_around_tdrec(f, &c, "-a --buildid-mmap");
 	/* Whether this kernel leaks the flag is only reported: the check
 	 * below holds either way. */
 	fprintf(stderr, "MMAP2 records with the leaked build-id flag: %zu\n",
 		flagged_mmap2(f->out));
-	assert_int_equal(dso_entry(f->out, p.bin).status, TDR_DSO_BUILD_ID);
-	check_samples_have(f, p.bin, want, want_sz);
+	assert_int_equal(dso_entry(f->out, c.p.bin).status, TDR_DSO_BUILD_ID);
+	check_samples_have(f, c.p.bin, c.want, c.want_sz);
 }
 
 int main(void)
