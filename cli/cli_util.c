@@ -269,29 +269,72 @@ void cli_report_args__release(struct cli_report_args *a)
 	zfree(&a->comm_buf);
 }
 
-int cli_targets_option(struct cli_targets *t, int c, const char *arg)
+/* Apply option c (its value arg) to t when it is one of the shared ones.
+ * Returns 1 when it was, 0 when c is not one of them, -1 after a cli_err
+ * line (a bad value). */
+static int targets_option(struct cli_targets *t, int c, const char *arg)
 {
 	switch (c) {
 	case 'p':
-		return parse_pids(arg, t->pids, CLI_MAX_PIDS, &t->pid_cnt) ? -1 : 1;
+		if (parse_pids(arg, t->pids, CLI_MAX_PIDS, &t->what.pid_cnt))
+			return -1;
+		t->what.pids = t->pids;
+		return 1;
 	case 'a':
-		t->system_wide = true;
+		t->what.system_wide = true;
+		return 1;
+	case 'o':
+		if (!*arg) {
+			cli_err("-o needs a file name");
+			return -1;
+		}
+		t->output = arg;
+		return 1;
+	case CLI_OPT_PLAN:
+		return cli_parse_plan(arg, &t->what.plan_kind) ? -1 : 1;
+	case CLI_OPT_KERNEL:
+		t->what.kernel = true;
 		return 1;
 	default:
 		return 0;
 	}
 }
 
+int cli_targets_getopt(struct cli_targets *t, int argc, char **argv, const char *shortopts,
+		       const struct option *longopts)
+{
+	char opts[64];
+	int c, done;
+
+	if (!t->started) {
+		optind = 1;
+		opterr = 0;
+		t->started = true;
+	}
+	/* '+': stop at the first non-option, which starts the program. */
+	snprintf(opts, sizeof(opts), "+:p:ao:%s", shortopts);
+	while ((c = getopt_long(argc, argv, opts, longopts, NULL)) != -1) {
+		done = targets_option(t, c, optarg);
+		if (done < 0)
+			return CLI_OPT_BAD;
+		if (!done)
+			return c;
+	}
+	return -1;
+}
+
 int cli_targets_finish(struct cli_targets *t, int argc, char **argv, bool optional,
 		       const char *verb)
 {
+	struct tdr_target_opts *w = &t->what;
+
 	if (optind < argc)
-		t->argv = argv + optind; /* NULL-terminated like main's argv */
-	if (t->pid_cnt && (t->system_wide || t->argv)) {
+		w->argv = argv + optind; /* NULL-terminated like main's argv */
+	if (w->pid_cnt && (w->system_wide || w->argv)) {
 		cli_err("-p cannot be combined with -a or a program");
 		return -1;
 	}
-	if (!optional && !t->argv && !t->pid_cnt && !t->system_wide) {
+	if (!optional && !w->argv && !w->pid_cnt && !w->system_wide) {
 		cli_err("nothing to %s: give a program, -p PID or -a (see 'tdrec %s --help')", verb,
 			cli_command());
 		return -1;

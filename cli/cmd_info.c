@@ -317,14 +317,16 @@ static void print_json(const char *path, const struct tdr_parser *p, const struc
 	}
 	putchar('}');
 	jkey("parse", &first);
-	printf("{\"streams\": %" PRIu64 ", \"first_samples\": %" PRIu64
-	       ", \"throttles\": %" PRIu64 ", \"unthrottles\": %" PRIu64
-	       ", \"multiplexed_samples\": %" PRIu64 ", \"unmapped_samples\": %" PRIu64
-	       ", \"unknown_records\": %" PRIu64 ", \"malformed_records\": %" PRIu64
-	       ", \"unknown_ids\": %" PRIu64 ", \"bad_frames\": %" PRIu64 "}",
+	printf("{\"streams\": %" PRIu64 ", \"first_samples\": %" PRIu64 ", \"throttles\": %" PRIu64
+	       ", \"unthrottles\": %" PRIu64 ", \"multiplexed_samples\": %" PRIu64
+	       ", \"unmapped_samples\": %" PRIu64 ", \"unknown_records\": %" PRIu64
+	       ", \"malformed_records\": %" PRIu64 ", \"unknown_ids\": %" PRIu64
+	       ", \"bad_frames\": %" PRIu64 ", \"dso_entries\": %" PRIu64
+	       ", \"dso_build_ids\": %" PRIu64 ", \"dso_damaged\": %" PRIu64 "}",
 	       st->streams, st->first_samples, st->throttles, st->unthrottles,
 	       st->multiplexed_samples, st->unmapped_samples, st->unknown_records,
-	       st->malformed_records, st->unknown_ids, st->bad_frames);
+	       st->malformed_records, st->unknown_ids, st->bad_frames, st->dso_entries,
+	       st->dso_build_ids, st->dso_damaged);
 	jkey("file_status", &first);
 	if (fs)
 		printf("{\"file_size\": %" PRIu64 ", \"has_trailer\": %s, \"truncated\": %s, "
@@ -492,6 +494,9 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 		printf("skipped:     %" PRIu64 " malformed records, %" PRIu64
 		       " of unknown type, %" PRIu64 " with unknown ids\n",
 		       st->malformed_records, st->unknown_records, st->unknown_ids);
+	if (st->dso_entries || st->dso_damaged)
+		printf("build-ids:   %" PRIu64 " of %" PRIu64 " mapped files (DSO table)%s\n",
+		       st->dso_build_ids, st->dso_entries, st->dso_damaged ? ", damaged" : "");
 	if (end)
 		print_run_end(end);
 	if (!fs)

@@ -87,24 +87,18 @@ static const char usage_text[] =
     "See docs/record.md and docs/plans.md.\n";
 
 enum {
-	OPT_PLAN = 256,
-	OPT_MMAP_PAGES,
+	OPT_MMAP_PAGES = CLI_OPT_TARGET_END,
 	OPT_NO_INHERIT,
-	OPT_KERNEL,
 	OPT_DRY_RUN,
 };
 
 static const struct option long_opts[] = {
-    {"pid", required_argument, NULL, 'p'},
-    {"all-cpus", no_argument, NULL, 'a'},
-    {"output", required_argument, NULL, 'o'},
+    CLI_TARGET_LONG_OPTS,
     {"freq", required_argument, NULL, 'F'},
     {"count", required_argument, NULL, 'c'},
     {"event", required_argument, NULL, 'e'},
-    {"plan", required_argument, NULL, OPT_PLAN},
     {"mmap-pages", required_argument, NULL, OPT_MMAP_PAGES},
     {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
-    {"kernel", no_argument, NULL, OPT_KERNEL},
     {"quiet", no_argument, NULL, 'q'},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"help", no_argument, NULL, 'h'},
@@ -152,31 +146,18 @@ static void print_summary(const struct tdr_record_summary *s)
 
 int cmd_record(int argc, char **argv)
 {
-	struct tdr_record_opts o = {.plan_kind = TDR_PLAN_AUTO};
+	struct tdr_record_opts o = {0};
 	struct tdr_event_spec spec;
 	struct tdr_recorder *rec = NULL;
 	struct cli_targets t = {0};
 	bool quiet = false, dry = false;
 	uint64_t v;
-	int c, done, err, status;
+	int c, err, status;
 
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at the first non-option, which starts the program. */
-	while ((c = getopt_long(argc, argv, "+:p:ao:F:c:e:qh", long_opts, NULL)) != -1) {
-		done = cli_targets_option(&t, c, optarg);
-		if (done < 0)
-			return CLI_EXIT_USAGE;
-		if (done)
-			continue;
+	while ((c = cli_targets_getopt(&t, argc, argv, "F:c:e:qh", long_opts)) != -1) {
 		switch (c) {
-		case 'o':
-			if (!*optarg) {
-				cli_err("-o needs a file name");
-				return CLI_EXIT_USAGE;
-			}
-			o.output = optarg;
-			break;
+		case CLI_OPT_BAD:
+			return CLI_EXIT_USAGE;
 		case 'F':
 			if (cli_parse_count("-F", optarg, 1, 10000000, &o.sample_freq))
 				return CLI_EXIT_USAGE;
@@ -191,10 +172,6 @@ int cmd_record(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			o.sampler = &spec;
 			break;
-		case OPT_PLAN:
-			if (cli_parse_plan(optarg, &o.plan_kind))
-				return CLI_EXIT_USAGE;
-			break;
 		case OPT_MMAP_PAGES:
 			if (cli_parse_count("--mmap-pages", optarg, 1, 1u << 20, &v))
 				return CLI_EXIT_USAGE;
@@ -206,9 +183,6 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_NO_INHERIT:
 			o.no_inherit = true;
-			break;
-		case OPT_KERNEL:
-			o.kernel = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -231,10 +205,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (cli_targets_finish(&t, argc, argv, dry, "record"))
 		return CLI_EXIT_USAGE;
-	o.argv = t.argv;
-	o.pids = t.pid_cnt ? t.pids : NULL;
-	o.pid_cnt = t.pid_cnt;
-	o.system_wide = t.system_wide;
+	o.what = t.what;
+	o.output = t.output;
 	o.tdrec_argc = (size_t)argc + 1;
 	o.tdrec_argv = argv - 1; /* "tdrec", "record", ... */
 	if (dry)

@@ -73,47 +73,35 @@ static const char usage_text[] =
     "See docs/stat.md.\n";
 
 enum {
-	OPT_PER_THREAD = 256,
+	OPT_PER_THREAD = CLI_OPT_TARGET_END,
 	OPT_JSON,
 	OPT_CSV,
-	OPT_PLAN,
-	OPT_KERNEL,
 };
 
 static const struct option long_opts[] = {
+    CLI_TARGET_LONG_OPTS,
     {"interval", required_argument, NULL, 'I'},
-    {"pid", required_argument, NULL, 'p'},
-    {"all-cpus", no_argument, NULL, 'a'},
     {"per-thread", no_argument, NULL, OPT_PER_THREAD},
     {"json", no_argument, NULL, OPT_JSON},
     {"csv", no_argument, NULL, OPT_CSV},
-    {"output", required_argument, NULL, 'o'},
-    {"plan", required_argument, NULL, OPT_PLAN},
-    {"kernel", no_argument, NULL, OPT_KERNEL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 int cmd_stat(int argc, char **argv)
 {
-	struct tdr_stat_opts o = {.plan_kind = TDR_PLAN_AUTO, .fmt = TDR_STAT_TEXT};
+	struct tdr_stat_opts o = {.fmt = TDR_STAT_TEXT};
 	struct tdr_stat *st = NULL;
-	const char *output = NULL;
+	const char *output;
 	struct cli_targets t = {0};
 	bool json = false, csv = false;
 	FILE *out = stdout;
-	int c, done, err, status;
+	int c, err, status;
 
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at the first non-option, which starts the program. */
-	while ((c = getopt_long(argc, argv, "+:I:p:ao:h", long_opts, NULL)) != -1) {
-		done = cli_targets_option(&t, c, optarg);
-		if (done < 0)
-			return CLI_EXIT_USAGE;
-		if (done)
-			continue;
+	while ((c = cli_targets_getopt(&t, argc, argv, "I:h", long_opts)) != -1) {
 		switch (c) {
+		case CLI_OPT_BAD:
+			return CLI_EXIT_USAGE;
 		case 'I':
 			if (cli_parse_count("-I", optarg, TDR_STAT_MIN_INTERVAL_MS,
 					    TDR_STAT_MAX_INTERVAL_MS, &o.interval_ms))
@@ -129,20 +117,6 @@ int cmd_stat(int argc, char **argv)
 		case OPT_CSV:
 			csv = true;
 			break;
-		case 'o':
-			if (!*optarg) {
-				cli_err("-o needs a file name");
-				return CLI_EXIT_USAGE;
-			}
-			output = optarg;
-			break;
-		case OPT_PLAN:
-			if (cli_parse_plan(optarg, &o.plan_kind))
-				return CLI_EXIT_USAGE;
-			break;
-		case OPT_KERNEL:
-			o.kernel = true;
-			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -157,11 +131,9 @@ int cmd_stat(int argc, char **argv)
 	o.fmt = json ? TDR_STAT_JSON : csv ? TDR_STAT_CSV : TDR_STAT_TEXT;
 	if (cli_targets_finish(&t, argc, argv, false, "count"))
 		return CLI_EXIT_USAGE;
-	o.argv = t.argv;
-	o.pids = t.pid_cnt ? t.pids : NULL;
-	o.pid_cnt = t.pid_cnt;
-	o.system_wide = t.system_wide;
-	if (o.per_thread && o.system_wide) {
+	o.what = t.what;
+	output = t.output;
+	if (o.per_thread && o.what.system_wide) {
 		cli_err("--per-thread needs a program or -p, not -a");
 		return CLI_EXIT_USAGE;
 	}

@@ -7,12 +7,14 @@
 #ifndef TDREC_CLI_COMMANDS_H
 #define TDREC_CLI_COMMANDS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "tdrec/plan.h"
+#include "tdrec/recorder.h"
 #include "tdrec/report.h"
 
 /* Exit status for usage errors and for commands not built yet. */
@@ -99,17 +101,43 @@ void cli_report_args__release(struct cli_report_args *a);
 
 #define CLI_MAX_PIDS 64 /* processes in -p */
 
-/* What 'record' and 'stat' measure: a program, -p PID[,PID...] or -a. */
-struct cli_targets {
-	pid_t pids[CLI_MAX_PIDS];
-	size_t pid_cnt;
-	bool system_wide;
-	char *const *argv; /* the program (argv from optind on), or NULL */
+/*
+ * The options 'record' and 'stat' both take, with the same meaning: what to
+ * measure (a program, -p PID[,PID...] or -a), -o FILE, --plan and --kernel.
+ * A command lists CLI_TARGET_LONG_OPTS in its long options, "p:ao:" in its
+ * short ones, and numbers its own from CLI_OPT_TARGET_END.
+ */
+enum {
+	CLI_OPT_PLAN = 256,
+	CLI_OPT_KERNEL,
+	CLI_OPT_TARGET_END,
 };
 
-/* Apply option c (-p or -a, its value arg) to t. Returns 1 when it was one
- * of them, 0 when not, -1 after a cli_err line (a bad value). */
-int cli_targets_option(struct cli_targets *t, int c, const char *arg);
+#define CLI_TARGET_LONG_OPTS                                                                       \
+	{"pid", required_argument, NULL, 'p'}, {"all-cpus", no_argument, NULL, 'a'},               \
+	    {"output", required_argument, NULL, 'o'},                                              \
+	    {"plan", required_argument, NULL, CLI_OPT_PLAN},                                       \
+	    {"kernel", no_argument, NULL, CLI_OPT_KERNEL}
+
+struct cli_targets {
+	struct tdr_target_opts what; /* its pids point into pids */
+	pid_t pids[CLI_MAX_PIDS];
+	const char *output; /* -o, or NULL */
+	bool started;	    /* getopt reset by cli_targets_getopt */
+};
+
+#define CLI_OPT_BAD (-2) /* cli_targets_getopt: a shared option had a bad value */
+
+/*
+ * getopt_long over a 'record' or 'stat' command line (zeroed t first): the
+ * shared options ("p:ao:" and CLI_TARGET_LONG_OPTS) are applied to t, and
+ * the next other option is returned for the command: c as getopt_long gives
+ * it (':' and '?' included), -1 after the last option (the program starts
+ * at optind: the first non-option stops the scan), or CLI_OPT_BAD after a
+ * cli_err line. shortopts are the command's own short options.
+ */
+int cli_targets_getopt(struct cli_targets *t, int argc, char **argv, const char *shortopts,
+		       const struct option *longopts);
 /* After the options: the program is what follows them; -p goes alone, and
  * one of the three is needed unless optional. verb says what is done
  * ("record", "count"). Returns 0, or -1 after a cli_err line. */

@@ -158,6 +158,8 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 		e->sample_type = a->sample_type;
 		e->read_format = a->read_format;
 		e->sample_id_all = a->sample_id_all;
+		e->build_id = a->build_id;
+		d->any_build_id |= e->build_id;
 		e->trailer_sz = a->sample_id_all ? 8u * (uint32_t)__builtin_popcountll(
 							      a->sample_type & SID_FIELDS)
 						 : 0;
@@ -444,23 +446,49 @@ static void decode_trailer(const struct ev_info *e, const uint8_t *end, struct d
 	}
 }
 
-/* After the body ends at body_end: find the event and read the trailer. */
-static void finish_other(const struct tdr_decoder *d, const uint8_t *body_end, const uint8_t *end,
+/* After the body ends at body_end: find the event and read the trailer.
+ * Returns whether the record's id named its event (else r->ev, if any, is
+ * only the default layout). */
+static bool finish_other(const struct tdr_decoder *d, const uint8_t *body_end, const uint8_t *end,
 			 struct dec_rec *r)
 {
 	size_t tail = (size_t)(end - body_end);
 	const struct ev_info *e;
+	bool have_id = d->is_pos > 0 && tail >= 8u * (size_t)d->is_pos;
 
-	if (d->is_pos > 0 && tail >= 8u * (size_t)d->is_pos)
-		r->ev = event_of(d, true, ld64(end - 8 * d->is_pos), &r->unknown_id);
-	else
-		r->ev = event_of(d, false, 0, &r->unknown_id);
+	r->ev = event_of(d, have_id, have_id ? ld64(end - 8 * d->is_pos) : 0, &r->unknown_id);
 	if (r->ev < 0)
-		return;
+		return false;
 	e = &d->ev[r->ev];
 	/* Records tdrec or perf synthesized may come without a trailer. */
 	if (e->trailer_sz && tail >= e->trailer_sz)
 		decode_trailer(e, end, &r->sid);
+	return have_id && d->ids.cnt && !r->unknown_id;
+}
+
+/*
+ * MMAP2's 24 bytes after pgoff (p): device and inode, or, with misc
+ * PERF_RECORD_MISC_MMAP_BUILD_ID, { u8 size; u8, u16 reserved; u8
+ * build_id[20]; }. The flag is believed only when the record's event asked
+ * for build-ids (attr.build_id; any event when the id does not say which):
+ * the kernel leaves it set in the MMAP2 records it writes for the other
+ * events of the same mapping, which hold device and inode (docs/parser.md).
+ */
+static int mmap2_ids(const struct tdr_decoder *d, const uint8_t *p, bool known, struct dec_rec *r)
+{
+	bool asked = known ? d->ev[r->ev].build_id : d->any_build_id;
+
+	if ((r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && asked) {
+		r->mmap.build_id_sz = p[0];
+		if (r->mmap.build_id_sz > 20)
+			return -TDR_E_CORRUPT;
+		r->mmap.build_id = p + 4;
+	} else {
+		r->mmap.maj = ld32(p);
+		r->mmap.min = ld32(p + 4);
+		r->mmap.ino = ld64(p + 8);
+	}
+	return 0;
 }
 
 int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_header *hdr,
@@ -468,7 +496,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 {
 	const uint8_t *p = (const uint8_t *)(hdr + 1);
 	const uint8_t *end = (const uint8_t *)hdr + hdr->size;
-	const uint8_t *s;
+	const uint8_t *s, *ids;
+	bool known;
 
 	memset(r, 0, offsetof(struct dec_rec, sample));
 	r->type = hdr->type;
@@ -495,19 +524,10 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 		r->mmap.len = ld64(p + 16);
 		r->mmap.pgoff = ld64(p + 24);
 		p += 32;
+		ids = NULL;
 		if (hdr->type == PERF_RECORD_MMAP2) {
 			TAKE(p, end, 32);
-			if (hdr->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				/* { u8 build_id_size; u8 res; u16 res; u8 build_id[20]; } */
-				r->mmap.build_id_sz = p[0];
-				if (r->mmap.build_id_sz > 20)
-					return -TDR_E_CORRUPT;
-				r->mmap.build_id = p + 4;
-			} else {
-				r->mmap.maj = ld32(p);
-				r->mmap.min = ld32(p + 4);
-				r->mmap.ino = ld64(p + 8);
-			}
+			ids = p;
 			r->mmap.prot = ld32(p + 24);
 			r->mmap.flags = ld32(p + 28);
 			p += 32;
@@ -516,8 +536,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 		if (!s)
 			return -TDR_E_CORRUPT;
 		r->mmap.filename = (const char *)p;
-		finish_other(d, s, end, r);
-		return 0;
+		known = finish_other(d, s, end, r);
+		return ids ? mmap2_ids(d, ids, known, r) : 0;
 	case PERF_RECORD_COMM:
 		TAKE(p, end, 8);
 		r->comm.pid = ld32(p);

@@ -283,7 +283,9 @@ static const struct tdr_mapping *space_find(struct space *s, uint64_t ip)
 	return mp;
 }
 
-/* Build-id learned for path (interned pointer) before its mappings appeared. */
+/* Build-id learned for path (interned pointer) before its mappings appeared:
+ * the latest one for the path, among those for its device and inode when
+ * they were given (the DSO table: a path may have been another file). */
 static void apply_known_build_id(struct maps *m, struct tdr_mapping *mp)
 {
 	uint32_t i = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)mp->path);
@@ -295,10 +297,17 @@ static void apply_known_build_id(struct maps *m, struct tdr_mapping *mp)
 	    !strncmp(mp->path, m->kernel_pseudo.path, 17))
 		i = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)m->kernel_pseudo.path);
 
-	if (i == U64MAP_NONE || mp->build_id_sz)
+	if (mp->build_id_sz)
 		return;
-	mp->build_id_sz = m->bids[i].sz;
-	memcpy(mp->build_id, m->bids[i].id, sizeof(mp->build_id));
+	for (; i != U64MAP_NONE; i = m->bids[i].next) {
+		const struct build_id *b = &m->bids[i];
+
+		if (!b->has_dev || (b->maj == mp->maj && b->min == mp->min && b->ino == mp->ino)) {
+			mp->build_id_sz = b->sz;
+			memcpy(mp->build_id, b->id, sizeof(mp->build_id));
+			return;
+		}
+	}
 }
 
 int maps_mmap(struct maps *m, const struct dec_rec *r)
@@ -391,9 +400,13 @@ const struct tdr_mapping *maps_find(struct maps *m, uint32_t pid, uint64_t ip,
 	return s ? space_find(s, ip) : NULL;
 }
 
-int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz)
+/* A build-id for path (len bytes), for the file with device and inode dev
+ * (NULL: any file at path). */
+static int add_build_id(struct maps *m, const char *path, size_t len, const struct build_id *dev,
+			const uint8_t *id, size_t sz)
 {
-	const char *ip = strtab_intern(&m->strs, path, strlen(path));
+	const char *ip = strtab_intern(&m->strs, path, len);
+	struct build_id *b;
 	struct map_chunk *c;
 	size_t i;
 
@@ -403,9 +416,18 @@ int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_
 		sz = 20;
 	if (tdr_ensure_cap(&m->bids, &m->bid_cap, sizeof(*m->bids), m->bid_cnt + 1))
 		return -ENOMEM;
-	memset(&m->bids[m->bid_cnt], 0, sizeof(m->bids[0]));
-	memcpy(m->bids[m->bid_cnt].id, id, sz);
-	m->bids[m->bid_cnt].sz = (uint8_t)sz;
+	b = &m->bids[m->bid_cnt];
+	memset(b, 0, sizeof(*b));
+	if (dev) {
+		b->has_dev = true;
+		b->maj = dev->maj;
+		b->min = dev->min;
+		b->ino = dev->ino;
+	}
+	memcpy(b->id, id, sz);
+	b->sz = (uint8_t)sz;
+	/* The newest first: the path's chain starts here. */
+	b->next = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)ip);
 	if (u64map_put(&m->build_ids, (uint64_t)(uintptr_t)ip, (uint32_t)m->bid_cnt))
 		return -ENOMEM;
 	m->bid_cnt++;
@@ -414,4 +436,17 @@ int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_
 			if (c->m[i].path == ip && !c->m[i].build_id_sz)
 				apply_known_build_id(m, &c->m[i]);
 	return 0;
+}
+
+int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz)
+{
+	return add_build_id(m, path, strlen(path), NULL, id, sz);
+}
+
+int maps_set_file_build_id(struct maps *m, const char *path, size_t len, uint32_t maj, uint32_t min,
+			   uint64_t ino, const uint8_t *id, size_t sz)
+{
+	const struct build_id dev = {.maj = maj, .min = min, .ino = ino};
+
+	return add_build_id(m, path, len, &dev, id, sz);
 }

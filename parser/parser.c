@@ -17,6 +17,7 @@
 #include "parser_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "tdrec/tdr_err.h"
@@ -86,6 +87,52 @@ static int on_fork(struct tdr_parser *p, const struct dec_rec *r)
 /* ---------------------------------------------------------------------------
  * Setup and teardown.
  */
+
+/*
+ * A .tdr file's DSO table (docs/format.md 7.1): the build-ids the recorder
+ * read from the mapped files at the end, for the mappings of the same path,
+ * device and inode. Entries without a build-id (another status) leave their
+ * mappings without one: the report then checks the file's time. A damaged
+ * table costs only the entries it loses, with one warning.
+ */
+static int apply_dso_table(struct tdr_parser *p)
+{
+	struct tdr_parse_stats *st = &p->stats;
+	struct tdr_dso_iter it = {0};
+	struct tdr_dso_entry e;
+	const void *data;
+	size_t sz;
+	int err, ret = 0;
+
+	err = tdr_reader__section(p->reader, TDR_SECTION_DSO_TABLE, &data, &sz);
+	if (err == -ENOENT)
+		return 0; /* no table: no build-ids */
+	if (!err)
+		err = tdr_dso_iter__init(&it, data, sz);
+	while (!err && (ret = tdr_dso_iter__next(&it, &e)) > 0) {
+		st->dso_entries++;
+		if (e.status != TDR_DSO_BUILD_ID)
+			continue;
+		st->dso_build_ids++;
+		err = maps_set_file_build_id(&p->maps, e.path, e.path_len, e.maj, e.min, e.ino,
+					     e.build_id, e.build_id_sz);
+		if (err)
+			return err; /* -ENOMEM */
+	}
+	if (!err)
+		err = ret;
+	/* Entries left out: skipped ones, and all after one that broke the
+	 * chain (or the whole table when its header or checksum is bad). */
+	st->dso_damaged =
+	    err ? (it.cnt > st->dso_entries ? it.cnt - st->dso_entries : 1) : it.skipped;
+	if (st->dso_damaged)
+		tdr_warn("the DSO table (build-ids of the mapped files) is damaged: %" PRIu64
+			 " entries used, %" PRIu64 " lost; rebuilt binaries among those are told "
+			 "by their file time only",
+			 st->dso_entries, st->dso_damaged);
+	return 0;
+}
+
 int parser_setup(struct tdr_parser *p)
 {
 	size_t i, j, max_gsz = 1;
@@ -121,7 +168,10 @@ int parser_setup(struct tdr_parser *p)
 				return err;
 		}
 	}
-	return maps_init(&p->maps);
+	err = maps_init(&p->maps);
+	if (!err && p->reader)
+		err = apply_dso_table(p);
+	return err;
 }
 
 int tdr_parser__new(const struct tdr_meta *meta, struct tdr_parser **out)

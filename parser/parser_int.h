@@ -86,6 +86,7 @@ struct ev_info {
 	uint64_t sample_type;
 	uint64_t read_format;
 	bool sample_id_all;
+	bool build_id; /* attr.build_id: its MMAP2 records may carry build-ids */
 	uint32_t group;	    /* dense group number */
 	uint32_t slot;	    /* position of the event in its group */
 	uint32_t group_sz;  /* members in the event's group */
@@ -108,6 +109,7 @@ struct tdr_decoder {
 	/* u64 index of the time in a SAMPLE body when every event has the same
 	 * layout with PERF_SAMPLE_TIME (tdr_decoder__time's short way), else -1. */
 	int time_pos;
+	bool any_build_id; /* some event has attr.build_id */
 };
 
 /* Fields of the sample_id trailer, or the same fields of a SAMPLE. */
@@ -153,7 +155,7 @@ struct dec_rec {
 			uint32_t maj, min;
 			uint64_t ino;
 			uint32_t prot, flags;
-			uint8_t build_id_sz; /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+			uint8_t build_id_sz; /* MMAP2 with the build-id flag, for an event with attr.build_id */
 			const uint8_t *build_id;
 			const char *filename;
 		} mmap;
@@ -249,6 +251,10 @@ struct str_tab {
 struct build_id {
 	uint8_t id[20];
 	uint8_t sz;
+	bool has_dev; /* for the file with this device and inode only */
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t next; /* an older one for the same path, U64MAP_NONE at the end */
 };
 
 struct space {
@@ -285,9 +291,13 @@ void maps_exit(struct maps *m, uint32_t pid);
 /* Find the mapping of ip for pid; NULL when none. */
 const struct tdr_mapping *maps_find(struct maps *m, uint32_t pid, uint64_t ip,
 				    enum tdr_cpumode mode);
-/* Attach a build-id to every mapping of path (DSO table, BUILD_ID feature).
+/* Attach a build-id to every mapping of path (perf.data's BUILD_ID feature).
  * Mappings created later with that path get it too. Returns 0 or -ENOMEM. */
 int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz);
+/* The same for the mappings of path (len bytes) whose MMAP2 records had
+ * this device and inode (the .tdr DSO table). */
+int maps_set_file_build_id(struct maps *m, const char *path, size_t len, uint32_t maj,
+			   uint32_t min, uint64_t ino, const uint8_t *id, size_t sz);
 enum tdr_map_kind maps_classify(const char *path, bool kernel);
 
 /* ---------------------------------------------------------------------------

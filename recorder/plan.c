@@ -67,9 +67,7 @@ int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out)
 			return 0;
 		}
 	}
-	tdr_warn("unknown plan '%s' (expected auto, topdown-l2, topdown-l1 or software)",
-		 text ? text : "");
-	return -TDR_E_USAGE;
+	return -TDR_E_USAGE; /* the caller names the option in its one line */
 }
 
 enum tdr_plan_kind tdr_plan_kind__fallback(enum tdr_plan_kind kind)

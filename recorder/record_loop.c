@@ -6,11 +6,13 @@
  * (drain.c) and queue partial chunks at least every TDR_RECORD_FLUSH_MS;
  * decide when the recording ends; then drain a last time, stop the writer
  * thread, collect the totals (samples per sampler, PERF_FORMAT_LOST read
- * from each group) and finish the file with the run's end.
+ * from each group), write the DSO table (the mapped files' build-ids, read
+ * now that the program has ended) and finish the file with the run's end.
  * When it ends:
  *   - launched program: when it exits. SIGINT/SIGTERM/SIGHUP are forwarded
  *     (except a terminal's, which the program got itself); the third one
- *     kills it with SIGKILL.
+ *     kills it with SIGKILL (tdr_targets__signals: one policy for record
+ *     and stat).
  *   - -p: when every process has ended, or at the first signal (the
  *     processes keep running).
  *   - -a: when the program (if any) exits, else at the first signal.
@@ -49,8 +51,7 @@ struct loop {
 	size_t pidfd_base, ring_base;
 	bool recording;
 	bool stop;
-	bool interrupted;
-	int sig_cnt;
+	struct tdr_sigstate sig;
 };
 
 static uint64_t mono_ms(void)
@@ -64,35 +65,17 @@ static uint64_t mono_ms(void)
 /* Runs on the writer thread. */
 static int frame_sink(void *ctx, uint32_t ring, const void *data, size_t sz)
 {
-	return tdr_writer__add_frame(ctx, ring, data, sz);
+	return tdr_record__add_frame(ctx, ring, data, sz);
 }
 
-static void on_signal(struct loop *L, const struct signalfd_siginfo *si)
+/* Signals (targets.c: the policy stat follows too). */
+static void read_signals(struct loop *L)
 {
 	struct tdr_recorder *rec = L->rec;
-	int sig = (int)si->ssi_signo;
 
-	if (sig == SIGCHLD) {
-		if (rec->launch && tdr_launch__poll(rec->launch) == 1)
-			L->stop = true;
-		return;
-	}
-	L->interrupted = true;
-	if (!rec->launch) {
-		/* -p, or -a alone: the signal ends the recording. */
-		rec->sum.stop_signal = sig;
+	if (tdr_targets__signals(&rec->tg, rec->launch, &rec->sw, &L->sig))
 		L->stop = true;
-		return;
-	}
-	if (++L->sig_cnt >= 3) {
-		tdr_warn("third signal: killing %s", rec->opts->argv[0]);
-		tdr_launch__signal(rec->launch, SIGKILL);
-	} else if (si->ssi_code != SI_KERNEL || tdr_launch__left_pgrp(rec->launch)) {
-		/* A terminal's signal (SI_KERNEL) went to the whole process
-		 * group, the program included: forward only the others, and
-		 * those a program in a group of its own (setsid) did not get. */
-		tdr_launch__signal(rec->launch, sig);
-	}
+	rec->sum.stop_signal = L->sig.stop_signal;
 }
 
 static void stop_rings_in_poll(struct loop *L)
@@ -139,7 +122,7 @@ static int loop_setup(struct loop *L)
 						 : ring_sz,
 	    .max_chunks = 2 * s->ring_cnt + 4,
 	    .sink = frame_sink,
-	    .ctx = rec->writer,
+	    .ctx = rec,
 	};
 	size_t i;
 	int err;
@@ -174,7 +157,6 @@ static void loop_run(struct loop *L)
 {
 	struct tdr_recorder *rec = L->rec;
 	uint64_t next_flush = mono_ms() + TDR_RECORD_FLUSH_MS;
-	struct signalfd_siginfo si;
 
 	/* The program may have ended before the loop starts (SIGCHLD stays
 	 * pending in the signalfd, so this is only a shortcut). */
@@ -190,8 +172,7 @@ static void loop_run(struct loop *L)
 			tdr_warn("poll failed: %s", strerror(errno));
 			break;
 		}
-		while (tdr_sigwatch__read(&rec->sw, &si) == 1)
-			on_signal(L, &si);
+		read_signals(L);
 		if (n > 0 && (L->pfds[1].revents & POLLIN))
 			tdr_wthread__clear_wake(L->wt);
 		/* A ring fd whose task has exited reports POLLHUP for ever: take
@@ -316,12 +297,14 @@ static void loop_finish(struct loop *L)
 	end.term_signal = sum->term_signal;
 	if (sum->term_signal)
 		end.flags |= TDR_END_SIGNALLED;
-	if (L->interrupted)
+	if (L->sig.interrupted)
 		end.flags |= TDR_END_INTERRUPTED;
 	if (sum->write_err)
 		end.flags |= TDR_END_WRITE_ERROR;
 	if (!rec->launch)
 		end.flags |= TDR_END_NO_PROGRAM;
+	if (!sum->write_err)
+		tdr_record__write_dso_table(rec);
 	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);
 	if (err && !sum->write_err) {
 		sum->write_err = err;
@@ -361,14 +344,7 @@ int tdr_record__loop(struct tdr_recorder *rec)
 	tdr_drain__release(&L.drain);
 	/* Whatever stopped the recording, a launched program is waited for
 	 * (a write error does not end it). Signals are still forwarded. */
-	while (rec->launch && tdr_launch__poll(rec->launch) == 0) {
-		struct pollfd p = {.fd = rec->sw.fd, .events = POLLIN};
-		struct signalfd_siginfo si;
-
-		if (poll(&p, 1, 1000) > 0)
-			while (tdr_sigwatch__read(&rec->sw, &si) == 1)
-				on_signal(&L, &si);
-	}
+	tdr_targets__wait_program(&rec->tg, rec->launch, &rec->sw, &L.sig);
 	loop_finish(&L);
 	tdr_wthread__free(L.wt);
 	free(L.pfds);

@@ -8,6 +8,9 @@
  * before exec (or the -p threads: targets.c), the session (record_open.c), the
  * metadata, then the file and the synthesized MMAP2/COMM frame.
  * tdr_recorder__run releases the program and runs the loop (record_loop.c).
+ * Every frame goes through tdr_record__add_frame, which notes the files its
+ * MMAP2 records map (dso_set.c); tdr_record__write_dso_table reads their
+ * build-ids at the end into the DSO table section.
  * Objects and lifecycle: tdr_recorder__new -> __run -> __summary -> __free.
  * Ownership and threads: the recorder owns every object it creates; opts
  * is borrowed for its life. One thread, plus the writer thread __run starts.
@@ -21,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,8 +58,14 @@ int tdr_record__add_note(struct tdr_recorder *rec, const char *line)
 	return 0;
 }
 
-static int check_opts(const struct tdr_record_opts *o)
+/* What the options say to record, checked: tg is filled even on failure. */
+static int check_opts(const struct tdr_record_opts *o, struct tdr_targets *tg)
 {
+	int err;
+
+	err = tdr_targets__init(tg, "record", "recording", &o->what);
+	if (err)
+		return err;
 	if (o->sample_period && o->sample_freq) {
 		tdr_warn("give -F or -c, not both");
 		return -TDR_E_USAGE;
@@ -65,20 +75,6 @@ static int check_opts(const struct tdr_record_opts *o)
 		return -TDR_E_USAGE;
 	}
 	return 0;
-}
-
-/* What the options say to record (tdr_targets__check checks it). */
-static struct tdr_targets targets_of(const struct tdr_record_opts *o)
-{
-	return (struct tdr_targets){
-	    .who = "record",
-	    .doing = "recording",
-	    .argv = o->argv,
-	    .procs = o->pids,
-	    .proc_cnt = o->pid_cnt,
-	    .system_wide = o->system_wide,
-	    .kernel = o->kernel,
-	};
 }
 
 /*
@@ -94,7 +90,7 @@ static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_t
 
 	note[0] = '\0';
 	memset(p, 0, sizeof(*p));
-	p->sysfs_root = o->sysfs_root;
+	p->sysfs_root = o->what.sysfs_root;
 	p->sampler = o->sampler;
 	p->sample_period = o->sample_period;
 	p->sample_freq = o->sample_period ? 0
@@ -126,20 +122,19 @@ static int choose_plan(struct tdr_recorder *rec)
 		if (err)
 			return err;
 	}
-	return tdr_targets__choose_plan(&rec->tg, &rec->popts, rec->opts->plan_kind, &rec->plan);
+	return tdr_targets__choose_plan(&rec->tg, &rec->popts, rec->opts->what.plan_kind,
+					&rec->plan);
 }
 
 int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out)
 {
-	const struct tdr_targets tg = targets_of(opts);
+	struct tdr_targets tg;
 	struct tdr_plan_opts p;
 	struct tdr_plan *plan = NULL;
 	char note[256];
 	int err;
 
-	err = tdr_targets__check(&tg);
-	if (!err)
-		err = check_opts(opts);
+	err = check_opts(opts, &tg);
 	if (err)
 		return err;
 	/* PERF_FORMAT_LOST is what is tried first; probing it would open an
@@ -147,7 +142,7 @@ int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out
 	record_plan_opts(opts, &tg, true, &p, note, sizeof(note));
 	if (note[0])
 		tdr_warn("%s", note);
-	err = tdr_targets__choose_plan(&tg, &p, opts->plan_kind, &plan);
+	err = tdr_targets__choose_plan(&tg, &p, opts->what.plan_kind, &plan);
 	if (err)
 		return err;
 	tdr_session__prepare_plan(plan,
@@ -185,11 +180,11 @@ static int build_meta(struct tdr_recorder *rec)
 		return err;
 	if (rec->popts.inherit && !rec->inherit_fallback)
 		m->flags |= TDR_META_INHERIT;
-	if (o->system_wide)
+	if (o->what.system_wide)
 		m->flags |= TDR_META_SYSTEM_WIDE;
-	if (o->pid_cnt)
+	if (o->what.pid_cnt)
 		m->flags |= TDR_META_ATTACHED;
-	if (o->kernel)
+	if (o->what.kernel)
 		m->flags |= TDR_META_KERNEL;
 	m->clockid = CLOCK_MONOTONIC;
 	m->start_wall_ns = rec->start_wall_ns;
@@ -229,6 +224,15 @@ static int open_writer(struct tdr_recorder *rec)
 	return err;
 }
 
+/* The sample_type of the first group's sampler, whose trailer the MMAP2
+ * records carry (0 without a sampler: no MMAP2 records either). */
+static uint64_t sampler_sample_type(const struct tdr_session *s)
+{
+	const struct tdr_session_group *g = &s->groups[0];
+
+	return g->sampler_idx < 0 ? 0 : g->events[g->sampler_idx].attr.sample_type;
+}
+
 /* Synthesized MMAP2/COMM for -p / -a, one frame (ring TDR_RING_SYNTHETIC)
  * per SYNTH_FRAME_SZ, before any kernel record. */
 static int write_synth(struct tdr_recorder *rec)
@@ -238,19 +242,19 @@ static int write_synth(struct tdr_recorder *rec)
 	struct tdr_synth_buf buf = {0};
 	struct tdr_synth_id sid;
 	pid_t *all = NULL;
-	const pid_t *pids = o->pids;
-	int n = (int)o->pid_cnt, err = 0;
+	const pid_t *pids = o->what.pids;
+	int n = (int)o->what.pid_cnt, err = 0;
 	size_t pi = 0;
 
-	if (g->sampler_idx < 0 || (!o->pid_cnt && !o->system_wide))
+	if (g->sampler_idx < 0 || (!o->what.pid_cnt && !o->what.system_wide))
 		return 0;
-	if (o->system_wide) {
+	if (o->what.system_wide) {
 		n = tdr_proc__pids(NULL, &all);
 		if (n < 0)
 			return 0; /* no /proc: nothing to add */
 		pids = all;
 	} else {
-		for (pi = 0; pi < rec->tg.cnt && rec->tg.pids[pi] != o->pids[0]; pi++)
+		for (pi = 0; pi < rec->tg.cnt && rec->tg.pids[pi] != o->what.pids[0]; pi++)
 			;
 		if (pi == rec->tg.cnt)
 			pi = 0;
@@ -265,13 +269,12 @@ static int write_synth(struct tdr_recorder *rec)
 		if (e == -ENOMEM)
 			err = e; /* a process that ended meanwhile is fine */
 		if (!err && buf.sz >= SYNTH_FRAME_SZ) {
-			err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data,
-						    buf.sz);
+			err = tdr_record__add_frame(rec, TDR_RING_SYNTHETIC, buf.data, buf.sz);
 			buf.sz = 0;
 		}
 	}
 	if (!err && buf.sz)
-		err = tdr_writer__add_frame(rec->writer, TDR_RING_SYNTHETIC, buf.data, buf.sz);
+		err = tdr_record__add_frame(rec, TDR_RING_SYNTHETIC, buf.data, buf.sz);
 	if (err)
 		tdr_warn("cannot write the process maps to %s: %s", rec->sum.path,
 			 tdr_strerror(err));
@@ -280,15 +283,48 @@ static int write_synth(struct tdr_recorder *rec)
 	return err;
 }
 
+int tdr_record__add_frame(struct tdr_recorder *rec, uint32_t ring, const void *data, size_t sz)
+{
+	tdr_dso_set__scan(&rec->dsos, data, sz);
+	return tdr_writer__add_frame(rec->writer, ring, data, sz);
+}
+
+void tdr_record__write_dso_table(struct tdr_recorder *rec)
+{
+	uint64_t t0_ns = clock_ns(CLOCK_MONOTONIC);
+	size_t sz, with_id = 0;
+	void *data;
+	int err;
+
+	/* Only now: the program has ended, and a file rebuilt by it (or by
+	 * anyone) during the recording is told apart by its inode or time. */
+	tdr_dso_set__resolve(&rec->dsos, NULL, (int64_t)(rec->start_wall_ns - rec->start_clock_ns));
+	for (size_t i = 0; i < rec->dsos.cnt; i++)
+		with_id += rec->dsos.files[i].status == TDR_DSO_BUILD_ID;
+	if (rec->dsos.dropped)
+		tdr_warn("%" PRIu64 " mappings of files beyond the first %zu were not kept: the "
+			 "report tells those files apart by their time only",
+			 rec->dsos.dropped, rec->dsos.cnt);
+	err = tdr_dso_set__encode(&rec->dsos, &data, &sz);
+	if (!err) {
+		err = tdr_writer__add_section(rec->writer, TDR_SECTION_DSO_TABLE, data, sz);
+		free(data);
+	}
+	if (err)
+		tdr_warn("cannot write the build-ids of the mapped files to %s: %s; the report "
+			 "tells rebuilt binaries by their file time only",
+			 rec->sum.path, tdr_strerror(err));
+	tdr_debug("build-ids of %zu of %zu mapped files read in %.2f ms", with_id, rec->dsos.cnt,
+		  (double)(clock_ns(CLOCK_MONOTONIC) - t0_ns) / 1e6);
+}
+
 int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out)
 {
-	const struct tdr_targets tg = targets_of(opts);
+	struct tdr_targets tg;
 	struct tdr_recorder *rec;
 	int err;
 
-	err = tdr_targets__check(&tg);
-	if (!err)
-		err = check_opts(opts);
+	err = check_opts(opts, &tg);
 	if (err)
 		return err;
 	rec = tdr_calloc(1, sizeof(*rec));
@@ -302,11 +338,9 @@ int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **
 	rec->mmap_pages = opts->mmap_pages ? opts->mmap_pages : TDR_RECORD_DEFAULT_PAGES;
 
 	/* Before fork and before any thread: signals become an fd. */
-	err = tdr_sigwatch__open(&rec->sw);
-	if (err) {
-		tdr_warn("failed to set up signal handling: %s", tdr_strerror(err));
+	err = tdr_targets__open_signals(&rec->tg, &rec->sw);
+	if (err)
 		goto err_out;
-	}
 	err = choose_plan(rec);
 	if (err)
 		goto err_out;
@@ -320,6 +354,7 @@ int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **
 	err = tdr_record__open(rec);
 	if (err)
 		goto err_out;
+	tdr_dso_set__init(&rec->dsos, sampler_sample_type(rec->session));
 	err = build_meta(rec);
 	if (err)
 		goto err_out;
@@ -369,7 +404,7 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 		err = tdr_launch__go(rec->launch);
 		if (err) {
 			rec->sum.exec_err = err;
-			tdr_warn("cannot run '%s': %s", rec->opts->argv[0], tdr_strerror(err));
+			tdr_warn("cannot run '%s': %s", rec->opts->what.argv[0], tdr_strerror(err));
 			/* Nothing was recorded: leave no file behind, and an
 			 * existing output file untouched. */
 			tdr_writer__free(rec->writer);
@@ -397,6 +432,7 @@ void tdr_recorder__free(struct tdr_recorder *rec)
 	 * under its current (".partial") name. */
 	tdr_writer__free(rec->writer);
 	tdr_session__free(rec->session);
+	tdr_dso_set__free(&rec->dsos);
 	tdr_launch__free(rec->launch);
 	tdr_plan__free(rec->plan);
 	tdr_targets__release(&rec->tg);

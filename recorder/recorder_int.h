@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "tdrec/format.h"
@@ -223,6 +224,101 @@ static inline size_t tdr_session_slot(const struct tdr_session *s,
 }
 
 /* ---------------------------------------------------------------------------
+ * build_id.c: the GNU build-id of an ELF file.
+ */
+#define TDR_BUILD_ID_MAX TDR_DSO_BUILD_ID_MAX /* what an MMAP2 record holds */
+
+struct tdr_build_id {
+	uint8_t sz; /* 0: none */
+	uint8_t id[TDR_BUILD_ID_MAX];
+};
+
+/*
+ * Read the NT_GNU_BUILD_ID note of the ELF file open on fd (borrowed), found
+ * through its PT_NOTE program headers, with a few pread()s; every offset and
+ * size is checked against the file.
+ * Returns: 0 with *out set (sz 1..20, the rest zero); -ENOENT when the file
+ * has none: not ELF, the other byte order, truncated, malformed headers, no
+ * note, or a descriptor of 0 or more than 20 bytes (which the kernel does
+ * not report either); -errno when reading fails.
+ */
+int tdr_build_id__read(int fd, struct tdr_build_id *out);
+
+/* ---------------------------------------------------------------------------
+ * dso_set.c: the files mapped executable during a recording (from the
+ * MMAP2 records written to the file), and their build-ids at the end.
+ *
+ *   tdr_dso_set__init(&s, sampler_sample_type);
+ *   tdr_dso_set__scan(&s, records, sz);     // each frame, one thread
+ *   tdr_dso_set__resolve(&s, NULL, wall);   // once, at the end
+ *   tdr_dso_set__encode(&s, &data, &sz);    // the DSO table section
+ *   tdr_dso_set__free(&s);
+ */
+#define TDR_DSO_SET_MAX_FILES (1u << 16)
+#define TDR_DSO_SET_MAX_NAMES (16u << 20) /* bytes of paths kept */
+
+struct tdr_dso_file {
+	uint64_t hash; /* of path, device and inode */
+	uint64_t ino;
+	uint64_t first_ns; /* sample clock of its first MMAP2 record; 0: unknown */
+	uint32_t maj, min;
+	uint32_t pid;	   /* the process of that record (its /proc/PID/root) */
+	uint32_t path_off; /* into names, NUL-terminated there */
+	uint16_t path_len;
+	uint8_t status; /* enum tdr_dso_status, set by __resolve */
+	struct tdr_build_id bid;
+};
+
+struct tdr_dso_set {
+	struct tdr_dso_file *files; /* in order of first sight */
+	size_t cnt, cap;
+	uint32_t *slots; /* open addressing: index + 1 into files, 0 = empty */
+	size_t slot_cap; /* a power of two, at least twice cnt */
+	char *names;
+	size_t names_sz, names_cap;
+	unsigned time_back; /* TIME's u64 index from a record's end (1 = last); 0: none */
+	uint64_t dropped;   /* MMAP2 records of files not kept (caps, no memory) */
+};
+
+/* Start an empty set for records whose sample_id trailer follows
+ * sample_type (the sampler's; attr.sample_id_all is set by every plan). */
+void tdr_dso_set__init(struct tdr_dso_set *s, uint64_t sample_type);
+
+/*
+ * Add the executable file mappings of the MMAP2 records among sz bytes of
+ * whole records (a frame: they tile it; a bad header ends the scan). Only
+ * names that start with '/' are files ([vdso], //anon and the like are
+ * not). Device and inode are read whatever misc says: tdrec's events never
+ * have attr.build_id, and the kernel may leave PERF_RECORD_MISC_MMAP_BUILD_ID
+ * set in their records (docs/record.md "Build-ids"). Allocates only for a
+ * file not seen before; a file that cannot be kept is counted in dropped.
+ */
+void tdr_dso_set__scan(struct tdr_dso_set *s, const void *records, size_t sz);
+
+/*
+ * Read the build-id of every file once, only where the file at its path
+ * (else at <proc_root>/PID/root/PATH, for another mount namespace) is still
+ * a regular file with the recorded device and inode and was not changed
+ * after it was first mapped (st_ctime later than first_ns + clock_to_wall_ns,
+ * the wall clock at that moment): sets each file's status and build-id.
+ * proc_root: NULL for "/proc".
+ */
+void tdr_dso_set__resolve(struct tdr_dso_set *s, const char *proc_root, int64_t clock_to_wall_ns);
+
+/* The DSO table section data of the set (caller frees *out).
+ * Returns 0 or -ENOMEM. */
+int tdr_dso_set__encode(const struct tdr_dso_set *s, void **out, size_t *sz);
+
+/* Whether a file's stat (st) is the mapped file (maj, min, ino): the same
+ * inode and device, or the same inode on a file system whose stat shows
+ * another device than its mappings (btrfs, overlayfs: fs_type is statfs's
+ * f_type, 0 when unknown). */
+bool tdr_dso__same_file(uint32_t maj, uint32_t min, uint64_t ino, const struct stat *st,
+			long fs_type);
+
+void tdr_dso_set__free(struct tdr_dso_set *s);
+
+/* ---------------------------------------------------------------------------
  * proc_synth.c: MMAP2 and COMM records for processes that already run.
  */
 
@@ -296,9 +392,39 @@ struct tdr_targets {
 	bool *gone;	  /* -p: the process has ended */
 };
 
-/* Exactly one of a program, -p and -a (or -a with a program), else a
- * logged line and -TDR_E_USAGE. */
-int tdr_targets__check(const struct tdr_targets *t);
+/* Describe what o says to measure (who and doing as in the struct, static
+ * strings; the rest from o, borrowed for t's life) and check it: exactly one
+ * of a program, -p and -a (or -a with a program), else a line logged with
+ * who's prefix. t is filled either way. Returns 0 or -TDR_E_USAGE. */
+int tdr_targets__init(struct tdr_targets *t, const char *who, const char *doing,
+		      const struct tdr_target_opts *o);
+/* Open sw (signals as an fd: tdr_sigwatch__open) before any fork or thread;
+ * a failure is logged once with t's prefix. Returns 0 or -errno. */
+int tdr_targets__open_signals(const struct tdr_targets *t, struct tdr_sigwatch *sw);
+
+/* What signals did to a run (the record and stat loops keep one). */
+struct tdr_sigstate {
+	int cnt;	  /* SIGINT, SIGTERM and SIGHUP received */
+	bool interrupted; /* cnt > 0 */
+	int stop_signal;  /* without a program: the signal that ended the run */
+};
+
+/*
+ * The signal policy of record and stat (docs/record.md "Signals"): apply
+ * every signal pending on sw. SIGCHLD: has the launched program (launch;
+ * NULL for -p, and -a alone) ended? SIGINT, SIGTERM, SIGHUP with a program:
+ * forwarded to it, except a terminal's (SI_KERNEL), which reached the
+ * program through tdrec's process group, unless the program has left that
+ * group; the third one kills it (SIGKILL, with a line). Without a program
+ * the first one ends the run (ss->stop_signal).
+ * Returns true when the run ends: the program ended, or a stop signal.
+ */
+bool tdr_targets__signals(const struct tdr_targets *t, struct tdr_launch *launch,
+			  struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
+/* After the run: wait until a launched program (launch, NULL: none) has
+ * ended, applying signals meanwhile, so Ctrl-C still reaches it. */
+void tdr_targets__wait_program(const struct tdr_targets *t, struct tdr_launch *launch,
+			       struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
 /* The plan options that follow from the targets: kernel, kernel_sw_counts,
  * inherit (not with -a), enable_on_exec (a program without -a). */
 void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
@@ -374,6 +500,10 @@ struct tdr_recorder {
 	bool read_lost;
 	struct tdr_meta meta;
 	struct tdr_writer *writer;
+	/* Files seen mapped, for the DSO table: filled by whoever writes
+	 * frames (tdr_record__add_frame: this thread, then the writer
+	 * thread until it is joined), read at the end. */
+	struct tdr_dso_set dsos;
 	char *partial_path; /* "<output>.partial" when atomic_replace */
 	uint64_t start_clock_ns, start_wall_ns, start_mono_ns;
 	bool ran;
@@ -386,6 +516,12 @@ bool tdr_record__probe_read_lost(void);
 int tdr_record__open(struct tdr_recorder *rec);
 /* Append a note line to rec->meta. Returns 0 or -ENOMEM. */
 int tdr_record__add_note(struct tdr_recorder *rec, const char *line);
+/* Write one frame of records to the file, noting the files they map
+ * (rec->dsos). Returns what tdr_writer__add_frame returned. */
+int tdr_record__add_frame(struct tdr_recorder *rec, uint32_t ring, const void *data, size_t sz);
+/* The DSO table: the build-ids of rec->dsos, as a section of the file.
+ * Problems are logged; the recording's file stays good without it. */
+void tdr_record__write_dso_table(struct tdr_recorder *rec);
 /* The run loop and the finish (record_loop.c). */
 int tdr_record__loop(struct tdr_recorder *rec);
 

@@ -33,9 +33,15 @@
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
-static int check_opts(const struct tdr_stat_opts *o)
+/* What the options say to count, checked: tg is filled even on failure. */
+static int check_opts(const struct tdr_stat_opts *o, struct tdr_targets *tg)
 {
-	if (o->per_thread && o->system_wide) {
+	int err;
+
+	err = tdr_targets__init(tg, "stat", "counting", &o->what);
+	if (err)
+		return err;
+	if (o->per_thread && o->what.system_wide) {
 		tdr_warn("--per-thread needs a program or -p: with -a every CPU is counted as a "
 			 "whole, not thread by thread");
 		return -TDR_E_USAGE;
@@ -89,7 +95,7 @@ static void drop_sigpipe(struct tdr_stat *st)
 /* What is counted, for the output's first line. */
 static void describe(struct tdr_stat *st)
 {
-	const struct tdr_stat_opts *o = st->opts;
+	const struct tdr_target_opts *o = &st->opts->what;
 	size_t len = 0, sz = sizeof(st->what);
 
 	st->what[0] = '\0';
@@ -107,7 +113,7 @@ static void describe(struct tdr_stat *st)
 
 static int choose_plan(struct tdr_stat *st)
 {
-	const struct tdr_stat_opts *o = st->opts;
+	const struct tdr_target_opts *o = &st->opts->what;
 	struct tdr_plan_opts *p = &st->popts;
 
 	p->sysfs_root = o->sysfs_root;
@@ -125,7 +131,7 @@ static int open_unit(void *ctx, const struct tdr_plan *plan, struct tdr_open_err
 	    .plan = plan,
 	    .pids = st->tg.pids,
 	    .pid_cnt = st->tg.cnt,
-	    .ref = !st->opts->system_wide, /* task mode */
+	    .ref = !st->opts->what.system_wide, /* task mode */
 	};
 
 	return stat_unit__open(&uo, &st->total, f);
@@ -186,7 +192,7 @@ static int setup_threads(struct tdr_stat *st)
 	p.inherit = false;
 	p.enable_on_exec = false;
 	err = tdr_plan__build(&p, st->plan->kind, &st->thread_plan);
-	if (!err && o->argv) {
+	if (!err && o->what.argv) {
 		/* The launched main thread: from exec, like the total. */
 		p.enable_on_exec = true;
 		err = tdr_plan__build(&p, st->plan->kind, &st->main_plan);
@@ -204,11 +210,11 @@ static int setup_threads(struct tdr_stat *st)
 	tdr_plan__free(sw);
 	if (err)
 		return err;
-	if (o->argv) {
-		const char *base = strrchr(o->argv[0], '/');
+	if (o->what.argv) {
+		const char *base = strrchr(o->what.argv[0], '/');
 
 		return stat_threads__add(&st->th, st->tg.pids[0], st->tg.pids[0],
-					 base ? base + 1 : o->argv[0], st->main_plan);
+					 base ? base + 1 : o->what.argv[0], st->main_plan);
 	}
 	for (size_t i = 0; i < st->tg.cnt; i++) {
 		char comm[32];
@@ -233,21 +239,11 @@ static bool plan_uses_pmu(const struct tdr_plan *plan)
 
 int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 {
-	const struct tdr_targets tg = {
-	    .who = "stat",
-	    .doing = "counting",
-	    .argv = opts->argv,
-	    .procs = opts->pids,
-	    .proc_cnt = opts->pid_cnt,
-	    .system_wide = opts->system_wide,
-	    .kernel = opts->kernel,
-	};
+	struct tdr_targets tg;
 	struct tdr_stat *st;
 	int err;
 
-	err = tdr_targets__check(&tg);
-	if (!err)
-		err = check_opts(opts);
+	err = check_opts(opts, &tg);
 	if (err)
 		return err;
 	st = tdr_calloc(1, sizeof(*st));
@@ -261,11 +257,9 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 	st->per_thread = opts->per_thread;
 	describe(st);
 	/* Before fork and before any thread: signals become an fd. */
-	err = tdr_sigwatch__open(&st->sw);
-	if (err) {
-		tdr_warn("failed to set up signal handling: %s", tdr_strerror(err));
+	err = tdr_targets__open_signals(&st->tg, &st->sw);
+	if (err)
 		goto err_out;
-	}
 	block_sigpipe(st);
 	err = choose_plan(st);
 	if (err)
@@ -275,7 +269,7 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 	if (!err)
 		err = open_total(st);
 	if (!err)
-		err = stat_schema__init(&st->sc, st->plan, opts->threshold, opts->system_wide);
+		err = stat_schema__init(&st->sc, st->plan, opts->threshold, opts->what.system_wide);
 	for (size_t i = 0; !err && i < st->fallback_cnt; i++)
 		err = stat_schema__note(&st->sc, st->fallback[i]);
 	if (!err && st->per_thread && plan_uses_pmu(st->plan)) {

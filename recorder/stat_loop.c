@@ -11,7 +11,8 @@
  * When it ends:
  *   - launched program: when it exits. SIGINT/SIGTERM/SIGHUP are forwarded
  *     (except a terminal's, which the program got itself); the third one
- *     kills it with SIGKILL.
+ *     kills it with SIGKILL (tdr_targets__signals: one policy for record
+ *     and stat).
  *   - -p: when every process has ended, or at the first signal.
  *   - -a: when the program (if any) exits, else at the first signal.
  * Objects and lifecycle: tdr_stat__run runs once per stat object.
@@ -49,31 +50,14 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void on_signal(struct sloop *L, const struct signalfd_siginfo *si)
+/* Signals (targets.c: the policy record follows too). */
+static void read_signals(struct sloop *L)
 {
 	struct tdr_stat *st = L->st;
-	int sig = (int)si->ssi_signo;
 
-	if (sig == SIGCHLD) {
-		if (st->launch && tdr_launch__poll(st->launch) == 1)
-			L->stop = true;
-		return;
-	}
-	st->interrupted = true;
-	if (!st->launch) {
-		/* -p, or -a alone: the signal ends counting. */
-		st->sum.stop_signal = sig;
+	if (tdr_targets__signals(&st->tg, st->launch, &st->sw, &st->sig))
 		L->stop = true;
-		return;
-	}
-	if (++st->sig_cnt >= 3) {
-		tdr_warn("third signal: killing %s", st->opts->argv[0]);
-		tdr_launch__signal(st->launch, SIGKILL);
-	} else if (si->ssi_code != SI_KERNEL) {
-		/* A terminal's signal (SI_KERNEL) went to the whole process
-		 * group, the program included: forward only the others. */
-		tdr_launch__signal(st->launch, sig);
-	}
+	st->sum.stop_signal = st->sig.stop_signal;
 }
 
 static void check_pids(struct sloop *L, bool tick)
@@ -160,7 +144,6 @@ static int loop_run(struct sloop *L)
 	const uint64_t period =
 	    ival && ival < TDR_STAT_READ_MS * NS_PER_MS ? ival : TDR_STAT_READ_MS * NS_PER_MS;
 	uint64_t next_read = st->start_ns + period, next_mark = st->start_ns + ival;
-	struct signalfd_siginfo si;
 	int err = 0;
 
 	/* The program may have ended before the loop starts (SIGCHLD stays
@@ -178,8 +161,7 @@ static int loop_run(struct sloop *L)
 			tdr_warn("poll failed: %s", strerror(errno));
 			break;
 		}
-		while (tdr_sigwatch__read(&st->sw, &si) == 1)
-			on_signal(L, &si);
+		read_signals(L);
 		/* A ring whose tasks have all exited reports POLLHUP for ever. */
 		for (size_t i = L->ring_base; n > 0 && i < L->nfds; i++)
 			if (L->pfds[i].revents & (POLLHUP | POLLERR))
@@ -247,14 +229,7 @@ int stat__loop(struct tdr_stat *st)
 	}
 	/* A launched program is always waited for; signals are still
 	 * forwarded meanwhile. */
-	while (st->launch && tdr_launch__poll(st->launch) == 0) {
-		struct pollfd p = {.fd = st->sw.fd, .events = POLLIN};
-		struct signalfd_siginfo si;
-
-		if (poll(&p, 1, 1000) > 0)
-			while (tdr_sigwatch__read(&st->sw, &si) == 1)
-				on_signal(&L, &si);
-	}
+	tdr_targets__wait_program(&st->tg, st->launch, &st->sw, &st->sig);
 	if (!err)
 		err = finish(&L);
 	else
@@ -277,7 +252,7 @@ int tdr_stat__run(struct tdr_stat *st)
 		err = tdr_launch__go(st->launch);
 		if (err) {
 			st->sum.exec_err = err;
-			tdr_warn("cannot run '%s': %s", st->opts->argv[0], tdr_strerror(err));
+			tdr_warn("cannot run '%s': %s", st->opts->what.argv[0], tdr_strerror(err));
 			return err;
 		}
 	}

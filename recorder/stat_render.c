@@ -88,7 +88,7 @@ void stat_collect_warnings(const struct tdr_stat *st, struct stat_warnings *w)
 	if (u->read_err)
 		warn_add(w, "some group reads failed (%s); their intervals count less",
 			 tdr_strerror(u->read_err));
-	if (!st->opts->system_wide && !u->has_ref)
+	if (!st->opts->what.system_wide && !u->has_ref)
 		warn_add(w, "multiplexing cannot be told: the reference task-clock could not be "
 			    "opened");
 	if (lost)
@@ -108,7 +108,7 @@ void stat_collect_warnings(const struct tdr_stat *st, struct stat_warnings *w)
 /* Events that happen only in kernel mode read 0 with exclude_kernel. */
 const char *stat_kernel_note(const struct tdr_stat *st)
 {
-	if (st->opts->kernel || st->popts.kernel_sw_counts)
+	if (st->opts->what.kernel || st->popts.kernel_sw_counts)
 		return NULL;
 	for (size_t i = 0; i < st->sc.meta.event_cnt; i++) {
 		const char *n = stat_ev_name(st, i);
@@ -128,7 +128,7 @@ void stat_topdown_why(const struct tdr_stat *st, char *buf, size_t sz)
 	buf[0] = '\0';
 	if (stat_has_topdown(st))
 		return;
-	if (st->opts->plan_kind == TDR_PLAN_SOFTWARE) {
+	if (st->opts->what.plan_kind == TDR_PLAN_SOFTWARE) {
 		snprintf(buf, sz, "TopDown is not measured: --plan software was asked for");
 		return;
 	}
@@ -213,7 +213,7 @@ static void csv_row(const struct tdr_stat *st, const struct stat_row *r, FILE *f
 	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
 		fprintf(f, ",%" PRIu64, r->vals.v[i]);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->vals.enabled_ns[0], r->vals.running_ns[0]);
-	if (!st->opts->system_wide && r->vals.ref_ns)
+	if (!st->opts->what.system_wide && r->vals.ref_ns)
 		fprintf(f, "%" PRIu64, r->vals.ref_ns);
 	fputc(',', f);
 	if (!isnan(v.counted))

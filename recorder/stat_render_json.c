@@ -51,7 +51,7 @@ static void json_row(const struct tdr_stat *st, const struct stat_row *r, FILE *
 	fprintf(f, "}, \"time_enabled_ns\": %" PRIu64 ", \"time_running_ns\": %" PRIu64,
 		r->vals.enabled_ns[0], r->vals.running_ns[0]);
 	fputs(", \"task_run_ns\": ", f);
-	if (st->opts->system_wide || !r->vals.ref_ns)
+	if (st->opts->what.system_wide || !r->vals.ref_ns)
 		fputs("null", f);
 	else
 		fprintf(f, "%" PRIu64, r->vals.ref_ns);
@@ -139,7 +139,7 @@ void stat_render_json(const struct tdr_stat *st, FILE *f)
 	fputs(",\n  \"plan\": ", f);
 	tdr_json_put_string(f, st->sc.meta.plan_name);
 	fprintf(f, ",\n  \"cpus\": %zu,\n  \"system_wide\": %s,\n", st->plan->groups[0].cpu_cnt,
-		st->opts->system_wide ? "true" : "false");
+		st->opts->what.system_wide ? "true" : "false");
 	stat_topdown_why(st, why, sizeof(why));
 	fprintf(f, "  \"topdown\": %s,\n  \"topdown_unavailable\": ",
 		stat_has_topdown(st) ? "true" : "false");

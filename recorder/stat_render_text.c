@@ -249,7 +249,7 @@ static void text_counts_total(const struct tdr_stat *st, const struct stat_row *
 
 static void text_counted_line(const struct tdr_stat *st, const struct stat_view *v, FILE *f)
 {
-	const char *of = st->opts->system_wide ? "the CPUs were counting" : "the program ran";
+	const char *of = st->opts->what.system_wide ? "the CPUs were counting" : "the program ran";
 	char line[512];
 
 	if (isnan(v->counted)) {

@@ -9,9 +9,12 @@
  * child, started here held before exec); the plan options that follow
  * from the targets, and choosing the plan; and, while running, telling when
  * every -p process has ended. It does not open events (open_ladder.c).
+ * The signal policy of both commands is here too: signals forwarded to a
+ * launched program, the third one killing it, the first one ending -p and
+ * -a alone; and waiting for the program once the run is over.
  * Objects and lifecycle: struct tdr_targets is embedded in tdr_recorder and
- * tdr_stat; the caller sets the description, then __check -> __make ->
- * (__poll_fds, __all_gone in the loop) -> __release.
+ * tdr_stat: __init (which checks) -> __open_signals -> __make -> (__poll_fds,
+ * __all_gone, __signals in the loop) -> __wait_program -> __release.
  * Ownership and threads: the struct owns pids, pid_procs, pidfds and gone;
  * argv and procs are borrowed from the caller's options. One thread.
  * Messages carry the caller's prefix (t->who), as each command logs its own.
@@ -30,10 +33,21 @@
 
 #define twarn(t, fmt, ...) tdr_log(TDR_LOG_WARN, "%s: " fmt, (t)->who, ##__VA_ARGS__)
 
-int tdr_targets__check(const struct tdr_targets *t)
+int tdr_targets__init(struct tdr_targets *t, const char *who, const char *doing,
+		      const struct tdr_target_opts *o)
 {
-	int what = !!t->argv + !!t->proc_cnt + !!t->system_wide;
+	int what;
 
+	*t = (struct tdr_targets){
+	    .who = who,
+	    .doing = doing,
+	    .argv = o->argv,
+	    .procs = o->pids,
+	    .proc_cnt = o->pid_cnt,
+	    .system_wide = o->system_wide,
+	    .kernel = o->kernel,
+	};
+	what = !!t->argv + !!t->proc_cnt + !!t->system_wide;
 	if (t->argv && t->system_wide)
 		what = 1; /* -a with a program is fine */
 	if (what != 1 || (t->argv && !t->argv[0])) {
@@ -45,6 +59,66 @@ int tdr_targets__check(const struct tdr_targets *t)
 		return -TDR_E_USAGE;
 	}
 	return 0;
+}
+
+int tdr_targets__open_signals(const struct tdr_targets *t, struct tdr_sigwatch *sw)
+{
+	int err = tdr_sigwatch__open(sw);
+
+	if (err)
+		twarn(t, "failed to set up signal handling: %s", tdr_strerror(err));
+	return err;
+}
+
+/* One signal; true when it ends the run (see tdr_targets__signals). */
+static bool on_signal(const struct tdr_targets *t, struct tdr_launch *launch,
+		      struct tdr_sigstate *ss, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+
+	if (sig == SIGCHLD)
+		return launch && tdr_launch__poll(launch) == 1;
+	ss->cnt++;
+	ss->interrupted = true;
+	if (!launch) {
+		/* -p, or -a alone: the signal ends the run. */
+		ss->stop_signal = sig;
+		return true;
+	}
+	if (ss->cnt >= 3) {
+		twarn(t, "third signal: killing %s", t->argv[0]);
+		tdr_launch__signal(launch, SIGKILL);
+	} else if (si->ssi_code != SI_KERNEL || tdr_launch__left_pgrp(launch)) {
+		/* A terminal's signal (SI_KERNEL) went to the whole process
+		 * group, the program included: forward only the others, and
+		 * those a program in a group of its own (setsid) did not get. */
+		tdr_launch__signal(launch, sig);
+	}
+	return false;
+}
+
+bool tdr_targets__signals(const struct tdr_targets *t, struct tdr_launch *launch,
+			  struct tdr_sigwatch *sw, struct tdr_sigstate *ss)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (tdr_sigwatch__read(sw, &si) == 1)
+		stop |= on_signal(t, launch, ss, &si);
+	return stop;
+}
+
+void tdr_targets__wait_program(const struct tdr_targets *t, struct tdr_launch *launch,
+			       struct tdr_sigwatch *sw, struct tdr_sigstate *ss)
+{
+	while (launch && tdr_launch__poll(launch) == 0) {
+		struct pollfd p = {.fd = sw->fd, .events = POLLIN};
+
+		/* SIGCHLD wakes this up when the program ends; the timeout
+		 * only bounds a missed one. */
+		if (poll(&p, 1, 1000) > 0)
+			tdr_targets__signals(t, launch, sw, ss);
+	}
 }
 
 void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p)

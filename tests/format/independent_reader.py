@@ -16,8 +16,9 @@ the real recorder wrote) every sample's first word, its PERF_SAMPLE_IDENTIFIER,
 is one of the kernel ids of the metadata. The decoded records must be
 byte for byte those of tdrec's reader (DUMP_FRAMES, tests/format/dump_frames.c),
 and its view must match 'TDREC info --json FILE': format version, plan,
-event names, frames, records, lost samples and whether the file is
-truncated. Exit status 0 when all agree.
+event names, frames, records, lost samples, whether the file is
+truncated, and the DSO table's entries (used, with a build-id, lost).
+Exit status 0 when all agree.
 """
 import json
 import struct
@@ -227,8 +228,31 @@ def decode_columns(data, raw_sz, record_cnt):
     return bytes(out)
 
 
+def decode_dso_table(d):
+    """Section 7.1 and its rules for damage: (entries used, those with a
+    build-id, entries lost)."""
+    if len(d) < 8 or u32(d, 0) > (len(d) - 8) // 32:
+        return 0, 0, 1
+    cnt, pos, used, bids, skipped = u32(d, 0), 8, 0, 0, 0
+    for _ in range(cnt):
+        if len(d) - pos < 24:
+            return used, bids, cnt - used
+        esz, plen, blen, status = u32(d, pos), u16(d, pos + 4), d[pos + 6], d[pos + 7]
+        if esz % 8 or esz > len(d) - pos or esz < align8(24 + plen + blen):
+            return used, bids, cnt - used
+        path = d[pos + 24:pos + 24 + plen]
+        pos += esz
+        if not (1 <= plen <= 4096 and 0 not in path and blen <= 20 and
+                (status == 0) == (blen > 0)):
+            skipped += 1
+            continue
+        used += 1
+        bids += status == 0
+    return used, bids, skipped
+
+
 def read(path):
-    """Sections 2, 3, 5, 6, 8, 9 and the scan of section 12."""
+    """Sections 2, 3, 5, 6, 7, 8, 9 and the scan of section 12."""
     b = open(path, 'rb').read()
     need(b[:8] == FILE_MAGIC, 'not a .tdr file')
     major, minor, hdr_sz = u16(b, 8), u16(b, 10), u32(b, 12)
@@ -250,7 +274,7 @@ def read(path):
     blk = block(hdr_sz)
     need(blk and blk[0] == 1 and crc32c(blk[1]) == blk[2], 'metadata block')
     meta = decode_meta(blk[1])
-    off, frames, totals, complete = blk[3], [], None, False
+    off, frames, totals, complete, dso = blk[3], [], None, False, None
     while True:
         blk = block(off)
         if not blk:
@@ -258,6 +282,9 @@ def read(path):
         btype, payload, pcrc, end = blk
         if btype == 2 and len(payload) >= 24 and u32(payload, 20) == crc32c(payload[:20]):
             frames.append((payload, pcrc))
+        elif btype == 3 and dso is None and len(payload) >= 8 and u32(payload, 0) == 1:
+            # The first DSO table; one whose CRC fails is not used at all.
+            dso = decode_dso_table(payload[8:]) if crc32c(payload) == pcrc else (0, 0, 1)
         elif btype == 4 and crc32c(payload) == pcrc:
             items = dict(tlv(payload))
             if 1 in items:
@@ -273,7 +300,7 @@ def read(path):
          'truncated': not complete, 'totals': totals, 'records': 0, 'samples': 0,
          'lost_records': 0, 'lost_samples': 0, 'lost_samples_pmu': 0, 'throttles': 0,
          'unthrottles': 0, 'raw_bytes': 0, 'comp_bytes': 0, 'first_words': [], 'damaged': 0,
-         'raw': bytearray()}
+         'raw': bytearray(), 'dso': dso or (0, 0, 0)}
     for payload, pcrc in frames:
         codec, raw_sz, comp_sz, cnt = payload[0], u32(payload, 8), u32(payload, 12), \
             u32(payload, 16)
@@ -335,6 +362,8 @@ def check(tdrec, dump_frames, arg):
     for key, value in want.items():
         need(info.get(key) == value, '%s: tdrec info says %r, this reader %r' %
              (key, info.get(key), value))
+    theirs = tuple(info['parse'][k] for k in ('dso_entries', 'dso_build_ids', 'dso_damaged'))
+    need(theirs == r['dso'], 'DSO table: tdrec info says %s, this reader %s' % (theirs, r['dso']))
     return '%s: %s, %d frames, %d records, %d samples%s' % (
         path, r['version'], r['frames'], r['records'], r['samples'],
         ', truncated' if r['truncated'] else '')

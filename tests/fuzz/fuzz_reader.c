@@ -3,11 +3,12 @@
  *
  * Opens the input with tdr_reader__open_mem and touches everything a
  * consumer would: metadata, status, totals, every frame (loaded and walked
- * record by record) and every section. Each input is tried twice: as it is,
- * and with all its checksums repaired (tests/format/fixup_crcs.h), so that
- * mutations reach the decoders behind the CRC checks instead of stopping
- * there. Built with -DTDR_FUZZ=ON and clang; the corpus in
- * tests/fuzz/corpus/reader is also replayed by every ctest run.
+ * record by record), every section, and the DSO table's entries. Each
+ * input is tried twice: as it is, and with all its checksums repaired
+ * (tests/format/fixup_crcs.h), so that mutations reach the decoders behind
+ * the CRC checks instead of stopping there. Built with -DTDR_FUZZ=ON and
+ * clang; the corpus in tests/fuzz/corpus/reader is also replayed by every
+ * ctest run.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,6 +67,23 @@ static uint64_t touch_meta(const struct tdr_meta *m)
 	return h;
 }
 
+/* The DSO table's entries, as the parser reads them (docs/format.md 7.1). */
+static uint64_t touch_dso_table(const struct tdr_reader *r)
+{
+	struct tdr_dso_iter it;
+	struct tdr_dso_entry e;
+	const void *d;
+	uint64_t h = 0;
+	size_t sz;
+
+	if (tdr_reader__section(r, TDR_SECTION_DSO_TABLE, &d, &sz) ||
+	    tdr_dso_iter__init(&it, d, sz))
+		return 0;
+	while (tdr_dso_iter__next(&it, &e) > 0)
+		h += (uint8_t)e.path[e.path_len - 1] + e.build_id[TDR_DSO_BUILD_ID_MAX - 1] + e.ino;
+	return h;
+}
+
 static uint64_t exercise(const uint8_t *data, size_t size)
 {
 	const struct perf_event_header *h;
@@ -103,6 +121,7 @@ static uint64_t exercise(const uint8_t *data, size_t size)
 		if (!tdr_reader__section(r, type, &d, &sz) && sz)
 			sum += ((const uint8_t *)d)[0] + ((const uint8_t *)d)[sz - 1];
 	}
+	sum += touch_dso_table(r);
 	tdr_frame_buf__release(&buf);
 	tdr_reader__free(r);
 	return sum;

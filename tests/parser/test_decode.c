@@ -81,7 +81,6 @@ static void test_decode__bogus_records_counted(void **state)
 {
 	struct fx *f = fx_new(6, TDR_META_INHERIT, true);
 	const struct tdr_parse_stats *st = tdr_parser__stats(f->p);
-	struct synth_sid sid = fx_sid(0, 11, 1);
 	uint8_t junk[80];
 	struct perf_event_header *h;
 	size_t off;
@@ -96,12 +95,8 @@ static void test_decode__bogus_records_counted(void **state)
 	synth_buf_reset(&f->b);
 	off = synth_raw(&f->b, PERF_RECORD_MMAP2, 0, junk, sizeof(junk));
 	assert_int_equal(fx_feed_last(f, 0, off), 0);
-	/* MMAP2 with a build-id size above 20 */
-	synth_buf_reset(&f->b);
-	off = synth_mmap(&f->b, &f->attr, false, 0, 10, 10, 0x1000, 0x1000, 0, "/x", junk, 20,
-			 &sid);
-	f->b.data[off + 8 + 32] = 200;
-	assert_int_equal(fx_feed_last(f, 0, off), 0);
+	/* (An MMAP2 build-id above 20 bytes: test_mmap2_build_id.c, which
+	 * has an event with attr.build_id; here the flag would not count.) */
 	/* records shorter than their fixed part */
 	static const uint32_t types[] = { PERF_RECORD_COMM,	    PERF_RECORD_FORK,
 					  PERF_RECORD_EXIT,	    PERF_RECORD_LOST,
@@ -118,7 +113,7 @@ static void test_decode__bogus_records_counted(void **state)
 	h = (struct perf_event_header *)f->b.data;
 	h->size = 3;
 	assert_int_equal(fx_feed_last(f, 0, 0), 0);
-	assert_int_equal(st->malformed_records, 3 + TDR_ARRAY_SIZE(types));
+	assert_int_equal(st->malformed_records, 2 + TDR_ARRAY_SIZE(types));
 	assert_int_equal(f->delivered, 0);
 	fx_free(f);
 }

@@ -53,6 +53,9 @@ static int setup(void **state)
 	m->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			      PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	m->attr.sample_id_all = 1;
+	/* As perf record --buildid-mmap: MMAP2 records may carry build-ids
+	 * (without it the flag is not believed: test_mmap2_build_id.c). */
+	m->attr.build_id = 1;
 	synth_meta_add_event(&m->meta, "cpu-clock", &m->attr, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER,
 			     0, &id, NULL, 10, 1);
 	assert_int_equal(tdr_parser__new(&m->meta, &m->p), 0);

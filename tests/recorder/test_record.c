@@ -16,6 +16,7 @@
 #include "record_fixture.h"
 #include "tdrec/format.h"
 #include "tdrec/parser.h"
+#include "tdrec/tdr_mem.h"
 
 /* ---- reading a recording back ---- */
 
@@ -508,32 +509,29 @@ static void test_record__signals_are_forwarded_third_kills(void **state)
 
 /* Ctrl-C on tdrec's terminal (SI_KERNEL, sent to tdrec's process group)
  * reaches a program that moved to a group of its own (setsid) only through
- * tdrec: it is forwarded then (and not otherwise: the program got it). */
-static void test_record__terminal_ctrl_c_reaches_a_setsid_program(void **state)
+ * tdrec: it is forwarded then (and not otherwise: the program got it).
+ * Here: tdrec CMD... -- setsid sh -c SCRIPT on a pty, ^C typed at it; the
+ * script's trap runs, and its status 3 is tdrec's. */
+static void ctrl_c_reaches_setsid_program(struct fixture *f, const char *const *cmd, size_t cmd_cnt)
 {
-	struct fixture *f = *state;
 	char marks[300], script[1400];
-	const char *args[] = {"record", "-q",	   "-o", f->out, "--",
-			      "setsid", "/bin/sh", "-c", script, NULL};
 	const char *tdrec = getenv("TDREC");
+	const char *tail[] = {"--", "setsid", "/bin/sh", "-c", script};
 	char *argv[16];
 	size_t n = 0;
 	int master;
 	pid_t rec;
 
-	SKIP_UNLESS_PERF();
-	if (access("/usr/bin/setsid", X_OK) && access("/bin/setsid", X_OK)) {
-		fprintf(stderr, "no setsid(1): skipped\n");
-		skip();
-	}
-	snprintf(marks, sizeof(marks), "%s/marks", f->dir);
+	snprintf(marks, sizeof(marks), "%s/marks-%s", f->dir, cmd[0]);
 	/* Bounded even if the test fails: spin ends after 20 s by itself. */
 	snprintf(script, sizeof(script),
 		 "trap 'echo INT >> %s; kill $!' INT; %s 20 & echo ready >> %s; wait; exit 3",
 		 marks, SPIN_PATH, marks);
 	argv[n++] = (char *)tdrec;
-	for (const char *const *a = args; *a; a++)
-		argv[n++] = (char *)*a;
+	for (size_t i = 0; i < cmd_cnt; i++)
+		argv[n++] = (char *)cmd[i];
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(tail); i++)
+		argv[n++] = (char *)tail[i];
 	argv[n] = NULL;
 	master = posix_openpt(O_RDWR | O_NOCTTY);
 	assert_true(master >= 0);
@@ -565,6 +563,25 @@ static void test_record__terminal_ctrl_c_reaches_a_setsid_program(void **state)
 	assert_int_equal(wait_status(rec), 3);
 	f->child = 0;
 	close(master);
+}
+
+/* record and stat share the signal policy (recorder/targets.c). */
+static void test_record__terminal_ctrl_c_reaches_a_setsid_program(void **state)
+{
+	struct fixture *f = *state;
+	char stat_out[320];
+	const char *record[] = {"record", "-q", "-o", f->out};
+	const char *stat[] = {"stat", "-o", stat_out};
+
+	SKIP_UNLESS_PERF();
+	if (access("/usr/bin/setsid", X_OK) && access("/bin/setsid", X_OK)) {
+		fprintf(stderr, "no setsid(1): skipped\n");
+		skip();
+	}
+	snprintf(stat_out, sizeof(stat_out), "%s/stat.txt", f->dir);
+	ctrl_c_reaches_setsid_program(f, record, TDR_ARRAY_SIZE(record));
+	ctrl_c_reaches_setsid_program(f, stat, TDR_ARRAY_SIZE(stat));
+	assert_non_null(strstr(slurp(stat_out), "tdrec stat:"));
 }
 
 /* A recorder killed with SIGKILL leaves FILE.partial, readable up to its

@@ -342,12 +342,17 @@ static void test_record__usage_errors(void **state)
 	const char *none[] = {"record", "-o", f->out, NULL};
 	const char *both[] = {"record", "-F", "100", "-c", "1000", "true", NULL};
 	const char *pages[] = {"record", "--mmap-pages", "3", "true", NULL};
+	const char *plan[] = {"record", "--plan", "topdown", "true", NULL};
 	const char *help[] = {"record", "--help", NULL};
 	char stdout_path[320];
 
 	assert_int_equal(run_tdrec(f, NULL, none), 2);
 	assert_int_equal(run_tdrec(f, NULL, both), 2);
 	assert_int_equal(run_tdrec(f, NULL, pages), 2);
+	/* One line naming the value, not one from the plan code as well. */
+	assert_int_equal(run_tdrec(f, NULL, plan), 2);
+	assert_non_null(strstr(slurp(f->errf), "unknown plan 'topdown'"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
 	snprintf(stdout_path, sizeof(stdout_path), "%s/help", f->dir);
 	assert_int_equal(run_tdrec(f, stdout_path, help), 0);
 	assert_non_null(strstr(slurp(stdout_path), "TDREC_SYSFS"));

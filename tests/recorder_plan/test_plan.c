@@ -620,6 +620,7 @@ static void test_plan__kinds_and_fallback_order(void **state)
 	assert_string_equal(tdr_plan_kind_name(TDR_PLAN_KIND_CNT), "none");
 	assert_int_equal(tdr_plan_kind_parse("topdown", &k), -TDR_E_USAGE);
 	assert_int_equal(tdr_plan_kind_parse(NULL, &k), -TDR_E_USAGE);
+	assert_string_equal(log_text, ""); /* the caller's line is the only one */
 }
 
 static void test_plan__damaged_trees(void **state)

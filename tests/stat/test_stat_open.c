@@ -41,8 +41,8 @@ static int setup(void **state)
 	f->out = open_memstream(&f->text, &f->len);
 	f->o.out = f->out;
 	f->o.threshold = tdr_report_category_threshold;
-	f->o.sysfs_root = fixture("sapphire-rapids");
-	f->o.argv = true_argv;
+	f->o.what.sysfs_root = fixture("sapphire-rapids");
+	f->o.what.argv = true_argv;
 	*state = f;
 	return 0;
 }
@@ -131,8 +131,8 @@ static void test_stat_open__system_wide(void **state)
 	struct fx *f = *state;
 	const struct fake_open_call *slots;
 
-	f->o.argv = NULL;
-	f->o.system_wide = true;
+	f->o.what.argv = NULL;
+	f->o.what.system_wide = true;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), 0);
 	assert_int_equal(fake_sys.open_cnt, 8 * 9);
 	slots = find_open(4, 0x400, 0);
@@ -258,7 +258,7 @@ static void test_stat_open__per_thread_software_keeps_total(void **state)
 	struct fx *f = *state;
 
 	f->o.per_thread = true;
-	f->o.sysfs_root = fixture("vm");
+	f->o.what.sysfs_root = fixture("vm");
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), 0);
 	assert_false(f->st->total_is_threads);
 	assert_non_null(f->st->total->s);
@@ -270,16 +270,16 @@ static void test_stat_open__bad_options(void **state)
 	const pid_t pid = 1;
 
 	f->o.per_thread = true;
-	f->o.system_wide = true;
+	f->o.what.system_wide = true;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), -TDR_E_USAGE);
 	assert_non_null(strstr(log_text, "--per-thread needs a program or -p"));
 	f->o.per_thread = false;
 	f->o.interval_ms = 5;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), -TDR_E_USAGE);
 	f->o.interval_ms = 0;
-	f->o.system_wide = false;
-	f->o.pids = &pid;
-	f->o.pid_cnt = 1;
+	f->o.what.system_wide = false;
+	f->o.what.pids = &pid;
+	f->o.what.pid_cnt = 1;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), -TDR_E_USAGE); /* -p and a program */
 	assert_int_equal(fake_sys.open_cnt, 0);
 	assert_null(f->st);

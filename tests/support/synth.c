@@ -186,15 +186,38 @@ size_t synth_sample(struct synth_buf *b, const struct perf_event_attr *a,
 	return end(b, off);
 }
 
+size_t synth_mmap2_dev(struct synth_buf *b, const struct perf_event_attr *a, uint16_t misc,
+		       uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len, uint64_t pgoff,
+		       const struct synth_dev *dev, const char *filename,
+		       const struct synth_sid *sid)
+{
+	size_t off = begin(b, PERF_RECORD_MMAP2, misc ? misc : PERF_RECORD_MISC_USER);
+
+	put32x2(b, pid, tid);
+	put64(b, addr);
+	put64(b, len);
+	put64(b, pgoff);
+	put32x2(b, dev->maj, dev->min);
+	put64(b, dev->ino);
+	put64(b, 0); /* ino_generation */
+	put32x2(b, dev->prot, 2 /* MAP_PRIVATE */);
+	put_str(b, filename);
+	put_trailer(b, a, sid);
+	return end(b, off);
+}
+
 size_t synth_mmap(struct synth_buf *b, const struct perf_event_attr *a, bool mmap1, uint16_t misc,
 		  uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		  const char *filename, const uint8_t *build_id, uint8_t build_id_sz,
 		  const struct synth_sid *sid)
 {
+	static const struct synth_dev dflt = {8, 1, 12345, 5 /* PROT_READ|PROT_EXEC */};
 	uint16_t m = misc ? misc : PERF_RECORD_MISC_USER;
 	size_t off;
 
-	if (!mmap1 && build_id)
+	if (!mmap1 && !build_id)
+		return synth_mmap2_dev(b, a, m, pid, tid, addr, len, pgoff, &dflt, filename, sid);
+	if (!mmap1)
 		m |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	off = begin(b, mmap1 ? PERF_RECORD_MMAP : PERF_RECORD_MMAP2, m);
 	put32x2(b, pid, tid);
@@ -202,16 +225,10 @@ size_t synth_mmap(struct synth_buf *b, const struct perf_event_attr *a, bool mma
 	put64(b, len);
 	put64(b, pgoff);
 	if (!mmap1) {
-		if (build_id) {
-			uint8_t area[24] = { build_id_sz };
+		uint8_t area[24] = {build_id_sz};
 
-			memcpy(area + 4, build_id, build_id_sz > 20 ? 20 : build_id_sz);
-			put(b, area, sizeof(area));
-		} else {
-			put32x2(b, 8, 1); /* maj, min */
-			put64(b, 12345);  /* ino */
-			put64(b, 0);	  /* ino_generation */
-		}
+		memcpy(area + 4, build_id, build_id_sz > 20 ? 20 : build_id_sz);
+		put(b, area, sizeof(area));
 		put32x2(b, 5 /* PROT_READ|PROT_EXEC */, 2 /* MAP_PRIVATE */);
 	}
 	put_str(b, filename);

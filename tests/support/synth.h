@@ -70,6 +70,18 @@ size_t synth_mmap(struct synth_buf *b, const struct perf_event_attr *a, bool mma
 		  uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		  const char *filename, const uint8_t *build_id, uint8_t build_id_sz,
 		  const struct synth_sid *sid);
+/* MMAP2 with device and inode, and misc exactly as given (0 = user): a
+ * test may set PERF_RECORD_MISC_MMAP_BUILD_ID on it, as the kernel leaks
+ * it (docs/record.md "Build-ids"). */
+struct synth_dev {
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot;
+};
+size_t synth_mmap2_dev(struct synth_buf *b, const struct perf_event_attr *a, uint16_t misc,
+		       uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len, uint64_t pgoff,
+		       const struct synth_dev *dev, const char *filename,
+		       const struct synth_sid *sid);
 size_t synth_comm(struct synth_buf *b, const struct perf_event_attr *a, uint32_t pid, uint32_t tid,
 		  const char *comm, bool exec, const struct synth_sid *sid);
 /* FORK (exit false) or EXIT (exit true). */

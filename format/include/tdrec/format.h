@@ -190,10 +190,75 @@ struct tdr_totals {
  * Optional sections (payload layouts in docs/format.md).
  */
 enum tdr_section_type {
-	TDR_SECTION_DSO_TABLE = 1, /* path, build-id, load addresses per mapped object */
+	TDR_SECTION_DSO_TABLE = 1, /* path, device, inode, build-id per mapped file */
 	TDR_SECTION_KSYMS = 2,	   /* kernel symbols snapshot */
 	TDR_SECTION_SYMTAB = 3,	   /* embedded symbol tables */
 };
+
+/* ---------------------------------------------------------------------------
+ * The DSO table section (docs/format.md section 7.1): one entry per file
+ * mapped executable during the recording, with the build-id the recorder
+ * read from it at the end. Encoded in one go; decoded by an iterator that
+ * checks every size against the data and never allocates:
+ *
+ *   struct tdr_dso_iter it;
+ *   struct tdr_dso_entry e;
+ *   err = tdr_dso_iter__init(&it, data, sz);
+ *   while (!err && (err = tdr_dso_iter__next(&it, &e)) > 0)
+ *           use(&e);          // e.path: e.path_len bytes inside data
+ *   // err < 0: the table is damaged from entry it.idx on (the entries
+ *   // before it were good); it.skipped entries had bad fields.
+ */
+#define TDR_DSO_PATH_MAX 4096	/* bytes of a path */
+#define TDR_DSO_BUILD_ID_MAX 20 /* bytes of a build-id (the kernel's BUILD_ID_SIZE_MAX) */
+
+/* What the recorder learnt of a file at the end of the recording. */
+enum tdr_dso_status {
+	TDR_DSO_BUILD_ID = 0,	 /* build_id is the file's (the only status with one) */
+	TDR_DSO_NO_BUILD_ID = 1, /* the mapped file was read: no usable build-id note */
+	TDR_DSO_REPLACED = 2,	 /* no file at path with that device and inode any more */
+	TDR_DSO_MODIFIED = 3,	 /* that inode, but changed after it was mapped */
+	TDR_DSO_UNREADABLE = 4,	 /* the file could not be opened or read */
+};
+
+struct tdr_dso_entry {
+	const char *path;  /* path_len bytes, no NUL among them (none needed after) */
+	size_t path_len;   /* 1..TDR_DSO_PATH_MAX */
+	uint32_t maj, min; /* device, as in the MMAP2 records */
+	uint64_t ino;
+	uint8_t status;	     /* enum tdr_dso_status; a reader may meet later values */
+	uint8_t build_id_sz; /* 1..20 with TDR_DSO_BUILD_ID, else 0 */
+	uint8_t build_id[TDR_DSO_BUILD_ID_MAX];
+};
+
+/*
+ * Encode cnt entries as DSO table section data, in a new buffer (caller
+ * frees *out, also for cnt 0).
+ * Returns: 0, -EINVAL (an entry the format cannot hold: path_len 0 or above
+ * TDR_DSO_PATH_MAX, a NUL in the path, build_id_sz above TDR_DSO_BUILD_ID_MAX,
+ * or not 1..20 exactly with TDR_DSO_BUILD_ID; more than UINT32_MAX entries),
+ * -ENOMEM.
+ */
+int tdr_dso_table__encode(const struct tdr_dso_entry *ents, size_t cnt, void **out, size_t *out_sz);
+
+struct tdr_dso_iter {
+	const uint8_t *data;
+	size_t sz, pos;
+	uint32_t cnt;	  /* entry_cnt of the table */
+	uint32_t idx;	  /* index of the next entry */
+	uint32_t skipped; /* entries with bad fields, left out */
+};
+
+/* Start reading DSO table data (borrowed: it must outlive the iterator).
+ * Returns: 0, -TDR_E_CORRUPT (shorter than its 8-byte header, or entry_cnt
+ * above what its size can hold). */
+int tdr_dso_iter__init(struct tdr_dso_iter *it, const void *data, size_t sz);
+
+/* The next good entry. Returns: 1 with *e set (pointing into the data), 0
+ * after the last entry, -TDR_E_CORRUPT when entry it->idx cannot be
+ * delimited (its entry_sz is too small, not a multiple of 8, or runs past
+ * the data): that entry and those after it are lost. */
+int tdr_dso_iter__next(struct tdr_dso_iter *it, struct tdr_dso_entry *e);
 
 /* ---------------------------------------------------------------------------
  * Writer.

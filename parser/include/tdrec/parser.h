@@ -105,6 +105,10 @@ struct tdr_parse_stats {
 	uint64_t unmapped_samples;    /* user-mode IP in no known mapping */
 	uint64_t streams;
 	uint64_t bad_frames; /* frames that could not be read (checksum, codec) */
+	/* The .tdr DSO table (docs/format.md 7.1): entries read, those with a
+	 * build-id (given to the mappings of that file), and entries lost to
+	 * damage (1 for a table unreadable as a whole). */
+	uint64_t dso_entries, dso_build_ids, dso_damaged;
 };
 
 /* What kind of file a parser reads. */

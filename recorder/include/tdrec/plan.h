@@ -34,7 +34,8 @@ enum tdr_plan_kind {
 
 /* "auto", "topdown-l2", "topdown-l1", "software". */
 const char *tdr_plan_kind_name(enum tdr_plan_kind kind);
-/* Parse a --plan argument. Returns 0 or -TDR_E_USAGE. */
+/* Parse a --plan argument. Returns 0 or -TDR_E_USAGE (not logged: the
+ * caller says which option was wrong, in one line). */
 int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out);
 /* The plan to try after kind failed to open (L2 -> L1 -> software), or
  * TDR_PLAN_KIND_CNT when there is none. */

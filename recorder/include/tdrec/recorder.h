@@ -18,7 +18,7 @@
  *   tdr_recorder__new -> __run (once) -> __summary -> __free
  *
  * Usage (what cli/cmd_record.c does):
- *   struct tdr_record_opts o = { .argv = prog_argv, .freq = 4000, ... };
+ *   struct tdr_record_opts o = { .what.argv = prog_argv, .sample_freq = 4000, ... };
  *   err = tdr_recorder__new(&o, &rec);       // plan, fork, groups, file
  *   if (!err) err = tdr_recorder__run(rec);  // until the program ends
  *   sum = tdr_recorder__summary(rec);        // exit status, counts, why
@@ -39,6 +39,22 @@
 
 #include "tdrec/format.h"
 #include "tdrec/plan.h"
+
+/* ---------------------------------------------------------------------------
+ * What 'record' and 'stat' measure: the options the two commands share.
+ */
+struct tdr_target_opts {
+	/* A program (argv, NULL-terminated), or pids (-p, each a process whose
+	 * threads are all measured), or system_wide (-a, with or without a
+	 * program). Borrowed for the life of the object given them. */
+	char *const *argv;
+	const pid_t *pids;
+	size_t pid_cnt;
+	bool system_wide;
+	bool kernel;		      /* kernel mode too (exclude_kernel = 0) */
+	enum tdr_plan_kind plan_kind; /* TDR_PLAN_AUTO (0): the best that fits */
+	const char *sysfs_root;	      /* NULL: $TDREC_SYSFS, else /sys */
+};
 
 /* ---------------------------------------------------------------------------
  * Signals as a file descriptor.
@@ -224,24 +240,14 @@ struct tdr_recorder;
 #define TDR_RECORD_FLUSH_MS 500 /* a frame is written at least this often */
 
 struct tdr_record_opts {
-	/* What to record: a program (argv, NULL-terminated), or pids (-p, each
-	 * a process whose threads are all attached), or system_wide (-a, with
-	 * or without a program). */
-	char *const *argv;
-	const pid_t *pids;
-	size_t pid_cnt;
-	bool system_wide;
-
-	const char *output; /* NULL: TDR_RECORD_DEFAULT_OUTPUT */
-	enum tdr_plan_kind plan_kind;
+	struct tdr_target_opts what;	      /* what to record, which plan */
+	const char *output;		      /* NULL: TDR_RECORD_DEFAULT_OUTPUT */
 	const struct tdr_event_spec *sampler; /* NULL: the plan's default */
 	uint64_t sample_period;		      /* at most one of period and freq; */
 	uint64_t sample_freq;		      /* both 0: TDR_RECORD_DEFAULT_FREQ */
 	size_t mmap_pages;		      /* 0: TDR_RECORD_DEFAULT_PAGES */
 	bool no_inherit;
-	bool kernel;
-	const char *sysfs_root; /* NULL: $TDREC_SYSFS, else /sys */
-	int zstd_level;		/* 0: the writer's default */
+	int zstd_level; /* 0: the writer's default */
 	/* tdrec's own command line, for the metadata (borrowed). */
 	size_t tdrec_argc;
 	char *const *tdrec_argv;

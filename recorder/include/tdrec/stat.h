@@ -43,6 +43,7 @@
 #include <sys/types.h>
 
 #include "tdrec/plan.h"
+#include "tdrec/recorder.h"
 
 struct tdr_stat;
 
@@ -62,19 +63,10 @@ typedef double (*tdr_stat_threshold_fn)(const char *category);
 #define TDR_STAT_MAX_INTERVAL_MS 3600000
 
 struct tdr_stat_opts {
-	/* What to count: a program (argv, NULL-terminated), or pids (-p, each
-	 * a process whose threads are all counted), or system_wide (-a, with
-	 * or without a program). */
-	char *const *argv;
-	const pid_t *pids;
-	size_t pid_cnt;
-	bool system_wide;
-	bool per_thread;      /* a row per thread (not with -a) */
-	uint64_t interval_ms; /* -I: a row per interval; 0 = whole run only */
-	enum tdr_plan_kind plan_kind;
-	bool kernel;		/* count kernel mode too (exclude_kernel = 0) */
-	const char *sysfs_root; /* NULL: $TDREC_SYSFS, else /sys */
-	FILE *out;		/* where rows go (borrowed), e.g. stdout */
+	struct tdr_target_opts what; /* what to count, which plan */
+	bool per_thread;	     /* a row per thread (not with -a) */
+	uint64_t interval_ms;	     /* -I: a row per interval; 0 = whole run only */
+	FILE *out;		     /* where rows go (borrowed), e.g. stdout */
 	enum tdr_stat_format fmt;
 	tdr_stat_threshold_fn threshold; /* NULL: no bottleneck marks */
 };
