@@ -46,7 +46,14 @@ static const char usage_text[] =
     "      --json           JSON (schema in docs/report.md)\n"
     "  -h, --help           this text\n"
     "\n"
-    "exit status: 0; 1 when a file cannot be read; 2 for bad options.\n";
+    "exit status: 0; 1 when a file cannot be read; 2 for bad options.\n"
+    "\n"
+    "environment:\n"
+    "  TDREC_CACHE_DIR  where kernel symbol tables (per boot) and uncompressed\n"
+    "                   copies of compressed debug files (per build-id) are\n"
+    "                   cached (default $XDG_CACHE_HOME/tdrec or ~/.cache/tdrec;\n"
+    "                   empty: no cache); docs/symbolize.md\n"
+    "  NO_COLOR         no colour in text output\n";
 
 static const struct option long_opts[] = {
     {"inline", no_argument, NULL, CLI_OPT_INLINE},

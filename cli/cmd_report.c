@@ -74,7 +74,14 @@ static const char usage_text[] =
     "a bottleneck (a category above its threshold in a row with over 5% of the\n"
     "samples) is marked '*'. Thresholds and schemas: docs/report.md.\n"
     "\n"
-    "exit status: 0; 1 when the file cannot be read; 2 for bad options.\n";
+    "exit status: 0; 1 when the file cannot be read; 2 for bad options.\n"
+    "\n"
+    "environment:\n"
+    "  TDREC_CACHE_DIR  where kernel symbol tables (per boot) and uncompressed\n"
+    "                   copies of compressed debug files (per build-id) are\n"
+    "                   cached (default $XDG_CACHE_HOME/tdrec or ~/.cache/tdrec;\n"
+    "                   empty: no cache); docs/symbolize.md\n"
+    "  NO_COLOR         no colour in text output\n";
 
 enum {
 	OPT_LINES = CLI_OPT_REPORT_END,

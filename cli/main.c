@@ -26,8 +26,10 @@ static const char usage_text[] =
 	"  -V, --version  print the version\n"
 	"\n"
 	"environment:\n"
-	"  TDREC_SYSFS    root of the sysfs tree used for PMU discovery (default /sys)\n"
-	"  NO_COLOR       no colour in text output\n";
+	"  TDREC_SYSFS      root of the sysfs tree used for PMU discovery (default /sys)\n"
+	"  TDREC_CACHE_DIR  cache of kernel symbols and uncompressed debug files\n"
+	"                   for report and diff (default ~/.cache/tdrec; empty: none)\n"
+	"  NO_COLOR         no colour in text output\n";
 
 struct command {
 	const char *name;
