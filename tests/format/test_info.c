@@ -99,7 +99,7 @@ static int run(struct fixture *f, ...)
 }
 
 /*
- * The recording (codec 1, so a 1.1 file):
+ * The recording (codec 1, so a 1.2 file):
  *   synthetic frame: mmap and comm of pid 10
  *   ring 0: tid 11 at 100, tid 12 at 300
  *   ring 1: tid 11 at 200
@@ -261,7 +261,7 @@ static void test_info__json_has_every_key_with_its_value(void **state)
 	write_recording(f);
 	assert_int_equal(run(f, "info", "--json", f->path, NULL), 0);
 	j = json_of(f);
-	assert_str_key(j, "format_version", "1.1");
+	assert_str_key(j, "format_version", "1.2");
 	assert_str_key(j, "plan", "topdown-l1");
 	ev = jm_get(j, "events");
 	assert_non_null(ev);
@@ -316,7 +316,7 @@ static void test_info__text_says_the_same(void **state)
 	require_tdrec();
 	write_recording(f);
 	assert_int_equal(run(f, "info", f->path, NULL), 0);
-	assert_non_null(strstr(f->text, "(tdr format 1.1)"));
+	assert_non_null(strstr(f->text, "(tdr format 1.2)"));
 	assert_non_null(strstr(f->text, "plan:        topdown-l1\n"));
 	assert_non_null(strstr(f->text, "samples:     6 (6 attributed), 3 threads with samples\n"));
 	assert_non_null(strstr(f->text, "records:     9 in 5 frames\n"));
