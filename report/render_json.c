@@ -7,7 +7,9 @@
  * Keys present in every row: name, dso, samples, share, slots_share,
  * low_confidence, bottleneck, bottleneck_l2, events, topdown; plus
  * inlined_into (--inline), file and line (--lines), pid and tid (--by thread
- * or process).
+ * or process); the totals also have attributed and counted (counted.c).
+ * CSV adds an "attributed" and a "counted" line when the recording has
+ * counted totals.
  */
 #include "report_int.h"
 
@@ -22,6 +24,28 @@
 static const char *cat_name_or_null(const struct tdr_report *r, int idx)
 {
 	return idx >= 0 ? r->cats[idx].name : NULL;
+}
+
+/* The totals' "attributed" (all samples, before filters) and "counted"
+ * (the whole run; null where the recording has none) per event. */
+static void put_counted(const struct tdr_report *r, FILE *f)
+{
+	fputs(", \"attributed\": {", f);
+	for (size_t e = 0; e < r->event_cnt; e++) {
+		fputs(e ? ", " : "", f);
+		tdr_json_put_string(f, r->event_names[e]);
+		fprintf(f, ": %" PRIu64, r->attributed[e]);
+	}
+	fputs("}, \"counted\": {", f);
+	for (size_t e = 0; e < r->event_cnt; e++) {
+		fputs(e ? ", " : "", f);
+		tdr_json_put_string(f, r->event_names[e]);
+		if (r->has_counted[e])
+			fprintf(f, ": %" PRIu64, r->counted[e]);
+		else
+			fputs(": null", f);
+	}
+	fputc('}', f);
 }
 
 static void put_row(const struct tdr_report *r, const struct tdr_report_row *row, FILE *f)
@@ -75,6 +99,8 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 		}
 		fputc('}', f);
 	}
+	if (row == &r->totals)
+		put_counted(r, f);
 	fputc('}', f);
 }
 
@@ -199,6 +225,23 @@ static void csv_row(const struct tdr_report *r, const char *kind, const struct t
 	fputc('\n', f);
 }
 
+/* A line of per-event totals only: kind, empty fields up to the events,
+ * then each value (empty where known is given and false). */
+static void csv_events(const struct tdr_report *r, const char *kind, const uint64_t *v,
+		       const bool *known, FILE *f)
+{
+	fputs(kind, f);
+	/* name .. bottleneck: 12 fields, then one per category. */
+	for (size_t i = 0; i < 12 + r->cat_cnt; i++)
+		fputc(',', f);
+	for (size_t e = 0; e < r->event_cnt; e++) {
+		fputc(',', f);
+		if (!known || known[e])
+			fprintf(f, "%" PRIu64, v[e]);
+	}
+	fputc('\n', f);
+}
+
 int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
 	size_t n = r->visible_cnt;
@@ -221,6 +264,10 @@ int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE
 	}
 	fputc('\n', f);
 	csv_row(r, "total", &r->totals, f);
+	if (r->any_counted) {
+		csv_events(r, "attributed", r->attributed, NULL, f);
+		csv_events(r, "counted", r->counted, r->has_counted, f);
+	}
 	for (size_t i = 0; i < n; i++)
 		csv_row(r, "row", r->visible[i], f);
 	return 0;
