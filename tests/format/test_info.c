@@ -111,8 +111,13 @@ static void write_recording(struct fixture *f)
 	struct fx *x = fx_new(6, TDR_META_INHERIT, true);
 	struct tdr_writer_opts o = { .path = f->path, .codec = TDR_CODEC_COLUMNS };
 	struct synth_sid sid = fx_sid(0, 11, 1);
-	/* The sampler (cycles) lost 5 samples by PERF_FORMAT_LOST. */
-	struct tdr_event_totals ev[6] = { [1] = { .samples = 6, .lost_samples = 5 } };
+	/* The sampler (cycles) lost 5 samples by PERF_FORMAT_LOST; slots was
+	 * counted over the run (the others were not). */
+	struct tdr_event_totals ev[6] = {
+		[0] = { .has_counted = true, .counted = 5000, .time_enabled_ns = 9,
+			.time_running_ns = 8 },
+		[1] = { .samples = 6, .lost_samples = 5 },
+	};
 	struct synth_buf b = { 0 };
 	struct tdr_writer *w;
 	struct tdr_reader *r;
@@ -306,6 +311,14 @@ static void test_info__json_has_every_key_with_its_value(void **state)
 	assert_bool_key(jm_get(j, "file_status"), "has_trailer", true);
 	assert_int_equal(num(e0, "lost_samples"), 0);
 	assert_int_equal(num(jm_at(jm_get(j, "event_totals"), 1), "lost_samples"), 5);
+	/* The trailer's COUNTED item: slots only. */
+	assert_int_equal(num(e0, "counted"), 5000);
+	assert_int_equal(num(e0, "counted_time_enabled_ns"), 9);
+	assert_int_equal(num(e0, "counted_time_running_ns"), 8);
+	assert_int_equal(jm_get(jm_at(jm_get(j, "event_totals"), 1), "counted")->t, JM_NULL);
+	assert_int_equal(
+		jm_get(jm_at(jm_get(j, "event_totals"), 1), "counted_time_running_ns")->t,
+		JM_NULL);
 	jm_free(j);
 }
 
@@ -325,6 +338,9 @@ static void test_info__text_says_the_same(void **state)
 	assert_non_null(strstr(f->text, "program:     exit code 3\n"));
 	assert_non_null(strstr(f->text, "sampling:    4000 Hz; launched program"));
 	assert_non_null(strstr(f->text, "file status: complete"));
+	/* slots' counted total, and only slots'. */
+	assert_non_null(strstr(f->text, "\n                           counted 5000 over the run, "));
+	assert_null(strstr(strstr(f->text, "counted 5000") + 1, "counted "));
 	assert_non_null(strstr(f->text, "\n                           5 samples lost "
 					"(PERF_FORMAT_LOST)\n  topdown-retiring "));
 	assert_null(strstr(f->text, "    sample_type"));
