@@ -6,8 +6,9 @@
  * (drain.c) and queue partial chunks at least every TDR_RECORD_FLUSH_MS;
  * decide when the recording ends; then drain a last time, stop the writer
  * thread, collect the totals (samples per sampler, and from a read of
- * every group: PERF_FORMAT_LOST and each event's counted total), write the DSO table (the mapped files' build-ids, read
- * now that the program has ended) and finish the file with the run's end.
+ * every group: PERF_FORMAT_LOST and each event's counted total), write
+ * the DSO table (the mapped files' build-ids, read now that the program
+ * has ended) and finish the file with the run's end.
  * When it ends:
  *   - launched program: when it exits. SIGINT/SIGTERM/SIGHUP are forwarded
  *     (except a terminal's, which the program got itself); the third one
@@ -236,8 +237,8 @@ static void read_group_totals(struct tdr_recorder *rec, size_t gi, struct tdr_ev
 
 			if (err || rd.value_cnt != g->event_cnt) {
 				if (whole)
-					tdr_debug("cannot read group %zu on CPU %d for pid %d: %s", gi,
-						  g->cpus[ci], (int)s->pids[pi],
+					tdr_debug("cannot read group %zu on CPU %d for pid %d: %s",
+						  gi, g->cpus[ci], (int)s->pids[pi],
 						  err ? tdr_strerror(err) : "short group");
 				whole = false;
 				continue;

@@ -26,22 +26,16 @@ static const char *cat_name_or_null(const struct tdr_report *r, int idx)
 	return idx >= 0 ? r->cats[idx].name : NULL;
 }
 
-/* The totals' "attributed" (all samples, before filters) and "counted"
- * (the whole run; null where the recording has none) per event. */
-static void put_counted(const struct tdr_report *r, FILE *f)
+/* ", "key": {event name: value, ...}" with null where known says so. */
+static void put_events(const struct tdr_report *r, const char *key, const uint64_t *v,
+		       const bool *known, FILE *f)
 {
-	fputs(", \"attributed\": {", f);
+	fprintf(f, ", \"%s\": {", key);
 	for (size_t e = 0; e < r->event_cnt; e++) {
 		fputs(e ? ", " : "", f);
 		tdr_json_put_string(f, r->event_names[e]);
-		fprintf(f, ": %" PRIu64, r->attributed[e]);
-	}
-	fputs("}, \"counted\": {", f);
-	for (size_t e = 0; e < r->event_cnt; e++) {
-		fputs(e ? ", " : "", f);
-		tdr_json_put_string(f, r->event_names[e]);
-		if (r->has_counted[e])
-			fprintf(f, ": %" PRIu64, r->counted[e]);
+		if (!known || known[e])
+			fprintf(f, ": %" PRIu64, v[e]);
 		else
 			fputs(": null", f);
 	}
@@ -80,13 +74,8 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck));
 	fputs(", \"bottleneck_l2\": ", f);
 	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck_l2));
-	fputs(", \"events\": {", f);
-	for (size_t e = 0; e < r->event_cnt; e++) {
-		fputs(e ? ", " : "", f);
-		tdr_json_put_string(f, r->event_names[e]);
-		fprintf(f, ": %" PRIu64, row->events[e]);
-	}
-	fputs("}, \"topdown\": ", f);
+	put_events(r, "events", row->events, NULL, f);
+	fputs(", \"topdown\": ", f);
 	if (!row->topdown) {
 		fputs("null", f);
 	} else {
@@ -99,8 +88,12 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 		}
 		fputc('}', f);
 	}
-	if (row == &r->totals)
-		put_counted(r, f);
+	/* The totals' attributed (all samples, before filters) and counted
+	 * (the whole run) totals: counted.c. */
+	if (row == &r->totals) {
+		put_events(r, "attributed", r->attributed, NULL, f);
+		put_events(r, "counted", r->counted, r->has_counted, f);
+	}
 	fputc('}', f);
 }
 

@@ -74,8 +74,8 @@ struct counts {
  * perf is not installed or cannot count here. */
 static bool perf_stat(struct fixture *f, const char *const *prog, struct counts *c)
 {
-	const char *argv[16] = {"/usr/bin/perf", "stat", "-x,", "-e", "task-clock:u,page-faults:u",
-				"--"};
+	const char *argv[16] = {
+	    "/usr/bin/perf", "stat", "-x,", "-e", "task-clock:u,page-faults:u", "--"};
 	size_t n = 6;
 	char errf[320], outf[320], line[256];
 	FILE *fp;
@@ -346,8 +346,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		test_record_counted__whole_run_agrees_with_perf_stat_and_tdrec_stat, setup,
 		teardown),
-	    cmocka_unit_test_setup_teardown(test_record_counted__fault_tail_is_counted_not_attributed,
-					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_record_counted__fault_tail_is_counted_not_attributed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record_counted__cpu_bound_threads_are_attributed,
 					    setup, teardown),
 	};

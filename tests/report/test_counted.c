@@ -58,18 +58,6 @@ static struct tdr_report *sw_rows(struct fx_meta *m, uint32_t meta_flags)
 	return r;
 }
 
-static struct jm *parse_json(const char *text)
-{
-	size_t where = 0;
-	struct jm *j = jm_parse(text, &where);
-
-	if (!j) {
-		print_error("invalid JSON at byte %zu: '%.40s'\n", where, text + where);
-		fail();
-	}
-	return j;
-}
-
 static void test_counted__short_event_is_named_with_both_numbers(void **state)
 {
 	struct fx_meta m;
@@ -160,7 +148,7 @@ static void test_counted__no_counted_totals_no_note_no_lines(void **state)
 	assert_null(strstr(text, "counted:"));
 	assert_null(strstr(csv, "\ncounted,"));
 	assert_null(strstr(csv, "\nattributed,"));
-	j = parse_json(json);
+	j = fx_json(json);
 	counted = jm_get(jm_get(j, "totals"), "counted");
 	assert_non_null(counted);
 	assert_int_equal(counted->n, SW_CNT);
@@ -228,8 +216,8 @@ static void test_counted__topdown_total_row_says_slots_are_short(void **state)
 	fx_add(r, "compute", "/usr/bin/app", d, 300);
 	/* Every event counted twice what the samples hold, cycles unknown. */
 	for (size_t e = 0; e < EV_L1_CNT; e++)
-		ev[e] = (struct tdr_event_totals){.has_counted = e != EV_CYCLES,
-						  .counted = 2 * d[e]};
+		ev[e] =
+		    (struct tdr_event_totals){.has_counted = e != EV_CYCLES, .counted = 2 * d[e]};
 	assert_int_equal(tdr_report__set_counted(r, ev, EV_L1_CNT), 0);
 	assert_int_equal(tdr_report__finish(r), 0);
 	assert_true(fabs(tdr_report__slots_attributed(r) - 0.5) < 1e-9);
@@ -245,7 +233,7 @@ static void test_counted__topdown_total_row_says_slots_are_short(void **state)
 				     "topdown-retiring 8000 (50.0%)"));
 
 	json = fx_render(r, TDR_FMT_JSON, false, 0);
-	j = parse_json(json);
+	j = fx_json(json);
 	tot = jm_get(j, "totals");
 	assert_int_equal(jm_get(jm_get(tot, "counted"), "slots")->num, 20000);
 	assert_int_equal(jm_get(jm_get(tot, "counted"), "cycles")->t, JM_NULL);
@@ -255,7 +243,8 @@ static void test_counted__topdown_total_row_says_slots_are_short(void **state)
 	/* CSV: the two lines, with the header's number of fields and the
 	 * values in the event columns (after 13 fields and 4 categories). */
 	csv = fx_render(r, TDR_FMT_CSV, false, 0);
-	assert_non_null(strstr(csv, "\nattributed,,,,,,,,,,,,,,,,,10000,2500,4000,1000,2000,3000\n"));
+	assert_non_null(
+	    strstr(csv, "\nattributed,,,,,,,,,,,,,,,,,10000,2500,4000,1000,2000,3000\n"));
 	assert_non_null(strstr(csv, "\ncounted,,,,,,,,,,,,,,,,,20000,,8000,2000,4000,6000\n"));
 	free(text);
 	free(json);
@@ -265,10 +254,10 @@ static void test_counted__topdown_total_row_says_slots_are_short(void **state)
 
 static void test_counted__topdown_slots_close_enough_no_tag(void **state)
 {
-	const uint64_t d[EV_L1_CNT] = {[EV_SLOTS] = 10000, [EV_RET] = 4000, [EV_BAD] = 1000,
-				       [EV_FE] = 2000, [EV_BE] = 3000};
-	struct tdr_event_totals ev[EV_L1_CNT] = {[EV_SLOTS] = {.has_counted = true,
-							       .counted = 10500}};
+	const uint64_t d[EV_L1_CNT] = {
+	    [EV_SLOTS] = 10000, [EV_RET] = 4000, [EV_BAD] = 1000, [EV_FE] = 2000, [EV_BE] = 3000};
+	struct tdr_event_totals ev[EV_L1_CNT] = {
+	    [EV_SLOTS] = {.has_counted = true, .counted = 10500}};
 	struct fx_meta m;
 	struct tdr_report *r;
 	const char *note;
