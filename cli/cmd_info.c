@@ -302,6 +302,15 @@ static void print_json(const char *path, const struct tdr_parser *p, const struc
 			printf("\"lost_samples\": %" PRIu64 ", ", tot->events[i].lost_samples);
 		else
 			printf("\"lost_samples\": null, ");
+		/* The whole run's count (trailer COUNTED, docs/format.md 8.1). */
+		if (tot && i < tot->event_cnt && tot->events[i].has_counted)
+			printf("\"counted\": %" PRIu64 ", \"counted_time_enabled_ns\": %" PRIu64
+			       ", \"counted_time_running_ns\": %" PRIu64 ",\n     ",
+			       tot->events[i].counted, tot->events[i].time_enabled_ns,
+			       tot->events[i].time_running_ns);
+		else
+			printf("\"counted\": null, \"counted_time_enabled_ns\": null, "
+			       "\"counted_time_running_ns\": null,\n     ");
 		json_attr(e);
 		printf(",\n     ");
 		json_ids(e);
@@ -425,6 +434,16 @@ static void print_event_detail(const struct tdr_event_desc *e)
 	printf("%s\n", e->id_cnt ? "" : "(none)");
 }
 
+/* An event's counted total, and how much of it the samples' deltas hold. */
+static void print_counted(const struct tdr_event_totals *t, uint64_t delta_total)
+{
+	printf("  %-24s counted %" PRIu64 " over the run", "", t->counted);
+	if (t->counted)
+		printf(", %.1f%% of it in the samples' deltas",
+		       100.0 * (double)delta_total / (double)t->counted);
+	putchar('\n');
+}
+
 static void print_text(const char *path, const struct tdr_parser *p, const struct info *in,
 		       bool verbose)
 {
@@ -471,6 +490,8 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 		if (tot && i < tot->event_cnt && tot->events[i].lost_samples)
 			printf("  %-24s %" PRIu64 " samples lost (PERF_FORMAT_LOST)\n", "",
 			       tot->events[i].lost_samples);
+		if (tot && i < tot->event_cnt && tot->events[i].has_counted)
+			print_counted(&tot->events[i], in->ev_delta[i]);
 		if (verbose)
 			print_event_detail(e);
 	}

@@ -126,11 +126,14 @@ enum tdr_trailer_tag {
 	TDR_TT_RUN_END = 3,
 	TDR_TT_FRAME_INDEX = 4,
 	TDR_TT_SECTION_INDEX = 5,
+	TDR_TT_COUNTED = 6, /* since 1.2 */
 };
 #define TDR_TOTALS_SZ 72      /* nine u64 */
 #define TDR_RUN_END_SZ 24
 #define TDR_FRAME_ENTRY_SZ 32
 #define TDR_SECTION_ENTRY_SZ 16
+#define TDR_COUNTED_ENTRY_SZ 32
+#define TDR_COUNTED_KNOWN 1u /* COUNTED entry flags, bit 0 */
 #define TDR_ID_ENTRY_SZ 16
 #define TDR_TERM_SZ 16
 #define TDR_CPU_SIG_SZ 12
@@ -222,6 +225,7 @@ struct tdr_trailer {
 	struct tdr_totals totals; /* events owned here */
 	struct tdr_run_end end;
 	bool has_totals, has_end;
+	bool has_ev_totals, has_counted; /* EVENT_TOTALS, COUNTED decoded */
 	size_t frame_cnt;
 	struct tdr_frame_info *frames;
 	size_t section_cnt;

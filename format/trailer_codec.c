@@ -2,14 +2,15 @@
  * format/trailer_codec.c - the TRAILER payload: totals, run end, indexes.
  *
  * Responsibility: encode and decode the trailer's TLV items (totals,
- * per-event totals, run end, frame index, section index). Unknown tags are
+ * per-event totals, per-event counted totals, run end, frame index,
+ * section index). Unknown tags are
  * skipped; known tags must have exactly their documented length. The
  * frame-index entries are only decoded here: reader.c checks each against
  * the block it points to.
  * Ownership: struct tdr_trailer owns its arrays (tdr_trailer__release).
  * Invariants: an index of n entries is allocated only after its item length
  * was checked to hold n entries, so allocation never exceeds the payload.
- * See: docs/format.md section 8.
+ * See: docs/format.md sections 8 and 8.1.
  */
 #define LOG_PREFIX "format: "
 #include "format_int.h"
@@ -42,6 +43,29 @@ static uint8_t *put_list(struct tdr_buf *b, uint32_t tag, size_t cnt, size_t ent
 	return p + 16;
 }
 
+/* Section 8.1: COUNTED, only when at least one event has its count. */
+static void put_counted(struct tdr_buf *b, const struct tdr_totals *tot)
+{
+	bool any = false;
+	uint8_t *p;
+
+	for (size_t i = 0; tot->events && i < tot->event_cnt; i++)
+		any |= tot->events[i].has_counted;
+	if (!any)
+		return;
+	p = put_list(b, TDR_TT_COUNTED, tot->event_cnt, TDR_COUNTED_ENTRY_SZ);
+	for (size_t i = 0; p && i < tot->event_cnt; i++, p += TDR_COUNTED_ENTRY_SZ) {
+		const struct tdr_event_totals *e = &tot->events[i];
+
+		if (!e->has_counted)
+			continue; /* all zero: flags bit 0 clear, "unknown" */
+		tdr_put_le64(p, e->counted);
+		tdr_put_le64(p + 8, e->time_enabled_ns);
+		tdr_put_le64(p + 16, e->time_running_ns);
+		tdr_put_le32(p + 24, TDR_COUNTED_KNOWN);
+	}
+}
+
 void tdr_trailer__encode(struct tdr_buf *b, const struct tdr_trailer *t)
 {
 	const struct tdr_totals *tot = &t->totals;
@@ -66,6 +90,7 @@ void tdr_trailer__encode(struct tdr_buf *b, const struct tdr_trailer *t)
 			tdr_put_le64(p, tot->events[i].samples);
 			tdr_put_le64(p + 8, tot->events[i].lost_samples);
 		}
+		put_counted(b, tot);
 	}
 	if (t->has_end) {
 		memset(v, 0, TDR_RUN_END_SZ);
@@ -129,23 +154,69 @@ static int get_totals(struct tdr_trailer *t, const uint8_t *val, size_t len)
 	return 0;
 }
 
+/* Per-event entries for n events: EVENT_TOTALS and COUNTED fill the same
+ * array, in either order and with either count (the longer one wins; the
+ * fields the other item would give stay zero). */
+static int ensure_events(struct tdr_trailer *t, size_t n)
+{
+	struct tdr_event_totals *ev;
+
+	if (n <= t->totals.event_cnt)
+		return 0;
+	ev = tdr_calloc(n, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	if (t->totals.event_cnt)
+		memcpy(ev, t->totals.events, t->totals.event_cnt * sizeof(*ev));
+	free(t->totals.events);
+	t->totals.events = ev;
+	t->totals.event_cnt = n;
+	return 0;
+}
+
 static int get_event_totals(struct tdr_trailer *t, const uint8_t *val, size_t len)
 {
 	int64_t n = get_list(val, len, 16, TDR_MAX_EVENTS);
+	int err;
 
 	if (n < 0)
 		return (int)n;
-	TDR_BAIL_IF(t->totals.events, -TDR_E_CORRUPT, "two event totals items");
-	if (!n)
-		return 0;
-	t->totals.events = tdr_calloc((size_t)n, sizeof(*t->totals.events));
-	if (!t->totals.events)
-		return -ENOMEM;
-	t->totals.event_cnt = (size_t)n;
+	TDR_BAIL_IF(t->has_ev_totals, -TDR_E_CORRUPT, "two event totals items");
+	t->has_ev_totals = true;
+	err = ensure_events(t, (size_t)n);
+	if (err)
+		return err;
 	val += 8;
 	for (int64_t i = 0; i < n; i++, val += 16) {
 		t->totals.events[i].samples = tdr_get_le64(val);
 		t->totals.events[i].lost_samples = tdr_get_le64(val + 8);
+	}
+	return 0;
+}
+
+static int get_counted(struct tdr_trailer *t, const uint8_t *val, size_t len)
+{
+	int64_t n = get_list(val, len, TDR_COUNTED_ENTRY_SZ, TDR_MAX_EVENTS);
+	int err;
+
+	if (n < 0)
+		return (int)n;
+	TDR_BAIL_IF(t->has_counted, -TDR_E_CORRUPT, "two counted items");
+	t->has_counted = true;
+	err = ensure_events(t, (size_t)n);
+	if (err)
+		return err;
+	val += 8;
+	for (int64_t i = 0; i < n; i++, val += TDR_COUNTED_ENTRY_SZ) {
+		struct tdr_event_totals *e = &t->totals.events[i];
+
+		/* Flag bits other than KNOWN are reserved: ignored. */
+		if (!(tdr_get_le32(val + 24) & TDR_COUNTED_KNOWN))
+			continue;
+		e->has_counted = true;
+		e->counted = tdr_get_le64(val);
+		e->time_enabled_ns = tdr_get_le64(val + 8);
+		e->time_running_ns = tdr_get_le64(val + 16);
 	}
 	return 0;
 }
@@ -227,6 +298,9 @@ int tdr_trailer__decode(const uint8_t *data, size_t sz, struct tdr_trailer *t)
 			break;
 		case TDR_TT_EVENT_TOTALS:
 			err = get_event_totals(t, val, len);
+			break;
+		case TDR_TT_COUNTED:
+			err = get_counted(t, val, len);
 			break;
 		case TDR_TT_RUN_END:
 			err = get_run_end(t, val, len);

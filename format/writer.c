@@ -237,7 +237,9 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	memcpy(fh, TDR_FILE_MAGIC, 8);
 	tdr_put_le16(fh + TDR_FH_MAJOR, TDR_FORMAT_MAJOR);
 	/* 1.0 unless codec 1 frames may follow, so that 1.0 readers read
-	 * codec 0 files completely (docs/format.md section 2). */
+	 * codec 0 files completely; trailer items of later minors (COUNTED)
+	 * are skipped by every reader and do not count (docs/format.md
+	 * section 2). */
 	tdr_put_le16(fh + TDR_FH_MINOR, w->codec == TDR_CODEC_COLS ? TDR_FORMAT_MINOR : 0);
 	tdr_put_le32(fh + TDR_FH_HDR_SZ, TDR_FILE_HDR_SZ);
 	tdr_put_le32(fh + TDR_FH_CRC, tdr_crc32c(0, fh, TDR_FH_CRC));

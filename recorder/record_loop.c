@@ -5,9 +5,10 @@
  * pidfds and every ring fd; drain every ring into chunks on each wakeup
  * (drain.c) and queue partial chunks at least every TDR_RECORD_FLUSH_MS;
  * decide when the recording ends; then drain a last time, stop the writer
- * thread, collect the totals (samples per sampler, PERF_FORMAT_LOST read
- * from each group), write the DSO table (the mapped files' build-ids, read
- * now that the program has ended) and finish the file with the run's end.
+ * thread, collect the totals (samples per sampler, and from a read of
+ * every group: PERF_FORMAT_LOST and each event's counted total), write
+ * the DSO table (the mapped files' build-ids, read now that the program
+ * has ended) and finish the file with the run's end.
  * When it ends:
  *   - launched program: when it exits. SIGINT/SIGTERM/SIGHUP are forwarded
  *     (except a terminal's, which the program got itself); the third one
@@ -211,7 +212,60 @@ static void loop_final_drain(struct loop *L)
 	tdr_drain__flush(&L->drain);
 }
 
-/* Per-event totals: samples by sampler, lost from PERF_FORMAT_LOST. */
+/*
+ * Read every fd of group gi (one read(2) per CPU and target, the leader's
+ * PERF_FORMAT_GROUP) into ev[base..]: PERF_FORMAT_LOST per event when the
+ * plan has it, and the counted totals (docs/format.md 8.1). For inherited
+ * groups the kernel has added the counts of every exited child thread and
+ * process to these fds' events (sync_child_event at the child's exit), so
+ * the sums are the whole run's. A group with an fd that cannot be read has
+ * no counted totals: a partial sum would pass for a whole one.
+ */
+static void read_group_totals(struct tdr_recorder *rec, size_t gi, struct tdr_event_totals *ev,
+			      size_t room, uint64_t *fmt_lost)
+{
+	struct tdr_session *s = rec->session;
+	struct tdr_session_group *g = &s->groups[gi];
+	size_t n = g->event_cnt < room ? g->event_cnt : room;
+	uint64_t counted[TDR_PLAN_MAX_EVENTS] = {0}, ena = 0, run = 0;
+	bool whole = g->cpu_cnt > 0 && s->pid_cnt > 0;
+
+	for (size_t ci = 0; ci < g->cpu_cnt; ci++) {
+		for (size_t pi = 0; pi < s->pid_cnt; pi++) {
+			struct tdr_group_read rd;
+			int err = tdr_session__read_group(s, gi, ci, pi, &rd);
+
+			if (err || rd.value_cnt != g->event_cnt) {
+				if (whole)
+					tdr_debug("cannot read group %zu on CPU %d for pid %d: %s",
+						  gi, g->cpus[ci], (int)s->pids[pi],
+						  err ? tdr_strerror(err) : "short group");
+				whole = false;
+				continue;
+			}
+			for (size_t e = 0; e < n; e++) {
+				if (rec->read_lost) {
+					ev[e].lost_samples += rd.lost[e];
+					*fmt_lost += rd.lost[e];
+				}
+				counted[e] += rd.values[e];
+			}
+			ena += rd.time_enabled;
+			run += rd.time_running;
+		}
+	}
+	/* After a write error the counters were stopped early: not the
+	 * whole run. */
+	for (size_t e = 0; whole && !rec->sum.write_err && e < n; e++) {
+		ev[e].has_counted = true;
+		ev[e].counted = counted[e];
+		ev[e].time_enabled_ns = ena;
+		ev[e].time_running_ns = run;
+	}
+}
+
+/* Per-event totals: samples by sampler, lost from PERF_FORMAT_LOST, and
+ * the counted totals. */
 static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t *fmt_lost)
 {
 	struct tdr_session *s = rec->session;
@@ -233,18 +287,8 @@ static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t 
 					t->lost_samples += s->rings[r].cnt.lost_samples;
 			}
 		}
-		for (size_t ci = 0; rec->read_lost && ci < g->cpu_cnt; ci++) {
-			for (size_t pi = 0; pi < s->pid_cnt; pi++) {
-				struct tdr_group_read rd;
-
-				if (tdr_session__read_group(s, gi, ci, pi, &rd))
-					continue;
-				for (size_t e = 0; e < rd.value_cnt && base + e < cnt; e++) {
-					ev[base + e].lost_samples += rd.lost[e];
-					*fmt_lost += rd.lost[e];
-				}
-			}
-		}
+		if (base < cnt)
+			read_group_totals(rec, gi, &ev[base], cnt - base, fmt_lost);
 		base += g->event_cnt;
 	}
 	return ev;
@@ -338,6 +382,10 @@ int tdr_record__loop(struct tdr_recorder *rec)
 		return err;
 	}
 	loop_run(&L);
+	/* Stop counting where the recording stops (-p, -a: the targets run
+	 * on), so that the counted totals read at the finish cover what the
+	 * drained samples cover (docs/record.md "Counted totals"). */
+	tdr_session__disable(rec->session);
 	loop_final_drain(&L);
 	tdr_wthread__stop(L.wt);
 	check_write_error(&L);

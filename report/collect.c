@@ -172,6 +172,9 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	if (r->finished || r->resolved)
 		return -EINVAL;
 	r->seen++;
+	/* Before the filters: what all samples attribute (counted.c). */
+	for (size_t i = 0; s->deltas && i < r->event_cnt; i++)
+		r->attributed[i] += s->deltas[i];
 	if (!sample_passes(r, s))
 		return 0;
 	r->kept++;

@@ -133,6 +133,14 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		goto out;
 	tdr_report__set_run(r, path, tdr_parser__source(p), tdr_parser__run_end(p));
 	tdr_report__note_parse(r, tdr_parser__stats(p), tdr_parser__file_status(p));
+	{
+		const struct tdr_totals *tot = tdr_parser__totals(p);
+
+		err = tdr_report__set_counted(r, tot ? tot->events : NULL,
+					      tot ? tot->event_cnt : 0);
+		if (err)
+			goto out;
+	}
 	if (r->opts.by <= TDR_BY_LINE) {
 		struct tdr_symbolizer_opts so = {
 		    .want_lines = r->opts.by == TDR_BY_LINE,

@@ -7,7 +7,9 @@
  * Keys present in every row: name, dso, samples, share, slots_share,
  * low_confidence, bottleneck, bottleneck_l2, events, topdown; plus
  * inlined_into (--inline), file and line (--lines), pid and tid (--by thread
- * or process).
+ * or process); the totals also have attributed and counted (counted.c).
+ * CSV adds an "attributed" and a "counted" line when the recording has
+ * counted totals.
  */
 #include "report_int.h"
 
@@ -22,6 +24,22 @@
 static const char *cat_name_or_null(const struct tdr_report *r, int idx)
 {
 	return idx >= 0 ? r->cats[idx].name : NULL;
+}
+
+/* ", "key": {event name: value, ...}" with null where known says so. */
+static void put_events(const struct tdr_report *r, const char *key, const uint64_t *v,
+		       const bool *known, FILE *f)
+{
+	fprintf(f, ", \"%s\": {", key);
+	for (size_t e = 0; e < r->event_cnt; e++) {
+		fputs(e ? ", " : "", f);
+		tdr_json_put_string(f, r->event_names[e]);
+		if (!known || known[e])
+			fprintf(f, ": %" PRIu64, v[e]);
+		else
+			fputs(": null", f);
+	}
+	fputc('}', f);
 }
 
 static void put_row(const struct tdr_report *r, const struct tdr_report_row *row, FILE *f)
@@ -56,13 +74,8 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck));
 	fputs(", \"bottleneck_l2\": ", f);
 	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck_l2));
-	fputs(", \"events\": {", f);
-	for (size_t e = 0; e < r->event_cnt; e++) {
-		fputs(e ? ", " : "", f);
-		tdr_json_put_string(f, r->event_names[e]);
-		fprintf(f, ": %" PRIu64, row->events[e]);
-	}
-	fputs("}, \"topdown\": ", f);
+	put_events(r, "events", row->events, NULL, f);
+	fputs(", \"topdown\": ", f);
 	if (!row->topdown) {
 		fputs("null", f);
 	} else {
@@ -74,6 +87,12 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 			json_put_number(f, row->topdown[c]);
 		}
 		fputc('}', f);
+	}
+	/* The totals' attributed (all samples, before filters) and counted
+	 * (the whole run) totals: counted.c. */
+	if (row == &r->totals) {
+		put_events(r, "attributed", r->attributed, NULL, f);
+		put_events(r, "counted", r->counted, r->has_counted, f);
 	}
 	fputc('}', f);
 }
@@ -199,6 +218,23 @@ static void csv_row(const struct tdr_report *r, const char *kind, const struct t
 	fputc('\n', f);
 }
 
+/* A line of per-event totals only: kind, empty fields up to the events,
+ * then each value (empty where known is given and false). */
+static void csv_events(const struct tdr_report *r, const char *kind, const uint64_t *v,
+		       const bool *known, FILE *f)
+{
+	fputs(kind, f);
+	/* name .. bottleneck: 12 fields, then one per category. */
+	for (size_t i = 0; i < 12 + r->cat_cnt; i++)
+		fputc(',', f);
+	for (size_t e = 0; e < r->event_cnt; e++) {
+		fputc(',', f);
+		if (!known || known[e])
+			fprintf(f, "%" PRIu64, v[e]);
+	}
+	fputc('\n', f);
+}
+
 int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
 	size_t n = r->visible_cnt;
@@ -221,6 +257,10 @@ int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE
 	}
 	fputc('\n', f);
 	csv_row(r, "total", &r->totals, f);
+	if (r->any_counted) {
+		csv_events(r, "attributed", r->attributed, NULL, f);
+		csv_events(r, "counted", r->counted, r->has_counted, f);
+	}
 	for (size_t i = 0; i < n; i++)
 		csv_row(r, "row", r->visible[i], f);
 	return 0;

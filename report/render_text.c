@@ -238,6 +238,13 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 		colour_on(t, C_BOLD);
 		fputs("total", t->f);
 		colour_off(t);
+		/* The category columns are right for what was sampled; say
+		 * next to them when that is much less than what ran. */
+		if (t->topdown && r->slots_attributed < TDR_REPORT_ATTRIBUTED_MIN) {
+			snprintf(main, sizeof(main), "  covers %.0f%% of counted slots",
+				 100 * r->slots_attributed);
+			text_put_fit(t->f, main, t->name_w > 5 ? t->name_w - 5 : 0, false);
+		}
 		return;
 	} else if (r->opts.by == TDR_BY_THREAD) {
 		snprintf(main, sizeof(main), "%s", row->name);
@@ -355,6 +362,38 @@ static void put_row(const struct text *t, const struct tdr_report_row *row, bool
 	fputc('\n', t->f);
 	if (t->has_l2 && row->topdown)
 		put_l2_line(t, row);
+}
+
+/* Under the total row: each event's count over the whole run, and the
+ * share of it the samples attribute (counted.c). */
+static void put_counted(const struct text *t)
+{
+	const struct tdr_report *r = t->r;
+	char buf[2048], v[48];
+	size_t len = 0;
+
+	if (!r->any_counted)
+		return;
+	for (size_t e = 0; e < r->event_cnt && len < 1800; e++) {
+		const char *sep = len ? ", " : "";
+
+		if (r->event_units[e] == UNIT_DUMMY)
+			continue;
+		if (!r->has_counted[e]) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s unknown", sep,
+						r->event_names[e]);
+			continue;
+		}
+		report_counted__fmt(r, e, r->counted[e], v, sizeof(v));
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %s", sep,
+					r->event_names[e], v);
+		if (r->counted[e])
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " (%.1f%%%s)",
+						100.0 * (double)r->attributed[e] /
+						    (double)r->counted[e],
+						sep[0] ? "" : " attributed");
+	}
+	put_wrapped(t, "counted: ", "", buf);
 }
 
 static const char *event_label(const struct tdr_report *r, size_t e, char *buf, size_t sz)
@@ -519,6 +558,7 @@ int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 		"----------------------------------------------------------------------------------"
 		"------------------");
 	put_row(&t, &r->totals, true);
+	put_counted(&t);
 	fputc('\n', f);
 	put_legend(&t, n);
 	return 0;

@@ -228,6 +228,8 @@ static int copy_recording(struct tdr_report *r, const struct tdr_meta *meta)
 
 	if (meta->plan_name && !(r->plan = tdr_strdup(meta->plan_name)))
 		return -ENOMEM;
+	r->user_only = !(meta->flags & TDR_META_KERNEL);
+	r->system_wide = meta->flags & TDR_META_SYSTEM_WIDE;
 	if (meta->hostname && !(r->host = tdr_strdup(meta->hostname)))
 		return -ENOMEM;
 	if (meta->boot_id && !(r->boot_id = tdr_strdup(meta->boot_id)))
@@ -310,6 +312,8 @@ int tdr_report__new(const struct tdr_meta *meta, const struct tdr_report_opts *o
 	err = copy_filter(r, &opts->filter);
 	if (!err)
 		err = copy_schema(r, meta);
+	if (!err)
+		err = report_counted__init(r);
 	if (!err)
 		err = copy_recording(r, meta);
 	if (!err && (r->opts.sort.key == TDR_SORT_CATEGORY || r->opts.sort.key == TDR_SORT_EVENT) &&
@@ -427,6 +431,7 @@ void tdr_report__free(struct tdr_report *r)
 	free(r->cat_vals);
 	free(r->total_sums);
 	free(r->visible);
+	report_counted__release(r);
 	rowtab__release(&r->rows);
 	addrtab__release(&r->addrs);
 	strpool__release(&r->pool);

@@ -193,6 +193,17 @@ struct tdr_report {
 
 	struct strlist warnings;
 
+	/* Counted against attributed (counted.c): per event, the sum of every
+	 * sample's deltas before filters, and the recording's counted total
+	 * (meaningful where has_counted). */
+	uint64_t *attributed, *counted;
+	bool *has_counted;
+	bool any_counted;
+	bool user_only;		 /* samples in user mode only (no TDR_META_KERNEL) */
+	bool system_wide;	 /* -a: streams are CPUs, not threads */
+	uint64_t rebased;	 /* samples whose deltas the parser dropped */
+	double slots_attributed; /* attributed / counted slots, NAN when unknown */
+
 	struct strpool pool;
 	struct rowtab rows;
 	struct addrtab addrs;
@@ -218,6 +229,21 @@ double report_category_value(const struct tdr_report *r, const struct rep_catego
 			     const uint64_t *sums);
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double report_slots(const struct tdr_report *r, const uint64_t *sums);
+
+/* ---- counted totals (counted.c) ------------------------------------------ */
+
+/* Allocate the per-event arrays (tdr_report__new). Returns 0 or -ENOMEM. */
+int report_counted__init(struct tdr_report *r);
+void report_counted__release(struct tdr_report *r);
+/* At __finish, after the totals: the attributed totals of a report without
+ * samples, the slots share, and the note. */
+void report_counted__finish(struct tdr_report *r);
+/* Is event e's attributed total clearly short of its counted one (below
+ * TDR_REPORT_ATTRIBUTED_MIN of it, by TDR_REPORT_UNATTRIBUTED_MIN_GAP
+ * units at least)? */
+bool report_counted__short(const struct tdr_report *r, size_t e);
+/* v in event e's unit for text: "12850", "218.3 ms". Returns the length. */
+size_t report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf, size_t sz);
 
 /* Base name of a path ("" stays ""). */
 const char *report_basename(const char *path);

@@ -242,6 +242,7 @@ int tdr_report__finish(struct tdr_report *r)
 	r->totals.name = "total";
 	r->totals.samples = total_samples;
 	compute_row(r, &r->totals, r->total_sums, r->cat_vals + n * cc, total_samples, total_slots);
+	report_counted__finish(r);
 	r->finished = true;
 	return tdr_report__sort(r, &r->opts.sort);
 }

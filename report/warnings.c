@@ -47,6 +47,9 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 					 "lost %" PRIu64 " samples (%.1f%% of %" PRIu64
 					 "): the ring buffer was full; sample less often (-F/-c)",
 					 lost, pct(lost, lost + st->samples), lost + st->samples);
+		r->rebased = 0;
+		for (int i = 0; i < TDR_REBASE_REASON_CNT; i++)
+			r->rebased += st->rebases[i];
 		for (int i = 0; i < TDR_REBASE_REASON_CNT; i++)
 			if (st->rebases[i])
 				tdr_report__warn(r,

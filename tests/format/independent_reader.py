@@ -17,7 +17,8 @@ is one of the kernel ids of the metadata. The decoded records must be
 byte for byte those of tdrec's reader (DUMP_FRAMES, tests/format/dump_frames.c),
 and its view must match 'TDREC info --json FILE': format version, plan,
 event names, frames, records, lost samples, whether the file is
-truncated, and the DSO table's entries (used, with a build-id, lost).
+truncated, the DSO table's entries (used, with a build-id, lost), and each
+event's counted total (the trailer's COUNTED item, section 8.1).
 Exit status 0 when all agree.
 """
 import json
@@ -80,6 +81,14 @@ def count_list(v, entry_sz):
     cnt = u32(v, 0)
     need(len(v) == 8 + cnt * entry_sz, 'count-prefixed list of the wrong length')
     return [v[8 + i * entry_sz:8 + (i + 1) * entry_sz] for i in range(cnt)]
+
+
+def decode_counted(v):
+    """Section 8.1: per event (value, time_enabled, time_running), or None
+    for an entry without the KNOWN flag."""
+    ents = count_list(v, 32)
+    need(len(ents) <= 256, 'COUNTED with %d entries' % len(ents))
+    return [struct.unpack_from('<3Q', e) if u32(e, 24) & 1 else None for e in ents]
 
 
 def decode_meta(b):
@@ -274,7 +283,7 @@ def read(path):
     blk = block(hdr_sz)
     need(blk and blk[0] == 1 and crc32c(blk[1]) == blk[2], 'metadata block')
     meta = decode_meta(blk[1])
-    off, frames, totals, complete, dso = blk[3], [], None, False, None
+    off, frames, totals, complete, dso, counted = blk[3], [], None, False, None, []
     while True:
         blk = block(off)
         if not blk:
@@ -286,9 +295,13 @@ def read(path):
             # The first DSO table; one whose CRC fails is not used at all.
             dso = decode_dso_table(payload[8:]) if crc32c(payload) == pcrc else (0, 0, 1)
         elif btype == 4 and crc32c(payload) == pcrc:
-            items = dict(tlv(payload))
+            items = list(tlv(payload))
+            tags = [tag for tag, _ in items]
+            items = dict(items)
             if 1 in items:
                 totals = struct.unpack('<9Q', items[1])
+            need(tags.count(6) <= 1, 'two COUNTED items')
+            counted = decode_counted(items[6]) if 6 in items else []
             foot = b[end:end + 24]
             if (len(foot) == 24 and foot[16:] == FOOTER_MAGIC and
                     u32(foot, 12) == crc32c(foot[:12]) and u64(foot, 0) == off):
@@ -300,7 +313,7 @@ def read(path):
          'truncated': not complete, 'totals': totals, 'records': 0, 'samples': 0,
          'lost_records': 0, 'lost_samples': 0, 'lost_samples_pmu': 0, 'throttles': 0,
          'unthrottles': 0, 'raw_bytes': 0, 'comp_bytes': 0, 'first_words': [], 'damaged': 0,
-         'raw': bytearray(), 'dso': dso or (0, 0, 0)}
+         'raw': bytearray(), 'dso': dso or (0, 0, 0), 'counted': counted}
     for payload, pcrc in frames:
         codec, raw_sz, comp_sz, cnt = payload[0], u32(payload, 8), u32(payload, 12), \
             u32(payload, 16)
@@ -362,10 +375,17 @@ def check(tdrec, dump_frames, arg):
     for key, value in want.items():
         need(info.get(key) == value, '%s: tdrec info says %r, this reader %r' %
              (key, info.get(key), value))
+    for i, ev in enumerate(info['event_totals']):
+        mine = r['counted'][i] if i < len(r['counted']) else None
+        theirs = tuple(ev[k] for k in ('counted', 'counted_time_enabled_ns',
+                                       'counted_time_running_ns'))
+        need(theirs == (mine or (None, None, None)),
+             'event %d counted: tdrec info says %s, this reader %s' % (i, theirs, mine))
     theirs = tuple(info['parse'][k] for k in ('dso_entries', 'dso_build_ids', 'dso_damaged'))
     need(theirs == r['dso'], 'DSO table: tdrec info says %s, this reader %s' % (theirs, r['dso']))
-    return '%s: %s, %d frames, %d records, %d samples%s' % (
+    return '%s: %s, %d frames, %d records, %d samples%s%s' % (
         path, r['version'], r['frames'], r['records'], r['samples'],
+        ', %d counted totals' % sum(c is not None for c in r['counted']) if r['counted'] else '',
         ', truncated' if r['truncated'] else '')
 
 

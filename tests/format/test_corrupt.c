@@ -542,6 +542,71 @@ static void test_corrupt__hostile_trailer_index(void **state)
 	}
 }
 
+/* A COUNTED item (section 8.1) of cnt entries; entry i holds value
+ * 100 + i with flags[i]. extra: bytes added to its length. */
+static void put_counted(struct tdr_buf *tb, size_t cnt, const uint32_t *flags, size_t extra)
+{
+	uint8_t v[8 + 4 * TDR_COUNTED_ENTRY_SZ + 8] = { 0 };
+
+	assert_true(cnt <= 4 && extra <= 8);
+	tdr_put_le32(v, (uint32_t)cnt);
+	for (size_t i = 0; i < cnt; i++) {
+		uint8_t *e = v + 8 + i * TDR_COUNTED_ENTRY_SZ;
+
+		tdr_put_le64(e, 100 + i);
+		tdr_put_le64(e + 8, 20 + i);
+		tdr_put_le64(e + 16, 10 + i);
+		tdr_put_le32(e + 24, flags[i]);
+	}
+	tdr_buf__tlv(tb, TDR_TT_COUNTED, v, 8 + cnt * TDR_COUNTED_ENTRY_SZ + extra);
+}
+
+static void test_corrupt__counted_item_rules(void **state)
+{
+	/* Bit 0 known; bit 1 is reserved and ignored; 0: unknown. */
+	static const uint32_t flags[3] = { TDR_COUNTED_KNOWN, 0, TDR_COUNTED_KNOWN | 2 };
+	uint8_t ev_totals[8 + 2 * 16] = { 2 };
+	struct tdr_buf tb = { 0 };
+	struct tdr_trailer t;
+	uint8_t big[8] = { 0 };
+
+	(void)state;
+	/* COUNTED first and longer than EVENT_TOTALS: one array of 3. */
+	put_counted(&tb, 3, flags, 0);
+	tdr_put_le64(ev_totals + 8, 7);	     /* event 0: samples */
+	tdr_put_le64(ev_totals + 8 + 16, 9); /* event 1: samples */
+	tdr_buf__tlv(&tb, TDR_TT_EVENT_TOTALS, ev_totals, sizeof(ev_totals));
+	assert_int_equal(tdr_trailer__decode(tb.data, tb.sz, &t), 0);
+	assert_int_equal(t.totals.event_cnt, 3);
+	assert_int_equal(t.totals.events[0].samples, 7);
+	assert_int_equal(t.totals.events[1].samples, 9);
+	assert_int_equal(t.totals.events[2].samples, 0);
+	assert_true(t.totals.events[0].has_counted);
+	assert_int_equal(t.totals.events[0].counted, 100);
+	assert_int_equal(t.totals.events[0].time_enabled_ns, 20);
+	assert_int_equal(t.totals.events[0].time_running_ns, 10);
+	assert_false(t.totals.events[1].has_counted);
+	assert_int_equal(t.totals.events[1].counted, 0);
+	assert_true(t.totals.events[2].has_counted);
+	assert_int_equal(t.totals.events[2].counted, 102);
+	tdr_trailer__release(&t);
+
+	/* A length that is not 8 + 32 n, or a second item: corrupt. */
+	tdr_buf__release(&tb);
+	put_counted(&tb, 2, flags, 8);
+	assert_int_equal(tdr_trailer__decode(tb.data, tb.sz, &t), -TDR_E_CORRUPT);
+	tdr_buf__release(&tb);
+	put_counted(&tb, 1, flags, 0);
+	put_counted(&tb, 1, flags, 0);
+	assert_int_equal(tdr_trailer__decode(tb.data, tb.sz, &t), -TDR_E_CORRUPT);
+	/* More entries than the 256 events a file can have. */
+	tdr_buf__release(&tb);
+	tdr_put_le32(big, 257);
+	tdr_buf__tlv(&tb, TDR_TT_COUNTED, big, sizeof(big));
+	assert_int_equal(tdr_trailer__decode(tb.data, tb.sz, &t), -TDR_E_LIMIT);
+	tdr_buf__release(&tb);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -559,6 +624,7 @@ int main(void)
 		T(test_corrupt__hostile_metadata_sizes),
 		T(test_corrupt__hostile_frame_headers),
 		T(test_corrupt__hostile_trailer_index),
+		T(test_corrupt__counted_item_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,7 +155,7 @@ static void small_meta(struct tdr_meta *m)
 static int write_small(const char *path, bool finish, uint8_t codec)
 {
 	struct tdr_writer_opts opts = { .path = path, .codec = codec };
-	struct tdr_event_totals ev = { 3, 0 };
+	struct tdr_event_totals ev = { .samples = 3 };
 	struct tdr_run_end end = { .duration_ns = 1000 };
 	struct tl_counts c = { 0 };
 	struct tdr_writer *w = NULL;

@@ -99,7 +99,7 @@ static int run(struct fixture *f, ...)
 }
 
 /*
- * The recording (codec 1, so a 1.1 file):
+ * The recording (codec 1, so a 1.2 file):
  *   synthetic frame: mmap and comm of pid 10
  *   ring 0: tid 11 at 100, tid 12 at 300
  *   ring 1: tid 11 at 200
@@ -111,8 +111,13 @@ static void write_recording(struct fixture *f)
 	struct fx *x = fx_new(6, TDR_META_INHERIT, true);
 	struct tdr_writer_opts o = { .path = f->path, .codec = TDR_CODEC_COLUMNS };
 	struct synth_sid sid = fx_sid(0, 11, 1);
-	/* The sampler (cycles) lost 5 samples by PERF_FORMAT_LOST. */
-	struct tdr_event_totals ev[6] = { [1] = { .samples = 6, .lost_samples = 5 } };
+	/* The sampler (cycles) lost 5 samples by PERF_FORMAT_LOST; slots was
+	 * counted over the run (the others were not). */
+	struct tdr_event_totals ev[6] = {
+		[0] = { .has_counted = true, .counted = 5000, .time_enabled_ns = 9,
+			.time_running_ns = 8 },
+		[1] = { .samples = 6, .lost_samples = 5 },
+	};
 	struct synth_buf b = { 0 };
 	struct tdr_writer *w;
 	struct tdr_reader *r;
@@ -261,7 +266,7 @@ static void test_info__json_has_every_key_with_its_value(void **state)
 	write_recording(f);
 	assert_int_equal(run(f, "info", "--json", f->path, NULL), 0);
 	j = json_of(f);
-	assert_str_key(j, "format_version", "1.1");
+	assert_str_key(j, "format_version", "1.2");
 	assert_str_key(j, "plan", "topdown-l1");
 	ev = jm_get(j, "events");
 	assert_non_null(ev);
@@ -306,6 +311,14 @@ static void test_info__json_has_every_key_with_its_value(void **state)
 	assert_bool_key(jm_get(j, "file_status"), "has_trailer", true);
 	assert_int_equal(num(e0, "lost_samples"), 0);
 	assert_int_equal(num(jm_at(jm_get(j, "event_totals"), 1), "lost_samples"), 5);
+	/* The trailer's COUNTED item: slots only. */
+	assert_int_equal(num(e0, "counted"), 5000);
+	assert_int_equal(num(e0, "counted_time_enabled_ns"), 9);
+	assert_int_equal(num(e0, "counted_time_running_ns"), 8);
+	assert_int_equal(jm_get(jm_at(jm_get(j, "event_totals"), 1), "counted")->t, JM_NULL);
+	assert_int_equal(
+		jm_get(jm_at(jm_get(j, "event_totals"), 1), "counted_time_running_ns")->t,
+		JM_NULL);
 	jm_free(j);
 }
 
@@ -316,7 +329,7 @@ static void test_info__text_says_the_same(void **state)
 	require_tdrec();
 	write_recording(f);
 	assert_int_equal(run(f, "info", f->path, NULL), 0);
-	assert_non_null(strstr(f->text, "(tdr format 1.1)"));
+	assert_non_null(strstr(f->text, "(tdr format 1.2)"));
 	assert_non_null(strstr(f->text, "plan:        topdown-l1\n"));
 	assert_non_null(strstr(f->text, "samples:     6 (6 attributed), 3 threads with samples\n"));
 	assert_non_null(strstr(f->text, "records:     9 in 5 frames\n"));
@@ -325,6 +338,9 @@ static void test_info__text_says_the_same(void **state)
 	assert_non_null(strstr(f->text, "program:     exit code 3\n"));
 	assert_non_null(strstr(f->text, "sampling:    4000 Hz; launched program"));
 	assert_non_null(strstr(f->text, "file status: complete"));
+	/* slots' counted total, and only slots'. */
+	assert_non_null(strstr(f->text, "\n                           counted 5000 over the run, "));
+	assert_null(strstr(strstr(f->text, "counted 5000") + 1, "counted "));
 	assert_non_null(strstr(f->text, "\n                           5 samples lost "
 					"(PERF_FORMAT_LOST)\n  topdown-retiring "));
 	assert_null(strstr(f->text, "    sample_type"));

@@ -133,7 +133,12 @@ static void test_roundtrip__everything_read_back_identical(void **state)
 	for (size_t i = 0; i < 10; i++) {
 		assert_int_equal(t->events[i].samples, f->std.ev[i].samples);
 		assert_int_equal(t->events[i].lost_samples, f->std.ev[i].lost_samples);
+		assert_int_equal(t->events[i].has_counted, f->std.ev[i].has_counted);
+		assert_int_equal(t->events[i].counted, f->std.ev[i].counted);
+		assert_int_equal(t->events[i].time_enabled_ns, f->std.ev[i].time_enabled_ns);
+		assert_int_equal(t->events[i].time_running_ns, f->std.ev[i].time_running_ns);
 	}
+	assert_true(t->events[9].has_counted && t->events[9].counted == 9000000063ull);
 	end = tdr_reader__run_end(r);
 	assert_non_null(end);
 	assert_int_equal(end->duration_ns, f->std.end.duration_ns);

@@ -253,6 +253,13 @@ void tl_std_init(struct tl_std *std)
 	for (size_t i = 0; i < 10; i++) {
 		std->ev[i].samples = 100 * i + 7;
 		std->ev[i].lost_samples = i;
+		/* Counted totals for every other event: the others are unknown. */
+		std->ev[i].has_counted = i % 2;
+		if (i % 2) {
+			std->ev[i].counted = 1000000007ull * i;
+			std->ev[i].time_enabled_ns = 5000000000ull + i;
+			std->ev[i].time_running_ns = 4000000000ull + i;
+		}
 	}
 	std->end = (struct tdr_run_end){ .duration_ns = 1234567890,
 					 .exit_code = 3,

@@ -2,7 +2,8 @@
  * tests/fuzz/fuzz_reader.c - libFuzzer target for the .tdr reader.
  *
  * Opens the input with tdr_reader__open_mem and touches everything a
- * consumer would: metadata, status, totals, every frame (loaded and walked
+ * consumer would: metadata, status, totals (with the counted totals of
+ * the trailer's COUNTED item), every frame (loaded and walked
  * record by record), every section, and the DSO table's entries. Each
  * input is tried twice: as it is, and with all its checksums repaired
  * (tests/format/fixup_crcs.h), so that mutations reach the decoders behind
@@ -99,8 +100,13 @@ static uint64_t exercise(const uint8_t *data, size_t size)
 	t = tdr_reader__totals(r);
 	if (t) {
 		sum += t->records;
-		for (size_t i = 0; i < t->event_cnt; i++)
-			sum += t->events[i].samples;
+		for (size_t i = 0; i < t->event_cnt; i++) {
+			const struct tdr_event_totals *e = &t->events[i];
+
+			sum += e->samples + e->lost_samples;
+			if (e->has_counted)
+				sum += e->counted + e->time_enabled_ns + e->time_running_ns;
+		}
 	}
 	if (tdr_reader__run_end(r))
 		sum += tdr_reader__run_end(r)->duration_ns;

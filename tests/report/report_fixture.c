@@ -3,6 +3,7 @@
  * output helpers for the report tests (see report_fixture.h).
  */
 #include "report_fixture.h"
+#include "json_mini.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -267,6 +268,18 @@ char *fx_render_diff(const struct tdr_diff *d, enum tdr_report_format fmt, size_
 	struct tdr_render_opts o = {.fmt = fmt, .limit = limit};
 
 	return render_with(render_diff_fn, d, &o);
+}
+
+struct jm *fx_json(const char *text)
+{
+	size_t where = 0;
+	struct jm *j = jm_parse(text, &where);
+
+	if (!j) {
+		print_error("invalid JSON at byte %zu: '%.40s'\n", where, text + where);
+		fail();
+	}
+	return j;
 }
 
 void fx_assert_width(const char *text, size_t width)

@@ -99,6 +99,10 @@ void fx_syms_init(struct fx_syms *s, const struct fx_sym_entry *entries, size_t 
 /* Rendered output in a heap string (caller frees). */
 char *fx_render(const struct tdr_report *r, enum tdr_report_format fmt, bool colour, size_t limit);
 char *fx_render_diff(const struct tdr_diff *d, enum tdr_report_format fmt, size_t limit);
+/* text parsed with json_mini.c (caller frees with jm_free); fails the
+ * test, saying where, when it is not valid JSON. */
+struct jm;
+struct jm *fx_json(const char *text);
 /* Assert every line of text has at most width bytes. */
 void fx_assert_width(const char *text, size_t width);
 

@@ -85,18 +85,6 @@ static struct tdr_report *sw_report(struct fx_meta *m)
 	return r;
 }
 
-static struct jm *parse_json(const char *text)
-{
-	size_t where = 0;
-	struct jm *j = jm_parse(text, &where);
-
-	if (!j) {
-		print_error("invalid JSON at byte %zu: '%.40s'\n", where, text + where);
-		fail();
-	}
-	return j;
-}
-
 static void check_row_keys(const struct jm *row, bool topdown)
 {
 	assert_non_null(row);
@@ -117,7 +105,7 @@ static void test_render__json_topdown_is_valid_with_documented_keys(void **state
 	struct fx_meta m;
 	struct tdr_report *r = l2_report(&m, TDR_BY_FUNCTION);
 	char *out = fx_render(r, TDR_FMT_JSON, false, 0);
-	struct jm *j = parse_json(out);
+	struct jm *j = fx_json(out);
 	const struct jm *rows = jm_get(j, "rows"), *row, *td, *rec;
 
 	(void)state;
@@ -162,7 +150,7 @@ static void test_render__json_software_plan_has_null_topdown(void **state)
 	struct fx_meta m;
 	struct tdr_report *r = sw_report(&m);
 	char *out = fx_render(r, TDR_FMT_JSON, false, 0);
-	struct jm *j = parse_json(out);
+	struct jm *j = fx_json(out);
 	const struct jm *row = jm_at(jm_get(j, "rows"), 0), *ev;
 
 	(void)state;
@@ -188,7 +176,7 @@ static void test_render__json_mode_specific_keys(void **state)
 	for (int by = TDR_BY_FUNCTION; by <= TDR_BY_PROCESS; by++) {
 		struct tdr_report *r = l2_report(&m, (enum tdr_report_by)by);
 		char *out = fx_render(r, TDR_FMT_JSON, false, 2);
-		struct jm *j = parse_json(out);
+		struct jm *j = fx_json(out);
 		const struct jm *row = jm_at(jm_get(j, "rows"), 0);
 
 		assert_int_equal(jm_get(j, "rows")->n, 2); /* limit */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TDR_FORMAT_MAJOR 1
-#define TDR_FORMAT_MINOR 1
+#define TDR_FORMAT_MINOR 2
 
 /* ---------------------------------------------------------------------------
  * Metadata: what was recorded, where and how. Plain data; every pointer is
@@ -166,6 +166,15 @@ struct tdr_run_end {
 struct tdr_event_totals {
 	uint64_t samples;      /* PERF_RECORD_SAMPLE records of this event */
 	uint64_t lost_samples; /* PERF_FORMAT_LOST at the end, 0 if not available */
+	/* The event's count over the whole run, summed over every fd of it
+	 * read when the recording ended (trailer item COUNTED, docs/format.md
+	 * section 8.1), with the fds' time_enabled and time_running summed
+	 * alike. Only meaningful when has_counted: a file written before
+	 * format 1.2, by a recorder that was killed, or whose reads failed
+	 * has none. */
+	bool has_counted;
+	uint64_t counted;
+	uint64_t time_enabled_ns, time_running_ns;
 };
 
 struct tdr_totals {

@@ -198,6 +198,31 @@ void tdr_report__set_run(struct tdr_report *r, const char *file, enum tdr_source
 void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *st,
 			    const struct tdr_file_status *fs);
 
+/*
+ * The recording's counted totals: ev[e] (cnt entries, aligned with meta's
+ * events; borrowed for the call; NULL for none) is what event e counted
+ * over the whole run (struct tdr_event_totals, has_counted). __finish
+ * compares each with the event's attributed total, the sum of its deltas
+ * over every sample given to __add_sample before filters, and adds one
+ * note naming the events the samples attribute clearly less of (below
+ * TDR_REPORT_ATTRIBUTED_MIN, by at least TDR_REPORT_UNATTRIBUTED_MIN_GAP
+ * units), with both numbers and the reason. docs/report.md "Counted totals".
+ * Returns: 0, -EINVAL after __finish.
+ */
+#define TDR_REPORT_ATTRIBUTED_MIN 0.90
+#define TDR_REPORT_UNATTRIBUTED_MIN_GAP 100 /* fewer unattributed events are noise */
+int tdr_report__set_counted(struct tdr_report *r, const struct tdr_event_totals *ev, size_t cnt);
+
+/* Event idx's counted total: true with *out set, false when the recording
+ * has none for it. */
+bool tdr_report__counted(const struct tdr_report *r, size_t idx, uint64_t *out);
+/* Event idx's attributed total (before filters; a report built with
+ * __add alone: the sum of its rows). 0 before __finish. */
+uint64_t tdr_report__attributed(const struct tdr_report *r, size_t idx);
+/* The attributed share of the counted slots (TopDown plans), NAN when the
+ * plan has no slots or the recording no counted slots, or before __finish. */
+double tdr_report__slots_attributed(const struct tdr_report *r);
+
 /* Add a warning line (shown in the header and in the JSON warnings). */
 void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
