@@ -134,6 +134,58 @@ static int calc_is_pos(uint64_t st, bool sample_id_all)
 	return idx;
 }
 
+/* Byte offset of a SAMPLE field when sample_type has it, else -1; *off moves on. */
+static int16_t take_field(uint64_t st, uint64_t bit, unsigned *off)
+{
+	if (!(st & bit))
+		return -1;
+	*off += 8;
+	return (int16_t)(*off - 8);
+}
+
+/*
+ * The short way of decode_sample: with no CALLCHAIN or RAW (which the
+ * decoder bounds-checks after READ), every field it reads has a fixed
+ * offset, given in the kernel's order (uapi perf_event.h, PERF_RECORD_SAMPLE).
+ */
+static void calc_fixed(struct ev_info *e)
+{
+	uint64_t st = e->sample_type, rf = e->read_format;
+	int16_t ident;
+	unsigned off = 0;
+
+	ident = take_field(st, PERF_SAMPLE_IDENTIFIER, &off);
+	e->off_ip = take_field(st, PERF_SAMPLE_IP, &off);
+	e->off_tid = take_field(st, PERF_SAMPLE_TID, &off);
+	e->off_time = take_field(st, PERF_SAMPLE_TIME, &off);
+	e->off_addr = take_field(st, PERF_SAMPLE_ADDR, &off);
+	e->off_id = take_field(st, PERF_SAMPLE_ID, &off);
+	if (e->off_id < 0)
+		e->off_id = ident; /* ID, when both are there, is read last */
+	e->off_stream_id = take_field(st, PERF_SAMPLE_STREAM_ID, &off);
+	e->off_cpu = take_field(st, PERF_SAMPLE_CPU, &off);
+	e->off_period = take_field(st, PERF_SAMPLE_PERIOD, &off);
+	e->off_read = -1;
+	memset(&e->read_tmpl, 0, sizeof(e->read_tmpl));
+	if (st & PERF_SAMPLE_READ) {
+		struct dec_read *rd = &e->read_tmpl;
+
+		e->off_read = (int16_t)off;
+		rd->group = rf & PERF_FORMAT_GROUP;
+		rd->has_id = rf & PERF_FORMAT_ID;
+		rd->has_enabled = rf & PERF_FORMAT_TOTAL_TIME_ENABLED;
+		rd->has_running = rf & PERF_FORMAT_TOTAL_TIME_RUNNING;
+		rd->stride = 8u * (1u + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+		rd->nr = 1;
+		/* nr or the value; the times; the non-group form's id and lost */
+		off += 8u * (1u + rd->has_enabled + rd->has_running);
+		if (!rd->group)
+			off += rd->stride - 8u;
+	}
+	e->fixed_sz = (uint16_t)off;
+	e->fixed = !(st & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW));
+}
+
 int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 {
 	size_t i, j;
@@ -175,6 +227,7 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 			e->group_sz++;
 		}
 		e->group = gi;
+		calc_fixed(e);
 		for (j = 0; j < meta->events[i].id_cnt; j++) {
 			err = u64map_put(&d->ids, meta->events[i].ids[j].id, (uint32_t)i);
 			if (err)
@@ -291,6 +344,72 @@ static int decode_read(uint64_t rf, const uint8_t **pp, const uint8_t *end, stru
 	return 0;
 }
 
+/* decode_sample's short way (calc_fixed): the record holds at least
+ * e->fixed_sz bytes, so only the group read's entries need a check. */
+static int decode_sample_fixed(const struct ev_info *e, const uint8_t *p, const uint8_t *end,
+			       struct dec_rec *r)
+{
+	if (e->off_id >= 0) {
+		r->sid.id = ld64(p + e->off_id);
+		r->sid.have |= DEC_HAVE_ID;
+	}
+	if (e->off_ip >= 0) {
+		r->sample.ip = ld64(p + e->off_ip);
+		r->sample.has_ip = true;
+	}
+	if (e->off_tid >= 0) {
+		r->sid.pid = ld32(p + e->off_tid);
+		r->sid.tid = ld32(p + e->off_tid + 4);
+		r->sid.have |= DEC_HAVE_TID;
+	}
+	if (e->off_time >= 0) {
+		r->sid.time = ld64(p + e->off_time);
+		r->sid.have |= DEC_HAVE_TIME;
+	}
+	if (e->off_addr >= 0)
+		r->sample.addr = ld64(p + e->off_addr);
+	if (e->off_stream_id >= 0) {
+		r->sid.stream_id = ld64(p + e->off_stream_id);
+		r->sid.have |= DEC_HAVE_STREAM_ID;
+	}
+	if (e->off_cpu >= 0) {
+		r->sid.cpu = ld32(p + e->off_cpu);
+		r->sid.have |= DEC_HAVE_CPU;
+	}
+	if (e->off_period >= 0) {
+		r->sample.period = ld64(p + e->off_period);
+		r->sample.has_period = true;
+	}
+	if (e->off_read >= 0) {
+		struct dec_read *rd = &r->sample.read;
+		const uint8_t *q = p + e->off_read;
+
+		*rd = e->read_tmpl;
+		if (rd->group)
+			rd->nr = ld64(q);
+		else
+			rd->value = ld64(q);
+		q += 8;
+		if (rd->has_enabled) {
+			rd->time_enabled = ld64(q);
+			q += 8;
+		}
+		if (rd->has_running) {
+			rd->time_running = ld64(q);
+			q += 8;
+		}
+		if (rd->group) {
+			if (rd->nr > (uint64_t)(end - q) / rd->stride)
+				return -TDR_E_CORRUPT; /* nr too large for the record */
+			rd->ent = q;
+		} else if (rd->has_id) {
+			rd->id = ld64(q);
+		}
+		r->sample.has_read = true;
+	}
+	return 0;
+}
+
 static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const uint8_t *end,
 			 struct dec_rec *r)
 {
@@ -307,6 +426,8 @@ static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const ui
 	if (r->ev < 0)
 		return 0; /* unknown id and no default layout: caller counts it */
 	e = &d->ev[r->ev];
+	if (e->fixed && (size_t)(end - p) >= e->fixed_sz)
+		return decode_sample_fixed(e, p, end, r);
 	st = e->sample_type;
 
 	if (st & PERF_SAMPLE_IDENTIFIER) {

@@ -81,6 +81,18 @@ void u64map_fini(struct u64map *m);
  * Decoder (decode.c).
  */
 
+/* PERF_SAMPLE_READ contents; entries are read in place. */
+struct dec_read {
+	bool group;	   /* PERF_FORMAT_GROUP */
+	bool has_id;	   /* PERF_FORMAT_ID */
+	bool has_enabled, has_running;
+	uint64_t nr;	   /* entries (1 for the non-group form) */
+	uint64_t time_enabled, time_running;
+	const uint8_t *ent; /* group form: first entry (value, then id when has_id) */
+	uint32_t stride;    /* group form: bytes per entry */
+	uint64_t value, id; /* non-group form: the one entry */
+};
+
 /* Layout of one event's records, computed from its attr. */
 struct ev_info {
 	uint64_t sample_type;
@@ -92,6 +104,15 @@ struct ev_info {
 	uint32_t group_sz;  /* members in the event's group */
 	uint32_t group_first; /* meta index of the group's first event */
 	uint32_t trailer_sz;  /* bytes of the sample_id trailer (0 without sample_id_all) */
+	/* SAMPLE records whose fields up to PERF_SAMPLE_READ have fixed sizes
+	 * and nothing the decoder must bounds-check after them: the byte
+	 * offset of each field (-1 when absent), and fixed_sz, the bytes up
+	 * to the end of READ's fixed part (tdr_decoder__decode's short way). */
+	bool fixed;
+	int16_t off_ip, off_tid, off_time, off_addr, off_id, off_stream_id, off_cpu, off_period;
+	int16_t off_read;
+	uint16_t fixed_sz;
+	struct dec_read read_tmpl; /* READ's flags and stride; values filled per record */
 };
 
 struct tdr_decoder {
@@ -125,17 +146,6 @@ struct dec_sid {
 	uint64_t time, id, stream_id;
 };
 
-/* PERF_SAMPLE_READ contents; entries are read in place. */
-struct dec_read {
-	bool group;	   /* PERF_FORMAT_GROUP */
-	bool has_id;	   /* PERF_FORMAT_ID */
-	bool has_enabled, has_running;
-	uint64_t nr;	   /* entries (1 for the non-group form) */
-	uint64_t time_enabled, time_running;
-	const uint8_t *ent; /* group form: first entry (value, then id when has_id) */
-	uint32_t stride;    /* group form: bytes per entry */
-	uint64_t value, id; /* non-group form: the one entry */
-};
 
 struct dec_rec {
 	uint32_t type;
@@ -204,6 +214,10 @@ struct stream {
 	uint32_t ev;	  /* sampler's meta index */
 	uint32_t ring;	  /* ring of the previous sample */
 	uint32_t pending; /* bit per enum tdr_rebase_reason, applied at the next sample */
+	/* The cached entry ids cover every member, entry j being group slot j
+	 * (the kernel's order): a sample whose ids all match the cache takes
+	 * the short way in streams_sample. */
+	bool in_order;
 	uint64_t lost_seq; /* parser lost sequence at the previous sample */
 	uint64_t time_enabled, time_running;
 	size_t pool_off; /* first of group_sz prev values, then group_sz ids, then events */

@@ -231,6 +231,26 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 	cid = prev + gsz;
 	cev = cid + gsz;
 
+	/* The short way: every entry's id is the one cached at its position,
+	 * and that position is its slot (in_order). Otherwise, or when an id
+	 * differs, the general match below redoes the whole sample. */
+	if (s->in_order && rd->group && rd->has_id && rd->nr == gsz && gsz <= 64) {
+		const uint8_t *en = rd->ent;
+
+		for (j = 0; j < gsz && ld64(en + 8) == cid[j]; j++, en += rd->stride) {
+			uint64_t v = ld64(en);
+
+			p->cur[j] = v;
+			p->cur_ev[j] = (uint32_t)cev[j];
+			backwards |= v < prev[j];
+		}
+		if (j == gsz) {
+			present[0] = gsz == 64 ? UINT64_MAX : (1ull << gsz) - 1;
+			goto matched;
+		}
+		backwards = false;
+	}
+
 	/* Match every entry to its member by id (never by position). */
 	for (j = 0; j < rd->nr; j++) {
 		const uint8_t *en = rd->group ? rd->ent + j * rd->stride : NULL;
@@ -272,7 +292,13 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 		if (v < prev[slot])
 			backwards = true;
 	}
+	/* Whether the next sample of this stream may take the short way. */
+	s->in_order = rd->group && rd->has_id && rd->nr == gsz && gsz <= 64;
+	for (j = 0; s->in_order && j < gsz; j++)
+		s->in_order = cev[j] < p->meta.event_cnt && evs[cev[j]].slot == j && PRESENT(j) &&
+			      p->cur_ev[j] == cev[j] && cid[j] == ld64(rd->ent + j * rd->stride + 8);
 
+matched:
 	if (!*first) {
 		uint64_t ls = s->lost_seq;
 
