@@ -247,6 +247,17 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	err = merge_build(p, &m, &syn);
 	if (err)
 		goto out;
+	/* Every ring's first frame goes to the helper at once (the synthetic
+	 * ring's first: it comes first in the file), not one after the other
+	 * as each ring's first record is wanted. */
+	for (i = 0; m.pl && i < m.ring_cnt; i++) {
+		struct ring_cur *rc = &m.rings[i];
+
+		if (!rc->frame_cnt)
+			continue;
+		preload__submit(m.pl, i, rc->frames[0], &rc->bufs[rc->cur ^ 1]);
+		rc->pending = true;
+	}
 	/* tdrec's own records (initial mmaps, comms) come before every ring. */
 	if (syn != SIZE_MAX) {
 		for (err = ring_advance(p, &m, syn); !err && m.rings[syn].rec;

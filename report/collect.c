@@ -39,9 +39,11 @@ void addrtab__release(struct addrtab *t)
 /* Entry for key (its map/off/pid/tid/kind), created when new. Returns index or -ENOMEM. */
 static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct addr_ent *key)
 {
-	uint64_t h =
-	    report_hash_mix(report_hash_mix((uintptr_t)key->map, key->off),
-			    ((uint64_t)key->pid << 32 | key->tid) ^ ((uint64_t)key->kind << 60));
+	/* One mix, not two: this runs once per sample, and the hash's latency
+	 * comes before the table's first load. */
+	uint64_t h = report_hash_mix((uintptr_t)key->map ^ (key->off * 0x9e3779b97f4a7c15ull),
+				     ((uint64_t)key->pid << 32 | key->tid) ^
+					 ((uint64_t)key->kind << 60));
 	size_t j, mask;
 	int err;
 
