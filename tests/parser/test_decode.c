@@ -203,6 +203,94 @@ static void test_decode__id_pos_without_identifier(void **state)
 	synth_buf_release(&b);
 }
 
+/* Decode one sample of a two-event group with sample_type st into g. */
+static void decode_two_event_sample(uint64_t st, uint64_t rf, struct got *g)
+{
+	struct tdr_meta meta = { 0 };
+	struct perf_event_attr a = { 0 };
+	struct tdr_parser *p;
+	struct synth_buf b = { 0 };
+	uint64_t ids[2] = { 41, 42 }, vals[2] = { 5000, 700 }, callchain[2] = { 1, 2 };
+	struct synth_sample s = { 0 };
+	size_t off;
+
+	a.size = sizeof(a);
+	a.sample_period = 10;
+	a.sample_type = st;
+	a.read_format = rf;
+	a.sample_id_all = 1;
+	synth_meta_add_event(&meta, "a", &a, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER, 0, &ids[0],
+			     NULL, 10, 1);
+	synth_meta_add_event(&meta, "b", &a, 0, (rf & PERF_FORMAT_GROUP) ? 0 : 1, &ids[1], NULL,
+			     10, 1);
+	assert_int_equal(tdr_parser__new(&meta, &p), 0);
+	s.sid = (struct synth_sid){ .pid = 10, .tid = 11, .time = 77, .id = 41, .cpu = 1 };
+	s.ip = 0x1234;
+	s.addr = 0xdead;
+	s.period = 10;
+	s.time_enabled = 900;
+	s.time_running = 800;
+	s.nr = (rf & PERF_FORMAT_GROUP) ? 2 : 1;
+	s.values = vals;
+	s.ids = ids;
+	s.callchain_nr = 2;
+	s.callchain = callchain;
+	off = synth_sample(&b, &a, &s);
+	memset(g, 0, sizeof(*g));
+	assert_int_equal(tdr_parser__feed(p, 0, synth_rec(&b, off), got_cb, g), 0);
+	assert_int_equal(g->n, 1);
+	assert_int_equal(tdr_parser__stats(p)->malformed_records, 0);
+	g->s.deltas = NULL; /* points into the parser, freed below */
+	g->s.map = NULL;
+	g->s.comm = NULL;
+	tdr_parser__free(p);
+	tdr_meta__clear(&meta);
+	synth_buf_release(&b);
+}
+
+/* Fields read at fixed offsets (no CALLCHAIN or RAW in the layout) are the
+ * ones read field by field (with a CALLCHAIN after READ), for the group
+ * and the non-group read forms, with ID rather than IDENTIFIER and the
+ * optional fields between. */
+static void test_decode__fixed_offsets_agree_with_field_by_field(void **state)
+{
+	static const uint64_t forms[] = {
+		PERF_FORMAT_ID | PERF_FORMAT_LOST,
+		PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+		    PERF_FORMAT_TOTAL_TIME_RUNNING,
+		PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID,
+	};
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+		      PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ;
+	struct got fixed, slow;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		decode_two_event_sample(st, forms[i], &fixed);
+		decode_two_event_sample(st | PERF_SAMPLE_CALLCHAIN, forms[i], &slow);
+		assert_int_equal(fixed.s.ip, 0x1234);
+		assert_int_equal(fixed.s.time_ns, 77);
+		assert_int_equal(fixed.s.pid, 10);
+		assert_int_equal(fixed.s.tid, 11);
+		assert_int_equal(fixed.s.cpu, 1);
+		assert_int_equal(fixed.s.period, 10);
+		assert_int_equal(fixed.s.sampler_idx, 0);
+		assert_int_equal(fixed.d[0], 5000);
+		assert_int_equal(fixed.d[1], (forms[i] & PERF_FORMAT_GROUP) ? 700 : 0);
+		assert_int_equal(fixed.s.ip, slow.s.ip);
+		assert_int_equal(fixed.s.time_ns, slow.s.time_ns);
+		assert_int_equal(fixed.s.pid, slow.s.pid);
+		assert_int_equal(fixed.s.tid, slow.s.tid);
+		assert_int_equal(fixed.s.cpu, slow.s.cpu);
+		assert_int_equal(fixed.s.cpumode, slow.s.cpumode);
+		assert_int_equal(fixed.s.period, slow.s.period);
+		assert_int_equal(fixed.s.sampler_idx, slow.s.sampler_idx);
+		assert_int_equal(fixed.s.first_in_stream, slow.s.first_in_stream);
+		assert_memory_equal(fixed.d, slow.d, sizeof(fixed.d));
+	}
+}
+
 static void test_decode__lost_samples_counted(void **state)
 {
 	struct fx *f = fx_new(6, TDR_META_INHERIT, true);
@@ -252,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_decode__group_nr_too_large),
 		cmocka_unit_test(test_decode__bogus_records_counted),
 		cmocka_unit_test(test_decode__id_pos_without_identifier),
+		cmocka_unit_test(test_decode__fixed_offsets_agree_with_field_by_field),
 		cmocka_unit_test(test_decode__lost_samples_counted),
 		cmocka_unit_test(test_decode__callback_error_returned),
 	};

@@ -88,6 +88,62 @@ static void test_streams__l2_matched_by_id_not_position(void **state)
 	fx_free(f);
 }
 
+/* One stream whose entries come in group order, then scrambled, then in
+ * order again: the in-order samples after the first take the parser's
+ * short way (ids checked against the stream's cache), the scrambled one
+ * the general match, and every delta is the same either way. */
+static void test_streams__entry_order_changes_within_a_stream(void **state)
+{
+	struct fx *f = fx_new(6, TDR_META_INHERIT, true);
+	static const uint64_t s1[] = { 1000, 250, 400, 100, 300, 200 };
+	static const uint64_t s2[] = { 1800, 450, 700, 150, 550, 400 };
+	static const uint64_t s3[] = { 2600, 650, 1000, 200, 800, 600 };
+	static const uint64_t s4[] = { 3400, 850, 1300, 250, 1050, 800 };
+	static const uint64_t s5[] = { 4200, 1050, 1600, 300, 1300, 1000 };
+	static const size_t scramble[] = { 5, 3, 0, 4, 1, 2 };
+	/* A: s1 + (s3 - s2) + (s5 - s4); B: (s2 - s1) + (s4 - s3) */
+	static const uint64_t want_a[] = { 2600, 650, 1000, 200, 800, 600 };
+	static const uint64_t want_b[] = { 1600, 400, 600, 100, 500, 400 };
+
+	(void)state;
+	assert_int_equal(fx_sample(f, 0, 11, 100, FX_IP_A, s1), 0);
+	assert_int_equal(fx_sample(f, 0, 11, 200, FX_IP_B, s2), 0);
+	assert_int_equal(fx_sample_ex(f, 0, 11, 300, FX_IP_A, s3, scramble, 0, 0), 0);
+	assert_int_equal(fx_sample(f, 0, 11, 400, FX_IP_B, s4), 0);
+	assert_int_equal(fx_sample(f, 0, 11, 500, FX_IP_A, s5), 0);
+	assert_sum(f, FX_IP_A, want_a, 3);
+	assert_sum(f, FX_IP_B, want_b, 2);
+	assert_int_equal(tdr_parser__stats(f->p)->unknown_ids, 0);
+	assert_int_equal(tdr_parser__stats(f->p)->samples_delivered, 5);
+	fx_free(f);
+}
+
+/* A sample of an in-order stream repeats one member's id in place of
+ * another's: the first entry with that id counts, the member left out
+ * gets no delta and keeps its previous value, and the next in-order
+ * sample takes its delta from there. */
+static void test_streams__duplicate_id_in_an_in_order_stream(void **state)
+{
+	struct fx *f = fx_new(6, TDR_META_INHERIT, true);
+	static const uint64_t s1[] = { 1000, 250, 400, 100, 300, 200 };
+	static const uint64_t s2[] = { 1800, 450, 700, 150, 550, 400 };
+	static const uint64_t s3[] = { 2600, 650, 1000, 200, 800, 600 };
+	static const uint64_t s4[] = { 3400, 850, 1300, 250, 1050, 800 };
+	static const size_t dup[] = { 0, 1, 2, 3, 3, 5 }; /* entry 4 carries member 3 */
+	/* A: s2; B: (s3 - s2 without member 4) + (s4 - s3, member 4 from s2) */
+	static const uint64_t want_a[] = { 1800, 450, 700, 150, 550, 400 };
+	static const uint64_t want_b[] = { 1600, 400, 600, 100, 500, 400 };
+
+	(void)state;
+	assert_int_equal(fx_sample(f, 0, 11, 100, FX_IP_A, s1), 0);
+	assert_int_equal(fx_sample(f, 0, 11, 200, FX_IP_A, s2), 0);
+	assert_int_equal(fx_sample_ex(f, 0, 11, 300, FX_IP_B, s3, dup, 0, 0), 0);
+	assert_int_equal(fx_sample(f, 0, 11, 400, FX_IP_B, s4), 0);
+	assert_sum(f, FX_IP_A, want_a, 2);
+	assert_sum(f, FX_IP_B, want_b, 2);
+	fx_free(f);
+}
+
 /* A LOST record on ring 0 between samples: every stream whose previous
  * sample came through ring 0 re-bases at its next sample. */
 static void test_streams__lost_rebases_streams_of_the_ring(void **state)
@@ -328,6 +384,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streams__l1_two_threads_interleaved),
 		cmocka_unit_test(test_streams__l2_matched_by_id_not_position),
+		cmocka_unit_test(test_streams__entry_order_changes_within_a_stream),
+		cmocka_unit_test(test_streams__duplicate_id_in_an_in_order_stream),
 		cmocka_unit_test(test_streams__lost_rebases_streams_of_the_ring),
 		cmocka_unit_test(test_streams__lost_on_other_ring_is_ignored),
 		cmocka_unit_test(test_streams__counter_backwards_rebases),
