@@ -348,6 +348,56 @@ static int cand_cmp(const void *a, const void *b)
 	return sym_alias_cmp(x->rank, x->name, y->rank, y->name, true);
 }
 
+/*
+ * Sort candidates into cand_cmp's order: by address with a stable radix
+ * sort (8-bit digits, skipping the digits all addresses share), then each
+ * run of one address (aliases, a few at most) by insertion with cand_cmp.
+ * With libc's symbol table (thousands of symbols), qsort's comparisons
+ * were most of the time a report by function spent symbolizing. Without
+ * memory for the scratch copy, qsort does it.
+ */
+static void sort_cands(struct sym_cand *c, size_t cnt)
+{
+	size_t count[8][256] = {{0}};
+	struct sym_cand *tmp, *src = c, *dst;
+
+	if (cnt < 2 || !(tmp = tdr_malloc(cnt * sizeof(*tmp)))) {
+		qsort(c, cnt, sizeof(*c), cand_cmp);
+		return;
+	}
+	for (size_t i = 0; i < cnt; i++)
+		for (unsigned d = 0; d < 8; d++)
+			count[d][(c[i].lo >> (8 * d)) & 0xff]++;
+	dst = tmp;
+	for (unsigned d = 0; d < 8; d++) {
+		size_t pos = 0;
+
+		if (count[d][(c[0].lo >> (8 * d)) & 0xff] == cnt)
+			continue; /* every address has this digit */
+		for (unsigned b = 0; b < 256; b++) {
+			size_t n = count[d][b];
+
+			count[d][b] = pos;
+			pos += n;
+		}
+		for (size_t i = 0; i < cnt; i++)
+			dst[count[d][(src[i].lo >> (8 * d)) & 0xff]++] = src[i];
+		dst = src;
+		src = src == c ? tmp : c;
+	}
+	if (src != c)
+		memcpy(c, src, cnt * sizeof(*c));
+	free(tmp);
+	for (size_t i = 1; i < cnt; i++) {
+		struct sym_cand x = c[i];
+		size_t j = i;
+
+		for (; j > 0 && c[j - 1].lo == x.lo && cand_cmp(&c[j - 1], &x) > 0; j--)
+			c[j] = c[j - 1];
+		c[j] = x;
+	}
+}
+
 /* Executable sections of the main file: where code symbols may lie, and
  * which code is PLT. A file without section headers leaves secs NULL. */
 static int load_sections(struct sym_dso *d, Elf *elf)
@@ -467,7 +517,7 @@ static int load_symbols(struct tdr_symbolizer *s, struct sym_dso *d, Elf *elf)
 		c[cnt++] = (struct sym_cand){ .lo = addr, .size = sym.st_size, .name = name,
 					      .rank = sym_rank(type, GELF_ST_BIND(sym.st_info)) };
 	}
-	qsort(c, cnt, sizeof(*c), cand_cmp);
+	sort_cands(c, cnt);
 
 	r = tdr_calloc(cnt ? cnt : 1, sizeof(*r));
 	d->sym_names = tdr_calloc(cnt ? cnt : 1, sizeof(*d->sym_names));

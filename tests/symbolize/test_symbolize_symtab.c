@@ -249,6 +249,66 @@ static void test_symtab__labels_from_debug_file(void **state)
 	free(dbg);
 }
 
+/*
+ * Many functions with ELF aliases at their addresses: a symbol table big
+ * enough that its sort takes several address digits, and in it the alias
+ * rule (global over weak, fewer leading underscores, shorter, then by
+ * name) picks each function's name. Function k: f_k, the weak alias w_k
+ * and the global __g_k always; e_k (same length, first by name) when k is
+ * even; the longer ff_k when k is a multiple of 3.
+ */
+static void test_symtab__aliases_in_a_large_table(void **state)
+{
+	enum { FUNCS = 300 };
+	struct env *e = *state;
+	struct tdr_symbolizer_opts o = { 0 };
+	struct tdr_dso_ref ref;
+	struct tdr_symbolizer *s;
+	struct fx_sym *syms = NULL;
+	char *src = NULL, *lib = NULL;
+	FILE *f;
+	int n;
+
+	assert_true(asprintf(&src, "%s/fx_alias.c", e->dir) > 0);
+	assert_true(asprintf(&lib, "%s/libfxa.so", e->dir) > 0);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fprintf(f, "volatile int fx_sink;\n");
+	for (int k = 0; k < FUNCS; k++) {
+		fprintf(f, "void f_%d(void) { fx_sink += %d; }\n", k, k);
+		fprintf(f, "void w_%d(void) __attribute__((weak, alias(\"f_%d\")));\n", k, k);
+		fprintf(f, "void __g_%d(void) __attribute__((alias(\"f_%d\")));\n", k, k);
+		if (k % 2 == 0)
+			fprintf(f, "void e_%d(void) __attribute__((alias(\"f_%d\")));\n", k, k);
+		if (k % 3 == 0)
+			fprintf(f, "void ff_%d(void) __attribute__((alias(\"f_%d\")));\n", k, k);
+	}
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(fx_sh("cd '%s' && gcc -O1 -fPIC -shared -o '%s' '%s'", e->dir, lib, src),
+			 0);
+	n = fx_elf_syms(lib, SHT_SYMTAB, &syms);
+	assert_true(n > 3 * FUNCS);
+	ref = (struct tdr_dso_ref){ .path = lib };
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	for (int k = 0; k < FUNCS; k++) {
+		char name[32], want[32];
+		struct tdr_sym y;
+		uint64_t off;
+
+		snprintf(name, sizeof(name), "f_%d", k);
+		snprintf(want, sizeof(want), "%s_%d", k % 2 == 0 ? "e" : "f", k);
+		assert_true(fx_vaddr_to_off(lib, sym_value(syms, n, name), &off));
+		assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+		assert_int_equal(y.status, TDR_SYM_OK);
+		assert_string_equal(y.function, want);
+		assert_int_equal(y.function_offset, 0);
+	}
+	tdr_symbolizer__free(s);
+	free(syms);
+	free(lib);
+	free(src);
+}
+
 static bool in_table(const struct fx_sym *syms, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
@@ -490,6 +550,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symtab__labels_from_debug_file),
+		cmocka_unit_test(test_symtab__aliases_in_a_large_table),
 		cmocka_unit_test(test_symtab__libc_static_functions_without_dwarf),
 		cmocka_unit_test(test_symtab__ldso_start_labels),
 		cmocka_unit_test(test_symtab__plt_stubs_named_like_objdump),
