@@ -286,6 +286,7 @@ struct tdr_symbolizer {
 	size_t dso_cnt, dso_cap;
 	uint32_t *dso_index;
 	size_t dso_index_cap; /* power of two */
+	struct sym_dso *dso_last; /* the object of the previous lookup (dso_get) */
 
 	/* Results: open addressing on (dso idx, offset). */
 	struct sym_res_ent *res;

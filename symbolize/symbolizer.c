@@ -136,16 +136,24 @@ static void dso_free(struct sym_dso *d)
 static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, struct sym_dso **out)
 {
 	size_t bid_sz = ref->build_id ? ref->build_id_sz : 0;
-	uint64_t h = dso_key_hash(ref->path, ref->build_id, bid_sz);
-	struct sym_dso *d;
+	struct sym_dso *d = s->dso_last;
+	uint64_t h;
 	size_t j;
 	int err;
 
+	/* Most lookups are in the object of the previous one: compared
+	 * directly, that costs less than hashing the path byte by byte. */
+	if (d && dso_key_eq(d, d->hash, ref, bid_sz)) {
+		*out = d;
+		return 0;
+	}
+	h = dso_key_hash(ref->path, ref->build_id, bid_sz);
 	if (s->dso_index_cap) {
 		j = h & (s->dso_index_cap - 1);
 		for (; s->dso_index[j]; j = (j + 1) & (s->dso_index_cap - 1)) {
 			d = s->dsos[s->dso_index[j] - 1];
 			if (dso_key_eq(d, h, ref, bid_sz)) {
+				s->dso_last = d;
 				*out = d;
 				return 0;
 			}
@@ -185,6 +193,7 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 		j = (j + 1) & (s->dso_index_cap - 1);
 	s->dso_index[j] = d->idx + 1;
 	s->dsos[s->dso_cnt++] = d;
+	s->dso_last = d;
 	*out = d;
 	return 0;
 }
