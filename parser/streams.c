@@ -194,6 +194,7 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 	uint64_t *prev, *cid, *cev;
 	int reason = -1;
 	bool backwards = false;
+	bool all = false; /* the short way: every member, entry j at slot j */
 	uint64_t present[TDR_MAX_GROUP / 64] = { 0 }; /* bit per group slot */
 
 	*first = false;
@@ -246,6 +247,7 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 		}
 		if (j == gsz) {
 			present[0] = gsz == 64 ? UINT64_MAX : (1ull << gsz) - 1;
+			all = true;
 			goto matched;
 		}
 		backwards = false;
@@ -329,11 +331,13 @@ matched:
 		return 0;
 	}
 	/* A plain loop: a memset of a size known only at run time became a
-	 * slow 'rep stos' here (per-sample profile). */
-	for (j = 0; j < p->meta.event_cnt; j++)
-		p->deltas[j] = 0;
+	 * slow 'rep stos' here (per-sample profile). Not needed when the
+	 * sample has every member of a group that holds every event. */
+	if (!all || gsz != p->meta.event_cnt)
+		for (j = 0; j < p->meta.event_cnt; j++)
+			p->deltas[j] = 0;
 	for (j = 0; j < gsz; j++) {
-		if (!PRESENT(j))
+		if (!all && !PRESENT(j))
 			continue;
 		p->deltas[p->cur_ev[j]] = p->cur[j] - prev[j];
 		prev[j] = p->cur[j];

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -142,6 +143,73 @@ static void test_streams__duplicate_id_in_an_in_order_stream(void **state)
 	assert_sum(f, FX_IP_A, want_a, 2);
 	assert_sum(f, FX_IP_B, want_b, 2);
 	fx_free(f);
+}
+
+struct two_groups {
+	uint64_t x[4], y[4]; /* per-event sums of the samples at ip X and ip Y */
+};
+
+static int two_groups_cb(const struct tdr_sample *s, void *ctx)
+{
+	struct two_groups *g = ctx;
+	uint64_t *sum = s->ip == FX_IP_A ? g->x : g->y;
+
+	for (int i = 0; i < 4; i++)
+		sum[i] += s->deltas[i];
+	return 0;
+}
+
+/* Two groups of two events, each with its sampler, in one thread: every
+ * sample's deltas hold its own group's members and zeros for the other
+ * group, also when both streams take the short way (in-order entries). */
+static void test_streams__two_groups_keep_their_deltas_apart(void **state)
+{
+	struct tdr_meta meta = { 0 };
+	struct perf_event_attr a;
+	struct tdr_parser *p;
+	struct synth_buf b = { 0 };
+	struct two_groups g;
+	static const uint64_t ids[4] = { 51, 52, 61, 62 };
+	static const uint64_t va[3][2] = { { 100, 10 }, { 150, 15 }, { 190, 19 } };
+	static const uint64_t vb[3][2] = { { 200, 20 }, { 260, 26 }, { 300, 33 } };
+	static const uint64_t want_x[4] = { 190, 19, 0, 0 }, want_y[4] = { 0, 0, 300, 33 };
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	synth_attr_group(&a, 1000);
+	synth_meta_add_event(&meta, "a0", &a, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER, 0, &ids[0],
+			     NULL, FX_PID, 1);
+	synth_meta_add_event(&meta, "a1", &a, 0, 0, &ids[1], NULL, FX_PID, 1);
+	synth_meta_add_event(&meta, "b0", &a, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER, 1, &ids[2],
+			     NULL, FX_PID, 1);
+	synth_meta_add_event(&meta, "b1", &a, 0, 1, &ids[3], NULL, FX_PID, 1);
+	assert_int_equal(tdr_parser__new(&meta, &p), 0);
+	for (int k = 0; k < 3; k++) {
+		for (int grp = 0; grp < 2; grp++) {
+			struct synth_sample s = { 0 };
+			size_t off;
+
+			s.sid = (struct synth_sid){ .pid = FX_PID, .tid = FX_PID,
+						    .time = 100 * (uint64_t)k + 10 * (uint64_t)grp + 1,
+						    .id = ids[2 * grp], .cpu = 0 };
+			s.ip = grp ? FX_IP_B : FX_IP_A;
+			s.period = 1000;
+			s.time_enabled = s.time_running = s.sid.time;
+			s.nr = 2;
+			s.values = grp ? vb[k] : va[k];
+			s.ids = &ids[2 * grp];
+			synth_buf_reset(&b);
+			off = synth_sample(&b, &a, &s);
+			assert_int_equal(tdr_parser__feed(p, 0, synth_rec(&b, off), two_groups_cb, &g),
+					 0);
+		}
+	}
+	assert_int_equal(tdr_parser__stats(p)->samples_delivered, 6);
+	assert_memory_equal(g.x, want_x, sizeof(want_x));
+	assert_memory_equal(g.y, want_y, sizeof(want_y));
+	tdr_parser__free(p);
+	tdr_meta__clear(&meta);
+	synth_buf_release(&b);
 }
 
 /* A LOST record on ring 0 between samples: every stream whose previous
@@ -386,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_streams__l2_matched_by_id_not_position),
 		cmocka_unit_test(test_streams__entry_order_changes_within_a_stream),
 		cmocka_unit_test(test_streams__duplicate_id_in_an_in_order_stream),
+		cmocka_unit_test(test_streams__two_groups_keep_their_deltas_apart),
 		cmocka_unit_test(test_streams__lost_rebases_streams_of_the_ring),
 		cmocka_unit_test(test_streams__lost_on_other_ring_is_ignored),
 		cmocka_unit_test(test_streams__counter_backwards_rebases),
