@@ -351,7 +351,7 @@ static int cand_cmp(const void *a, const void *b)
 /*
  * Sort candidates into cand_cmp's order: by address with a stable radix
  * sort (8-bit digits, skipping the digits all addresses share), then each
- * run of one address (aliases, a few at most) by insertion with cand_cmp.
+ * run of one address (aliases, a few at most) with cand_cmp.
  * With libc's symbol table (thousands of symbols), qsort's comparisons
  * were most of the time a report by function spent symbolizing. Without
  * memory for the scratch copy, qsort does it.
@@ -388,13 +388,23 @@ static void sort_cands(struct sym_cand *c, size_t cnt)
 	if (src != c)
 		memcpy(c, src, cnt * sizeof(*c));
 	free(tmp);
-	for (size_t i = 1; i < cnt; i++) {
-		struct sym_cand x = c[i];
-		size_t j = i;
+	/* Each run of one address: by insertion when short, else by qsort (a
+	 * file with thousands of symbols at one address stays n log n). */
+	for (size_t lo = 0, hi; lo < cnt; lo = hi) {
+		for (hi = lo + 1; hi < cnt && c[hi].lo == c[lo].lo; hi++)
+			;
+		if (hi - lo > 16) {
+			qsort(c + lo, hi - lo, sizeof(*c), cand_cmp);
+			continue;
+		}
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct sym_cand x = c[i];
+			size_t j = i;
 
-		for (; j > 0 && c[j - 1].lo == x.lo && cand_cmp(&c[j - 1], &x) > 0; j--)
-			c[j] = c[j - 1];
-		c[j] = x;
+			for (; j > lo && cand_cmp(&c[j - 1], &x) > 0; j--)
+				c[j] = c[j - 1];
+			c[j] = x;
+		}
 	}
 }
 

@@ -255,7 +255,8 @@ static void test_symtab__labels_from_debug_file(void **state)
  * rule (global over weak, fewer leading underscores, shorter, then by
  * name) picks each function's name. Function k: f_k, the weak alias w_k
  * and the global __g_k always; e_k (same length, first by name) when k is
- * even; the longer ff_k when k is a multiple of 3.
+ * even; the longer ff_k when k is a multiple of 3. And one function with
+ * 26 names.
  */
 static void test_symtab__aliases_in_a_large_table(void **state)
 {
@@ -283,6 +284,12 @@ static void test_symtab__aliases_in_a_large_table(void **state)
 		if (k % 3 == 0)
 			fprintf(f, "void ff_%d(void) __attribute__((alias(\"f_%d\")));\n", k, k);
 	}
+	/* One address with 26 names (a run sorted by qsort, not insertion). */
+	fprintf(f, "void many_names(void) { fx_sink += 7; }\n");
+	for (int k = 0; k < 24; k++)
+		fprintf(f, "void m%02d(void) __attribute__((alias(\"many_names\")));\n", k);
+	fprintf(f, "void zz(void) __attribute__((weak, alias(\"many_names\")));\n");
+	fprintf(f, "void yy(void) __attribute__((alias(\"many_names\")));\n");
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(fx_sh("cd '%s' && gcc -O1 -fPIC -shared -o '%s' '%s'", e->dir, lib, src),
 			 0);
@@ -302,6 +309,16 @@ static void test_symtab__aliases_in_a_large_table(void **state)
 		assert_int_equal(y.status, TDR_SYM_OK);
 		assert_string_equal(y.function, want);
 		assert_int_equal(y.function_offset, 0);
+	}
+	{
+		struct tdr_sym y;
+		uint64_t off;
+
+		/* global over weak (zz), then shorter (yy over m00..m23) */
+		assert_true(fx_vaddr_to_off(lib, sym_value(syms, n, "many_names"), &off));
+		assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+		assert_int_equal(y.status, TDR_SYM_OK);
+		assert_string_equal(y.function, "yy");
 	}
 	tdr_symbolizer__free(s);
 	free(syms);
