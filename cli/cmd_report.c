@@ -63,6 +63,9 @@ static const char usage_text[] =
     "                       (default 30; 0 = never)\n"
     "  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
     "                       CSV; 0 = all)\n"
+    "  -w, --width N        text width in columns (default: the terminal's, else\n"
+    "                       100; at least 60; 0 = no limit); long names are cut\n"
+    "                       in the middle ('...'), in full in JSON and CSV\n"
     "      --json           JSON (schema in docs/report.md)\n"
     "      --csv            CSV, one line per row after a header line\n"
     "      --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
@@ -106,6 +109,7 @@ static const struct option long_opts[] = {
     {"min-samples", required_argument, NULL, CLI_OPT_MIN_SAMPLES},
     {"sort", required_argument, NULL, 's'},
     {"limit", required_argument, NULL, 'n'},
+    {"width", required_argument, NULL, 'w'},
     {"json", no_argument, NULL, CLI_OPT_JSON},
     {"csv", no_argument, NULL, OPT_CSV},
     {"color", required_argument, NULL, OPT_COLOR},
@@ -181,7 +185,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	int c, done;
 
 	opterr = 0; /* cli_bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, "+:i:s:n:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:s:n:w:h", long_opts, NULL)) != -1) {
 		done = cli_report_option(&a->c, c, optarg);
 		if (done < 0)
 			return -1;
@@ -304,6 +308,7 @@ int cmd_report(int argc, char **argv)
 		if (!a.c.limit_given)
 			a.c.render.limit = TEXT_LIMIT_DEFAULT;
 		a.c.render.colour = want_colour(a.colour);
+		cli_report_args__text_width(&a.c);
 	}
 	err = tdr_report__render(r, &a.c.render, stdout);
 	if (err) {

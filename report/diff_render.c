@@ -49,8 +49,8 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	size_t cols[MAX_COLS], col_cnt = 0, n = d->row_cnt, name_w, fixed;
 	char a[512], b[512], line[1200];
 
-	if (width < 60)
-		width = 60;
+	if (width < TDR_RENDER_WIDTH_MIN)
+		width = TDR_RENDER_WIDTH_MIN;
 	for (size_t c = 0; c < d->cat_cnt; c++)
 		if (d->cat_levels[c] == 1 && col_cnt < MAX_COLS)
 			cols[col_cnt++] = c;
@@ -99,7 +99,8 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		else
 			snprintf(name, sizeof(name), "%s", row->name);
 		fputs("  ", f);
-		text_put_name(f, name_w, name, row->dso, tag, "", "");
+		text_put_name(f, name_w, name, row->inlined_into ? text_cols(row->name) : 0,
+			      row->dso, tag, "", "");
 		fputc('\n', f);
 	}
 	fputc('\n', f);

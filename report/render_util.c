@@ -87,7 +87,23 @@ static const char *printable(const char *s, char *buf, size_t sz)
 	return buf;
 }
 
-void text_put_fit(FILE *f, const char *raw, size_t w, bool keep_tail)
+/* s (cols columns, more than w > 3) in w columns cut in the middle: its
+ * first keep columns whole (at most three quarters of the room), then two
+ * fifths of what is left from the start and three fifths from the end. */
+static void put_cut_middle(FILE *f, const char *s, size_t cols, size_t w, size_t keep)
+{
+	size_t avail = w - 3, head, tail;
+
+	if (keep > avail - avail / 4)
+		keep = avail - avail / 4;
+	head = keep + (avail - keep) * 2 / 5;
+	tail = avail - head;
+	fwrite(s, 1, bytes_for_cols(s, head), f);
+	fputs("...", f);
+	fputs(s + bytes_for_cols(s, cols - tail), f);
+}
+
+void text_put_fit(FILE *f, const char *raw, size_t w, enum text_cut cut)
 {
 	char buf[2048];
 	const char *s = printable(raw, buf, sizeof(buf));
@@ -101,9 +117,11 @@ void text_put_fit(FILE *f, const char *raw, size_t w, bool keep_tail)
 		fwrite(s, 1, bytes_for_cols(s, w), f);
 		return;
 	}
-	if (keep_tail) {
+	if (cut == CUT_START) {
 		fputs("...", f);
 		fputs(s + bytes_for_cols(s, cols - (w - 3)), f);
+	} else if (cut == CUT_MIDDLE) {
+		put_cut_middle(f, s, cols, w, 0);
 	} else {
 		fwrite(s, 1, bytes_for_cols(s, w - 3), f);
 		fputs("...", f);
@@ -145,8 +163,8 @@ void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *o
 	}
 }
 
-void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
-		   const char *on, const char *off)
+void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
+		   const char *tag, const char *on, const char *off)
 {
 	size_t n = text_cols(name), o = obj ? text_cols(obj) : 0, t = tag ? text_cols(tag) : 0;
 	size_t avail = w > t ? w - t : 0, obj_w = o;
@@ -163,11 +181,20 @@ void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const c
 		if (avail < obj_w + 2 + NAME_MIN_W)
 			obj_w = 0;
 	}
-	text_put_fit(f, name, avail - (obj_w ? obj_w + 2 : 0), false);
+	{
+		char buf[2048];
+		const char *p = printable(name, buf, sizeof(buf));
+		size_t name_w = avail - (obj_w ? obj_w + 2 : 0);
+
+		if (n <= name_w || name_w <= 3)
+			text_put_fit(f, p, name_w, CUT_END);
+		else
+			put_cut_middle(f, p, text_cols(p), name_w, keep);
+	}
 	if (obj_w) {
 		fputs("  ", f);
 		fputs(on, f);
-		text_put_fit(f, obj, obj_w, false);
+		text_put_fit(f, obj, obj_w, CUT_END);
 		fputs(off, f);
 	}
 	if (t && w >= t)

@@ -253,9 +253,16 @@ const char *report_basename(const char *path);
 /* Text (report and diff tables). Widths are display columns (code points);
  * control characters print as '?'. */
 size_t text_cols(const char *s);
-/* s in at most w columns: cut at the end ("abc...") or, keep_tail, at the
- * start ("...xyz"). */
-void text_put_fit(FILE *f, const char *s, size_t w, bool keep_tail);
+/* Where text_put_fit cuts what does not fit. */
+enum text_cut {
+	CUT_END,    /* "abc..." (header values, notes) */
+	CUT_START,  /* "...xyz" (paths) */
+	CUT_MIDDLE, /* "ab...yz", the tail a little longer: names, whose start
+		     * (namespace, function) and end (method and parameters,
+		     * "(inlined into f)") both tell rows apart */
+};
+/* s in at most w columns, cut as `cut` says. */
+void text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
 /* text wrapped at spaces to width, the first line after prefix, the others
  * indented by strlen(prefix); each line's text between on and off (colour
  * codes, "" for none). */
@@ -263,10 +270,12 @@ void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *o
 		      const char *text);
 /* A table's last column in w columns: name, two spaces and obj (between on
  * and off; NULL or "" for none), then tag (NULL for none). When all does
- * not fit, the name is cut first: the object keeps at least a few columns,
- * so it never silently disappears. */
-void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
-		   const char *on, const char *off);
+ * not fit, the name is cut first, in the middle, its first keep columns
+ * (what tells the row apart: "f" of "f (inlined into g)", "file:line ")
+ * kept whole when they leave the end a quarter of the column; the object
+ * keeps at least a few columns, so it never silently disappears. */
+void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
+		   const char *tag, const char *on, const char *off);
 
 void json_put_number(FILE *f, double v); /* null for NAN / inf */
 /* "a", "b", ... (the inside of an array), or with vals "a": 1.5, "b": 2

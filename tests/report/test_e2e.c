@@ -641,6 +641,11 @@ static void test_e2e__errors_and_usage(void **state)
 	assert_non_null(strstr(out, "'-n' needs a value"));
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
 	free(out);
+	assert_int_equal(run(&out, "'%s' report -w 30 2>&1", e->tdrec), 2);
+	assert_non_null(strstr(out, "--width: 30 is too narrow"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
+	free(out);
+	assert_int_equal(run(NULL, "'%s' diff --width x a.tdr b.tdr 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' report --by nothing 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' report --min-share 200 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' diff only-one.tdr 2>/dev/null", e->tdrec), 2);

@@ -295,9 +295,10 @@ static void test_render__text_fits_100_columns_everywhere(void **state)
 
 		fx_assert_width(out, 100);
 		assert_null(strchr(out, '\033'));
-		/* Long names are cut, never the start of the row's name... */
-		assert_non_null(strstr(out, by == TDR_BY_LINE ? "kernel.c:1234 compute"
-							       : "compute_kernel"));
+		/* Long names are cut in the middle, never the start of the
+		 * row's name (nor the line of a --lines row)... */
+		assert_non_null(
+		    strstr(out, by == TDR_BY_LINE ? "kernel.c:1234 co" : "compute_kernel"));
 		/* ... and the object does not disappear behind a long name. */
 		if (by <= TDR_BY_LINE)
 			for (const char *p = strstr(out, "std::__detail"); p; p = NULL) {
@@ -317,6 +318,97 @@ static void test_render__text_fits_100_columns_everywhere(void **state)
 		free(out);
 		tdr_report__free(r);
 	}
+}
+
+/* Text at a width: the lines fit it, and a name too long for its column is
+ * cut in the middle, so rows whose names differ only at the end (template
+ * arguments, parameters, "inlined into f.constprop.3") or only at the start
+ * stay apart; with no limit the names are whole. */
+static char *render_width(const struct tdr_report *r, unsigned width)
+{
+	struct tdr_render_opts o = {.fmt = TDR_FMT_TEXT, .width = width};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(tdr_report__render(r, &o, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The rendered line of the row whose name starts with head and ends (before
+ * "  object") with tail: the line is cut in the middle of the name. */
+static void assert_cut_row(const char *out, const char *name)
+{
+	char head[9], tail[9], *line;
+	size_t n = strlen(name);
+
+	snprintf(head, sizeof(head), "%s", name);
+	snprintf(tail, sizeof(tail), "%s", name + n - 8);
+	line = strstr(out, head);
+	assert_non_null(line);
+	/* this row, not another with the same start */
+	for (; line; line = strstr(line + 1, head)) {
+		const char *eol = strchr(line, '\n'), *t = strstr(line, tail);
+
+		if (t && t < eol) {
+			assert_non_null(strstr(line, "..."));
+			assert_true(strstr(line, "...") < t);
+			assert_true(strncmp(t + 8, "  app", 5) == 0);
+			return;
+		}
+	}
+	print_error("no row starting '%s' and ending '%s' in\n%s", head, tail, out);
+	fail();
+}
+
+static void test_render__text_width_and_middle_cut(void **state)
+{
+	static const char *const names[] = {
+	    "geo::detail::Accumulator<double, std::allocator<double> >::step(int)",
+	    "geo::detail::Accumulator<float, std::allocator<float> >::step(int)",
+	    "geo::detail::Accumulator<float, std::allocator<float> >::reset(long)",
+	    "other_ns::detail::Accumulator<float, std::allocator<float> >::step(int)",
+	};
+	const uint64_t d[SW_CNT] = {1000000, 1000000, 1, 0};
+	struct fx_meta m;
+	struct tdr_report *r;
+	char *out;
+
+	(void)state;
+	fx_meta_sw(&m);
+	r = fx_report(&m, NULL);
+	for (size_t i = 0; i < 4; i++)
+		fx_add(r, names[i], "/usr/bin/app", d, 40 + (unsigned)i);
+	assert_int_equal(tdr_report__finish(r), 0);
+
+	for (unsigned w = TDR_RENDER_WIDTH_MIN; w <= 120; w += 30) {
+		out = render_width(r, w);
+		fx_assert_width(out, w);
+		for (size_t i = 0; i < 4; i++)
+			assert_cut_row(out, names[i]);
+		if (w >= 120) { /* room for the template argument at the end */
+			assert_non_null(strstr(out, "<double> >::step(int)  app\n"));
+			assert_non_null(strstr(out, "<float> >::step(int)  app\n"));
+		}
+		free(out);
+	}
+	/* Below the minimum: the minimum. */
+	out = render_width(r, 10);
+	fx_assert_width(out, TDR_RENDER_WIDTH_MIN);
+	assert_non_null(strstr(out, "  app\n"));
+	free(out);
+	/* No limit: every name whole, followed by its object. */
+	out = render_width(r, TDR_RENDER_WIDTH_MAX);
+	for (size_t i = 0; i < 4; i++) {
+		char whole[200];
+
+		snprintf(whole, sizeof(whole), "%s  app\n", names[i]);
+		assert_non_null(strstr(out, whole));
+	}
+	free(out);
+	tdr_report__free(r);
 }
 
 /* perf.data files bring perf's dummy event (side-band records only) and any
@@ -386,8 +478,11 @@ static void test_render__text_shows_markers_and_units(void **state)
 	assert_non_null(strstr(out, "      10~")); /* 10 samples: low confidence */
 	assert_non_null(strstr(out, "testhost, Test CPU (family 6 model 143)"));
 	assert_non_null(strstr(out, "warning: a long warning"));
-	/* Names with control characters cannot break lines. */
-	assert_non_null(strstr(out, "odd \"name\", with?tab"));
+	/* Names with control characters cannot break lines (the name is cut
+	 * in the middle: its start and its end, the newline, show). */
+	assert_non_null(strstr(out, "odd \"nam"));
+	assert_non_null(strstr(out, "backslash?  "));
+	assert_null(strchr(out, '\t'));
 	free(out);
 	out = fx_render(r, TDR_FMT_TEXT, true, 1);
 	assert_non_null(strchr(out, '\033'));
@@ -434,6 +529,7 @@ int main(void)
 	    cmocka_unit_test(test_render__json_mode_specific_keys),
 	    cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
 	    cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
+	    cmocka_unit_test(test_render__text_width_and_middle_cut),
 	    cmocka_unit_test(test_render__text_event_columns_dummy_and_overflow),
 	    cmocka_unit_test(test_render__text_shows_markers_and_units),
 	    cmocka_unit_test(test_render__unfinished_report_is_refused),

@@ -278,8 +278,12 @@ struct tdr_render_opts {
 	enum tdr_report_format fmt;
 	bool colour;	/* text only: ANSI colour (the caller checks isatty and NO_COLOR) */
 	size_t limit;	/* at most this many rows, 0 = all */
-	unsigned width; /* text width in columns, 0 = 100 */
+	unsigned width; /* text width in columns, 0 = 100; at least
+			 * TDR_RENDER_WIDTH_MIN, TDR_RENDER_WIDTH_MAX = no limit */
 };
+
+#define TDR_RENDER_WIDTH_MIN 60
+#define TDR_RENDER_WIDTH_MAX 4096
 
 /* Write a finished report to out. Returns: 0, -EINVAL (not finished), -EIO. */
 int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
