@@ -374,6 +374,12 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 	}
 	if (more)
 		tdr_report__warn(r, "... and %zu more missing or changed binaries", more);
+	/* The usual cause: the program was rebuilt in place before the
+	 * report (or the OLD side of a diff). Say how to keep the old one. */
+	if (uc->changed)
+		tdr_report__warn(r, "to report on a binary rebuilt since, keep the old one in "
+				    "perf's build-id cache before rebuilding (perf buildid-cache "
+				    "-a FILE): tdrec reads it from there (docs/symbolize.md)");
 	if (uc->no_kernel)
 		tdr_report__warn(r,
 				 "kernel symbols not usable (the recorded kernel is not the running "
