@@ -203,6 +203,19 @@ static void test_e2e__hotloop_hot_functions_appear(void **state)
 	assert_true(sum > 0.6);
 	assert_string_equal(jm_get(jm_get(j, "recording"), "end")->str, "exit 0");
 	jm_free(j);
+	/* A one-thread program lasts at least as long as the CPU time it
+	 * counted, even one that ends before the recorder looks at the clock
+	 * after releasing it (the duration starts before). */
+	record(e, "true.tdr", "/bin/true");
+	j = report_json(e, "true.tdr", "");
+	{
+		const struct jm *c = jm_get(jm_get(j, "totals"), "counted");
+
+		assert_true(c && c->t == JM_OBJ);
+		assert_true(jm_get(jm_get(j, "recording"), "duration_ns")->num >=
+			    jm_get(c, "task-clock")->num);
+	}
+	jm_free(j);
 
 	/* The text report names them too and fits 100 columns. */
 	assert_int_equal(run(&out, "'%s' report -i '%s/hot.tdr' --color never", e->tdrec, e->dir),
