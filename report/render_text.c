@@ -412,8 +412,12 @@ static const char *event_label(const struct tdr_report *r, size_t e, char *buf, 
 	    {"major-faults", "majflt"},
 	};
 
+	/* perf's names carry modifiers: "cpu-clock:ppp", "page-faults:u". */
+	size_t len = strcspn(r->event_names[e], ":");
+
 	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
-		if (!strcmp(short_names[i].name, r->event_names[e]))
+		if (strlen(short_names[i].name) == len &&
+		    !strncmp(short_names[i].name, r->event_names[e], len))
 			return short_names[i].label;
 	snprintf(buf, sz, "%.*s", EV_W, r->event_names[e]);
 	return buf;

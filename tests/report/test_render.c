@@ -462,6 +462,37 @@ static void test_render__text_event_columns_dummy_and_overflow(void **state)
 	tdr_report__free(r);
 }
 
+/* perf.data event names carry modifiers ("cpu-clock:ppp" for perf record's
+ * default event): the column still gets its short label and unit. */
+static void test_render__text_event_labels_ignore_modifiers(void **state)
+{
+	const uint64_t d[SW_CNT] = {2000000, 1000000, 3, 0};
+	struct fx_meta m;
+	struct tdr_report *r;
+	char *out, *header;
+
+	(void)state;
+	fx_meta_sw(&m);
+	m.events[0].name = (char *)"cpu-clock:ppp";
+	m.events[1].name = (char *)"task-clock:u";
+	r = fx_report(&m, NULL);
+	fx_add(r, "f", "/bin/x", d, 40);
+	assert_int_equal(tdr_report__finish(r), 0);
+	out = fx_render(r, TDR_FMT_TEXT, false, 0);
+	header = strstr(out, " samples ");
+	assert_non_null(header);
+	for (const char *const *l = (const char *const[]){"cpu-ms", "task-ms", NULL}; *l; l++) {
+		const char *p = strstr(header, *l);
+
+		assert_non_null(p);
+		assert_true(p < strchr(header, '\n'));
+	}
+	assert_non_null(strstr(out, "cpu-ms = cpu-clock:ppp (ms)"));
+	assert_non_null(strstr(out, "     2.0 ")); /* 2,000,000 ns in ms */
+	free(out);
+	tdr_report__free(r);
+}
+
 static void test_render__text_shows_markers_and_units(void **state)
 {
 	struct fx_meta m;
@@ -531,6 +562,7 @@ int main(void)
 	    cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
 	    cmocka_unit_test(test_render__text_width_and_middle_cut),
 	    cmocka_unit_test(test_render__text_event_columns_dummy_and_overflow),
+	    cmocka_unit_test(test_render__text_event_labels_ignore_modifiers),
 	    cmocka_unit_test(test_render__text_shows_markers_and_units),
 	    cmocka_unit_test(test_render__unfinished_report_is_refused),
 	};
