@@ -368,9 +368,9 @@ static void readelf_ifunc(const char *path, uint64_t addr, char *name, size_t sz
 	/* "  1271: 000000000009d670   129 IFUNC   WEAK   DEFAULT   16 strchrnul@@GLIBC_2.2.5" */
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v;
-		char type[32], sym[NAME_SZ];
+		char type[32], sym[200];
 
-		if (sscanf(line, " %*u: %llx %*s %31s %*s %*s %*s %255s", &v, type, sym) == 3 &&
+		if (sscanf(line, " %*u: %llx %*s %31s %*s %*s %*s %199s", &v, type, sym) == 3 &&
 		    v == addr && !strcmp(type, "IFUNC")) {
 			sym[strcspn(sym, "@")] = '\0';
 			snprintf(name, sz, "%s", sym);
@@ -413,7 +413,7 @@ static size_t objdump_plt(const char *path, uint64_t **addrs, char (**names)[NAM
 		(*addrs)[n] = a;
 		snprintf((*names)[n], NAME_SZ, "%s", name);
 		if (!strncmp(name, "*ABS*+0x", 8)) {
-			char ifunc[NAME_SZ];
+			char ifunc[NAME_SZ - 8];
 
 			readelf_ifunc(path, strtoull(name + 8, NULL, 16), ifunc, sizeof(ifunc));
 			if (ifunc[0])
