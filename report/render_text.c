@@ -403,22 +403,10 @@ static void put_counted(const struct text *t)
 
 static const char *event_label(const struct tdr_report *r, size_t e, char *buf, size_t sz)
 {
-	static const struct {
-		const char *name, *label;
-	} short_names[] = {
-	    {"cpu-clock", "cpu-ms"},	   {"task-clock", "task-ms"},
-	    {"page-faults", "faults"},	   {"context-switches", "ctx-sw"},
-	    {"cpu-migrations", "migrate"}, {"minor-faults", "minflt"},
-	    {"major-faults", "majflt"},
-	};
+	const char *label = report_event_short(r->event_names[e]);
 
-	/* perf's names carry modifiers: "cpu-clock:ppp", "page-faults:u". */
-	size_t len = strcspn(r->event_names[e], ":");
-
-	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
-		if (strlen(short_names[i].name) == len &&
-		    !strncmp(short_names[i].name, r->event_names[e], len))
-			return short_names[i].label;
+	if (label)
+		return label;
 	snprintf(buf, sz, "%.*s", EV_W, r->event_names[e]);
 	return buf;
 }

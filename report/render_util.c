@@ -44,6 +44,25 @@ void json_put_number(FILE *f, double v)
 		fprintf(f, "%.10g", v);
 }
 
+const char *report_event_short(const char *name)
+{
+	static const struct {
+		const char *name, *label;
+	} short_names[] = {
+	    {"cpu-clock", "cpu-ms"},	   {"task-clock", "task-ms"},
+	    {"page-faults", "faults"},	   {"context-switches", "ctx-sw"},
+	    {"cpu-migrations", "migrate"}, {"minor-faults", "minflt"},
+	    {"major-faults", "majflt"},
+	};
+	/* perf's names carry modifiers: "cpu-clock:ppp", "page-faults:u". */
+	size_t len = strcspn(name, ":");
+
+	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
+		if (strlen(short_names[i].name) == len && !strncmp(short_names[i].name, name, len))
+			return short_names[i].label;
+	return NULL;
+}
+
 /* ---- text ---- */
 
 /* The object keeps at least this many columns when a name is cut for it. */

@@ -345,6 +345,23 @@ static int name_idx(const struct name_table *t, const char *text)
 	return -1;
 }
 
+/* An event by its name, its name without perf's modifiers ("cpu-clock" for
+ * "cpu-clock:ppp") or the text table's label ("faults"). */
+static int event_idx(const struct name_table *t, const char *text)
+{
+	int i = name_idx(t, text);
+
+	for (size_t k = 0; i < 0 && k < t->cnt; k++) {
+		const char *n = *(const char *const *)((const char *)t->first + k * t->stride);
+		const char *label = n ? report_event_short(n) : NULL;
+
+		if (n && ((strcspn(n, ":") == strlen(text) && !strncmp(n, text, strlen(text))) ||
+			  (label && !strcmp(label, text))))
+			i = (int)k;
+	}
+	return i;
+}
+
 static int parse_sort(const char *text, const struct name_table *cats,
 		      const struct name_table *events, struct tdr_report_sort *out)
 {
@@ -359,7 +376,7 @@ static int parse_sort(const char *text, const struct name_table *cats,
 		out->key = TDR_SORT_NAME;
 	else if ((i = name_idx(cats, text)) >= 0)
 		*out = (struct tdr_report_sort){.key = TDR_SORT_CATEGORY, .idx = (size_t)i};
-	else if ((i = name_idx(events, text)) >= 0)
+	else if ((i = event_idx(events, text)) >= 0)
 		*out = (struct tdr_report_sort){.key = TDR_SORT_EVENT, .idx = (size_t)i};
 	else
 		return -TDR_E_USAGE;

@@ -250,6 +250,10 @@ const char *report_basename(const char *path);
 
 /* ---- rendering helpers (render_util.c) ----------------------------------- */
 
+/* The text table's column label of a software event ("cpu-ms" for
+ * "cpu-clock" or perf's "cpu-clock:ppp"), or NULL. --sort takes it too. */
+const char *report_event_short(const char *name);
+
 /* Text (report and diff tables). Widths are display columns (code points);
  * control characters print as '?'. */
 size_t text_cols(const char *s);

@@ -490,6 +490,17 @@ static void test_render__text_event_labels_ignore_modifiers(void **state)
 	assert_non_null(strstr(out, "cpu-ms = cpu-clock:ppp (ms)"));
 	assert_non_null(strstr(out, "     2.0 ")); /* 2,000,000 ns in ms */
 	free(out);
+	/* --sort takes the name without modifiers, or the label. */
+	{
+		struct tdr_report_sort s;
+
+		assert_int_equal(tdr_report__parse_sort(r, "cpu-clock", &s), 0);
+		assert_int_equal(s.key, TDR_SORT_EVENT);
+		assert_int_equal(s.idx, 0);
+		assert_int_equal(tdr_report__parse_sort(r, "task-ms", &s), 0);
+		assert_int_equal(s.idx, 1);
+		assert_int_not_equal(tdr_report__parse_sort(r, "cpu", &s), 0);
+	}
 	tdr_report__free(r);
 }
 
