@@ -167,17 +167,25 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	struct addr_ent *e;
 	uint64_t *sums;
 	long idx;
+	bool counts;
 	int err = 0;
 
 	if (r->finished || r->resolved)
 		return -EINVAL;
-	r->seen++;
+	/* A sample of another sampling event than the first (perf.data) adds
+	 * its deltas, not a sample. */
+	counts = r->primary_sampler < 0 || s->sampler_idx == (uint32_t)r->primary_sampler;
+	if (counts)
+		r->seen++;
+	else
+		r->other_samples++;
 	/* Before the filters: what all samples attribute (counted.c). */
 	for (size_t i = 0; s->deltas && i < r->event_cnt; i++)
 		r->attributed[i] += s->deltas[i];
 	if (!sample_passes(r, s))
 		return 0;
-	r->kept++;
+	if (counts)
+		r->kept++;
 	if (s->time_ns < r->first_ns)
 		r->first_ns = s->time_ns;
 	if (s->time_ns > r->last_ns)
@@ -190,7 +198,8 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	if (idx < 0)
 		return (int)idx;
 	e = &r->addrs.ents[idx];
-	e->samples++;
+	if (counts)
+		e->samples++;
 	if (r->event_cnt && s->deltas) {
 		sums = r->addrs.sums + (size_t)idx * r->event_cnt;
 		for (size_t i = 0; i < r->event_cnt; i++)

@@ -54,8 +54,9 @@ const char *report_event_short(const char *name)
 	    {"cpu-migrations", "migrate"}, {"minor-faults", "minflt"},
 	    {"major-faults", "majflt"},
 	};
-	/* perf's names carry modifiers: "cpu-clock:ppp", "page-faults:u". */
-	size_t len = strcspn(name, ":");
+	/* perf's names carry modifiers: "cpu-clock:ppp", "page-faults:u",
+	 * "cpu-clock/period=100000/". */
+	size_t len = strcspn(name, ":/");
 
 	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
 		if (strlen(short_names[i].name) == len && !strncmp(short_names[i].name, name, len))

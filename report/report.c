@@ -158,6 +158,15 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 			return -ENOMEM;
 		r->event_units[i] = event_unit(&meta->events[i]);
 	}
+	r->primary_sampler = -1;
+	for (size_t i = 0, first = SIZE_MAX; i < meta->event_cnt; i++) {
+		if (!(meta->events[i].flags & TDR_EVENT_SAMPLER))
+			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		else if (strcmp(r->event_names[i], r->event_names[first]))
+			r->primary_sampler = (int)first;
+	}
 
 	r->slots_cat = -1;
 	r->cat_cnt = meta->category_cnt;

@@ -183,6 +183,12 @@ struct tdr_report {
 	size_t cat_cnt;
 	struct rep_category *cats;
 	int slots_cat; /* category whose denominator is "the row's slots", -1 = none */
+	/* A perf.data file with several sampling events (perf record -e a -e b):
+	 * samples and shares are those of the first one, as perf report shows
+	 * each event apart; the others' samples add only their deltas. -1 when
+	 * there is one sampling event (every sample counts). */
+	int primary_sampler;
+	uint64_t other_samples; /* samples of the other sampling events */
 
 	/* Recording. */
 	char *plan, *command, *host, *cpu, *file, *boot_id;

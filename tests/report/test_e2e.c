@@ -311,6 +311,43 @@ static void test_e2e__perf_data_counts_match_perf_report(void **state)
 	jm_free(j);
 }
 
+/* perf record -e A -e B: two sampling events. Samples and shares are A's,
+ * as perf report shows each event apart (a share mixing both would be
+ * neither's); B's samples add to B's column. Counts from perf script. */
+static void test_e2e__perf_data_two_sampling_events(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+	long cpu = 0, faults = 0;
+	struct jm *j;
+	int st;
+
+	st = perf_record(&out,
+			 "-e cpu-clock/freq=2000/ -e page-faults/period=1/ -o '%s/two.data' '%s'",
+			 e->dir, e->hotloop);
+	if (st) {
+		print_message("perf record failed, skipping: %s\n", out);
+		free(out);
+		skip();
+	}
+	free(out);
+	assert_int_equal(run(&out, "perf script -i '%s/two.data' -F event 2>/dev/null", e->dir), 0);
+	/* one line per sample: "cpu-clock/freq=2000/: " */
+	for (const char *p = out; (p = strstr(p, "cpu-clock/")) != NULL; p++)
+		cpu++;
+	for (const char *p = out; (p = strstr(p, "page-faults/")) != NULL; p++)
+		faults++;
+	free(out);
+	assert_true(cpu > 0 && faults > 0); /* a program start always faults */
+	j = report_json(e, "two.data", "");
+	assert_int_equal((long)jm_get(jm_get(j, "totals"), "samples")->num, cpu);
+	assert_int_equal((long)jm_get(j, "samples_seen")->num, cpu);
+	assert_int_equal(
+	    (long)jm_get(jm_get(jm_get(j, "totals"), "events"), "page-faults/period=1/")->num,
+	    faults);
+	jm_free(j);
+}
+
 /*
  * The recorder against perf's, on the same run: perf record (cpu-clock:u,
  * user code only like tdrec's default, following every thread) runs tdrec
@@ -695,6 +732,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
 	    cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
+	    cmocka_unit_test(test_e2e__perf_data_two_sampling_events),
 	    cmocka_unit_test(test_e2e__shares_agree_with_perf_hotloop),
 	    cmocka_unit_test(test_e2e__shares_agree_with_perf_two_threads),
 	    cmocka_unit_test(test_e2e__perf_data_kernel_functions_named),

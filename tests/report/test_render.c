@@ -475,13 +475,15 @@ static void test_render__text_event_labels_ignore_modifiers(void **state)
 	fx_meta_sw(&m);
 	m.events[0].name = (char *)"cpu-clock:ppp";
 	m.events[1].name = (char *)"task-clock:u";
+	m.events[2].name = (char *)"page-faults/period=1/";
 	r = fx_report(&m, NULL);
 	fx_add(r, "f", "/bin/x", d, 40);
 	assert_int_equal(tdr_report__finish(r), 0);
 	out = fx_render(r, TDR_FMT_TEXT, false, 0);
 	header = strstr(out, " samples ");
 	assert_non_null(header);
-	for (const char *const *l = (const char *const[]){"cpu-ms", "task-ms", NULL}; *l; l++) {
+	for (const char *const *l = (const char *const[]){"cpu-ms", "task-ms", "faults", NULL}; *l;
+	     l++) {
 		const char *p = strstr(header, *l);
 
 		assert_non_null(p);
