@@ -221,9 +221,31 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 }
 
 /* What resolving an address gave, for the warnings. */
+#define NO_LINE_DSOS 4
+
 struct unsym_counts {
 	uint64_t missing, changed, no_symbol, no_kernel, no_map;
+	/* --lines: samples in a function with no source line (no DWARF line
+	 * table), and the first few objects they are in. */
+	uint64_t no_line;
+	struct {
+		const char *dso;
+		uint64_t samples;
+	} no_line_dsos[NO_LINE_DSOS];
 };
+
+static void count_no_line(struct unsym_counts *uc, const char *dso, uint64_t samples)
+{
+	uc->no_line += samples;
+	for (size_t i = 0; dso && i < NO_LINE_DSOS; i++) {
+		if (!uc->no_line_dsos[i].dso)
+			uc->no_line_dsos[i].dso = dso;
+		if (!strcmp(uc->no_line_dsos[i].dso, dso)) {
+			uc->no_line_dsos[i].samples += samples;
+			return;
+		}
+	}
+}
 
 /* Row key of a symbolized address in the report's mode. buf holds made-up names. */
 static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, const char *dso,
@@ -244,6 +266,8 @@ static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, 
 		if (r->opts.by == TDR_BY_LINE && sym->file) {
 			k->file = sym->file;
 			k->line = sym->line;
+		} else if (r->opts.by == TDR_BY_LINE && dso && dso[0] != '[') {
+			count_no_line(uc, dso, samples);
 		}
 		return;
 	case TDR_SYM_MISSING:
@@ -346,6 +370,27 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 	return 0;
 }
 
+/* --lines: say when many samples have no source line, and where. */
+static void warn_no_line(struct tdr_report *r, const struct unsym_counts *uc)
+{
+	double tot = r->kept ? (double)r->kept : 1.0;
+	char objs[512];
+	size_t len = 0;
+
+	if ((double)uc->no_line < TDR_REPORT_NO_LINE_NOTE * tot)
+		return;
+	objs[0] = '\0';
+	for (size_t i = 0; i < NO_LINE_DSOS && uc->no_line_dsos[i].dso && len < sizeof(objs); i++)
+		len += (size_t)snprintf(objs + len, sizeof(objs) - len, "%s%s %.1f%%",
+					i ? ", " : "", report_basename(uc->no_line_dsos[i].dso),
+					100.0 * (double)uc->no_line_dsos[i].samples / tot);
+	tdr_report__warn(r,
+			 "note: %.1f%% of samples have no source line (their object has no DWARF "
+			 "line table: build with -g, or install its debug file): %s%s",
+			 100.0 * (double)uc->no_line / tot, objs,
+			 uc->no_line_dsos[NO_LINE_DSOS - 1].dso ? ", ..." : "");
+}
+
 static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *uc)
 {
 	uint64_t bad = uc->missing + uc->changed + uc->no_symbol + uc->no_kernel + uc->no_map;
@@ -423,6 +468,7 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 	r->kernel_image = NULL; /* the parser may go now */
 	if (r->opts.by <= TDR_BY_LINE)
 		warn_unsymbolized(r, &uc);
+	warn_no_line(r, &uc);
 	addrtab__release(&r->addrs);
 	return 0;
 }

@@ -580,6 +580,45 @@ static void test_e2e__changed_and_missing_binaries(void **state)
 	free(home);
 }
 
+/* The first warning of j holding every one of the strings, or NULL. */
+static const char *warning_with(const struct jm *j, const char *a, const char *b)
+{
+	const struct jm *w = jm_get(j, "warnings");
+
+	for (size_t i = 0; i < w->n; i++) {
+		const char *t = jm_at(w, i)->str;
+
+		if (strstr(t, a) && (!b || strstr(t, b)))
+			return t;
+	}
+	return NULL;
+}
+
+/* --lines on a program without DWARF: the rows are its functions, and a
+ * note says why there are no lines, naming the object; with DWARF, no note. */
+static void test_e2e__lines_without_dwarf_say_so(void **state)
+{
+	struct env *e = *state;
+	char prog[4096], args[4200];
+	struct jm *j;
+
+	snprintf(prog, sizeof(prog), "%s/workmix-nodebug", e->dir);
+	assert_int_equal(run(NULL, "objcopy --strip-debug '%s' '%s'", e->workmix, prog), 0);
+	snprintf(args, sizeof(args), "'%s' 10 10", prog);
+	record(e, "nodebug.tdr", args);
+	j = report_json(e, "nodebug.tdr", "--lines");
+	assert_non_null(row_named(j, "spin_a"));
+	assert_null(jm_get(row_named(j, "spin_a"), "file")->str);
+	assert_non_null(warning_with(j, "note: ", "have no source line"));
+	assert_non_null(warning_with(j, "have no source line", "workmix-nodebug "));
+	jm_free(j);
+	snprintf(args, sizeof(args), "'%s' 10 10", e->workmix);
+	record(e, "debug.tdr", args);
+	j = report_json(e, "debug.tdr", "--lines");
+	assert_null(warning_with(j, "have no source line", NULL));
+	jm_free(j);
+}
+
 static void test_e2e__diff_shows_direction_of_change(void **state)
 {
 	struct env *e = *state;
@@ -733,6 +772,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
 	    cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
 	    cmocka_unit_test(test_e2e__perf_data_two_sampling_events),
+	    cmocka_unit_test(test_e2e__lines_without_dwarf_say_so),
 	    cmocka_unit_test(test_e2e__shares_agree_with_perf_hotloop),
 	    cmocka_unit_test(test_e2e__shares_agree_with_perf_two_threads),
 	    cmocka_unit_test(test_e2e__perf_data_kernel_functions_named),

@@ -210,6 +210,9 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
  * Returns: 0, -EINVAL after __finish.
  */
 #define TDR_REPORT_ATTRIBUTED_MIN 0.90
+/* --lines: a note when at least this fraction of the samples has no source
+ * line (objects without a DWARF line table). */
+#define TDR_REPORT_NO_LINE_NOTE 0.05
 #define TDR_REPORT_UNATTRIBUTED_MIN_GAP 100 /* fewer unattributed events are noise */
 int tdr_report__set_counted(struct tdr_report *r, const struct tdr_event_totals *ev, size_t cnt);
 
