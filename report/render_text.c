@@ -267,8 +267,20 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 				 row->line);
 			keep = text_cols(main);
 			snprintf(main + strlen(main), sizeof(main) - strlen(main), "%s", row->name);
-		} else
+		} else {
+			/* A versioned symbol keeps its name before its version
+			 * ("clock_gettime@@GLIBC_2.17"). */
+			const char *at = strchr(row->name, '@');
+
 			snprintf(main, sizeof(main), "%s", row->name);
+			if (at && at > row->name) {
+				char base[sizeof(main)];
+
+				snprintf(base, sizeof(base), "%.*s", (int)(at - row->name),
+					 row->name);
+				keep = text_cols(base);
+			}
+		}
 		/* "[unknown] PATH", "PATH+0x..." already name their object. */
 		if (row->dso && !strstr(row->name, row->dso))
 			snprintf(suffix, sizeof(suffix), "%s", report_basename(row->dso));

@@ -381,6 +381,7 @@ static void test_render__text_width_and_middle_cut(void **state)
 	r = fx_report(&m, NULL);
 	for (size_t i = 0; i < 4; i++)
 		fx_add(r, names[i], "/usr/bin/app", d, 40 + (unsigned)i);
+	fx_add(r, "memcpy_impl@@GLIBC_2.2.5_and_a_very_long_version_string", "/usr/bin/app", d, 1);
 	assert_int_equal(tdr_report__finish(r), 0);
 
 	for (unsigned w = TDR_RENDER_WIDTH_MIN; w <= 120; w += 30) {
@@ -388,6 +389,8 @@ static void test_render__text_width_and_middle_cut(void **state)
 		fx_assert_width(out, w);
 		for (size_t i = 0; i < 4; i++)
 			assert_cut_row(out, names[i]);
+		/* A versioned symbol keeps its name before its version. */
+		assert_non_null(strstr(out, "  memcpy_impl@"));
 		if (w >= 120) { /* room for the template argument at the end */
 			assert_non_null(strstr(out, "<double> >::step(int)  app\n"));
 			assert_non_null(strstr(out, "<float> >::step(int)  app\n"));
