@@ -231,6 +231,38 @@ static char *join_argv(size_t argc, char *const *argv)
 	return s;
 }
 
+/* The plan's notes as "note: " warnings; consecutive ones that differ only
+ * by what is not available ("topdown-l2 not available: R", "topdown-l1 not
+ * available: R") become one ("topdown-l2, topdown-l1 not available: R"). */
+static void copy_notes(struct tdr_report *r, const struct tdr_meta *meta)
+{
+	static const char na[] = " not available: ";
+
+	for (size_t i = 0; i < meta->note_cnt; i++) {
+		const char *n = meta->notes[i], *why = n ? strstr(n, na) : NULL;
+		char names[512];
+		size_t len = 0, j = i + 1;
+
+		if (!n)
+			continue;
+		if (!why) {
+			tdr_report__warn(r, "note: %s", n);
+			continue;
+		}
+		len = (size_t)snprintf(names, sizeof(names), "%.*s", (int)(why - n), n);
+		for (; j < meta->note_cnt && meta->notes[j] && len < sizeof(names); j++) {
+			const char *w = strstr(meta->notes[j], na);
+
+			if (!w || strcmp(w, why))
+				break;
+			len += (size_t)snprintf(names + len, sizeof(names) - len, ", %.*s",
+						(int)(w - meta->notes[j]), meta->notes[j]);
+		}
+		tdr_report__warn(r, "note: %s%s", names, why);
+		i = j - 1;
+	}
+}
+
 static int copy_recording(struct tdr_report *r, const struct tdr_meta *meta)
 {
 	char cpu[256];
@@ -252,9 +284,7 @@ static int copy_recording(struct tdr_report *r, const struct tdr_meta *meta)
 		if (!(r->cpu = tdr_strdup(cpu)))
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < meta->note_cnt; i++)
-		if (meta->notes[i])
-			tdr_report__warn(r, "note: %s", meta->notes[i]);
+	copy_notes(r, meta);
 	return 0;
 }
 
