@@ -257,33 +257,19 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 		text_put_fit(t->f, row->name, t->name_w, CUT_START);
 		return;
 	} else {
-		/* A cut name keeps the part that tells the row apart. */
-		if (row->inlined_into) {
-			snprintf(main, sizeof(main), "%s (inlined into %s)", row->name,
-				 row->inlined_into);
-			keep = text_cols(row->name);
-		} else if (row->file) {
-			snprintf(main, sizeof(main), "%s:%" PRIu32 " ", report_basename(row->file),
-				 row->line);
-			keep = text_cols(main);
-			snprintf(main + strlen(main), sizeof(main) - strlen(main), "%s", row->name);
-		} else {
-			/* A versioned symbol keeps its name before its version
-			 * ("clock_gettime@@GLIBC_2.17"). */
-			const char *at = strchr(row->name, '@');
+		char prefix[512];
 
-			snprintf(main, sizeof(main), "%s", row->name);
-			if (at && at > row->name) {
-				char base[sizeof(main)];
-
-				snprintf(base, sizeof(base), "%.*s", (int)(at - row->name),
-					 row->name);
-				keep = text_cols(base);
-			}
-		}
 		/* "[unknown] PATH", "PATH+0x..." already name their object. */
 		if (row->dso && !strstr(row->name, row->dso))
 			snprintf(suffix, sizeof(suffix), "%s", report_basename(row->dso));
+		if (row->file)
+			snprintf(prefix, sizeof(prefix), "%s:%" PRIu32 " ",
+				 report_basename(row->file), row->line);
+		/* Long C++ names lose their least telling parts first; a cut
+		 * keeps what tells the row apart. */
+		keep = text_row_name(main, sizeof(main), text_name_room(t->name_w, suffix, NULL),
+				     row->file && !row->inlined_into ? prefix : NULL, row->name,
+				     row->inlined_into);
 	}
 	text_put_name(t->f, t->name_w, main, keep, suffix, NULL, t->colour ? C_DIM : "",
 		      t->colour ? C_RESET : "");

@@ -183,6 +183,67 @@ void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *o
 	}
 }
 
+/* The row name at one shortening level (text_row_name); returns its keep. */
+static size_t row_name_at(char *buf, size_t sz, unsigned level, const char *prefix,
+			  const char *name, const char *inlined_into)
+{
+	char a[1024], b[1024];
+	const char *at;
+
+	report_cxx_shorten(name, level, a, sizeof(a));
+	if (inlined_into) {
+		report_cxx_shorten(inlined_into, level, b, sizeof(b));
+		snprintf(buf, sz, "%s (inlined into %s)", a, b);
+		return text_cols(a);
+	}
+	if (prefix) {
+		snprintf(buf, sz, "%s%s", prefix, a);
+		return text_cols(prefix);
+	}
+	/* A versioned symbol keeps its name before its version
+	 * ("clock_gettime@@GLIBC_2.17"). */
+	snprintf(buf, sz, "%s", a);
+	at = strchr(a, '@');
+	if (!at || at == a)
+		return 0;
+	a[at - a] = '\0';
+	return text_cols(a);
+}
+
+size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
+		     const char *inlined_into)
+{
+	size_t cols[REPORT_CXX_LEVELS], best = 0;
+	unsigned level = 0;
+
+	/* The first level that fits; else the first within half as much again
+	 * (a cut in the middle still shows most of it); else the shortest. */
+	for (level = 0; level < REPORT_CXX_LEVELS; level++) {
+		row_name_at(buf, sz, level, prefix, name, inlined_into);
+		cols[level] = text_cols(buf);
+		if (cols[level] <= fit)
+			break;
+	}
+	if (level == REPORT_CXX_LEVELS) {
+		for (level = 0; level < REPORT_CXX_LEVELS && cols[level] > fit + fit / 2; level++)
+			if (cols[level] < cols[best])
+				best = level;
+		if (level == REPORT_CXX_LEVELS)
+			level = (unsigned)best;
+	}
+	return row_name_at(buf, sz, level, prefix, name, inlined_into);
+}
+
+size_t text_name_room(size_t w, const char *obj, const char *tag)
+{
+	size_t t = tag ? text_cols(tag) : 0, avail = w > t ? w - t : 0;
+	size_t o = obj ? text_cols(obj) : 0, obj_w = o < OBJ_MIN_W ? o : OBJ_MIN_W;
+
+	if (avail < obj_w + 2 + NAME_MIN_W)
+		obj_w = 0;
+	return avail - (obj_w ? obj_w + 2 : 0);
+}
+
 void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
 		   const char *tag, const char *on, const char *off)
 {

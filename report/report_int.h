@@ -278,6 +278,22 @@ void text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
  * codes, "" for none). */
 void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on, const char *off,
 		      const char *text);
+/* A C++ name for the text tables (cxxname.c): level 0 as it is, 1 without
+ * the return type of a template function, 2 also with parameter lists as
+ * "(...)", 3 also with template arguments nested in others as "<...>", 4
+ * with only the first template argument ("<double, ...>"), 5 with every
+ * template argument list as "<...>". */
+#define REPORT_CXX_LEVELS 6
+void report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz);
+/* A row's text name in buf: "name", "prefix name" ("file:line name") or
+ * "name (inlined into f)", its C++ names shortened level by level until it
+ * fits fit columns (or as short as it gets). Returns the columns at its
+ * start that a cut keeps whole (see text_put_name). */
+size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
+		     const char *inlined_into);
+/* The columns text_put_name leaves a name of a row with object obj and tag
+ * in w columns when both do not fit. */
+size_t text_name_room(size_t w, const char *obj, const char *tag);
 /* A table's last column in w columns: name, two spaces and obj (between on
  * and off; NULL or "" for none), then tag (NULL for none). When all does
  * not fit, the name is cut first, in the middle, its first keep columns

@@ -337,29 +337,26 @@ static char *render_width(const struct tdr_report *r, unsigned width)
 	return buf;
 }
 
-/* The rendered line of the row whose name starts with head and ends (before
- * "  object") with tail: the line is cut in the middle of the name. */
+/* The rendered line of the row whose name starts as name does and ends
+ * (before "  app") with its last "::method(" and the parameters (whole or
+ * "(...)"): the line is cut in the middle of the name. */
 static void assert_cut_row(const char *out, const char *name)
 {
-	char head[9], tail[9], *line;
-	size_t n = strlen(name);
+	const char *method = strrchr(name, ':') + 1, *line;
+	char head[9], tail[64];
 
 	snprintf(head, sizeof(head), "%s", name);
-	snprintf(tail, sizeof(tail), "%s", name + n - 8);
-	line = strstr(out, head);
-	assert_non_null(line);
+	snprintf(tail, sizeof(tail), "::%.*s", (int)(strchr(method, '(') - method + 1), method);
 	/* this row, not another with the same start */
-	for (; line; line = strstr(line + 1, head)) {
-		const char *eol = strchr(line, '\n'), *t = strstr(line, tail);
+	for (line = strstr(out, head); line; line = strstr(line + 1, head)) {
+		const char *eol = strchr(line, '\n'), *t = strstr(line, tail),
+			   *cut = strstr(line, "...");
 
-		if (t && t < eol) {
-			assert_non_null(strstr(line, "..."));
-			assert_true(strstr(line, "...") < t);
-			assert_true(strncmp(t + 8, "  app", 5) == 0);
+		if (t && t < eol && cut && cut < t && strstr(t, ")  app\n") &&
+		    strstr(t, ")  app\n") < eol)
 			return;
-		}
 	}
-	print_error("no row starting '%s' and ending '%s' in\n%s", head, tail, out);
+	print_error("no row starting '%s', cut, and ending '%s...)  app' in\n%s", head, tail, out);
 	fail();
 }
 
@@ -391,9 +388,9 @@ static void test_render__text_width_and_middle_cut(void **state)
 			assert_cut_row(out, names[i]);
 		/* A versioned symbol keeps its name before its version. */
 		assert_non_null(strstr(out, "  memcpy_impl@"));
-		if (w >= 120) { /* room for the template argument at the end */
-			assert_non_null(strstr(out, "<double> >::step(int)  app\n"));
-			assert_non_null(strstr(out, "<float> >::step(int)  app\n"));
+		if (w >= 120) { /* room for the first template argument */
+			assert_non_null(strstr(out, "Accumulator<double, ...>::step(...)  app\n"));
+			assert_non_null(strstr(out, "Accumulator<float, ...>::step(...)  app\n"));
 		}
 		free(out);
 	}
@@ -410,6 +407,75 @@ static void test_render__text_width_and_middle_cut(void **state)
 		snprintf(whole, sizeof(whole), "%s  app\n", names[i]);
 		assert_non_null(strstr(out, whole));
 	}
+	free(out);
+	tdr_report__free(r);
+}
+
+/* The row of JSON report j named name, or NULL. */
+static const struct jm *row_named_json(const struct jm *j, const char *name)
+{
+	const struct jm *rows = jm_get(j, "rows");
+
+	for (size_t i = 0; rows && i < rows->n; i++)
+		if (!strcmp(jm_get(jm_at(rows, i), "name")->str, name))
+			return jm_at(rows, i);
+	return NULL;
+}
+
+/* Long C++ names lose their least telling parts before they are cut:
+ * return type, parameters, nested then all template arguments, stopping as
+ * soon as the name fits; operators and "(anonymous namespace)" survive;
+ * JSON keeps the full names. */
+static void test_render__text_shortens_cxx_names(void **state)
+{
+#define ITER "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >"
+	static const struct {
+		const char *name, *shown;
+	} cases[] = {
+	    {"void std::__introsort_loop<" ITER ", long, __gnu_cxx::__ops::_Iter_less_iter>(" ITER
+	     ", " ITER ", long, __gnu_cxx::__ops::_Iter_less_iter)",
+	     "  std::__introsort_loop<...>(...)  app\n"},
+	    {"void std::__final_insertion_sort<" ITER ", __gnu_cxx::__ops::_Iter_less_iter>(" ITER
+	     ", " ITER ", __gnu_cxx::__ops::_Iter_less_iter)",
+	     "  std::__final_insertion_sort<...>(...)  app\n"},
+	    {"std::map<std::string, int, std::less<std::string>, "
+	     "std::allocator<std::pair<std::string "
+	     "const, int> > >::operator[](std::string const&)",
+	     "  std::map<std::string, ...>::operator[](...)  app\n"},
+	    {"bool operator< <int>(Foo<int, std::allocator<int> > const&, Foo<int, "
+	     "std::allocator<int> > const&)",
+	     "  operator< <int>(...)  app\n"},
+	    {"operator new(unsigned long)", "  operator new(unsigned long)  app\n"},
+	    {"(anonymous namespace)::helper(int)", "  (anonymous namespace)::helper(int)  app\n"},
+	};
+#undef ITER
+	const uint64_t d[SW_CNT] = {1000000, 1000000, 1, 0};
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct fx_meta m;
+	struct tdr_report *r;
+	struct jm *j;
+	char *out;
+
+	(void)state;
+	fx_meta_sw(&m);
+	r = fx_report(&m, NULL);
+	for (size_t i = 0; i < n; i++)
+		fx_add(r, cases[i].name, "/usr/bin/app", d, 40 + (unsigned)i);
+	assert_int_equal(tdr_report__finish(r), 0);
+	out = render_width(r, 120);
+	fx_assert_width(out, 120);
+	for (size_t i = 0; i < n; i++) {
+		if (!strstr(out, cases[i].shown))
+			print_error("no '%s' in\n%s", cases[i].shown, out);
+		assert_non_null(strstr(out, cases[i].shown));
+	}
+	free(out);
+	out = fx_render(r, TDR_FMT_JSON, false, 0);
+	j = jm_parse(out, NULL);
+	assert_non_null(j);
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(row_named_json(j, cases[i].name));
+	jm_free(j);
 	free(out);
 	tdr_report__free(r);
 }
@@ -577,6 +643,7 @@ int main(void)
 	    cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
 	    cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
 	    cmocka_unit_test(test_render__text_width_and_middle_cut),
+	    cmocka_unit_test(test_render__text_shortens_cxx_names),
 	    cmocka_unit_test(test_render__text_event_columns_dummy_and_overflow),
 	    cmocka_unit_test(test_render__text_event_labels_ignore_modifiers),
 	    cmocka_unit_test(test_render__text_shows_markers_and_units),
