@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "tdrec/plan.h"
 #include "tdrec/report.h"
@@ -254,6 +256,19 @@ int cli_report_option(struct cli_report_args *a, int c, const char *arg)
 		a->render.limit = (size_t)v;
 		a->limit_given = true;
 		return 1;
+	case 'w':
+	case CLI_OPT_WIDTH:
+		if (cli_parse_uint("--width", arg, TDR_RENDER_WIDTH_MAX, &v))
+			return -1;
+		if (v && v < TDR_RENDER_WIDTH_MIN) {
+			cli_err("--width: %" PRIu64 " is too narrow (at least %u columns, or 0 for "
+				"no limit)",
+				v, TDR_RENDER_WIDTH_MIN);
+			return -1;
+		}
+		a->render.width = v ? (unsigned)v : TDR_RENDER_WIDTH_MAX;
+		a->width_given = true;
+		return 1;
 	case CLI_OPT_JSON:
 		a->render.fmt = TDR_FMT_JSON;
 		cli_err_set_json(true);
@@ -261,6 +276,16 @@ int cli_report_option(struct cli_report_args *a, int c, const char *arg)
 	default:
 		return 0;
 	}
+}
+
+void cli_report_args__text_width(struct cli_report_args *a)
+{
+	struct winsize ws;
+
+	if (a->width_given || !isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) ||
+	    !ws.ws_col)
+		return;
+	a->render.width = ws.ws_col < TDR_RENDER_WIDTH_MIN ? TDR_RENDER_WIDTH_MIN : ws.ws_col;
 }
 
 void cli_report_args__release(struct cli_report_args *a)

@@ -43,6 +43,9 @@ static const char usage_text[] =
     "                       trust (default 30; 0 = never)\n"
     "  -n, --limit N        at most N rows (default 40 for text, all for JSON;\n"
     "                       0 = all)\n"
+    "  -w, --width N        text width in columns (default: the terminal's, else\n"
+    "                       100; at least 60; 0 = no limit); long names are cut\n"
+    "                       in the middle ('...'), in full in JSON\n"
     "      --json           JSON (schema in docs/report.md)\n"
     "  -h, --help           this text\n"
     "\n"
@@ -61,6 +64,7 @@ static const struct option long_opts[] = {
     {"comm", required_argument, NULL, CLI_OPT_COMM},
     {"min-samples", required_argument, NULL, CLI_OPT_MIN_SAMPLES},
     {"limit", required_argument, NULL, 'n'},
+    {"width", required_argument, NULL, 'w'},
     {"json", no_argument, NULL, CLI_OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -71,7 +75,7 @@ static int parse_args(int argc, char **argv, struct cli_report_args *a)
 	int c, done;
 
 	opterr = 0; /* cli_bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":n:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:w:h", long_opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return 1;
@@ -90,6 +94,8 @@ static int parse_args(int argc, char **argv, struct cli_report_args *a)
 	}
 	if (a->render.fmt == TDR_FMT_TEXT && !a->limit_given)
 		a->render.limit = TEXT_LIMIT_DEFAULT;
+	if (a->render.fmt == TDR_FMT_TEXT)
+		cli_report_args__text_width(a);
 	return 0;
 }
 

@@ -57,12 +57,16 @@ static const char usage_text[] =
     "display:\n"
     "  -s, --sort COLUMN    samples, share, name, and with TopDown slots or a\n"
     "                       category (retiring, bad-spec, fe-bound, be-bound,\n"
-    "                       mem-bound, ...), or an event name (page-faults, ...);\n"
+    "                       mem-bound, ...), or an event name (page-faults, ...)\n"
+    "                       or its column label (faults, cpu-ms, ...);\n"
     "                       default: slots, or samples when the plan has no TopDown\n"
     "      --min-samples N  mark rows with fewer samples as too few to trust\n"
     "                       (default 30; 0 = never)\n"
     "  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
     "                       CSV; 0 = all)\n"
+    "  -w, --width N        text width in columns (default: the terminal's, else\n"
+    "                       100; at least 60; 0 = no limit); long names are cut\n"
+    "                       in the middle ('...'), in full in JSON and CSV\n"
     "      --json           JSON (schema in docs/report.md)\n"
     "      --csv            CSV, one line per row after a header line\n"
     "      --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
@@ -106,6 +110,7 @@ static const struct option long_opts[] = {
     {"min-samples", required_argument, NULL, CLI_OPT_MIN_SAMPLES},
     {"sort", required_argument, NULL, 's'},
     {"limit", required_argument, NULL, 'n'},
+    {"width", required_argument, NULL, 'w'},
     {"json", no_argument, NULL, CLI_OPT_JSON},
     {"csv", no_argument, NULL, OPT_CSV},
     {"color", required_argument, NULL, OPT_COLOR},
@@ -181,7 +186,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	int c, done;
 
 	opterr = 0; /* cli_bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, "+:i:s:n:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:s:n:w:h", long_opts, NULL)) != -1) {
 		done = cli_report_option(&a->c, c, optarg);
 		if (done < 0)
 			return -1;
@@ -304,6 +309,7 @@ int cmd_report(int argc, char **argv)
 		if (!a.c.limit_given)
 			a.c.render.limit = TEXT_LIMIT_DEFAULT;
 		a.c.render.colour = want_colour(a.colour);
+		cli_report_args__text_width(&a.c);
 	}
 	err = tdr_report__render(r, &a.c.render, stdout);
 	if (err) {

@@ -69,7 +69,8 @@ int cli_parse_plan(const char *text, enum tdr_plan_kind *out);
 
 /*
  * The options 'report' and 'diff' both take, with the same meaning:
- * --inline, --dso, --comm, --min-samples, -n/--limit and --json. A command
+ * --inline, --dso, --comm, --min-samples, -n/--limit, -w/--width and --json.
+ * A command
  * lists them in its long options with these codes and numbers its own from
  * CLI_OPT_REPORT_END.
  */
@@ -79,6 +80,7 @@ enum {
 	CLI_OPT_COMM,
 	CLI_OPT_MIN_SAMPLES,
 	CLI_OPT_JSON,
+	CLI_OPT_WIDTH,
 	CLI_OPT_REPORT_END,
 };
 
@@ -88,6 +90,7 @@ struct cli_report_args {
 	struct tdr_report_opts opts; /* its filter's lists point into dsos, comms */
 	struct tdr_render_opts render;
 	bool limit_given;	  /* -n was given */
+	bool width_given;	  /* -w was given */
 	char *dso_buf, *comm_buf; /* the names point into these copies */
 	const char *dsos[CLI_MAX_LIST], *comms[CLI_MAX_LIST];
 };
@@ -98,6 +101,9 @@ struct cli_report_args {
 int cli_report_option(struct cli_report_args *a, int c, const char *arg);
 /* Free the name lists' copies. */
 void cli_report_args__release(struct cli_report_args *a);
+/* Text output: the terminal's width when stdout is one and -w was not
+ * given (the renderer's default, 100 columns, otherwise). */
+void cli_report_args__text_width(struct cli_report_args *a);
 
 #define CLI_MAX_PIDS 64 /* processes in -p */
 

@@ -400,6 +400,9 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 	if (rec->ran)
 		return -EINVAL;
 	rec->ran = true;
+	/* The run's duration starts before the program is released: a short
+	 * program may finish before tdr_launch__go returns. */
+	rec->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	if (rec->launch) {
 		err = tdr_launch__go(rec->launch);
 		if (err) {
@@ -415,7 +418,6 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 		}
 	}
 	say_plan(rec->plan);
-	rec->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	return tdr_record__loop(rec);
 }
 

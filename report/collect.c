@@ -169,17 +169,25 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	struct addr_ent *e;
 	uint64_t *sums;
 	long idx;
+	bool counts;
 	int err = 0;
 
 	if (r->finished || r->resolved)
 		return -EINVAL;
-	r->seen++;
+	/* A sample of another sampling event than the first (perf.data) adds
+	 * its deltas, not a sample. */
+	counts = r->primary_sampler < 0 || s->sampler_idx == (uint32_t)r->primary_sampler;
+	if (counts)
+		r->seen++;
+	else
+		r->other_samples++;
 	/* Before the filters: what all samples attribute (counted.c). */
 	for (size_t i = 0; s->deltas && i < r->event_cnt; i++)
 		r->attributed[i] += s->deltas[i];
 	if (!sample_passes(r, s))
 		return 0;
-	r->kept++;
+	if (counts)
+		r->kept++;
 	if (s->time_ns < r->first_ns)
 		r->first_ns = s->time_ns;
 	if (s->time_ns > r->last_ns)
@@ -192,7 +200,8 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	if (idx < 0)
 		return (int)idx;
 	e = &r->addrs.ents[idx];
-	e->samples++;
+	if (counts)
+		e->samples++;
 	if (r->event_cnt && s->deltas) {
 		sums = r->addrs.sums + (size_t)idx * r->event_cnt;
 		for (size_t i = 0; i < r->event_cnt; i++)
@@ -214,9 +223,31 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 }
 
 /* What resolving an address gave, for the warnings. */
+#define NO_LINE_DSOS 4
+
 struct unsym_counts {
 	uint64_t missing, changed, no_symbol, no_kernel, no_map;
+	/* --lines: samples in a function with no source line (no DWARF line
+	 * table), and the first few objects they are in. */
+	uint64_t no_line;
+	struct {
+		const char *dso;
+		uint64_t samples;
+	} no_line_dsos[NO_LINE_DSOS];
 };
+
+static void count_no_line(struct unsym_counts *uc, const char *dso, uint64_t samples)
+{
+	uc->no_line += samples;
+	for (size_t i = 0; dso && i < NO_LINE_DSOS; i++) {
+		if (!uc->no_line_dsos[i].dso)
+			uc->no_line_dsos[i].dso = dso;
+		if (!strcmp(uc->no_line_dsos[i].dso, dso)) {
+			uc->no_line_dsos[i].samples += samples;
+			return;
+		}
+	}
+}
 
 /* Row key of a symbolized address in the report's mode. buf holds made-up names. */
 static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, const char *dso,
@@ -237,6 +268,8 @@ static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, 
 		if (r->opts.by == TDR_BY_LINE && sym->file) {
 			k->file = sym->file;
 			k->line = sym->line;
+		} else if (r->opts.by == TDR_BY_LINE && dso && dso[0] != '[') {
+			count_no_line(uc, dso, samples);
 		}
 		return;
 	case TDR_SYM_MISSING:
@@ -339,6 +372,27 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 	return 0;
 }
 
+/* --lines: say when many samples have no source line, and where. */
+static void warn_no_line(struct tdr_report *r, const struct unsym_counts *uc)
+{
+	double tot = r->kept ? (double)r->kept : 1.0;
+	char objs[512];
+	size_t len = 0;
+
+	if ((double)uc->no_line < TDR_REPORT_NO_LINE_NOTE * tot)
+		return;
+	objs[0] = '\0';
+	for (size_t i = 0; i < NO_LINE_DSOS && uc->no_line_dsos[i].dso && len < sizeof(objs); i++)
+		len += (size_t)snprintf(objs + len, sizeof(objs) - len, "%s%s %.1f%%",
+					i ? ", " : "", report_basename(uc->no_line_dsos[i].dso),
+					100.0 * (double)uc->no_line_dsos[i].samples / tot);
+	tdr_report__warn(r,
+			 "note: %.1f%% of samples have no source line (their object has no DWARF "
+			 "line table: build with -g, or install its debug file): %s%s",
+			 100.0 * (double)uc->no_line / tot, objs,
+			 uc->no_line_dsos[NO_LINE_DSOS - 1].dso ? ", ..." : "");
+}
+
 static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *uc)
 {
 	uint64_t bad = uc->missing + uc->changed + uc->no_symbol + uc->no_kernel + uc->no_map;
@@ -376,6 +430,12 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 	}
 	if (more)
 		tdr_report__warn(r, "... and %zu more missing or changed binaries", more);
+	/* The usual cause: the program was rebuilt in place before the
+	 * report (or the OLD side of a diff). Say how to keep the old one. */
+	if (uc->changed)
+		tdr_report__warn(r, "to report on a binary rebuilt since, keep the old one in "
+				    "perf's build-id cache before rebuilding (perf buildid-cache "
+				    "-a FILE): tdrec reads it from there (docs/symbolize.md)");
 	if (uc->no_kernel)
 		tdr_report__warn(r,
 				 "kernel symbols not usable (the recorded kernel is not the running "
@@ -410,6 +470,7 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 	r->kernel_image = NULL; /* the parser may go now */
 	if (r->opts.by <= TDR_BY_LINE)
 		warn_unsymbolized(r, &uc);
+	warn_no_line(r, &uc);
 	addrtab__release(&r->addrs);
 	return 0;
 }

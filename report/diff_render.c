@@ -49,8 +49,8 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	size_t cols[MAX_COLS], col_cnt = 0, n = d->row_cnt, name_w, fixed;
 	char a[512], b[512], line[1200];
 
-	if (width < 60)
-		width = 60;
+	if (width < TDR_RENDER_WIDTH_MIN)
+		width = TDR_RENDER_WIDTH_MIN;
 	for (size_t c = 0; c < d->cat_cnt; c++)
 		if (d->cat_levels[c] == 1 && col_cnt < MAX_COLS)
 			cols[col_cnt++] = c;
@@ -78,6 +78,7 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	for (size_t i = 0; i < n; i++) {
 		const struct tdr_diff_row *row = &d->rows[i];
 		char name[1024];
+		size_t keep;
 		const char *tag = row->only_old	  ? "  [only in OLD]"
 				  : row->only_new ? "  [only in NEW]"
 						  : "";
@@ -93,13 +94,10 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 			else
 				fprintf(f, " %+6.1f", 100 * v);
 		}
-		if (row->inlined_into)
-			snprintf(name, sizeof(name), "%s (inlined into %s)", row->name,
-				 row->inlined_into);
-		else
-			snprintf(name, sizeof(name), "%s", row->name);
+		keep = text_row_name(name, sizeof(name), text_name_room(name_w, row->dso, tag),
+				     NULL, row->name, row->inlined_into);
 		fputs("  ", f);
-		text_put_name(f, name_w, name, row->dso, tag, "", "");
+		text_put_name(f, name_w, name, keep, row->dso, tag, "", "");
 		fputc('\n', f);
 	}
 	fputc('\n', f);

@@ -68,7 +68,7 @@ static void put_wrapped(const struct text *t, const char *prefix, const char *co
 static void put_field(const struct text *t, const char *key, const char *value)
 {
 	fprintf(t->f, "  %-9s ", key);
-	text_put_fit(t->f, value, t->width > 12 ? t->width - 12 : 1, false);
+	text_put_fit(t->f, value, t->width > 12 ? t->width - 12 : 1, CUT_END);
 	fputc('\n', t->f);
 }
 
@@ -82,7 +82,7 @@ static void put_header(const struct text *t)
 	colour_on(t, C_BOLD);
 	snprintf(buf, sizeof(buf), "tdrec report: %s%s%s", r->file ? r->file : "(no file)",
 		 r->source == TDR_SOURCE_PERF_DATA ? " (perf.data)" : "", "");
-	text_put_fit(t->f, buf, t->width, true);
+	text_put_fit(t->f, buf, t->width, CUT_START);
 	colour_off(t);
 	fputc('\n', t->f);
 	if (r->command)
@@ -231,6 +231,7 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 {
 	const struct tdr_report *r = t->r;
 	char main[1024], suffix[512];
+	size_t keep = 0;
 
 	suffix[0] = '\0';
 	fputs("  ", t->f);
@@ -243,7 +244,7 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 		if (t->topdown && r->slots_attributed < TDR_REPORT_ATTRIBUTED_MIN) {
 			snprintf(main, sizeof(main), "  covers %.0f%% of counted slots",
 				 100 * r->slots_attributed);
-			text_put_fit(t->f, main, t->name_w > 5 ? t->name_w - 5 : 0, false);
+			text_put_fit(t->f, main, t->name_w > 5 ? t->name_w - 5 : 0, CUT_END);
 		}
 		return;
 	} else if (r->opts.by == TDR_BY_THREAD) {
@@ -253,22 +254,24 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 		snprintf(main, sizeof(main), "%s", row->name);
 		snprintf(suffix, sizeof(suffix), "pid %" PRIu32, row->pid);
 	} else if (r->opts.by == TDR_BY_DSO) {
-		text_put_fit(t->f, row->name, t->name_w, true);
+		text_put_fit(t->f, row->name, t->name_w, CUT_START);
 		return;
 	} else {
-		if (row->inlined_into)
-			snprintf(main, sizeof(main), "%s (inlined into %s)", row->name,
-				 row->inlined_into);
-		else if (row->file)
-			snprintf(main, sizeof(main), "%s:%" PRIu32 " %s",
-				 report_basename(row->file), row->line, row->name);
-		else
-			snprintf(main, sizeof(main), "%s", row->name);
+		char prefix[512];
+
 		/* "[unknown] PATH", "PATH+0x..." already name their object. */
 		if (row->dso && !strstr(row->name, row->dso))
 			snprintf(suffix, sizeof(suffix), "%s", report_basename(row->dso));
+		if (row->file)
+			snprintf(prefix, sizeof(prefix), "%s:%" PRIu32 " ",
+				 report_basename(row->file), row->line);
+		/* Long C++ names lose their least telling parts first; a cut
+		 * keeps what tells the row apart. */
+		keep = text_row_name(main, sizeof(main), text_name_room(t->name_w, suffix, NULL),
+				     row->file && !row->inlined_into ? prefix : NULL, row->name,
+				     row->inlined_into);
 	}
-	text_put_name(t->f, t->name_w, main, suffix, NULL, t->colour ? C_DIM : "",
+	text_put_name(t->f, t->name_w, main, keep, suffix, NULL, t->colour ? C_DIM : "",
 		      t->colour ? C_RESET : "");
 }
 
@@ -311,7 +314,7 @@ static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
 	}
 	fprintf(t->f, "%*s", (int)indent, "");
 	colour_on(t, C_DIM);
-	text_put_fit(t->f, line, t->width - indent, false);
+	text_put_fit(t->f, line, t->width - indent, CUT_END);
 	colour_off(t);
 	fputc('\n', t->f);
 }
@@ -398,18 +401,10 @@ static void put_counted(const struct text *t)
 
 static const char *event_label(const struct tdr_report *r, size_t e, char *buf, size_t sz)
 {
-	static const struct {
-		const char *name, *label;
-	} short_names[] = {
-	    {"cpu-clock", "cpu-ms"},	   {"task-clock", "task-ms"},
-	    {"page-faults", "faults"},	   {"context-switches", "ctx-sw"},
-	    {"cpu-migrations", "migrate"}, {"minor-faults", "minflt"},
-	    {"major-faults", "majflt"},
-	};
+	const char *label = report_event_short(r->event_names[e]);
 
-	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
-		if (!strcmp(short_names[i].name, r->event_names[e]))
-			return short_names[i].label;
+	if (label)
+		return label;
 	snprintf(buf, sz, "%.*s", EV_W, r->event_names[e]);
 	return buf;
 }
@@ -545,8 +540,8 @@ int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 	size_t n = r->visible_cnt;
 
 	t.width = o->width ? o->width : WIDTH_DEFAULT;
-	if (t.width < 60)
-		t.width = 60;
+	if (t.width < TDR_RENDER_WIDTH_MIN)
+		t.width = TDR_RENDER_WIDTH_MIN;
 	plan_columns(&t);
 	put_header(&t);
 	if (o->limit && o->limit < n)

@@ -44,6 +44,26 @@ void json_put_number(FILE *f, double v)
 		fprintf(f, "%.10g", v);
 }
 
+const char *report_event_short(const char *name)
+{
+	static const struct {
+		const char *name, *label;
+	} short_names[] = {
+	    {"cpu-clock", "cpu-ms"},	   {"task-clock", "task-ms"},
+	    {"page-faults", "faults"},	   {"context-switches", "ctx-sw"},
+	    {"cpu-migrations", "migrate"}, {"minor-faults", "minflt"},
+	    {"major-faults", "majflt"},
+	};
+	/* perf's names carry modifiers: "cpu-clock:ppp", "page-faults:u",
+	 * "cpu-clock/period=100000/". */
+	size_t len = strcspn(name, ":/");
+
+	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
+		if (strlen(short_names[i].name) == len && !strncmp(short_names[i].name, name, len))
+			return short_names[i].label;
+	return NULL;
+}
+
 /* ---- text ---- */
 
 /* The object keeps at least this many columns when a name is cut for it. */
@@ -87,7 +107,23 @@ static const char *printable(const char *s, char *buf, size_t sz)
 	return buf;
 }
 
-void text_put_fit(FILE *f, const char *raw, size_t w, bool keep_tail)
+/* s (cols columns, more than w > 3) in w columns cut in the middle: its
+ * first keep columns whole (at most three quarters of the room), then two
+ * fifths of what is left from the start and three fifths from the end. */
+static void put_cut_middle(FILE *f, const char *s, size_t cols, size_t w, size_t keep)
+{
+	size_t avail = w - 3, head, tail;
+
+	if (keep > avail - avail / 4)
+		keep = avail - avail / 4;
+	head = keep + (avail - keep) * 2 / 5;
+	tail = avail - head;
+	fwrite(s, 1, bytes_for_cols(s, head), f);
+	fputs("...", f);
+	fputs(s + bytes_for_cols(s, cols - tail), f);
+}
+
+void text_put_fit(FILE *f, const char *raw, size_t w, enum text_cut cut)
 {
 	char buf[2048];
 	const char *s = printable(raw, buf, sizeof(buf));
@@ -101,9 +137,11 @@ void text_put_fit(FILE *f, const char *raw, size_t w, bool keep_tail)
 		fwrite(s, 1, bytes_for_cols(s, w), f);
 		return;
 	}
-	if (keep_tail) {
+	if (cut == CUT_START) {
 		fputs("...", f);
 		fputs(s + bytes_for_cols(s, cols - (w - 3)), f);
+	} else if (cut == CUT_MIDDLE) {
+		put_cut_middle(f, s, cols, w, 0);
 	} else {
 		fwrite(s, 1, bytes_for_cols(s, w - 3), f);
 		fputs("...", f);
@@ -145,8 +183,69 @@ void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *o
 	}
 }
 
-void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
-		   const char *on, const char *off)
+/* The row name at one shortening level (text_row_name); returns its keep. */
+static size_t row_name_at(char *buf, size_t sz, unsigned level, const char *prefix,
+			  const char *name, const char *inlined_into)
+{
+	char a[1024], b[1024];
+	const char *at;
+
+	report_cxx_shorten(name, level, a, sizeof(a));
+	if (inlined_into) {
+		report_cxx_shorten(inlined_into, level, b, sizeof(b));
+		snprintf(buf, sz, "%s (inlined into %s)", a, b);
+		return text_cols(a);
+	}
+	if (prefix) {
+		snprintf(buf, sz, "%s%s", prefix, a);
+		return text_cols(prefix);
+	}
+	/* A versioned symbol keeps its name before its version
+	 * ("clock_gettime@@GLIBC_2.17"). */
+	snprintf(buf, sz, "%s", a);
+	at = strchr(a, '@');
+	if (!at || at == a)
+		return 0;
+	a[at - a] = '\0';
+	return text_cols(a);
+}
+
+size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
+		     const char *inlined_into)
+{
+	size_t cols[REPORT_CXX_LEVELS], best = 0;
+	unsigned level = 0;
+
+	/* The first level that fits; else the first within half as much again
+	 * (a cut in the middle still shows most of it); else the shortest. */
+	for (level = 0; level < REPORT_CXX_LEVELS; level++) {
+		row_name_at(buf, sz, level, prefix, name, inlined_into);
+		cols[level] = text_cols(buf);
+		if (cols[level] <= fit)
+			break;
+	}
+	if (level == REPORT_CXX_LEVELS) {
+		for (level = 0; level < REPORT_CXX_LEVELS && cols[level] > fit + fit / 2; level++)
+			if (cols[level] < cols[best])
+				best = level;
+		if (level == REPORT_CXX_LEVELS)
+			level = (unsigned)best;
+	}
+	return row_name_at(buf, sz, level, prefix, name, inlined_into);
+}
+
+size_t text_name_room(size_t w, const char *obj, const char *tag)
+{
+	size_t t = tag ? text_cols(tag) : 0, avail = w > t ? w - t : 0;
+	size_t o = obj ? text_cols(obj) : 0, obj_w = o < OBJ_MIN_W ? o : OBJ_MIN_W;
+
+	if (avail < obj_w + 2 + NAME_MIN_W)
+		obj_w = 0;
+	return avail - (obj_w ? obj_w + 2 : 0);
+}
+
+void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
+		   const char *tag, const char *on, const char *off)
 {
 	size_t n = text_cols(name), o = obj ? text_cols(obj) : 0, t = tag ? text_cols(tag) : 0;
 	size_t avail = w > t ? w - t : 0, obj_w = o;
@@ -163,11 +262,20 @@ void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const c
 		if (avail < obj_w + 2 + NAME_MIN_W)
 			obj_w = 0;
 	}
-	text_put_fit(f, name, avail - (obj_w ? obj_w + 2 : 0), false);
+	{
+		char buf[2048];
+		const char *p = printable(name, buf, sizeof(buf));
+		size_t name_w = avail - (obj_w ? obj_w + 2 : 0);
+
+		if (n <= name_w || name_w <= 3)
+			text_put_fit(f, p, name_w, CUT_END);
+		else
+			put_cut_middle(f, p, text_cols(p), name_w, keep);
+	}
 	if (obj_w) {
 		fputs("  ", f);
 		fputs(on, f);
-		text_put_fit(f, obj, obj_w, false);
+		text_put_fit(f, obj, obj_w, CUT_END);
 		fputs(off, f);
 	}
 	if (t && w >= t)

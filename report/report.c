@@ -158,6 +158,15 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 			return -ENOMEM;
 		r->event_units[i] = event_unit(&meta->events[i]);
 	}
+	r->primary_sampler = -1;
+	for (size_t i = 0, first = SIZE_MAX; i < meta->event_cnt; i++) {
+		if (!(meta->events[i].flags & TDR_EVENT_SAMPLER))
+			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		else if (strcmp(r->event_names[i], r->event_names[first]))
+			r->primary_sampler = (int)first;
+	}
 
 	r->slots_cat = -1;
 	r->cat_cnt = meta->category_cnt;
@@ -222,6 +231,38 @@ static char *join_argv(size_t argc, char *const *argv)
 	return s;
 }
 
+/* The plan's notes as "note: " warnings; consecutive ones that differ only
+ * by what is not available ("topdown-l2 not available: R", "topdown-l1 not
+ * available: R") become one ("topdown-l2, topdown-l1 not available: R"). */
+static void copy_notes(struct tdr_report *r, const struct tdr_meta *meta)
+{
+	static const char na[] = " not available: ";
+
+	for (size_t i = 0; i < meta->note_cnt; i++) {
+		const char *n = meta->notes[i], *why = n ? strstr(n, na) : NULL;
+		char names[512];
+		size_t len = 0, j = i + 1;
+
+		if (!n)
+			continue;
+		if (!why) {
+			tdr_report__warn(r, "note: %s", n);
+			continue;
+		}
+		len = (size_t)snprintf(names, sizeof(names), "%.*s", (int)(why - n), n);
+		for (; j < meta->note_cnt && meta->notes[j] && len < sizeof(names); j++) {
+			const char *w = strstr(meta->notes[j], na);
+
+			if (!w || strcmp(w, why))
+				break;
+			len += (size_t)snprintf(names + len, sizeof(names) - len, ", %.*s",
+						(int)(w - meta->notes[j]), meta->notes[j]);
+		}
+		tdr_report__warn(r, "note: %s%s", names, why);
+		i = j - 1;
+	}
+}
+
 static int copy_recording(struct tdr_report *r, const struct tdr_meta *meta)
 {
 	char cpu[256];
@@ -243,9 +284,7 @@ static int copy_recording(struct tdr_report *r, const struct tdr_meta *meta)
 		if (!(r->cpu = tdr_strdup(cpu)))
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < meta->note_cnt; i++)
-		if (meta->notes[i])
-			tdr_report__warn(r, "note: %s", meta->notes[i]);
+	copy_notes(r, meta);
 	return 0;
 }
 
@@ -345,6 +384,23 @@ static int name_idx(const struct name_table *t, const char *text)
 	return -1;
 }
 
+/* An event by its name, its name without perf's modifiers ("cpu-clock" for
+ * "cpu-clock:ppp") or the text table's label ("faults"). */
+static int event_idx(const struct name_table *t, const char *text)
+{
+	int i = name_idx(t, text);
+
+	for (size_t k = 0; i < 0 && k < t->cnt; k++) {
+		const char *n = *(const char *const *)((const char *)t->first + k * t->stride);
+		const char *label = n ? report_event_short(n) : NULL;
+
+		if (n && ((strcspn(n, ":") == strlen(text) && !strncmp(n, text, strlen(text))) ||
+			  (label && !strcmp(label, text))))
+			i = (int)k;
+	}
+	return i;
+}
+
 static int parse_sort(const char *text, const struct name_table *cats,
 		      const struct name_table *events, struct tdr_report_sort *out)
 {
@@ -359,7 +415,7 @@ static int parse_sort(const char *text, const struct name_table *cats,
 		out->key = TDR_SORT_NAME;
 	else if ((i = name_idx(cats, text)) >= 0)
 		*out = (struct tdr_report_sort){.key = TDR_SORT_CATEGORY, .idx = (size_t)i};
-	else if ((i = name_idx(events, text)) >= 0)
+	else if ((i = event_idx(events, text)) >= 0)
 		*out = (struct tdr_report_sort){.key = TDR_SORT_EVENT, .idx = (size_t)i};
 	else
 		return -TDR_E_USAGE;

@@ -183,6 +183,12 @@ struct tdr_report {
 	size_t cat_cnt;
 	struct rep_category *cats;
 	int slots_cat; /* category whose denominator is "the row's slots", -1 = none */
+	/* A perf.data file with several sampling events (perf record -e a -e b):
+	 * samples and shares are those of the first one, as perf report shows
+	 * each event apart; the others' samples add only their deltas. -1 when
+	 * there is one sampling event (every sample counts). */
+	int primary_sampler;
+	uint64_t other_samples; /* samples of the other sampling events */
 
 	/* Recording. */
 	char *plan, *command, *host, *cpu, *file, *boot_id;
@@ -250,23 +256,52 @@ const char *report_basename(const char *path);
 
 /* ---- rendering helpers (render_util.c) ----------------------------------- */
 
+/* The text table's column label of a software event ("cpu-ms" for
+ * "cpu-clock" or perf's "cpu-clock:ppp"), or NULL. --sort takes it too. */
+const char *report_event_short(const char *name);
+
 /* Text (report and diff tables). Widths are display columns (code points);
  * control characters print as '?'. */
 size_t text_cols(const char *s);
-/* s in at most w columns: cut at the end ("abc...") or, keep_tail, at the
- * start ("...xyz"). */
-void text_put_fit(FILE *f, const char *s, size_t w, bool keep_tail);
+/* Where text_put_fit cuts what does not fit. */
+enum text_cut {
+	CUT_END,    /* "abc..." (header values, notes) */
+	CUT_START,  /* "...xyz" (paths) */
+	CUT_MIDDLE, /* "ab...yz", the tail a little longer: names, whose start
+		     * (namespace, function) and end (method and parameters,
+		     * "(inlined into f)") both tell rows apart */
+};
+/* s in at most w columns, cut as `cut` says. */
+void text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
 /* text wrapped at spaces to width, the first line after prefix, the others
  * indented by strlen(prefix); each line's text between on and off (colour
  * codes, "" for none). */
 void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on, const char *off,
 		      const char *text);
+/* A C++ name for the text tables (cxxname.c): level 0 as it is, 1 without
+ * the return type of a template function, 2 also with parameter lists as
+ * "(...)", 3 also with template arguments nested in others as "<...>", 4
+ * with only the first template argument ("<double, ...>"), 5 with every
+ * template argument list as "<...>". */
+#define REPORT_CXX_LEVELS 6
+void report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz);
+/* A row's text name in buf: "name", "prefix name" ("file:line name") or
+ * "name (inlined into f)", its C++ names shortened level by level until it
+ * fits fit columns (or as short as it gets). Returns the columns at its
+ * start that a cut keeps whole (see text_put_name). */
+size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
+		     const char *inlined_into);
+/* The columns text_put_name leaves a name of a row with object obj and tag
+ * in w columns when both do not fit. */
+size_t text_name_room(size_t w, const char *obj, const char *tag);
 /* A table's last column in w columns: name, two spaces and obj (between on
  * and off; NULL or "" for none), then tag (NULL for none). When all does
- * not fit, the name is cut first: the object keeps at least a few columns,
- * so it never silently disappears. */
-void text_put_name(FILE *f, size_t w, const char *name, const char *obj, const char *tag,
-		   const char *on, const char *off);
+ * not fit, the name is cut first, in the middle, its first keep columns
+ * (what tells the row apart: "f" of "f (inlined into g)", "file:line ")
+ * kept whole when they leave the end a quarter of the column; the object
+ * keeps at least a few columns, so it never silently disappears. */
+void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
+		   const char *tag, const char *on, const char *off);
 
 void json_put_number(FILE *f, double v); /* null for NAN / inf */
 /* "a", "b", ... (the inside of an array), or with vals "a": 1.5, "b": 2

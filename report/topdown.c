@@ -17,6 +17,8 @@
  */
 #include "report_int.h"
 
+#include <inttypes.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -242,6 +244,13 @@ int tdr_report__finish(struct tdr_report *r)
 	r->totals.name = "total";
 	r->totals.samples = total_samples;
 	compute_row(r, &r->totals, r->total_sums, r->cat_vals + n * cc, total_samples, total_slots);
+	if (r->primary_sampler >= 0 && r->other_samples)
+		tdr_report__warn(r,
+				 "note: this file has several sampling events: samples and shares "
+				 "are those of %s (as perf report shows each event apart); the "
+				 "%" PRIu64
+				 " samples of the others add to their event columns only",
+				 r->event_names[r->primary_sampler], r->other_samples);
 	report_counted__finish(r);
 	r->finished = true;
 	return tdr_report__sort(r, &r->opts.sort);

@@ -6,7 +6,10 @@
  * passes one). On x86-64 every stub jumps through its GOT slot with
  * `jmp *disp32(%rip)` (ff 25), after an optional endbr64 and bnd prefix; the
  * dynamic relocation of that slot (R_X86_64_JUMP_SLOT in .rela.plt, or
- * R_X86_64_GLOB_DAT in .rela.dyn for .plt.got) names the function. This file
+ * R_X86_64_GLOB_DAT in .rela.dyn for .plt.got) names the function; for an
+ * R_X86_64_IRELATIVE slot (a libc-internal call to an ifunc: memcpy,
+ * strchrnul) the addend is the resolver, named by the IFUNC symbol there,
+ * else "*ABS*+0x..." as objdump writes it. This file
  * decodes each stub of .plt, .plt.sec and .plt.got that way and returns
  * "name@plt" ranges for the symbol table. The PLT header (PLT0) and the
  * lazy-binding halves of an IBT .plt jump elsewhere and stay unnamed.
@@ -20,6 +23,8 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +35,9 @@
 #endif
 #ifndef R_X86_64_JUMP_SLOT
 #define R_X86_64_JUMP_SLOT 7
+#endif
+#ifndef R_X86_64_IRELATIVE
+#define R_X86_64_IRELATIVE 37
 #endif
 
 /* A GOT slot and the name of the function it is relocated to. */
@@ -45,9 +53,34 @@ static int got_cmp(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+/* The name of an IRELATIVE slot whose resolver is at addr: the IFUNC
+ * symbol of syms there, else "*ABS*+0x..." (in s's arena; NULL when out of
+ * memory). */
+static const char *ifunc_name(struct tdr_symbolizer *s, Elf *elf, Elf_Data *syms, size_t sym_cnt,
+			      size_t strndx, uint64_t addr)
+{
+	char buf[32], *name;
+
+	for (size_t i = 0; i < sym_cnt; i++) {
+		GElf_Sym sym;
+		const char *n;
+
+		if (gelf_getsym(syms, (int)i, &sym) && sym.st_value == addr &&
+		    GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC &&
+		    (n = elf_strptr(elf, strndx, sym.st_name)) && n[0])
+			return n;
+	}
+	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, addr);
+	name = sym_arena_alloc(&s->arena, strlen(buf) + 1);
+	if (name)
+		strcpy(name, buf);
+	return name;
+}
+
 /* GOT slots named by the dynamic relocations of elf (JUMP_SLOT, GLOB_DAT
- * against a named symbol), sorted. Returns the count, or -ENOMEM. */
-static int got_names(Elf *elf, struct got_name **out)
+ * against a named symbol, IRELATIVE), sorted. Returns the count, or
+ * -ENOMEM. */
+static int got_names(struct tdr_symbolizer *s, Elf *elf, struct got_name **out)
 {
 	struct got_name *v = NULL;
 	size_t cnt = 0, cap = 0;
@@ -74,12 +107,23 @@ static int got_names(Elf *elf, struct got_name **out)
 			if (!gelf_getrela(data, (int)i, &rela))
 				break;
 			type = GELF_R_TYPE(rela.r_info);
-			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
-			    !gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
-				continue;
-			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-			if (!name || !name[0])
-				continue;
+			if (type == R_X86_64_IRELATIVE) {
+				name = ifunc_name(s, elf, syms,
+						  symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize
+								   : 0,
+						  symsh.sh_link, (uint64_t)rela.r_addend);
+				if (!name) {
+					free(v);
+					return -ENOMEM;
+				}
+			} else {
+				if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+				    !gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
+					continue;
+				name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+				if (!name || !name[0])
+					continue;
+			}
 			if (tdr_ensure_cap(&v, &cap, sizeof(*v), cnt + 1)) {
 				free(v);
 				return -ENOMEM;
@@ -144,7 +188,7 @@ int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
 	    elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
-	got_cnt = got_names(elf, &got);
+	got_cnt = got_names(s, elf, &got);
 	if (got_cnt <= 0)
 		return got_cnt;
 	while (!err && (scn = elf_nextscn(elf, scn)) != NULL) {

@@ -398,6 +398,31 @@ static void test_collect__plan_notes_are_warnings(void **state)
 	tdr_report__free(r);
 }
 
+/* Notes that give the same reason for different things are one line. */
+static void test_collect__plan_notes_with_one_reason_are_merged(void **state)
+{
+	struct fx_meta m;
+	struct tdr_report *r;
+	char *notes[] = {
+	    (char *)"topdown-l2 not available: no core PMU",
+	    (char *)"topdown-l1 not available: no core PMU",
+	    (char *)"slots not available: another reason",
+	    (char *)"hybrid CPU: cpu_atom not measured",
+	};
+
+	(void)state;
+	fx_meta_sw(&m);
+	m.meta.notes = notes;
+	m.meta.note_cnt = 4;
+	r = fx_report(&m, NULL);
+	assert_int_equal(tdr_report__warning_cnt(r), 3);
+	assert_string_equal(tdr_report__warning(r, 0),
+			    "note: topdown-l2, topdown-l1 not available: no core PMU");
+	assert_string_equal(tdr_report__warning(r, 1), "note: slots not available: another reason");
+	assert_string_equal(tdr_report__warning(r, 2), "note: hybrid CPU: cpu_atom not measured");
+	tdr_report__free(r);
+}
+
 static void test_collect__no_adding_after_finish(void **state)
 {
 	struct fx_meta m;
@@ -428,6 +453,7 @@ int main(void)
 	    cmocka_unit_test(test_collect__filters_select_samples),
 	    cmocka_unit_test(test_collect__parse_stats_become_warnings),
 	    cmocka_unit_test(test_collect__plan_notes_are_warnings),
+	    cmocka_unit_test(test_collect__plan_notes_with_one_reason_are_merged),
 	    cmocka_unit_test(test_collect__no_adding_after_finish),
 	};
 

@@ -203,6 +203,19 @@ static void test_e2e__hotloop_hot_functions_appear(void **state)
 	assert_true(sum > 0.6);
 	assert_string_equal(jm_get(jm_get(j, "recording"), "end")->str, "exit 0");
 	jm_free(j);
+	/* A one-thread program lasts at least as long as the CPU time it
+	 * counted, even one that ends before the recorder looks at the clock
+	 * after releasing it (the duration starts before). */
+	record(e, "true.tdr", "/bin/true");
+	j = report_json(e, "true.tdr", "");
+	{
+		const struct jm *c = jm_get(jm_get(j, "totals"), "counted");
+
+		assert_true(c && c->t == JM_OBJ);
+		assert_true(jm_get(jm_get(j, "recording"), "duration_ns")->num >=
+			    jm_get(c, "task-clock")->num);
+	}
+	jm_free(j);
 
 	/* The text report names them too and fits 100 columns. */
 	assert_int_equal(run(&out, "'%s' report -i '%s/hot.tdr' --color never", e->tdrec, e->dir),
@@ -295,6 +308,43 @@ static void test_e2e__perf_data_counts_match_perf_report(void **state)
 		assert_int_equal((long)jm_get(row, "samples")->num, want);
 	}
 	free(out);
+	jm_free(j);
+}
+
+/* perf record -e A -e B: two sampling events. Samples and shares are A's,
+ * as perf report shows each event apart (a share mixing both would be
+ * neither's); B's samples add to B's column. Counts from perf script. */
+static void test_e2e__perf_data_two_sampling_events(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+	long cpu = 0, faults = 0;
+	struct jm *j;
+	int st;
+
+	st = perf_record(&out,
+			 "-e cpu-clock/freq=2000/ -e page-faults/period=1/ -o '%s/two.data' '%s'",
+			 e->dir, e->hotloop);
+	if (st) {
+		print_message("perf record failed, skipping: %s\n", out);
+		free(out);
+		skip();
+	}
+	free(out);
+	assert_int_equal(run(&out, "perf script -i '%s/two.data' -F event 2>/dev/null", e->dir), 0);
+	/* one line per sample: "cpu-clock/freq=2000/: " */
+	for (const char *p = out; (p = strstr(p, "cpu-clock/")) != NULL; p++)
+		cpu++;
+	for (const char *p = out; (p = strstr(p, "page-faults/")) != NULL; p++)
+		faults++;
+	free(out);
+	assert_true(cpu > 0 && faults > 0); /* a program start always faults */
+	j = report_json(e, "two.data", "");
+	assert_int_equal((long)jm_get(jm_get(j, "totals"), "samples")->num, cpu);
+	assert_int_equal((long)jm_get(j, "samples_seen")->num, cpu);
+	assert_int_equal(
+	    (long)jm_get(jm_get(jm_get(j, "totals"), "events"), "page-faults/period=1/")->num,
+	    faults);
 	jm_free(j);
 }
 
@@ -503,7 +553,20 @@ static void test_e2e__changed_and_missing_binaries(void **state)
 		    strstr(jm_at(jm_get(j, "warnings"), (size_t)i)->str, prog))
 			break;
 	assert_true(i < (int)jm_get(j, "warnings")->n);
+	/* ... and how to keep the old binary; doing so (the original has the
+	 * same build-id as the copy) names the functions again. */
+	for (i = 0; i < (int)jm_get(j, "warnings")->n; i++)
+		if (strstr(jm_at(jm_get(j, "warnings"), (size_t)i)->str, "perf buildid-cache -a"))
+			break;
+	assert_true(i < (int)jm_get(j, "warnings")->n);
 	jm_free(j);
+	if (!run(NULL, "command -v perf >/dev/null 2>&1")) {
+		assert_int_equal(run(NULL, "perf buildid-cache -a '%s' 2>&1", e->workmix), 0);
+		j = report_json(e, "copy.tdr", "");
+		assert_non_null(row_named(j, "spin_a"));
+		jm_free(j);
+		assert_int_equal(run(NULL, "rm -r '%s/.debug'", e->dir), 0);
+	}
 
 	assert_int_equal(run(NULL, "rm '%s'", prog), 0);
 	j = report_json(e, "copy.tdr", "");
@@ -515,6 +578,45 @@ static void test_e2e__changed_and_missing_binaries(void **state)
 	if (home)
 		setenv("HOME", home, 1);
 	free(home);
+}
+
+/* The first warning of j holding every one of the strings, or NULL. */
+static const char *warning_with(const struct jm *j, const char *a, const char *b)
+{
+	const struct jm *w = jm_get(j, "warnings");
+
+	for (size_t i = 0; i < w->n; i++) {
+		const char *t = jm_at(w, i)->str;
+
+		if (strstr(t, a) && (!b || strstr(t, b)))
+			return t;
+	}
+	return NULL;
+}
+
+/* --lines on a program without DWARF: the rows are its functions, and a
+ * note says why there are no lines, naming the object; with DWARF, no note. */
+static void test_e2e__lines_without_dwarf_say_so(void **state)
+{
+	struct env *e = *state;
+	char prog[4096], args[4200];
+	struct jm *j;
+
+	snprintf(prog, sizeof(prog), "%s/workmix-nodebug", e->dir);
+	assert_int_equal(run(NULL, "objcopy --strip-debug '%s' '%s'", e->workmix, prog), 0);
+	snprintf(args, sizeof(args), "'%s' 10 10", prog);
+	record(e, "nodebug.tdr", args);
+	j = report_json(e, "nodebug.tdr", "--lines");
+	assert_non_null(row_named(j, "spin_a"));
+	assert_null(jm_get(row_named(j, "spin_a"), "file")->str);
+	assert_non_null(warning_with(j, "note: ", "have no source line"));
+	assert_non_null(warning_with(j, "have no source line", "workmix-nodebug "));
+	jm_free(j);
+	snprintf(args, sizeof(args), "'%s' 10 10", e->workmix);
+	record(e, "debug.tdr", args);
+	j = report_json(e, "debug.tdr", "--lines");
+	assert_null(warning_with(j, "have no source line", NULL));
+	jm_free(j);
 }
 
 static void test_e2e__diff_shows_direction_of_change(void **state)
@@ -641,6 +743,11 @@ static void test_e2e__errors_and_usage(void **state)
 	assert_non_null(strstr(out, "'-n' needs a value"));
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
 	free(out);
+	assert_int_equal(run(&out, "'%s' report -w 30 2>&1", e->tdrec), 2);
+	assert_non_null(strstr(out, "--width: 30 is too narrow"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
+	free(out);
+	assert_int_equal(run(NULL, "'%s' diff --width x a.tdr b.tdr 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' report --by nothing 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' report --min-share 200 2>/dev/null", e->tdrec), 2);
 	assert_int_equal(run(NULL, "'%s' diff only-one.tdr 2>/dev/null", e->tdrec), 2);
@@ -664,6 +771,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_e2e__hotloop_hot_functions_appear),
 	    cmocka_unit_test(test_e2e__perf_data_counts_match_perf_report),
+	    cmocka_unit_test(test_e2e__perf_data_two_sampling_events),
+	    cmocka_unit_test(test_e2e__lines_without_dwarf_say_so),
 	    cmocka_unit_test(test_e2e__shares_agree_with_perf_hotloop),
 	    cmocka_unit_test(test_e2e__shares_agree_with_perf_two_threads),
 	    cmocka_unit_test(test_e2e__perf_data_kernel_functions_named),

@@ -295,9 +295,10 @@ static void test_render__text_fits_100_columns_everywhere(void **state)
 
 		fx_assert_width(out, 100);
 		assert_null(strchr(out, '\033'));
-		/* Long names are cut, never the start of the row's name... */
-		assert_non_null(strstr(out, by == TDR_BY_LINE ? "kernel.c:1234 compute"
-							       : "compute_kernel"));
+		/* Long names are cut in the middle, never the start of the
+		 * row's name (nor the line of a --lines row)... */
+		assert_non_null(
+		    strstr(out, by == TDR_BY_LINE ? "kernel.c:1234 co" : "compute_kernel"));
 		/* ... and the object does not disappear behind a long name. */
 		if (by <= TDR_BY_LINE)
 			for (const char *p = strstr(out, "std::__detail"); p; p = NULL) {
@@ -317,6 +318,166 @@ static void test_render__text_fits_100_columns_everywhere(void **state)
 		free(out);
 		tdr_report__free(r);
 	}
+}
+
+/* Text at a width: the lines fit it, and a name too long for its column is
+ * cut in the middle, so rows whose names differ only at the end (template
+ * arguments, parameters, "inlined into f.constprop.3") or only at the start
+ * stay apart; with no limit the names are whole. */
+static char *render_width(const struct tdr_report *r, unsigned width)
+{
+	struct tdr_render_opts o = {.fmt = TDR_FMT_TEXT, .width = width};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(tdr_report__render(r, &o, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The rendered line of the row whose name starts as name does and ends
+ * (before "  app") with its last "::method(" and the parameters (whole or
+ * "(...)"): the line is cut in the middle of the name. */
+static void assert_cut_row(const char *out, const char *name)
+{
+	const char *method = strrchr(name, ':') + 1, *line;
+	char head[9], tail[64];
+
+	snprintf(head, sizeof(head), "%s", name);
+	snprintf(tail, sizeof(tail), "::%.*s", (int)(strchr(method, '(') - method + 1), method);
+	/* this row, not another with the same start */
+	for (line = strstr(out, head); line; line = strstr(line + 1, head)) {
+		const char *eol = strchr(line, '\n'), *t = strstr(line, tail),
+			   *cut = strstr(line, "...");
+
+		if (t && t < eol && cut && cut < t && strstr(t, ")  app\n") &&
+		    strstr(t, ")  app\n") < eol)
+			return;
+	}
+	print_error("no row starting '%s', cut, and ending '%s...)  app' in\n%s", head, tail, out);
+	fail();
+}
+
+static void test_render__text_width_and_middle_cut(void **state)
+{
+	static const char *const names[] = {
+	    "geo::detail::Accumulator<double, std::allocator<double> >::step(int)",
+	    "geo::detail::Accumulator<float, std::allocator<float> >::step(int)",
+	    "geo::detail::Accumulator<float, std::allocator<float> >::reset(long)",
+	    "other_ns::detail::Accumulator<float, std::allocator<float> >::step(int)",
+	};
+	const uint64_t d[SW_CNT] = {1000000, 1000000, 1, 0};
+	struct fx_meta m;
+	struct tdr_report *r;
+	char *out;
+
+	(void)state;
+	fx_meta_sw(&m);
+	r = fx_report(&m, NULL);
+	for (size_t i = 0; i < 4; i++)
+		fx_add(r, names[i], "/usr/bin/app", d, 40 + (unsigned)i);
+	fx_add(r, "memcpy_impl@@GLIBC_2.2.5_and_a_very_long_version_string", "/usr/bin/app", d, 1);
+	assert_int_equal(tdr_report__finish(r), 0);
+
+	for (unsigned w = TDR_RENDER_WIDTH_MIN; w <= 120; w += 30) {
+		out = render_width(r, w);
+		fx_assert_width(out, w);
+		for (size_t i = 0; i < 4; i++)
+			assert_cut_row(out, names[i]);
+		/* A versioned symbol keeps its name before its version. */
+		assert_non_null(strstr(out, "  memcpy_impl@"));
+		if (w >= 120) { /* room for the first template argument */
+			assert_non_null(strstr(out, "Accumulator<double, ...>::step(...)  app\n"));
+			assert_non_null(strstr(out, "Accumulator<float, ...>::step(...)  app\n"));
+		}
+		free(out);
+	}
+	/* Below the minimum: the minimum. */
+	out = render_width(r, 10);
+	fx_assert_width(out, TDR_RENDER_WIDTH_MIN);
+	assert_non_null(strstr(out, "  app\n"));
+	free(out);
+	/* No limit: every name whole, followed by its object. */
+	out = render_width(r, TDR_RENDER_WIDTH_MAX);
+	for (size_t i = 0; i < 4; i++) {
+		char whole[200];
+
+		snprintf(whole, sizeof(whole), "%s  app\n", names[i]);
+		assert_non_null(strstr(out, whole));
+	}
+	free(out);
+	tdr_report__free(r);
+}
+
+/* The row of JSON report j named name, or NULL. */
+static const struct jm *row_named_json(const struct jm *j, const char *name)
+{
+	const struct jm *rows = jm_get(j, "rows");
+
+	for (size_t i = 0; rows && i < rows->n; i++)
+		if (!strcmp(jm_get(jm_at(rows, i), "name")->str, name))
+			return jm_at(rows, i);
+	return NULL;
+}
+
+/* Long C++ names lose their least telling parts before they are cut:
+ * return type, parameters, nested then all template arguments, stopping as
+ * soon as the name fits; operators and "(anonymous namespace)" survive;
+ * JSON keeps the full names. */
+static void test_render__text_shortens_cxx_names(void **state)
+{
+#define ITER "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >"
+	static const struct {
+		const char *name, *shown;
+	} cases[] = {
+	    {"void std::__introsort_loop<" ITER ", long, __gnu_cxx::__ops::_Iter_less_iter>(" ITER
+	     ", " ITER ", long, __gnu_cxx::__ops::_Iter_less_iter)",
+	     "  std::__introsort_loop<...>(...)  app\n"},
+	    {"void std::__final_insertion_sort<" ITER ", __gnu_cxx::__ops::_Iter_less_iter>(" ITER
+	     ", " ITER ", __gnu_cxx::__ops::_Iter_less_iter)",
+	     "  std::__final_insertion_sort<...>(...)  app\n"},
+	    {"std::map<std::string, int, std::less<std::string>, "
+	     "std::allocator<std::pair<std::string "
+	     "const, int> > >::operator[](std::string const&)",
+	     "  std::map<std::string, ...>::operator[](...)  app\n"},
+	    {"bool operator< <int>(Foo<int, std::allocator<int> > const&, Foo<int, "
+	     "std::allocator<int> > const&)",
+	     "  operator< <int>(...)  app\n"},
+	    {"operator new(unsigned long)", "  operator new(unsigned long)  app\n"},
+	    {"(anonymous namespace)::helper(int)", "  (anonymous namespace)::helper(int)  app\n"},
+	};
+#undef ITER
+	const uint64_t d[SW_CNT] = {1000000, 1000000, 1, 0};
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct fx_meta m;
+	struct tdr_report *r;
+	struct jm *j;
+	char *out;
+
+	(void)state;
+	fx_meta_sw(&m);
+	r = fx_report(&m, NULL);
+	for (size_t i = 0; i < n; i++)
+		fx_add(r, cases[i].name, "/usr/bin/app", d, 40 + (unsigned)i);
+	assert_int_equal(tdr_report__finish(r), 0);
+	out = render_width(r, 120);
+	fx_assert_width(out, 120);
+	for (size_t i = 0; i < n; i++) {
+		if (!strstr(out, cases[i].shown))
+			print_error("no '%s' in\n%s", cases[i].shown, out);
+		assert_non_null(strstr(out, cases[i].shown));
+	}
+	free(out);
+	out = fx_render(r, TDR_FMT_JSON, false, 0);
+	j = jm_parse(out, NULL);
+	assert_non_null(j);
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(row_named_json(j, cases[i].name));
+	jm_free(j);
+	free(out);
+	tdr_report__free(r);
 }
 
 /* perf.data files bring perf's dummy event (side-band records only) and any
@@ -370,6 +531,50 @@ static void test_render__text_event_columns_dummy_and_overflow(void **state)
 	tdr_report__free(r);
 }
 
+/* perf.data event names carry modifiers ("cpu-clock:ppp" for perf record's
+ * default event): the column still gets its short label and unit. */
+static void test_render__text_event_labels_ignore_modifiers(void **state)
+{
+	const uint64_t d[SW_CNT] = {2000000, 1000000, 3, 0};
+	struct fx_meta m;
+	struct tdr_report *r;
+	char *out, *header;
+
+	(void)state;
+	fx_meta_sw(&m);
+	m.events[0].name = (char *)"cpu-clock:ppp";
+	m.events[1].name = (char *)"task-clock:u";
+	m.events[2].name = (char *)"page-faults/period=1/";
+	r = fx_report(&m, NULL);
+	fx_add(r, "f", "/bin/x", d, 40);
+	assert_int_equal(tdr_report__finish(r), 0);
+	out = fx_render(r, TDR_FMT_TEXT, false, 0);
+	header = strstr(out, " samples ");
+	assert_non_null(header);
+	for (const char *const *l = (const char *const[]){"cpu-ms", "task-ms", "faults", NULL}; *l;
+	     l++) {
+		const char *p = strstr(header, *l);
+
+		assert_non_null(p);
+		assert_true(p < strchr(header, '\n'));
+	}
+	assert_non_null(strstr(out, "cpu-ms = cpu-clock:ppp (ms)"));
+	assert_non_null(strstr(out, "     2.0 ")); /* 2,000,000 ns in ms */
+	free(out);
+	/* --sort takes the name without modifiers, or the label. */
+	{
+		struct tdr_report_sort s;
+
+		assert_int_equal(tdr_report__parse_sort(r, "cpu-clock", &s), 0);
+		assert_int_equal(s.key, TDR_SORT_EVENT);
+		assert_int_equal(s.idx, 0);
+		assert_int_equal(tdr_report__parse_sort(r, "task-ms", &s), 0);
+		assert_int_equal(s.idx, 1);
+		assert_int_not_equal(tdr_report__parse_sort(r, "cpu", &s), 0);
+	}
+	tdr_report__free(r);
+}
+
 static void test_render__text_shows_markers_and_units(void **state)
 {
 	struct fx_meta m;
@@ -386,8 +591,11 @@ static void test_render__text_shows_markers_and_units(void **state)
 	assert_non_null(strstr(out, "      10~")); /* 10 samples: low confidence */
 	assert_non_null(strstr(out, "testhost, Test CPU (family 6 model 143)"));
 	assert_non_null(strstr(out, "warning: a long warning"));
-	/* Names with control characters cannot break lines. */
-	assert_non_null(strstr(out, "odd \"name\", with?tab"));
+	/* Names with control characters cannot break lines (the name is cut
+	 * in the middle: its start and its end, the newline, show). */
+	assert_non_null(strstr(out, "odd \"nam"));
+	assert_non_null(strstr(out, "backslash?  "));
+	assert_null(strchr(out, '\t'));
 	free(out);
 	out = fx_render(r, TDR_FMT_TEXT, true, 1);
 	assert_non_null(strchr(out, '\033'));
@@ -434,7 +642,10 @@ int main(void)
 	    cmocka_unit_test(test_render__json_mode_specific_keys),
 	    cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
 	    cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
+	    cmocka_unit_test(test_render__text_width_and_middle_cut),
+	    cmocka_unit_test(test_render__text_shortens_cxx_names),
 	    cmocka_unit_test(test_render__text_event_columns_dummy_and_overflow),
+	    cmocka_unit_test(test_render__text_event_labels_ignore_modifiers),
 	    cmocka_unit_test(test_render__text_shows_markers_and_units),
 	    cmocka_unit_test(test_render__unfinished_report_is_refused),
 	};

@@ -396,6 +396,13 @@ static void test_topdown__software_plan_has_events_and_no_topdown(void **state)
 		assert_int_equal(tdr_report__parse_sort(r, "page-faults", &s), 0);
 		assert_int_equal(tdr_report__sort(r, &s), 0);
 		assert_string_equal(tdr_report__row(r, 0)->name, "f"); /* 3 faults, g 0 */
+		/* The text table's labels name the same columns. */
+		assert_int_equal(tdr_report__parse_sort(r, "faults", &s), 0);
+		assert_int_equal(s.key, TDR_SORT_EVENT);
+		assert_int_equal(s.idx, SW_FAULTS);
+		assert_int_equal(tdr_report__parse_sort(r, "cpu-ms", &s), 0);
+		assert_int_equal(s.idx, SW_CPU);
+		assert_int_equal(tdr_report__parse_sort(r, "fault", &s), -TDR_E_USAGE);
 	}
 	tdr_report__free(r);
 }

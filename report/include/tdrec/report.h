@@ -210,6 +210,9 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
  * Returns: 0, -EINVAL after __finish.
  */
 #define TDR_REPORT_ATTRIBUTED_MIN 0.90
+/* --lines: a note when at least this fraction of the samples has no source
+ * line (objects without a DWARF line table). */
+#define TDR_REPORT_NO_LINE_NOTE 0.05
 #define TDR_REPORT_UNATTRIBUTED_MIN_GAP 100 /* fewer unattributed events are noise */
 int tdr_report__set_counted(struct tdr_report *r, const struct tdr_event_totals *ev, size_t cnt);
 
@@ -278,8 +281,12 @@ struct tdr_render_opts {
 	enum tdr_report_format fmt;
 	bool colour;	/* text only: ANSI colour (the caller checks isatty and NO_COLOR) */
 	size_t limit;	/* at most this many rows, 0 = all */
-	unsigned width; /* text width in columns, 0 = 100 */
+	unsigned width; /* text width in columns, 0 = 100; at least
+			 * TDR_RENDER_WIDTH_MIN, TDR_RENDER_WIDTH_MAX = no limit */
 };
+
+#define TDR_RENDER_WIDTH_MIN 60
+#define TDR_RENDER_WIDTH_MAX 4096
 
 /* Write a finished report to out. Returns: 0, -EINVAL (not finished), -EIO. */
 int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
