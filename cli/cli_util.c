@@ -285,7 +285,11 @@ void cli_report_args__text_width(struct cli_report_args *a)
 	if (a->width_given || !isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) ||
 	    !ws.ws_col)
 		return;
-	a->render.width = ws.ws_col < TDR_RENDER_WIDTH_MIN ? TDR_RENDER_WIDTH_MIN : ws.ws_col;
+	/* 100 columns at most unless asked: a wide terminal does not make the
+	 * default report wider, a narrow one makes it narrower. */
+	if (ws.ws_col < TDR_RENDER_WIDTH_DEFAULT)
+		a->render.width =
+		    ws.ws_col < TDR_RENDER_WIDTH_MIN ? TDR_RENDER_WIDTH_MIN : ws.ws_col;
 }
 
 void cli_report_args__release(struct cli_report_args *a)

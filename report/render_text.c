@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define WIDTH_DEFAULT 100
 #define BAR_W 10
 #define MAX_CAT_COLS 6
 #define MAX_EV_COLS 6
@@ -539,7 +538,7 @@ int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 	struct text t = {.r = r, .f = f, .colour = o->colour};
 	size_t n = r->visible_cnt;
 
-	t.width = o->width ? o->width : WIDTH_DEFAULT;
+	t.width = o->width ? o->width : TDR_RENDER_WIDTH_DEFAULT;
 	if (t.width < TDR_RENDER_WIDTH_MIN)
 		t.width = TDR_RENDER_WIDTH_MIN;
 	plan_columns(&t);
@@ -549,7 +548,8 @@ int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 	put_table_header(&t);
 	for (size_t i = 0; i < n; i++)
 		put_row(&t, r->visible[i], false);
-	fprintf(f, "%.*s\n", (int)(t.width < 100 ? t.width : 100),
+	fprintf(f, "%.*s\n",
+		(int)(t.width < TDR_RENDER_WIDTH_DEFAULT ? t.width : TDR_RENDER_WIDTH_DEFAULT),
 		"----------------------------------------------------------------------------------"
 		"------------------");
 	put_row(&t, &r->totals, true);

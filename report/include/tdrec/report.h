@@ -285,6 +285,7 @@ struct tdr_render_opts {
 			 * TDR_RENDER_WIDTH_MIN, TDR_RENDER_WIDTH_MAX = no limit */
 };
 
+#define TDR_RENDER_WIDTH_DEFAULT 100
 #define TDR_RENDER_WIDTH_MIN 60
 #define TDR_RENDER_WIDTH_MAX 4096
 
