@@ -124,9 +124,11 @@ static void fill_up(const char *dir)
 }
 
 /* The disk fills up while recording: stop, say so naming the file, keep
- * what was written readable, let the program run to its end, exit 1. The
- * disk is filled once the recording runs (not sized to the recording), so
- * the result does not depend on how much CPU the program gets. */
+ * what was written readable under the .partial name (the older file at -o
+ * is not replaced by an incomplete one), let the program run to its end,
+ * exit 1. The disk is filled once the recording runs (not sized to the
+ * recording), so the result does not depend on how much CPU the program
+ * gets. */
 static void test_record__full_disk_keeps_readable_file(void **state)
 {
 	struct fixture *f = *state;
@@ -135,6 +137,7 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 			      out,	"--",	  "/bin/sh",  "-c", script,  NULL};
 	struct tdr_reader *r = NULL;
 	const char *err;
+	FILE *fp;
 	pid_t rec;
 
 	SKIP_UNLESS_PERF();
@@ -149,6 +152,10 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 		fprintf(stderr, "cannot mount a tmpfs (%s): skipped\n", strerror(errno));
 		skip();
 	}
+	fp = fopen(out, "w");
+	assert_non_null(fp);
+	fputs("precious", fp);
+	fclose(fp);
 	rec = start_tdrec(f, NULL, args);
 	wait_for_file(partial);
 	/* The header and metadata are written (bounded wait, 5 s). */
@@ -161,12 +168,18 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 	err = slurp(f->errf);
 	assert_non_null(strstr(err, "No space left on device"));
 	assert_non_null(strstr(err, "stopped recording"));
-	assert_non_null(strstr(err, out));
-	/* What was written is readable (renamed into place by the writer). */
-	assert_int_equal(tdr_reader__open(out, &r), 0);
+	assert_non_null(strstr(err, partial));
+	assert_non_null(strstr(err, "is not replaced"));
+	/* The summary names the file that holds the samples. */
+	assert_non_null(strstr(err, "KiB in"));
+	assert_non_null(strstr(strstr(err, "KiB in"), partial));
+	assert_string_equal(slurp(out), "precious");
+	/* What was written is readable, and says how the recording ended. */
+	assert_int_equal(tdr_reader__open(partial, &r), 0);
 	assert_true(tdr_reader__status(r)->intact_sz > 0);
+	assert_non_null(tdr_reader__run_end(r));
+	assert_true(tdr_reader__run_end(r)->flags & TDR_END_WRITE_ERROR);
 	tdr_reader__free(r);
-	assert_false(exists(partial));
 	umount(mnt);
 }
 
