@@ -86,6 +86,8 @@ static int run(struct fixture *f, ...)
 
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
+		/* A command that hangs fails the test (WIFEXITED) instead. */
+		alarm(60);
 		execv(tdrec, (char *const *)argv);
 		_exit(127);
 	}
@@ -451,6 +453,15 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 
 	assert_int_equal(run(f, "info", "/dev/null", NULL), 1);
 	assert_one_error_line(f, "/dev/null", "not a regular file");
+
+	/* A FIFO nobody writes to: refused at once, not waited on. */
+	snprintf(path, sizeof(path), "%s/fifo.tdr", f->dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(run(f, "info", path, NULL), 1);
+	assert_one_error_line(f, path, "not a regular file");
+	assert_int_equal(run(f, "report", "-i", path, NULL), 1);
+	assert_one_error_line(f, path, "not a regular file");
+	unlink(path);
 
 	/* A newer major version, checksums valid. */
 	write_recording(f);
