@@ -595,6 +595,11 @@ int cmd_info(int argc, char **argv)
 		cli_err("missing FILE (see 'tdrec info --help')");
 		return CLI_EXIT_USAGE;
 	}
+	if (json && verbose) {
+		/* The JSON object always has the attrs and ids -v adds to the text. */
+		cli_err("give --json or -v, not both (the JSON has the attrs and ids)");
+		return CLI_EXIT_USAGE;
+	}
 	cli_log_hold();
 	err = tdr_parser__open(path, &p);
 	cli_log_release(!err);

@@ -500,6 +500,16 @@ static void test_info__usage_errors_exit_2(void **state)
 	assert_non_null(strstr(f->errtext, "--bogus"));
 	assert_int_equal(run(f, "info", "--help", NULL), 0);
 	assert_non_null(strstr(f->text, "usage: tdrec info"));
+	/* Options that exclude each other ("[--json | -v]", "[--json | --csv]")
+	 * are refused, before the file is read. */
+	write_recording(f);
+	assert_int_equal(run(f, "info", "--json", "-v", f->path, NULL), 2);
+	assert_non_null(strstr(f->text, "not both"));
+	assert_int_equal(run(f, "report", "-i", f->path, "--csv", "--json", NULL), 2);
+	assert_non_null(strstr(f->text, "give --json or --csv, not both"));
+	assert_int_equal(run(f, "report", "-i", f->path, "--json", "--csv", NULL), 2);
+	assert_int_equal(run(f, "report", "-i", f->path, "--csv", NULL), 0);
+	assert_true(!strncmp(f->text, "kind,", 5));
 }
 
 int main(void)
