@@ -57,6 +57,14 @@ static void test_record__not_executable_exits_126(void **state)
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
 	assert_false(exists(f->out));
 	assert_false(exists(f->partial));
+
+	/* A directory: 126 too, and the line says what it is. */
+	snprintf(prog, sizeof(prog), "%s/", f->dir);
+	assert_int_equal(run_tdrec(f, NULL, args), 126);
+	assert_non_null(strstr(slurp(f->errf), "Is a directory"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(f->out));
+	assert_false(exists(f->partial));
 }
 
 /* -p of a process that does not exist: exit 1, one line naming it. */
