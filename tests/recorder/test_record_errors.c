@@ -365,6 +365,11 @@ static void test_record__usage_errors(void **state)
 	const char *pages[] = {"record", "--mmap-pages", "3", "true", NULL};
 	const char *plan[] = {"record", "--plan", "topdown", "true", NULL};
 	const char *help[] = {"record", "--help", NULL};
+	/* An empty element of a -p list is a mistake, not a pid to skip (the
+	 * pid does not exist: the old reading failed with 1, not 2). */
+	const char *pids[][4] = {{"record", "-p", "999999,", NULL},
+				 {"record", "-p", ",999999", NULL},
+				 {"record", "-p", "999999,,999998", NULL}};
 	char stdout_path[320];
 
 	assert_int_equal(run_tdrec(f, NULL, none), 2);
@@ -374,6 +379,11 @@ static void test_record__usage_errors(void **state)
 	assert_int_equal(run_tdrec(f, NULL, plan), 2);
 	assert_non_null(strstr(slurp(f->errf), "unknown plan 'topdown'"));
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+		assert_int_equal(run_tdrec(f, NULL, pids[i]), 2);
+		assert_non_null(strstr(slurp(f->errf), "-p needs a positive number"));
+		assert_int_equal(count_lines(slurp(f->errf)), 1);
+	}
 	snprintf(stdout_path, sizeof(stdout_path), "%s/help", f->dir);
 	assert_int_equal(run_tdrec(f, stdout_path, help), 0);
 	assert_non_null(strstr(slurp(stdout_path), "TDREC_SYSFS"));
