@@ -227,7 +227,10 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 		goto err_out;
 	}
 
-	w->fd = open(w->cur_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A "<path>.partial" that exists is another writer's, running or
+	 * killed (its frames are readable): never truncated. */
+	w->fd = open(w->cur_path,
+		     O_WRONLY | O_CREAT | O_CLOEXEC | (w->atomic ? O_EXCL : O_TRUNC), 0644);
 	if (w->fd < 0) {
 		err = -errno;
 		tdr_debug("failed to create %s: %s", w->cur_path, strerror(-err)); /* caller says */

@@ -99,6 +99,35 @@ static void test_record__output_dir_missing_fails_before_the_program(void **stat
 	assert_false(exists(mark));
 }
 
+/* FILE.partial exists (a recording to the same FILE running, or killed):
+ * never truncated; one line saying so, exit 1, the program not started. */
+static void test_record__existing_partial_is_kept(void **state)
+{
+	struct fixture *f = *state;
+	char mark[320], script[400];
+	const char *args[] = {"record", "-o", f->out, "--", "/bin/sh", "-c", script, NULL};
+	FILE *fp;
+
+	SKIP_UNLESS_PERF();
+	snprintf(mark, sizeof(mark), "%s/ran", f->dir);
+	snprintf(script, sizeof(script), "touch %s", mark);
+	fp = fopen(f->partial, "w");
+	assert_non_null(fp);
+	fputs("killed recording", fp);
+	fclose(fp);
+	fp = fopen(f->out, "w");
+	assert_non_null(fp);
+	fputs("precious", fp);
+	fclose(fp);
+	assert_int_equal(run_tdrec(f, NULL, args), 1);
+	assert_non_null(strstr(slurp(f->errf), f->partial));
+	assert_non_null(strstr(slurp(f->errf), "it exists"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(mark));
+	assert_string_equal(slurp(f->partial), "killed recording");
+	assert_string_equal(slurp(f->out), "precious");
+}
+
 static void test_record__dev_full_fails_clearly(void **state)
 {
 	struct fixture *f = *state;
@@ -400,6 +429,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_record__output_dir_missing_fails_before_the_program, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__existing_partial_is_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
 					    teardown),

@@ -279,8 +279,10 @@ struct tdr_writer_opts {
 	/* When true, write to "<path>.partial" and rename it to path only in
 	 * a __finish that succeeds, so an existing file is never clobbered by
 	 * an incomplete one (without __finish, after an error, or after
-	 * __keep_partial the data stays under the .partial name). When false,
-	 * write path directly. */
+	 * __keep_partial the data stays under the .partial name). An existing
+	 * "<path>.partial" (another writer's, running or killed) is never
+	 * truncated: __open fails with -EEXIST. When false, write path
+	 * directly. */
 	bool atomic_replace;
 	int zstd_level; /* 0 = default (3) */
 	/* Frame codec: TDR_CODEC_RAW_ZSTD (0, the default) compresses the raw
