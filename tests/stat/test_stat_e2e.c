@@ -547,6 +547,47 @@ static void test_stat_e2e__missing_program(void **state)
 	run_free(&r);
 }
 
+/* A run that cannot start (no program, no process) leaves an existing -o
+ * file as it was, and makes none; one that starts replaces it. */
+static void test_stat_e2e__failed_start_keeps_output(void **state)
+{
+	char path[64], fresh[64], *text;
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/tdr_stat_keep_%d", (int)getpid());
+	snprintf(fresh, sizeof(fresh), "/tmp/tdr_stat_fresh_%d", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("earlier results\n", f);
+	fclose(f);
+	r = run(ARGS("-o", path, "--", "/nonexistent/tdr-no-such-program"));
+	assert_int_equal(r.status, 127);
+	run_free(&r);
+	r = run(ARGS("-o", path, "-p", "2147483647"));
+	assert_int_equal(r.status, 1);
+	run_free(&r);
+	text = slurp(path);
+	assert_string_equal(text, "earlier results\n");
+	free(text);
+	r = run(ARGS("-o", fresh, "--", "/nonexistent/tdr-no-such-program"));
+	assert_int_equal(r.status, 127);
+	assert_int_equal(access(fresh, F_OK), -1);
+	run_free(&r);
+	if (no_perf) {
+		unlink(path);
+		skip();
+	}
+	r = run(ARGS("-o", path, "--csv", "--", "true"));
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	text = slurp(path);
+	assert_true(!strncmp(text, "type,", 5));
+	free(text);
+	unlink(path);
+}
+
 /* The output cannot be created or written: one line naming it and why;
  * status 1, or the program's own when it failed. */
 static void test_stat_e2e__output_errors(void **state)
@@ -653,6 +694,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_e2e__exit_status),
 	    cmocka_unit_test(test_stat_e2e__signal_is_forwarded),
 	    cmocka_unit_test(test_stat_e2e__missing_program),
+	    cmocka_unit_test(test_stat_e2e__failed_start_keeps_output),
 	    cmocka_unit_test(test_stat_e2e__output_errors),
 	    cmocka_unit_test(test_stat_e2e__closed_pipe),
 	    cmocka_unit_test(test_stat_e2e__usage_errors),
