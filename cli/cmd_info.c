@@ -39,7 +39,8 @@ static const char usage_text[] =
 	"                 and its kernel-assigned ids\n"
 	"  -h, --help     this text\n"
 	"\n"
-	"exit status: 0 ok, 1 the file cannot be read, 2 usage error\n";
+	"exit status: 0 ok (also for a truncated file read in part: its file status\n"
+	"says TRUNCATED), 1 the file cannot be read, 2 usage error\n";
 
 /* Counts gathered while running the parser. */
 struct info {
