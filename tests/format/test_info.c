@@ -488,6 +488,60 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 	free(data);
 }
 
+/* $TDREC args... with standard output on /dev/full; returns the exit
+ * status, standard error in f->errtext. */
+static int run_to_full_disk(struct fixture *f, const char *const *args)
+{
+	const char *argv[16] = {getenv("TDREC")};
+	size_t n = 1;
+	pid_t pid;
+	int st;
+
+	for (; *args && n < 15; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int o = open("/dev/full", O_WRONLY);
+		int e = open(f->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		alarm(60);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	free(f->errtext);
+	f->errtext = slurp_text(f->err);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Output that cannot be written (a full disk) is an error, not a silent 0:
+ * one line on standard error, exit 1; the same for the help texts. */
+static void test_info__unwritable_output_exits_1(void **state)
+{
+	struct fixture *f = *state;
+	const char *text[] = {"info", f->path, NULL};
+	const char *json[] = {"info", "--json", f->path, NULL};
+	const char *help[] = {"info", "--help", NULL};
+	const char *top[] = {"--help", NULL};
+
+	require_tdrec();
+	write_recording(f);
+	assert_int_equal(run_to_full_disk(f, text), 1);
+	assert_string_equal(f->errtext,
+			    "tdrec info: cannot write to standard output: No space left on device\n");
+	assert_int_equal(run_to_full_disk(f, json), 1);
+	assert_non_null(strstr(f->errtext, "No space left on device"));
+	assert_int_equal(run_to_full_disk(f, help), 1);
+	assert_non_null(strstr(f->errtext, "No space left on device"));
+	assert_int_equal(run_to_full_disk(f, top), 1);
+	assert_non_null(strstr(f->errtext, "No space left on device"));
+}
+
 static void test_info__usage_errors_exit_2(void **state)
 {
 	struct fixture *f = *state;
@@ -520,6 +574,7 @@ int main(void)
 		T(test_info__text_says_the_same),
 		T(test_info__run_end_flags_are_spelled_out),
 		T(test_info__cut_file_reports_its_prefix),
+		T(test_info__unwritable_output_exits_1),
 		T(test_info__bad_files_give_one_line_and_exit_1),
 		T(test_info__usage_errors_exit_2),
 #undef T

@@ -360,6 +360,10 @@ static void test_record__dry_run_prints_plan_and_opens_nothing(void **state)
 	assert_non_null(strstr(text, "sample_type"));
 	assert_false(exists(f->out));
 	assert_false(exists(f->partial));
+	/* A plan that could not be printed is not a success. */
+	assert_int_equal(run_tdrec(f, "/dev/full", args), 1);
+	assert_non_null(strstr(slurp(f->errf), "cannot write to standard output"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
 }
 
 /* -a (and -p) count from the open: the leader is shown as opened, stopped
