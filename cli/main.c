@@ -4,6 +4,7 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,7 +82,23 @@ static int run_command(int argc, char **argv)
 	return CLI_EXIT_USAGE;
 }
 
+/*
+ * A standard stream the caller closed (prog >&-) would be taken by tdrec's
+ * next open(): its output or log lines would go into a signalfd, a perf
+ * event or the recording. Each one closed is held by /dev/null opened
+ * read-only, so writes to it fail (EBADF) as they would have, and
+ * close-on-exec, so a launched program gets it closed, as given.
+ */
+static void hold_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY | O_CLOEXEC) != fd)
+			break; /* a lower one could not be held: nothing to do */
+}
+
 int main(int argc, char **argv)
 {
+	hold_closed_std_fds();
 	return stdout_status(run_command(argc, argv));
 }

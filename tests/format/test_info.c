@@ -488,9 +488,9 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 	free(data);
 }
 
-/* $TDREC args... with standard output on /dev/full; returns the exit
- * status, standard error in f->errtext. */
-static int run_to_full_disk(struct fixture *f, const char *const *args)
+/* $TDREC args... with standard output on /dev/full (closed when !full);
+ * returns the exit status, standard error in f->errtext. */
+static int run_to(struct fixture *f, bool full, const char *const *args)
 {
 	const char *argv[16] = {getenv("TDREC")};
 	size_t n = 1;
@@ -508,6 +508,8 @@ static int run_to_full_disk(struct fixture *f, const char *const *args)
 
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
+		if (!full)
+			close(1);
 		alarm(60);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
@@ -531,15 +533,20 @@ static void test_info__unwritable_output_exits_1(void **state)
 
 	require_tdrec();
 	write_recording(f);
-	assert_int_equal(run_to_full_disk(f, text), 1);
+	assert_int_equal(run_to(f, true, text), 1);
 	assert_string_equal(f->errtext,
 			    "tdrec info: cannot write to standard output: No space left on device\n");
-	assert_int_equal(run_to_full_disk(f, json), 1);
+	assert_int_equal(run_to(f, true, json), 1);
 	assert_non_null(strstr(f->errtext, "No space left on device"));
-	assert_int_equal(run_to_full_disk(f, help), 1);
+	assert_int_equal(run_to(f, true, help), 1);
 	assert_non_null(strstr(f->errtext, "No space left on device"));
-	assert_int_equal(run_to_full_disk(f, top), 1);
+	assert_int_equal(run_to(f, true, top), 1);
 	assert_non_null(strstr(f->errtext, "No space left on device"));
+	/* Standard output closed (>&-): the fd is not handed to the file tdrec
+	 * opens next, and the output fails as it should. */
+	assert_int_equal(run_to(f, false, text), 1);
+	assert_string_equal(f->errtext,
+			    "tdrec info: cannot write to standard output: Bad file descriptor\n");
 }
 
 static void test_info__usage_errors_exit_2(void **state)
