@@ -524,7 +524,11 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 	if (!fs)
 		return;
 	if (!fs->truncated && !fs->bad_frames && !st->bad_frames) {
-		printf("file status: complete (%" PRIu64 " bytes)\n", fs->file_sz);
+		/* Whole as a file, but not as a recording: say so here too. */
+		printf("file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
+		       end && (end->flags & TDR_END_WRITE_ERROR)
+			   ? ", but the recording stopped early at a write error"
+			   : "");
 		return;
 	}
 	printf("file status: %s%s; %" PRIu64 " of %" PRIu64 " bytes intact (%" PRIu64

@@ -371,6 +371,8 @@ static void test_info__run_end_flags_are_spelled_out(void **state)
 	assert_int_equal(run(f, "info", f->path, NULL), 0);
 	assert_non_null(strstr(f->text, "program:     killed by signal 11 ("));
 	assert_non_null(strstr(f->text, "; recording stopped early by a write error\n"));
+	assert_non_null(strstr(f->text, "file status: complete ("));
+	assert_non_null(strstr(f->text, " bytes), but the recording stopped early at a write error\n"));
 }
 
 /* Cut the file at cut bytes. */
