@@ -118,7 +118,7 @@ struct report_args {
 	struct cli_report_args c; /* the options diff takes too */
 	const char *file;
 	const char *sort;
-	bool csv; /* --csv given (--json is in c.render.fmt) */
+	bool csv;   /* --csv given (--json is in c.render.fmt) */
 	int colour; /* -1 auto, 0 never, 1 always */
 	uint32_t pids[CLI_MAX_LIST], tids[CLI_MAX_LIST];
 };

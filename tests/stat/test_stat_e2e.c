@@ -629,7 +629,8 @@ static void test_stat_e2e__closed_stdout(void **state)
 	r = finish(start(ARGS("--", "sh", "-c", "echo x 2>/dev/null || exit 4"), NULL, err), NULL,
 		   err);
 	assert_int_equal(r.status, 4);
-	assert_string_equal(r.err, "tdrec stat: cannot write to standard output: Bad file descriptor\n");
+	assert_string_equal(r.err,
+			    "tdrec stat: cannot write to standard output: Bad file descriptor\n");
 	run_free(&r);
 }
 
