@@ -228,10 +228,13 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	}
 
 	/* A "<path>.partial" that exists is another writer's, running or
-	 * killed (its frames are readable): never truncated. */
+	 * killed (its frames are readable): never truncated. O_NONBLOCK: a
+	 * FIFO that no process reads fails (ENXIO) instead of waiting
+	 * forever; writes block again below. */
 	w->fd = open(w->cur_path,
-		     O_WRONLY | O_CREAT | O_CLOEXEC | (w->atomic ? O_EXCL : O_TRUNC), 0644);
-	if (w->fd < 0) {
+		     O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (w->atomic ? O_EXCL : O_TRUNC),
+		     0644);
+	if (w->fd < 0 || fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) & ~O_NONBLOCK)) {
 		err = -errno;
 		tdr_debug("failed to create %s: %s", w->cur_path, strerror(-err)); /* caller says */
 		goto err_out;

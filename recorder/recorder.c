@@ -223,6 +223,8 @@ static int open_writer(struct tdr_recorder *rec)
 			 "running or was killed (tdrec report -i %s reads it); remove it or "
 			 "choose another -o",
 			 rec->partial_path, wo.path, rec->partial_path);
+	else if (err == -ENXIO && !wo.atomic_replace)
+		tdr_warn("cannot write %s: a FIFO that no process reads", wo.path);
 	else if (err)
 		tdr_warn("cannot create %s: %s", wo.atomic_replace ? rec->partial_path : wo.path,
 			 tdr_strerror(err));

@@ -128,6 +128,37 @@ static void test_record__existing_partial_is_kept(void **state)
 	assert_string_equal(slurp(f->out), "precious");
 }
 
+/* -o names a FIFO that no process reads: one line at once, exit 1, the
+ * program not started (before, tdrec waited in open() forever, with the
+ * signals that could stop it blocked). A hang fails the test after 30 s. */
+static void test_record__fifo_without_reader_fails(void **state)
+{
+	struct fixture *f = *state;
+	char fifo[320], mark[320], script[400];
+	const char *args[] = {"record", "-o", fifo, "--", "/bin/sh", "-c", script, NULL};
+	pid_t rec;
+	int st, i;
+
+	SKIP_UNLESS_PERF();
+	snprintf(fifo, sizeof(fifo), "%s/fifo", f->dir);
+	snprintf(mark, sizeof(mark), "%s/ran", f->dir);
+	snprintf(script, sizeof(script), "touch %s", mark);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	rec = start_tdrec(f, NULL, args);
+	for (i = 0; i < 3000 && waitpid(rec, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (i == 3000) {
+		kill(rec, SIGKILL);
+		waitpid(rec, &st, 0);
+		fail_msg("tdrec record -o FIFO without a reader did not return");
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	assert_non_null(strstr(slurp(f->errf), "a FIFO that no process reads"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(mark));
+}
+
 static void test_record__dev_full_fails_clearly(void **state)
 {
 	struct fixture *f = *state;
@@ -434,6 +465,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		test_record__output_dir_missing_fails_before_the_program, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__existing_partial_is_kept, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__fifo_without_reader_fails, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
 					    teardown),
