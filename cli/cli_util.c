@@ -177,11 +177,15 @@ int cli_parse_count(const char *opt, const char *text, uint64_t min, uint64_t ma
 /* -p PID[,PID...]: appends to pids[*cnt], at most max in all. */
 static int parse_pids(const char *text, pid_t *pids, size_t max, size_t *cnt)
 {
-	char buf[1024], *save = NULL, *tok;
+	char buf[1024], *next = buf, *tok;
 	uint64_t v;
 
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf)) {
+		cli_err("-p: list too long (%zu characters)", strlen(text));
+		return -1;
+	}
+	/* Every element is a pid: "1," or "1,,2" is a mistake, not "1" or "1,2". */
+	while ((tok = strsep(&next, ","))) {
 		if (*cnt >= max) {
 			cli_err("-p: at most %zu processes", max);
 			return -1;

@@ -39,7 +39,8 @@ static const char usage_text[] =
 	"                 and its kernel-assigned ids\n"
 	"  -h, --help     this text\n"
 	"\n"
-	"exit status: 0 ok, 1 the file cannot be read, 2 usage error\n";
+	"exit status: 0 ok (also for a truncated file read in part: its file status\n"
+	"says TRUNCATED), 1 the file cannot be read, 2 usage error\n";
 
 /* Counts gathered while running the parser. */
 struct info {
@@ -523,7 +524,11 @@ static void print_text(const char *path, const struct tdr_parser *p, const struc
 	if (!fs)
 		return;
 	if (!fs->truncated && !fs->bad_frames && !st->bad_frames) {
-		printf("file status: complete (%" PRIu64 " bytes)\n", fs->file_sz);
+		/* Whole as a file, but not as a recording: say so here too. */
+		printf("file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
+		       end && (end->flags & TDR_END_WRITE_ERROR)
+			   ? ", but the recording stopped early at a write error"
+			   : "");
 		return;
 	}
 	printf("file status: %s%s; %" PRIu64 " of %" PRIu64 " bytes intact (%" PRIu64
@@ -593,6 +598,11 @@ int cmd_info(int argc, char **argv)
 	}
 	if (!path) {
 		cli_err("missing FILE (see 'tdrec info --help')");
+		return CLI_EXIT_USAGE;
+	}
+	if (json && verbose) {
+		/* The JSON object always has the attrs and ids -v adds to the text. */
+		cli_err("give --json or -v, not both (the JSON has the attrs and ids)");
 		return CLI_EXIT_USAGE;
 	}
 	cli_log_hold();

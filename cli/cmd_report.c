@@ -123,6 +123,7 @@ struct report_args {
 	struct cli_report_args c; /* the options diff takes too */
 	const char *file;
 	const char *sort;
+	bool csv;   /* --csv given (--json is in c.render.fmt) */
 	int colour; /* -1 auto, 0 never, 1 always */
 	uint32_t pids[CLI_MAX_LIST], tids[CLI_MAX_LIST];
 };
@@ -221,7 +222,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return -1;
 			break;
 		case OPT_CSV:
-			a->c.render.fmt = TDR_FMT_CSV;
+			a->csv = true;
 			break;
 		case OPT_COLOR:
 			if (!strcmp(optarg, "auto"))
@@ -247,6 +248,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		cli_err("unexpected argument '%s' (the file is given with -i)", argv[optind]);
 		return -1;
 	}
+	if (a->csv && a->c.render.fmt == TDR_FMT_JSON) {
+		cli_err("give --json or --csv, not both");
+		return -1;
+	}
+	if (a->csv)
+		a->c.render.fmt = TDR_FMT_CSV;
 	return 0;
 }
 

@@ -14,10 +14,13 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tdrec/plan.h"
 #include "tdrec/report.h"
@@ -51,10 +54,13 @@ static const char usage_text[] =
     "      --json          one JSON document at the end (intervals included)\n"
     "      --csv           CSV: a header, interval rows as they happen, then the\n"
     "                      total and the thread rows\n"
-    "  -o, --output FILE   write the output to FILE instead of standard output\n"
+    "  -o, --output FILE   write the output to FILE instead of standard output;\n"
+    "                      an existing FILE is replaced once counting starts\n"
     "      --plan PLAN     auto (default: the best that fits), topdown-l2,\n"
     "                      topdown-l1 or software; a plan the kernel refuses falls\n"
-    "                      back to the next one, with a line saying why\n"
+    "                      back to the next one, with a line saying why; one this\n"
+    "                      machine does not have (no such PMU or events in sysfs)\n"
+    "                      is an error (exit 1)\n"
     "      --kernel        count kernel mode too (needs perf_event_paranoid <= 1)\n"
     "  -h, --help          this text\n"
     "\n"
@@ -88,13 +94,48 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* -o FILE: created if missing (*created), but not emptied yet (see
+ * empty_output), so that a run that cannot start leaves it as it was. */
+static FILE *open_output(const char *path, bool *created)
+{
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cli_err("cannot create %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		cli_err("cannot create %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+/* Counting started: the output replaces what a regular file held (a device
+ * or FIFO has nothing to empty). */
+static void empty_output(FILE *f)
+{
+	struct stat sb;
+
+	if (!fstat(fileno(f), &sb) && S_ISREG(sb.st_mode) && ftruncate(fileno(f), 0)) {
+		/* Not fatal: the rows still go to the file; the old tail may stay. */
+		cli_err("cannot empty the output file: %s", strerror(errno));
+	}
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct tdr_stat_opts o = {.fmt = TDR_STAT_TEXT};
 	struct tdr_stat *st = NULL;
 	const char *output;
 	struct cli_targets t = {0};
-	bool json = false, csv = false;
+	bool json = false, csv = false, created = false;
 	FILE *out = stdout;
 	int c, err, status;
 
@@ -139,23 +180,31 @@ int cmd_stat(int argc, char **argv)
 	}
 	o.threshold = tdr_report_category_threshold;
 	if (output) {
-		out = fopen(output, "we");
-		if (!out) {
-			cli_err("cannot create %s: %s", output, strerror(errno));
+		out = open_output(output, &created);
+		if (!out)
 			return 1;
-		}
 	}
 	o.out = out;
 
 	err = tdr_stat__new(&o, &st);
-	if (err) {
-		if (out != stdout)
-			fclose(out);
-		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
-	}
-	err = tdr_stat__run(st);
 	if (!err)
-		tdr_stat__render(st);
+		err = tdr_stat__start(st);
+	if (err && out != stdout) {
+		/* Nothing was counted: the file is left as it was (or not made). */
+		fclose(out);
+		out = stdout;
+		if (created)
+			unlink(output);
+	}
+	if (err && !st)
+		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
+	if (!err) {
+		if (out != stdout)
+			empty_output(out);
+		err = tdr_stat__run(st);
+		if (!err)
+			tdr_stat__render(st);
+	}
 	status = cli_run_status(&CLI_RUN_END(tdr_stat__summary(st)));
 	if (err && !status && !tdr_stat__summary(st)->exec_err)
 		status = 1;

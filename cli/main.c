@@ -3,6 +3,8 @@
  */
 #include "commands.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,10 +43,23 @@ static const struct command commands[] = {
 	{ "stat", cmd_stat },	  { "info", cmd_info },
 };
 
-int main(int argc, char **argv)
+/* Output that never reached standard output (a full disk, a closed or
+ * broken pipe) fails a command that succeeded otherwise: one line, exit 1.
+ * A command that failed has said why already; report, diff and stat check
+ * their own writes. */
+static int stdout_status(int status)
 {
-	size_t i;
+	int e = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
 
+	if (!e || status)
+		return status;
+	cli_err_set_json(false); /* the JSON error would go where writes fail */
+	cli_err("cannot write to standard output: %s", strerror(e));
+	return 1;
+}
+
+static int run_command(int argc, char **argv)
+{
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return CLI_EXIT_USAGE;
@@ -57,7 +72,7 @@ int main(int argc, char **argv)
 		printf("tdrec %s\n", TDREC_VERSION);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			cli_set_command(commands[i].name);
 			return commands[i].run(argc - 1, argv + 1);
@@ -65,4 +80,25 @@ int main(int argc, char **argv)
 	}
 	cli_err("unknown command '%s' (see 'tdrec --help')", argv[1]);
 	return CLI_EXIT_USAGE;
+}
+
+/*
+ * A standard stream the caller closed (prog >&-) would be taken by tdrec's
+ * next open(): its output or log lines would go into a signalfd, a perf
+ * event or the recording. Each one closed is held by /dev/null opened
+ * read-only, so writes to it fail (EBADF) as they would have, and
+ * close-on-exec, so a launched program gets it closed, as given.
+ */
+static void hold_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY | O_CLOEXEC) != fd)
+			break; /* a lower one could not be held: nothing to do */
+}
+
+int main(int argc, char **argv)
+{
+	hold_closed_std_fds();
+	return stdout_status(run_command(argc, argv));
 }

@@ -428,7 +428,8 @@ int tdr_reader__open(const char *path, struct tdr_reader **out)
 	r = tdr_calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO without a writer is refused below, not waited on. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		tdr_warn("failed to open %s: %s", path, strerror(-err));

@@ -56,6 +56,7 @@ struct tdr_writer {
 	bool atomic;
 	bool finished;
 	int broken; /* sticky error: a failed write could not be cut back */
+	bool keep_partial; /* __finish does not rename (tdr_writer__keep_partial) */
 	ZSTD_CCtx *cctx;
 	uint8_t codec;		   /* TDR_CODEC_* for frames with samples */
 	uint32_t cols_keys[2];	   /* codec 1 key columns, from the attrs */
@@ -226,8 +227,14 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 		goto err_out;
 	}
 
-	w->fd = open(w->cur_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
+	/* A "<path>.partial" that exists is another writer's, running or
+	 * killed (its frames are readable): never truncated. O_NONBLOCK: a
+	 * FIFO that no process reads fails (ENXIO) instead of waiting
+	 * forever; writes block again below. */
+	w->fd = open(w->cur_path,
+		     O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (w->atomic ? O_EXCL : O_TRUNC),
+		     0644);
+	if (w->fd < 0 || fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) & ~O_NONBLOCK)) {
 		err = -errno;
 		tdr_debug("failed to create %s: %s", w->cur_path, strerror(-err)); /* caller says */
 		goto err_out;
@@ -498,14 +505,21 @@ int tdr_writer__finish(struct tdr_writer *w, const struct tdr_event_totals *ev_t
 			err = err2;
 	}
 	w->fd = -1;
-	/* Renamed into place even after an error: what was written is readable. */
-	if (w->atomic && rename(w->cur_path, w->path)) {
+	/* Renamed into place only when whole: after an error an existing file
+	 * at path stays untouched, and what was written stays readable under
+	 * the .partial name, which says what it is. */
+	if (w->atomic && !err && !w->keep_partial && rename(w->cur_path, w->path)) {
 		err2 = -errno;
 		tdr_warn("failed to rename %s to %s: %s", w->cur_path, w->path, strerror(-err2));
 		if (!err)
 			err = err2;
 	}
 	return err;
+}
+
+void tdr_writer__keep_partial(struct tdr_writer *w)
+{
+	w->keep_partial = true;
 }
 
 void tdr_writer__free(struct tdr_writer *w)

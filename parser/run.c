@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tdrec/tdr_err.h"
@@ -62,12 +63,24 @@ int tdr_parser__open(const char *path, struct tdr_parser **out)
 {
 	struct tdr_parser *p;
 	uint8_t magic[8] = { 0 };
+	struct stat st;
 	ssize_t n;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO without a writer would wait forever;
+	 * only regular files are read (the readers map them). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -TDR_E_NOTREG;
+	}
 	n = read(fd, magic, sizeof(magic));
 	err = n < 0 ? -errno : 0;
 	close(fd);

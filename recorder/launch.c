@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,6 +87,7 @@ void tdr_sigwatch__close(struct tdr_sigwatch *sw)
 static void child_run(char *const argv[], const sigset_t *mask, int go_rd, int exec_wr)
 {
 	sigset_t empty;
+	struct stat st;
 	char c;
 	ssize_t n;
 	int e;
@@ -100,6 +102,9 @@ static void child_run(char *const argv[], const sigset_t *mask, int go_rd, int e
 	sigprocmask(SIG_SETMASK, mask ? mask : &empty, NULL);
 	execvp(argv[0], argv);
 	e = errno;
+	/* execve says EACCES for a directory; say what it is, as a shell does. */
+	if (e == EACCES && strchr(argv[0], '/') && !stat(argv[0], &st) && S_ISDIR(st.st_mode))
+		e = EISDIR;
 	if (write(exec_wr, &e, sizeof(e)) < 0) {
 		/* nothing else to do: the parent sees EOF and our 127 */
 	}

@@ -30,8 +30,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,11 +87,23 @@ static void stop_rings_in_poll(struct loop *L)
 		L->pfds[i].fd = -1;
 }
 
+/* After a write error the file keeps its .partial name (docs/record.md
+ * "What happens on errors and kills"): an existing output file stays
+ * untouched. Where the frames written so far are, for the one line. */
+static const char *kept_file(const struct tdr_recorder *rec, char *buf, size_t sz)
+{
+	if (!rec->partial_path)
+		return rec->sum.path;
+	snprintf(buf, sz, "%s (%s is not replaced)", rec->partial_path, rec->sum.path);
+	return buf;
+}
+
 /* The writer thread failed: stop recording, keep the program running. */
 static void check_write_error(struct loop *L)
 {
 	struct tdr_recorder *rec = L->rec;
 	int err = tdr_wthread__error(L->wt);
+	char buf[2 * PATH_MAX + 32];
 
 	if (!err || !L->recording)
 		return;
@@ -97,9 +111,9 @@ static void check_write_error(struct loop *L)
 	rec->sum.write_err = err;
 	tdr_session__disable(rec->session);
 	stop_rings_in_poll(L);
-	tdr_warn("stopped recording: cannot write %s: %s; the file keeps the frames written "
-		 "before%s",
-		 rec->sum.path, tdr_strerror(err),
+	tdr_warn("stopped recording: cannot write %s: %s; the frames written before stay in %s%s",
+		 rec->partial_path ? rec->partial_path : rec->sum.path, tdr_strerror(err),
+		 kept_file(rec, buf, sizeof(buf)),
 		 rec->launch ? "; the program runs on to its end" : "");
 	if (!rec->launch)
 		L->stop = true;
@@ -322,6 +336,7 @@ static void loop_finish(struct loop *L)
 	struct tdr_event_totals *ev;
 	struct tdr_run_end end = {0};
 	uint64_t fmt_lost = 0;
+	char buf[2 * PATH_MAX + 32];
 	struct timespec ts;
 	int err;
 
@@ -349,12 +364,18 @@ static void loop_finish(struct loop *L)
 		end.flags |= TDR_END_NO_PROGRAM;
 	if (!sum->write_err)
 		tdr_record__write_dso_table(rec);
+	else
+		tdr_writer__keep_partial(rec->writer); /* incomplete: not renamed */
 	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);
 	if (err && !sum->write_err) {
 		sum->write_err = err;
-		tdr_warn("cannot finish %s: %s; the frames written so far stay readable", sum->path,
-			 tdr_strerror(err));
+		tdr_warn("cannot finish %s: %s; the frames written so far stay readable in %s",
+			 rec->partial_path ? rec->partial_path : sum->path, tdr_strerror(err),
+			 kept_file(rec, buf, sizeof(buf)));
 	}
+	/* The summary names the file that holds the recording. */
+	if (sum->write_err && rec->partial_path)
+		sum->path = rec->partial_path;
 	sum->file_written = !err;
 	tot = tdr_writer__totals(rec->writer);
 	sum->samples = tot->samples;

@@ -218,7 +218,14 @@ static int open_writer(struct tdr_recorder *rec)
 	}
 	err = tdr_writer__open(&wo, &rec->meta, &rec->writer);
 	/* The writer leaves the one line naming the file to its caller. */
-	if (err)
+	if (err == -EEXIST && wo.atomic_replace)
+		tdr_warn("cannot create %s: it exists, from another recording to %s that is "
+			 "running or was killed (tdrec report -i %s reads it); remove it or "
+			 "choose another -o",
+			 rec->partial_path, wo.path, rec->partial_path);
+	else if (err == -ENXIO && !wo.atomic_replace)
+		tdr_warn("cannot write %s: a FIFO that no process reads", wo.path);
+	else if (err)
 		tdr_warn("cannot create %s: %s", wo.atomic_replace ? rec->partial_path : wo.path,
 			 tdr_strerror(err));
 	return err;

@@ -250,7 +250,7 @@ struct tdr_stat {
 	struct stat_row *rows;
 	size_t row_cnt, row_cap;
 	uint64_t start_ns, mark_ns, end_ns; /* CLOCK_MONOTONIC */
-	bool ran, done;
+	bool started, ran, done;
 	struct tdr_sigstate sig;
 	bool pipe_blocked; /* SIGPIPE blocked by tdr_stat__new (stat.c) */
 	bool header_done;  /* text interval header / CSV header written */

@@ -238,13 +238,13 @@ int stat__loop(struct tdr_stat *st)
 	return err;
 }
 
-int tdr_stat__run(struct tdr_stat *st)
+int tdr_stat__start(struct tdr_stat *st)
 {
 	int err;
 
-	if (st->ran)
+	if (st->started || st->ran)
 		return -EINVAL;
-	st->ran = true;
+	st->started = true;
 	/* Before the release: the program may run (and end) before go
 	 * returns, and its run must fit in the wall time ("CPUs"). */
 	st->start_ns = st->mark_ns = mono_ns();
@@ -256,5 +256,18 @@ int tdr_stat__run(struct tdr_stat *st)
 			return err;
 		}
 	}
+	return 0;
+}
+
+int tdr_stat__run(struct tdr_stat *st)
+{
+	int err;
+
+	if (st->ran)
+		return -EINVAL;
+	err = st->started ? st->sum.exec_err : tdr_stat__start(st);
+	st->ran = true;
+	if (err)
+		return err;
 	return stat__loop(st);
 }

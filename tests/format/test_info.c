@@ -86,6 +86,8 @@ static int run(struct fixture *f, ...)
 
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
+		/* A command that hangs fails the test (WIFEXITED) instead. */
+		alarm(60);
 		execv(tdrec, (char *const *)argv);
 		_exit(127);
 	}
@@ -369,6 +371,8 @@ static void test_info__run_end_flags_are_spelled_out(void **state)
 	assert_int_equal(run(f, "info", f->path, NULL), 0);
 	assert_non_null(strstr(f->text, "program:     killed by signal 11 ("));
 	assert_non_null(strstr(f->text, "; recording stopped early by a write error\n"));
+	assert_non_null(strstr(f->text, "file status: complete ("));
+	assert_non_null(strstr(f->text, " bytes), but the recording stopped early at a write error\n"));
 }
 
 /* Cut the file at cut bytes. */
@@ -452,6 +456,15 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 	assert_int_equal(run(f, "info", "/dev/null", NULL), 1);
 	assert_one_error_line(f, "/dev/null", "not a regular file");
 
+	/* A FIFO nobody writes to: refused at once, not waited on. */
+	snprintf(path, sizeof(path), "%s/fifo.tdr", f->dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(run(f, "info", path, NULL), 1);
+	assert_one_error_line(f, path, "not a regular file");
+	assert_int_equal(run(f, "report", "-i", path, NULL), 1);
+	assert_one_error_line(f, path, "not a regular file");
+	unlink(path);
+
 	/* A newer major version, checksums valid. */
 	write_recording(f);
 	assert_int_equal(tl_slurp(f->path, &data, &sz), 0);
@@ -477,6 +490,67 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 	free(data);
 }
 
+/* $TDREC args... with standard output on /dev/full (closed when !full);
+ * returns the exit status, standard error in f->errtext. */
+static int run_to(struct fixture *f, bool full, const char *const *args)
+{
+	const char *argv[16] = {getenv("TDREC")};
+	size_t n = 1;
+	pid_t pid;
+	int st;
+
+	for (; *args && n < 15; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int o = open("/dev/full", O_WRONLY);
+		int e = open(f->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		if (!full)
+			close(1);
+		alarm(60);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	free(f->errtext);
+	f->errtext = slurp_text(f->err);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Output that cannot be written (a full disk) is an error, not a silent 0:
+ * one line on standard error, exit 1; the same for the help texts. */
+static void test_info__unwritable_output_exits_1(void **state)
+{
+	struct fixture *f = *state;
+	const char *text[] = {"info", f->path, NULL};
+	const char *json[] = {"info", "--json", f->path, NULL};
+	const char *help[] = {"info", "--help", NULL};
+	const char *top[] = {"--help", NULL};
+
+	require_tdrec();
+	write_recording(f);
+	assert_int_equal(run_to(f, true, text), 1);
+	assert_string_equal(f->errtext,
+			    "tdrec info: cannot write to standard output: No space left on device\n");
+	assert_int_equal(run_to(f, true, json), 1);
+	assert_non_null(strstr(f->errtext, "No space left on device"));
+	assert_int_equal(run_to(f, true, help), 1);
+	assert_non_null(strstr(f->errtext, "No space left on device"));
+	assert_int_equal(run_to(f, true, top), 1);
+	assert_non_null(strstr(f->errtext, "No space left on device"));
+	/* Standard output closed (>&-): the fd is not handed to the file tdrec
+	 * opens next, and the output fails as it should. */
+	assert_int_equal(run_to(f, false, text), 1);
+	assert_string_equal(f->errtext,
+			    "tdrec info: cannot write to standard output: Bad file descriptor\n");
+}
+
 static void test_info__usage_errors_exit_2(void **state)
 {
 	struct fixture *f = *state;
@@ -489,6 +563,16 @@ static void test_info__usage_errors_exit_2(void **state)
 	assert_non_null(strstr(f->errtext, "--bogus"));
 	assert_int_equal(run(f, "info", "--help", NULL), 0);
 	assert_non_null(strstr(f->text, "usage: tdrec info"));
+	/* Options that exclude each other ("[--json | -v]", "[--json | --csv]")
+	 * are refused, before the file is read. */
+	write_recording(f);
+	assert_int_equal(run(f, "info", "--json", "-v", f->path, NULL), 2);
+	assert_non_null(strstr(f->text, "not both"));
+	assert_int_equal(run(f, "report", "-i", f->path, "--csv", "--json", NULL), 2);
+	assert_non_null(strstr(f->text, "give --json or --csv, not both"));
+	assert_int_equal(run(f, "report", "-i", f->path, "--json", "--csv", NULL), 2);
+	assert_int_equal(run(f, "report", "-i", f->path, "--csv", NULL), 0);
+	assert_true(!strncmp(f->text, "kind,", 5));
 }
 
 int main(void)
@@ -499,6 +583,7 @@ int main(void)
 		T(test_info__text_says_the_same),
 		T(test_info__run_end_flags_are_spelled_out),
 		T(test_info__cut_file_reports_its_prefix),
+		T(test_info__unwritable_output_exits_1),
 		T(test_info__bad_files_give_one_line_and_exit_1),
 		T(test_info__usage_errors_exit_2),
 #undef T

@@ -253,6 +253,33 @@ static void test_roundtrip__atomic_replace_keeps_old_file_until_finish(void **st
 	assert_int_equal(tdr_reader__frame_cnt(r), 1);
 	tdr_reader__free(r);
 
+	/* That .partial is another writer's (killed, or still running): a new
+	 * writer refuses to truncate it. */
+	w = NULL;
+	assert_int_equal(tdr_writer__open(&opts, &m, &w), -EEXIST);
+	assert_null(w);
+	assert_int_equal(tdr_reader__open(partial, &r), 0);
+	assert_int_equal(tdr_reader__frame_cnt(r), 1);
+	tdr_reader__free(r);
+	assert_int_equal(unlink(partial), 0);
+
+	/* Finished after __keep_partial (the recording stopped at a write
+	 * error): a trailer, but still under the .partial name. */
+	assert_int_equal(tdr_writer__open(&opts, &m, &w), 0);
+	assert_int_equal(tdr_writer__add_frame(w, 0, f->std.frame[0], f->std.frame_sz[0]), 0);
+	tdr_writer__keep_partial(w);
+	assert_int_equal(tdr_writer__finish(w, NULL, 0, NULL), 0);
+	tdr_writer__free(w);
+	assert_int_equal(tl_slurp(path, &data, &sz), 0);
+	assert_int_equal(sz, 12);
+	assert_memory_equal(data, "old contents", 12);
+	free(data);
+	assert_int_equal(tdr_reader__open(partial, &r), 0);
+	assert_true(tdr_reader__status(r)->has_trailer);
+	assert_int_equal(tdr_reader__frame_cnt(r), 1);
+	tdr_reader__free(r);
+	assert_int_equal(unlink(partial), 0);
+
 	assert_int_equal(tdr_writer__open(&opts, &m, &w), 0);
 	assert_int_equal(tdr_writer__add_frame(w, 0, f->std.frame[0], f->std.frame_sz[0]), 0);
 	assert_int_equal(tl_slurp(path, &data, &sz), 0);

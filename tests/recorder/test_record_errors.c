@@ -57,6 +57,14 @@ static void test_record__not_executable_exits_126(void **state)
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
 	assert_false(exists(f->out));
 	assert_false(exists(f->partial));
+
+	/* A directory: 126 too, and the line says what it is. */
+	snprintf(prog, sizeof(prog), "%s/", f->dir);
+	assert_int_equal(run_tdrec(f, NULL, args), 126);
+	assert_non_null(strstr(slurp(f->errf), "Is a directory"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(f->out));
+	assert_false(exists(f->partial));
 }
 
 /* -p of a process that does not exist: exit 1, one line naming it. */
@@ -87,6 +95,66 @@ static void test_record__output_dir_missing_fails_before_the_program(void **stat
 	assert_int_equal(run_tdrec(f, NULL, args), 1);
 	assert_non_null(strstr(slurp(f->errf), out));
 	assert_non_null(strstr(slurp(f->errf), "No such file or directory"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(mark));
+}
+
+/* FILE.partial exists (a recording to the same FILE running, or killed):
+ * never truncated; one line saying so, exit 1, the program not started. */
+static void test_record__existing_partial_is_kept(void **state)
+{
+	struct fixture *f = *state;
+	char mark[320], script[400];
+	const char *args[] = {"record", "-o", f->out, "--", "/bin/sh", "-c", script, NULL};
+	FILE *fp;
+
+	SKIP_UNLESS_PERF();
+	snprintf(mark, sizeof(mark), "%s/ran", f->dir);
+	snprintf(script, sizeof(script), "touch %s", mark);
+	fp = fopen(f->partial, "w");
+	assert_non_null(fp);
+	fputs("killed recording", fp);
+	fclose(fp);
+	fp = fopen(f->out, "w");
+	assert_non_null(fp);
+	fputs("precious", fp);
+	fclose(fp);
+	assert_int_equal(run_tdrec(f, NULL, args), 1);
+	assert_non_null(strstr(slurp(f->errf), f->partial));
+	assert_non_null(strstr(slurp(f->errf), "it exists"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(mark));
+	assert_string_equal(slurp(f->partial), "killed recording");
+	assert_string_equal(slurp(f->out), "precious");
+}
+
+/* -o names a FIFO that no process reads: one line at once, exit 1, the
+ * program not started (before, tdrec waited in open() forever, with the
+ * signals that could stop it blocked). A hang fails the test after 30 s. */
+static void test_record__fifo_without_reader_fails(void **state)
+{
+	struct fixture *f = *state;
+	char fifo[320], mark[320], script[400];
+	const char *args[] = {"record", "-o", fifo, "--", "/bin/sh", "-c", script, NULL};
+	pid_t rec;
+	int st, i;
+
+	SKIP_UNLESS_PERF();
+	snprintf(fifo, sizeof(fifo), "%s/fifo", f->dir);
+	snprintf(mark, sizeof(mark), "%s/ran", f->dir);
+	snprintf(script, sizeof(script), "touch %s", mark);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	rec = start_tdrec(f, NULL, args);
+	for (i = 0; i < 3000 && waitpid(rec, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (i == 3000) {
+		kill(rec, SIGKILL);
+		waitpid(rec, &st, 0);
+		fail_msg("tdrec record -o FIFO without a reader did not return");
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	assert_non_null(strstr(slurp(f->errf), "a FIFO that no process reads"));
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
 	assert_false(exists(mark));
 }
@@ -124,9 +192,11 @@ static void fill_up(const char *dir)
 }
 
 /* The disk fills up while recording: stop, say so naming the file, keep
- * what was written readable, let the program run to its end, exit 1. The
- * disk is filled once the recording runs (not sized to the recording), so
- * the result does not depend on how much CPU the program gets. */
+ * what was written readable under the .partial name (the older file at -o
+ * is not replaced by an incomplete one), let the program run to its end,
+ * exit 1. The disk is filled once the recording runs (not sized to the
+ * recording), so the result does not depend on how much CPU the program
+ * gets. */
 static void test_record__full_disk_keeps_readable_file(void **state)
 {
 	struct fixture *f = *state;
@@ -135,6 +205,7 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 			      out,	"--",	  "/bin/sh",  "-c", script,  NULL};
 	struct tdr_reader *r = NULL;
 	const char *err;
+	FILE *fp;
 	pid_t rec;
 
 	SKIP_UNLESS_PERF();
@@ -149,6 +220,10 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 		fprintf(stderr, "cannot mount a tmpfs (%s): skipped\n", strerror(errno));
 		skip();
 	}
+	fp = fopen(out, "w");
+	assert_non_null(fp);
+	fputs("precious", fp);
+	fclose(fp);
 	rec = start_tdrec(f, NULL, args);
 	wait_for_file(partial);
 	/* The header and metadata are written (bounded wait, 5 s). */
@@ -161,12 +236,18 @@ static void test_record__full_disk_keeps_readable_file(void **state)
 	err = slurp(f->errf);
 	assert_non_null(strstr(err, "No space left on device"));
 	assert_non_null(strstr(err, "stopped recording"));
-	assert_non_null(strstr(err, out));
-	/* What was written is readable (renamed into place by the writer). */
-	assert_int_equal(tdr_reader__open(out, &r), 0);
+	assert_non_null(strstr(err, partial));
+	assert_non_null(strstr(err, "is not replaced"));
+	/* The summary names the file that holds the samples. */
+	assert_non_null(strstr(err, "KiB in"));
+	assert_non_null(strstr(strstr(err, "KiB in"), partial));
+	assert_string_equal(slurp(out), "precious");
+	/* What was written is readable, and says how the recording ended. */
+	assert_int_equal(tdr_reader__open(partial, &r), 0);
 	assert_true(tdr_reader__status(r)->intact_sz > 0);
+	assert_non_null(tdr_reader__run_end(r));
+	assert_true(tdr_reader__run_end(r)->flags & TDR_END_WRITE_ERROR);
 	tdr_reader__free(r);
-	assert_false(exists(partial));
 	umount(mnt);
 }
 
@@ -310,6 +391,10 @@ static void test_record__dry_run_prints_plan_and_opens_nothing(void **state)
 	assert_non_null(strstr(text, "sample_type"));
 	assert_false(exists(f->out));
 	assert_false(exists(f->partial));
+	/* A plan that could not be printed is not a success. */
+	assert_int_equal(run_tdrec(f, "/dev/full", args), 1);
+	assert_non_null(strstr(slurp(f->errf), "cannot write to standard output"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
 }
 
 /* -a (and -p) count from the open: the leader is shown as opened, stopped
@@ -344,6 +429,11 @@ static void test_record__usage_errors(void **state)
 	const char *pages[] = {"record", "--mmap-pages", "3", "true", NULL};
 	const char *plan[] = {"record", "--plan", "topdown", "true", NULL};
 	const char *help[] = {"record", "--help", NULL};
+	/* An empty element of a -p list is a mistake, not a pid to skip (the
+	 * pid does not exist: the old reading failed with 1, not 2). */
+	const char *pids[][4] = {{"record", "-p", "999999,", NULL},
+				 {"record", "-p", ",999999", NULL},
+				 {"record", "-p", "999999,,999998", NULL}};
 	char stdout_path[320];
 
 	assert_int_equal(run_tdrec(f, NULL, none), 2);
@@ -353,6 +443,11 @@ static void test_record__usage_errors(void **state)
 	assert_int_equal(run_tdrec(f, NULL, plan), 2);
 	assert_non_null(strstr(slurp(f->errf), "unknown plan 'topdown'"));
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+		assert_int_equal(run_tdrec(f, NULL, pids[i]), 2);
+		assert_non_null(strstr(slurp(f->errf), "-p needs a positive number"));
+		assert_int_equal(count_lines(slurp(f->errf)), 1);
+	}
 	snprintf(stdout_path, sizeof(stdout_path), "%s/help", f->dir);
 	assert_int_equal(run_tdrec(f, stdout_path, help), 0);
 	assert_non_null(strstr(slurp(stdout_path), "TDREC_SYSFS"));
@@ -369,6 +464,9 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_record__output_dir_missing_fails_before_the_program, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__existing_partial_is_kept, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__fifo_without_reader_fails, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
 					    teardown),

@@ -51,7 +51,8 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Start tdrec with args (NULL-terminated), output to two files. */
+/* Start tdrec with args (NULL-terminated), output to two files (standard
+ * output closed when out is NULL). */
 static pid_t start(const char *const *args, const char *out, const char *err)
 {
 	const char *argv[32];
@@ -65,7 +66,10 @@ static pid_t start(const char *const *args, const char *out, const char *err)
 		argv[n++] = *args;
 	argv[n] = NULL;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out)
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	else
+		posix_spawn_file_actions_addclose(&fa, 1);
 	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ))
 		pid = -1;
@@ -80,9 +84,10 @@ static struct run finish(pid_t pid, const char *out, const char *err)
 
 	if (pid > 0 && waitpid(pid, &st, 0) == pid)
 		r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r.out = slurp(out);
+	r.out = out ? slurp(out) : strdup("");
 	r.err = slurp(err);
-	unlink(out);
+	if (out)
+		unlink(out);
 	unlink(err);
 	return r;
 }
@@ -547,6 +552,47 @@ static void test_stat_e2e__missing_program(void **state)
 	run_free(&r);
 }
 
+/* A run that cannot start (no program, no process) leaves an existing -o
+ * file as it was, and makes none; one that starts replaces it. */
+static void test_stat_e2e__failed_start_keeps_output(void **state)
+{
+	char path[64], fresh[64], *text;
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/tdr_stat_keep_%d", (int)getpid());
+	snprintf(fresh, sizeof(fresh), "/tmp/tdr_stat_fresh_%d", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("earlier results\n", f);
+	fclose(f);
+	r = run(ARGS("-o", path, "--", "/nonexistent/tdr-no-such-program"));
+	assert_int_equal(r.status, 127);
+	run_free(&r);
+	r = run(ARGS("-o", path, "-p", "2147483647"));
+	assert_int_equal(r.status, 1);
+	run_free(&r);
+	text = slurp(path);
+	assert_string_equal(text, "earlier results\n");
+	free(text);
+	r = run(ARGS("-o", fresh, "--", "/nonexistent/tdr-no-such-program"));
+	assert_int_equal(r.status, 127);
+	assert_int_equal(access(fresh, F_OK), -1);
+	run_free(&r);
+	if (no_perf) {
+		unlink(path);
+		skip();
+	}
+	r = run(ARGS("-o", path, "--csv", "--", "true"));
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	text = slurp(path);
+	assert_true(!strncmp(text, "type,", 5));
+	free(text);
+	unlink(path);
+}
+
 /* The output cannot be created or written: one line naming it and why;
  * status 1, or the program's own when it failed. */
 static void test_stat_e2e__output_errors(void **state)
@@ -566,6 +612,25 @@ static void test_stat_e2e__output_errors(void **state)
 	    ARGS("-o", "/dev/full", "-I", "10", "--csv", "--", PROG, "sleepspin", "0", "1", "5"));
 	assert_int_equal(r.status, 5);
 	assert_string_equal(r.err, "tdrec stat: cannot write /dev/full: No space left on device\n");
+	run_free(&r);
+}
+
+/* Standard output closed (>&-): the rows are not written into the fd
+ * tdrec opens next (its signalfd: "Invalid argument" before), the error
+ * names the closed stream, and the program gets stdout closed as given. */
+static void test_stat_e2e__closed_stdout(void **state)
+{
+	char err[64];
+	struct run r;
+
+	(void)state;
+	REQUIRE_PERF();
+	snprintf(err, sizeof(err), "/tmp/tdr_stat_err_%d", (int)getpid());
+	r = finish(start(ARGS("--", "sh", "-c", "echo x 2>/dev/null || exit 4"), NULL, err), NULL,
+		   err);
+	assert_int_equal(r.status, 4);
+	assert_string_equal(r.err,
+			    "tdrec stat: cannot write to standard output: Bad file descriptor\n");
 	run_free(&r);
 }
 
@@ -653,6 +718,8 @@ int main(void)
 	    cmocka_unit_test(test_stat_e2e__exit_status),
 	    cmocka_unit_test(test_stat_e2e__signal_is_forwarded),
 	    cmocka_unit_test(test_stat_e2e__missing_program),
+	    cmocka_unit_test(test_stat_e2e__failed_start_keeps_output),
+	    cmocka_unit_test(test_stat_e2e__closed_stdout),
 	    cmocka_unit_test(test_stat_e2e__output_errors),
 	    cmocka_unit_test(test_stat_e2e__closed_pipe),
 	    cmocka_unit_test(test_stat_e2e__usage_errors),

@@ -277,9 +277,12 @@ struct tdr_writer;
 struct tdr_writer_opts {
 	const char *path; /* final file name */
 	/* When true, write to "<path>.partial" and rename it to path only in
-	 * __finish, so an existing file is never clobbered half-way (without
-	 * __finish the data stays under the .partial name). When false, write
-	 * path directly. */
+	 * a __finish that succeeds, so an existing file is never clobbered by
+	 * an incomplete one (without __finish, after an error, or after
+	 * __keep_partial the data stays under the .partial name). An existing
+	 * "<path>.partial" (another writer's, running or killed) is never
+	 * truncated: __open fails with -EEXIST. When false, write path
+	 * directly. */
 	bool atomic_replace;
 	int zstd_level; /* 0 = default (3) */
 	/* Frame codec: TDR_CODEC_RAW_ZSTD (0, the default) compresses the raw
@@ -331,12 +334,19 @@ uint64_t tdr_writer__file_size(const struct tdr_writer *w);
 
 /*
  * Write the trailer (index, totals with ev_totals of ev_cnt entries, run end),
- * flush and close the file, and rename it into place when atomic_replace.
+ * flush and close the file, and rename it into place when atomic_replace
+ * (unless __keep_partial was called).
  * Returns: 0 or -errno / -TDR_E_*. On failure the frames already written stay
- * readable (and the partial file is still renamed into place).
+ * readable under the .partial name; an existing file at path is untouched.
  */
 int tdr_writer__finish(struct tdr_writer *w, const struct tdr_event_totals *ev_totals,
 		       size_t ev_cnt, const struct tdr_run_end *end);
+
+/* The recording is incomplete though the writer saw no error (the caller's
+ * own failure, e.g. a frame it could not hand over): __finish still writes
+ * the trailer but leaves the file under its .partial name, and an existing
+ * file at path untouched. Only meaningful with atomic_replace. */
+void tdr_writer__keep_partial(struct tdr_writer *w);
 
 /* Free the writer. Without __finish, the file is closed as it is (readable up
  * to its last complete frame) and left under its current name. NULL is fine. */

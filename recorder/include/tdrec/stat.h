@@ -96,6 +96,16 @@ struct tdr_stat_summary {
 int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out);
 
 /*
+ * Release the launched program (its exec starts the counters); nothing to do
+ * for -p/-a, whose groups count once open. Optional: __run does it when it
+ * was not done. Nothing is written to opts->out, so a caller can wait for a
+ * run that really starts before it empties an output file. Call at most once.
+ * Returns: 0, the exec error (-ENOENT, -EACCES, -EISDIR: logged), -EINVAL
+ * when called twice or after __run.
+ */
+int tdr_stat__start(struct tdr_stat *st);
+
+/*
  * Release the program (or keep counting -p/-a) and read the groups until the
  * program ends, every -p process has ended, or a signal stops it: SIGINT,
  * SIGTERM and SIGHUP are forwarded to a launched program (a terminal's own
