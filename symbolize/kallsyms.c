@@ -89,6 +89,8 @@ void sym_ktab__free(struct sym_ktab *t)
 		free(t->heap[i]);
 	if (t->map)
 		munmap(t->map, t->map_sz);
+	if (t->str_in_file)
+		close(t->str_fd);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -2,7 +2,9 @@
  * symbolize/kcache.c - the per-boot cache file of the kernel symbol table.
  *
  * Responsibility: write a built sym_ktab to one file in the cache directory
- * and map it back, read-only, in later reports of the same boot, so that
+ * and map it back, read-only, in later reports of the same boot (the
+ * addresses and name offsets; the names are read from the file as needed,
+ * by kernel.c, so the table keeps the file open), so that
  * they skip /proc/kallsyms (tens of milliseconds of kernel time). The file
  * is keyed by the boot id and a hash of /proc/modules (module loads and
  * unloads change kallsyms) and of the kallsyms path; a file with another
@@ -107,13 +109,13 @@ static void boot_id_field(const char *boot_id, char out[BOOT_ID_SZ])
 /* Check the mapped file m of sz bytes. Returns 1 when it is this boot's
  * table under key, 0 when it is a sound file for another key, or
  * -TDR_E_CORRUPT with *why. */
-static int kcache_check(const unsigned char *m, size_t sz, const char *boot_id, uint64_t key,
-			const char **why)
+static int kcache_check(const unsigned char *m, size_t sz, int fd, const char *boot_id,
+			uint64_t key, const char **why)
 {
 	const struct kcache_hdr *h = (const void *)m;
 	const uint64_t *addr;
 	const uint32_t *off;
-	char bid[BOOT_ID_SZ];
+	char bid[BOOT_ID_SZ], last;
 
 	*why = NULL;
 	if (sz < sizeof(*h))
@@ -137,7 +139,8 @@ static int kcache_check(const unsigned char *m, size_t sz, const char *boot_id, 
 	}
 	addr = (const uint64_t *)(m + sizeof(*h));
 	off = (const uint32_t *)(m + sizeof(*h) + h->cnt * 8);
-	if (m[sz - 1]) {
+	/* Read, not mapped: the names are read from fd (symbolize_int.h). */
+	if (pread(fd, &last, 1, (off_t)(sz - 1)) != 1 || last) {
 		*why = "unterminated string table";
 		return -TDR_E_CORRUPT;
 	}
@@ -186,12 +189,12 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 	}
 	m = mmap(NULL, (size_t)sz, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = m == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	err = kcache_check(m, (size_t)sz, boot_id, key, why);
+	if (!err)
+		err = kcache_check(m, (size_t)sz, fd, boot_id, key, why);
 	if (err != 1) {
-		munmap(m, (size_t)sz);
+		if (m != MAP_FAILED)
+			munmap(m, (size_t)sz);
+		close(fd);
 		return err;
 	}
 	h = m;
@@ -201,7 +204,9 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 	t->cnt = h->cnt;
 	t->addr = (const uint64_t *)((const char *)m + sizeof(*h));
 	t->name_off = (const uint32_t *)(t->addr + t->cnt);
-	t->str = (const char *)(t->name_off + t->cnt);
+	t->str_in_file = true;
+	t->str_fd = fd;
+	t->str_pos = sizeof(*h) + t->cnt * 12;
 	t->str_sz = h->str_sz;
 	memcpy(t->ref_addr, h->ref_addr, sizeof(t->ref_addr));
 	return 1;

@@ -16,8 +16,13 @@
  * A symbol ends where the next one starts; the last one covers one page.
  * Kernel lookups are a binary search over borrowed strings, so they are not
  * put in the result cache: repeated lookups still return identical pointers.
+ * Names from a table mapped from the cache file are read with pread, once
+ * per symbol, into sym_kernel's name pool (struct sym_knames): mapping them
+ * made a report resident in most of the 3 MiB name table for a few hundred
+ * names (docs/performance.md).
  * Ownership and threads: names point into the table of opts.kallsyms (or of
- * the loader made from opts.kallsyms_path, owned by sym_kernel).
+ * the loader made from opts.kallsyms_path, owned by sym_kernel), or into the
+ * name pool; both live until sym_kernel__free.
  * See: docs/symbolize.md "Kernel"; perf's machine__create_kernel_maps (the
  * "[kernel.kallsyms]_text" mapping whose pgoff is _text's address).
  */
@@ -36,6 +41,8 @@
 #define NOTES_DEFAULT "/sys/kernel/notes"
 #define NOTES_MAX_SZ (1u << 20)
 #define LAST_SYM_SPAN 4096
+#define KNAME_MAX 512		   /* KSYM_NAME_LEN: the longest kallsyms name */
+#define KNAME_CHUNK_SZ (64u << 10) /* name pool chunk */
 
 /* Read a whole (small) file, whose size stat() does not tell (sysfs),
  * NUL-terminated. */
@@ -198,6 +205,92 @@ static int kernel_decide(struct tdr_symbolizer *s)
 	return 0;
 }
 
+/* A copy of len bytes of name, NUL-terminated, in the pool's chunks. */
+static const char *knames_copy(struct sym_knames *n, const char *name, size_t len)
+{
+	char *dst;
+
+	if (!n->chunk_cnt || n->chunk_used + len + 1 > KNAME_CHUNK_SZ) {
+		char **c = tdr_realloc(n->chunks, (n->chunk_cnt + 1) * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		n->chunks = c;
+		if (!(c[n->chunk_cnt] = tdr_malloc(KNAME_CHUNK_SZ)))
+			return NULL;
+		n->chunk_cnt++;
+		n->chunk_used = 0;
+	}
+	dst = n->chunks[n->chunk_cnt - 1] + n->chunk_used;
+	memcpy(dst, name, len);
+	dst[len] = '\0';
+	n->chunk_used += len + 1;
+	return dst;
+}
+
+static int knames_grow(struct sym_knames *n)
+{
+	size_t cap = n->cap ? 2 * n->cap : 256;
+	struct sym_kname_slot *slots = tdr_calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < n->cap; i++) {
+		size_t j = n->slots[i].idx1 * 0x9E3779B97F4A7C15ull & (cap - 1);
+
+		if (!n->slots[i].idx1)
+			continue;
+		while (slots[j].idx1)
+			j = (j + 1) & (cap - 1);
+		slots[j] = n->slots[i];
+	}
+	free(n->slots);
+	n->slots = slots;
+	n->cap = cap;
+	return 0;
+}
+
+/* Symbol idx's name from a table whose names are in its file: read once,
+ * then the same pointer. Returns 0 with *name (NULL when the file cannot be
+ * read), or -ENOMEM. */
+static int knames_get(struct sym_knames *n, const struct sym_ktab *t, size_t idx, const char **name)
+{
+	char buf[KNAME_MAX + 1];
+	size_t j, off = t->name_off[idx], want;
+	const char *nul;
+	ssize_t got;
+
+	*name = NULL;
+	if (2 * (n->cnt + 1) > n->cap && knames_grow(n))
+		return -ENOMEM;
+	j = (idx + 1) * 0x9E3779B97F4A7C15ull & (n->cap - 1);
+	for (; n->slots[j].idx1; j = (j + 1) & (n->cap - 1)) {
+		if (n->slots[j].idx1 == idx + 1) {
+			*name = n->slots[j].name;
+			return 0;
+		}
+	}
+	want = t->str_sz - off < sizeof(buf) - 1 ? t->str_sz - off : sizeof(buf) - 1;
+	got = pread(t->str_fd, buf, want, (off_t)(t->str_pos + off));
+	if (got <= 0)
+		return 0;
+	nul = memchr(buf, '\0', (size_t)got);
+	if (!(*name = knames_copy(n, buf, nul ? (size_t)(nul - buf) : (size_t)got)))
+		return -ENOMEM;
+	n->slots[j] = (struct sym_kname_slot){.idx1 = idx + 1, .name = *name};
+	n->cnt++;
+	return 0;
+}
+
+static void knames_free(struct sym_knames *n)
+{
+	for (size_t i = 0; i < n->chunk_cnt; i++)
+		free(n->chunks[i]);
+	free(n->chunks);
+	free(n->slots);
+	memset(n, 0, sizeof(*n));
+}
+
 int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
 {
 	struct sym_kernel *k = &s->kernel;
@@ -227,8 +320,15 @@ int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *ou
 		out->status = TDR_SYM_NO_SYMBOL;
 		return 0;
 	}
+	if (!t->str_in_file)
+		out->function = t->str + t->name_off[lo - 1];
+	else if ((err = knames_get(&k->names, t, lo - 1, &out->function)))
+		return err;
+	if (!out->function) {
+		out->status = TDR_SYM_NO_SYMBOL;
+		return 0;
+	}
 	out->status = TDR_SYM_OK;
-	out->function = t->str + t->name_off[lo - 1];
 	out->function_offset = ip - t->addr[lo - 1];
 	return 0;
 }
@@ -240,5 +340,6 @@ void sym_kernel__free(struct sym_kernel *k)
 	k->tab = NULL;
 	zfree(&k->ref_sym);
 	zfree(&k->notes_path);
+	knames_free(&k->names);
 	k->tried = k->usable = false;
 }

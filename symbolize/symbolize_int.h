@@ -183,6 +183,12 @@ struct sym_ktab {
 	const uint32_t *name_off;
 	const char *str; /* names, each NUL-terminated; str[str_sz - 1] == 0 */
 	size_t str_sz;
+	/* Or, when str is NULL (a table mapped from the cache file), the names
+	 * are read from str_fd at str_pos: a report needs a few of them, and
+	 * mapping the table maps most of it (sym_kernel__lookup). */
+	bool str_in_file;
+	int str_fd;
+	uint64_t str_pos;
 	/* perf's reference symbols "_text" and "_stext" (any type; 0 = absent),
 	 * to check the kernel's placement against a perf.data recording. */
 	uint64_t ref_addr[SYM_KREF_CNT];
@@ -253,6 +259,19 @@ int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const 
  * tries again). *path: the file kallsyms were read from, for messages. */
 int sym_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t, const char **path);
 
+/* Kernel names read from a cache file (sym_ktab.str_in_file), once each:
+ * an open-addressing map from symbol index to a copy in chunks that never
+ * move, so the names live as long as the symbolizer. */
+struct sym_knames {
+	struct sym_kname_slot {
+		size_t idx1; /* symbol index + 1; 0 = empty */
+		const char *name;
+	} * slots;
+	size_t cap, cnt;
+	char **chunks;
+	size_t chunk_cnt, chunk_used; /* bytes used in the last chunk */
+};
+
 struct sym_kernel {
 	bool tried;		     /* the decision below has been made */
 	bool usable;		     /* kallsyms apply to the recording and were loaded */
@@ -264,6 +283,7 @@ struct sym_kernel {
 	size_t build_id_sz;
 	char *ref_sym;
 	char *notes_path;
+	struct sym_knames names;
 };
 
 /* ---- the symbolizer ---- */
@@ -285,7 +305,7 @@ struct tdr_symbolizer {
 	struct sym_dso **dsos;
 	size_t dso_cnt, dso_cap;
 	uint32_t *dso_index;
-	size_t dso_index_cap; /* power of two */
+	size_t dso_index_cap;	  /* power of two */
 	struct sym_dso *dso_last; /* the object of the previous lookup (dso_get) */
 
 	/* Results: open addressing on (dso idx, offset). */

@@ -433,6 +433,61 @@ static void test_kallsyms__started_and_freed_at_once(void **state)
 	}
 }
 
+/* A table with many long names, from the cache (whose names kernel.c reads
+ * from the file into its pool, chunk by chunk): every name right, and a
+ * second lookup in the same function gives the same pointer. */
+static void test_kallsyms__many_names_from_cache(void **state)
+{
+	enum { CNT = 3000 };
+	struct env *e = *state;
+	const char *first[CNT];
+	struct tdr_symbolizer *s;
+	struct tdr_kallsyms *k;
+	char want[128];
+	FILE *f;
+
+	fx_rmrf(e->cache);
+	f = fopen(e->ks, "w");
+	assert_non_null(f);
+	for (int i = 0; i < CNT; i++)
+		fprintf(f, "%016llx T a_rather_long_kernel_function_name_number_%05d\n",
+			0xffffffff81000000ull + 0x100ull * (unsigned)i, i);
+	fclose(f);
+	k = new_ks(e, BOOT_A, true);
+	s = sym_on(k);
+	expect(s, 0xffffffff81000000ull, "a_rather_long_kernel_function_name_number_00000", "", 0);
+	tdr_symbolizer__free(s);
+	tdr_kallsyms__free(k);		    /* waits for the cache write */
+	assert_int_equal(unlink(e->ks), 0); /* from now on, the cache only */
+	for (int pass = 0; pass < 2; pass++) {
+		k = new_ks(e, BOOT_A, pass == 0);
+		s = sym_on(k);
+		for (int round = 0; round < 2; round++) {
+			for (int i = CNT - 1; i >= 0; i--) {
+				struct tdr_sym y;
+
+				assert_int_equal(
+				    tdr_symbolizer__lookup_kernel(s,
+								  0xffffffff81000000ull +
+								      0x100ull * (unsigned)i +
+								      0x10u * (unsigned)round,
+								  &y),
+				    0);
+				assert_int_equal(y.status, TDR_SYM_OK);
+				snprintf(want, sizeof(want),
+					 "a_rather_long_kernel_function_name_number_%05d", i);
+				assert_string_equal(y.function, want);
+				if (round == 0)
+					first[i] = y.function;
+				else
+					assert_ptr_equal(y.function, first[i]);
+			}
+		}
+		tdr_symbolizer__free(s);
+		tdr_kallsyms__free(k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_kallsyms__zero_addresses_never_cached),
 	    cmocka_unit_test(test_kallsyms__damaged_cache_never_crashes),
 	    cmocka_unit_test(test_kallsyms__started_and_freed_at_once),
+	    cmocka_unit_test(test_kallsyms__many_names_from_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
