@@ -239,8 +239,7 @@ int cli_report_option(struct cli_report_args *a, int c, const char *arg)
 
 	switch (c) {
 	case CLI_OPT_INLINE:
-		a->opts.by = TDR_BY_INLINE;
-		return 1;
+		return cli_report_args__set_by(a, TDR_BY_INLINE, "--inline") ? -1 : 1;
 	case CLI_OPT_DSO:
 		if (parse_names("--dso", arg, &a->dso_buf, a->dsos, CLI_MAX_LIST, &f->dso_cnt))
 			return -1;
@@ -280,6 +279,21 @@ int cli_report_option(struct cli_report_args *a, int c, const char *arg)
 	default:
 		return 0;
 	}
+}
+
+int cli_report_args__set_by(struct cli_report_args *a, enum tdr_report_by by, const char *option)
+{
+	if (a->by_option && a->opts.by != by) {
+		bool by1 = !strcmp(a->by_option, "--by"), by2 = !strcmp(option, "--by");
+
+		cli_err("%s%s%s and %s%s%s group rows differently: give one of them", a->by_option,
+			by1 ? " " : "", by1 ? tdr_report_by_name(a->opts.by) : "", option,
+			by2 ? " " : "", by2 ? tdr_report_by_name(by) : "");
+		return -1;
+	}
+	a->opts.by = by;
+	a->by_option = option;
+	return 0;
 }
 
 void cli_report_args__text_width(struct cli_report_args *a)

@@ -45,6 +45,7 @@ static const char usage_text[] =
     "                       inlined into\n"
     "      --lines          source file:line of each sample, within its function\n"
     "      --by WHAT        function (default), inline, lines, dso, thread, process\n"
+    "                       (one grouping: these three may not disagree)\n"
     "\n"
     "filters (comma-separated lists; a sample must match every filter given):\n"
     "      --pid PIDS       these processes\n"
@@ -201,12 +202,16 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->sort = optarg;
 			break;
 		case OPT_LINES:
-			a->c.opts.by = TDR_BY_LINE;
-			break;
-		case OPT_BY:
-			if (parse_by(optarg, &a->c.opts.by))
+			if (cli_report_args__set_by(&a->c, TDR_BY_LINE, "--lines"))
 				return -1;
 			break;
+		case OPT_BY: {
+			enum tdr_report_by by;
+
+			if (parse_by(optarg, &by) || cli_report_args__set_by(&a->c, by, "--by"))
+				return -1;
+			break;
+		}
 		case OPT_PID:
 			if (parse_ids("--pid", optarg, a->pids, &f->pid_cnt))
 				return -1;
@@ -265,7 +270,8 @@ static void sort_columns(const struct tdr_report *r, char *buf, size_t sz)
 				      tdr_report__category_cnt(r) ? ", slots" : "");
 
 	for (size_t i = 0; i < tdr_report__category_cnt(r) && len < sz; i++)
-		len += (size_t)snprintf(buf + len, sz - len, ", %s", tdr_report__category_name(r, i));
+		len +=
+		    (size_t)snprintf(buf + len, sz - len, ", %s", tdr_report__category_name(r, i));
 	for (size_t i = 0; i < tdr_report__event_cnt(r) && len < sz; i++)
 		len += (size_t)snprintf(buf + len, sz - len, ", %s", tdr_report__event_name(r, i));
 }
@@ -306,7 +312,8 @@ int cmd_report(int argc, char **argv)
 			char cols[1024];
 
 			sort_columns(r, cols, sizeof(cols));
-			cli_err("--sort: this recording has no column '%s'; it has %s", a.sort, cols);
+			cli_err("--sort: this recording has no column '%s'; it has %s", a.sort,
+				cols);
 			ret = CLI_EXIT_USAGE;
 			goto out;
 		}

@@ -91,6 +91,7 @@ struct cli_report_args {
 	struct tdr_render_opts render;
 	bool limit_given;	  /* -n was given */
 	bool width_given;	  /* -w was given */
+	const char *by_option;	  /* the option that chose opts.by, or NULL */
 	char *dso_buf, *comm_buf; /* the names point into these copies */
 	const char *dsos[CLI_MAX_LIST], *comms[CLI_MAX_LIST];
 };
@@ -99,10 +100,13 @@ struct cli_report_args {
  * Returns 1 when it was, 0 when c is not one of them, -1 after a cli_err
  * line (a bad value). */
 int cli_report_option(struct cli_report_args *a, int c, const char *arg);
+/* Group rows by `by`, as option `option` asks. Returns 0, or -1 after a
+ * cli_err line when an earlier option chose another grouping. */
+int cli_report_args__set_by(struct cli_report_args *a, enum tdr_report_by by, const char *option);
 /* Free the name lists' copies. */
 void cli_report_args__release(struct cli_report_args *a);
-/* Text output: the terminal's width when stdout is one and -w was not
- * given (the renderer's default, 100 columns, otherwise). */
+/* Text output: the terminal's width when stdout is one narrower than the
+ * renderer's default (100 columns) and -w was not given. */
 void cli_report_args__text_width(struct cli_report_args *a);
 
 #define CLI_MAX_PIDS 64 /* processes in -p */

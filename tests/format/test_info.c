@@ -573,6 +573,14 @@ static void test_info__usage_errors_exit_2(void **state)
 	assert_int_equal(run(f, "report", "-i", f->path, "--json", "--csv", NULL), 2);
 	assert_int_equal(run(f, "report", "-i", f->path, "--csv", NULL), 0);
 	assert_true(!strncmp(f->text, "kind,", 5));
+	/* Two ways to group rows: refused, naming both; the same one twice is
+	 * fine. */
+	assert_int_equal(run(f, "report", "-i", f->path, "--inline", "--lines", NULL), 2);
+	assert_non_null(strstr(f->errtext, "--inline and --lines group rows differently"));
+	assert_int_equal(run(f, "report", "-i", f->path, "--by", "dso", "--by", "thread", NULL), 2);
+	assert_non_null(strstr(f->errtext, "--by dso and --by thread"));
+	assert_int_equal(run(f, "diff", "--inline", "--inline", f->path, f->path, NULL), 0);
+	assert_int_equal(run(f, "report", "-i", f->path, "--lines", "--by", "lines", NULL), 0);
 }
 
 int main(void)
