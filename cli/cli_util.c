@@ -260,7 +260,6 @@ int cli_report_option(struct cli_report_args *a, int c, const char *arg)
 		a->limit_given = true;
 		return 1;
 	case 'w':
-	case CLI_OPT_WIDTH:
 		if (cli_parse_uint("--width", arg, TDR_RENDER_WIDTH_MAX, &v))
 			return -1;
 		if (v && v < TDR_RENDER_WIDTH_MIN) {

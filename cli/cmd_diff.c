@@ -42,21 +42,14 @@ static const char usage_text[] =
     "      --min-samples N  mark rows with fewer samples on a side as too few to\n"
     "                       trust (default 30; 0 = never)\n"
     "  -n, --limit N        at most N rows (default 40 for text, all for JSON;\n"
-    "                       0 = all)\n"
-    "  -w, --width N        text width in columns (default: the terminal's, else\n"
-    "                       100; at least 60; 0 = no limit); long names are cut\n"
-    "                       in the middle ('...'), in full in JSON\n"
+    "                       0 = all)\n" CLI_HELP_WIDTH "JSON\n"
+
     "      --json           JSON (schema in docs/report.md)\n"
     "  -h, --help           this text\n"
     "\n"
     "exit status: 0; 1 when a file cannot be read; 2 for bad options.\n"
     "\n"
-    "environment:\n"
-    "  TDREC_CACHE_DIR  where kernel symbol tables (per boot) and uncompressed\n"
-    "                   copies of compressed debug files (per build-id) are\n"
-    "                   cached (default $XDG_CACHE_HOME/tdrec or ~/.cache/tdrec;\n"
-    "                   empty: no cache); docs/symbolize.md\n"
-    "  NO_COLOR         no colour in text output\n";
+    "environment:\n" CLI_HELP_REPORT_ENV;
 
 static const struct option long_opts[] = {
     {"inline", no_argument, NULL, CLI_OPT_INLINE},

@@ -64,10 +64,8 @@ static const char usage_text[] =
     "      --min-samples N  mark rows with fewer samples as too few to trust\n"
     "                       (default 30; 0 = never)\n"
     "  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
-    "                       CSV; 0 = all)\n"
-    "  -w, --width N        text width in columns (default 100, or the terminal's\n"
-    "                       when narrower; at least 60; 0 = no limit); long names are cut\n"
-    "                       in the middle ('...'), in full in JSON and CSV\n"
+    "                       CSV; 0 = all)\n" CLI_HELP_WIDTH "JSON and CSV\n"
+
     "      --json           JSON (schema in docs/report.md)\n"
     "      --csv            CSV, one line per row after a header line\n"
     "      --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
@@ -81,12 +79,7 @@ static const char usage_text[] =
     "\n"
     "exit status: 0; 1 when the file cannot be read; 2 for bad options.\n"
     "\n"
-    "environment:\n"
-    "  TDREC_CACHE_DIR  where kernel symbol tables (per boot) and uncompressed\n"
-    "                   copies of compressed debug files (per build-id) are\n"
-    "                   cached (default $XDG_CACHE_HOME/tdrec or ~/.cache/tdrec;\n"
-    "                   empty: no cache); docs/symbolize.md\n"
-    "  NO_COLOR         no colour in text output\n";
+    "environment:\n" CLI_HELP_REPORT_ENV;
 
 enum {
 	OPT_LINES = CLI_OPT_REPORT_END,

@@ -70,9 +70,8 @@ int cli_parse_plan(const char *text, enum tdr_plan_kind *out);
 /*
  * The options 'report' and 'diff' both take, with the same meaning:
  * --inline, --dso, --comm, --min-samples, -n/--limit, -w/--width and --json.
- * A command
- * lists them in its long options with these codes and numbers its own from
- * CLI_OPT_REPORT_END.
+ * A command lists them in its long options with these codes ('n' and 'w' for
+ * the two with short forms) and numbers its own from CLI_OPT_REPORT_END.
  */
 enum {
 	CLI_OPT_INLINE = 256,
@@ -80,9 +79,21 @@ enum {
 	CLI_OPT_COMM,
 	CLI_OPT_MIN_SAMPLES,
 	CLI_OPT_JSON,
-	CLI_OPT_WIDTH,
 	CLI_OPT_REPORT_END,
 };
+
+/* Help text shared by 'report' and 'diff': the -w line (ending with the
+ * formats that keep names whole) and the environment variables. */
+#define CLI_HELP_WIDTH                                                                             \
+	"  -w, --width N        text width in columns (default 100, or the terminal's\n"           \
+	"                       when narrower; at least 60; 0 = no limit); long names\n"           \
+	"                       are cut in the middle ('...'), in full in "
+#define CLI_HELP_REPORT_ENV                                                                        \
+	"  TDREC_CACHE_DIR  where kernel symbol tables (per boot) and uncompressed\n"              \
+	"                   copies of compressed debug files (per build-id) are\n"                 \
+	"                   cached (default $XDG_CACHE_HOME/tdrec or ~/.cache/tdrec;\n"            \
+	"                   empty: no cache); docs/symbolize.md\n"                                 \
+	"  NO_COLOR         no colour in text output\n"
 
 #define CLI_MAX_LIST 64 /* names in --dso, --comm (and ids in --pid, --tid) */
 
@@ -127,7 +138,9 @@ enum {
 	{"pid", required_argument, NULL, 'p'}, {"all-cpus", no_argument, NULL, 'a'},               \
 	    {"output", required_argument, NULL, 'o'},                                              \
 	    {"plan", required_argument, NULL, CLI_OPT_PLAN},                                       \
-	    {"kernel", no_argument, NULL, CLI_OPT_KERNEL}
+	{                                                                                          \
+		"kernel", no_argument, NULL, CLI_OPT_KERNEL                                        \
+	}
 
 struct cli_targets {
 	struct tdr_target_opts what; /* its pids point into pids */
