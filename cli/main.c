@@ -30,7 +30,8 @@ static const char usage_text[] =
 	"environment:\n"
 	"  TDREC_SYSFS      root of the sysfs tree used for PMU discovery (default /sys)\n"
 	"  TDREC_CACHE_DIR  cache of kernel symbols and uncompressed debug files\n"
-	"                   for report and diff (default ~/.cache/tdrec; empty: none)\n"
+	"                   for report and diff (default $XDG_CACHE_HOME/tdrec or\n"
+	"                   ~/.cache/tdrec; empty: none)\n"
 	"  NO_COLOR         no colour in text output\n";
 
 struct command {

@@ -53,23 +53,73 @@ static int got_cmp(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
-/* The name of an IRELATIVE slot whose resolver is at addr: the IFUNC
- * symbol of syms there, else "*ABS*+0x..." (in s's arena; NULL when out of
- * memory). */
-static const char *ifunc_name(struct tdr_symbolizer *s, Elf *elf, Elf_Data *syms, size_t sym_cnt,
-			      size_t strndx, uint64_t addr)
-{
-	char buf[32], *name;
+/* The IFUNC symbols of a dynamic symbol table, by address (ties: in table
+ * order), for naming IRELATIVE slots. */
+struct ifunc_syms {
+	size_t symscn; /* the table's section index; 0: not read yet */
+	struct ifunc_sym {
+		uint64_t addr;
+		size_t idx;
+		const char *name;
+	} * v;
+	size_t cnt;
+};
 
+static int ifunc_cmp(const void *a, const void *b)
+{
+	const struct ifunc_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Read the IFUNC symbols of syms (section symscn, names in strndx) once.
+ * Returns 0 or -ENOMEM. */
+static int ifunc_syms_read(struct ifunc_syms *f, Elf *elf, Elf_Data *syms, size_t sym_cnt,
+			   size_t symscn, size_t strndx)
+{
+	size_t cap = 0;
+
+	if (f->symscn == symscn)
+		return 0;
+	f->symscn = symscn;
+	f->cnt = 0;
 	for (size_t i = 0; i < sym_cnt; i++) {
 		GElf_Sym sym;
 		const char *n;
 
-		if (gelf_getsym(syms, (int)i, &sym) && sym.st_value == addr &&
-		    GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC &&
-		    (n = elf_strptr(elf, strndx, sym.st_name)) && n[0])
-			return n;
+		if (!gelf_getsym(syms, (int)i, &sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC ||
+		    !(n = elf_strptr(elf, strndx, sym.st_name)) || !n[0])
+			continue;
+		if (tdr_ensure_cap(&f->v, &cap, sizeof(*f->v), f->cnt + 1))
+			return -ENOMEM;
+		f->v[f->cnt++] = (struct ifunc_sym){.addr = sym.st_value, .idx = i, .name = n};
 	}
+	if (f->cnt)
+		qsort(f->v, f->cnt, sizeof(*f->v), ifunc_cmp);
+	return 0;
+}
+
+/* The name of an IRELATIVE slot whose resolver is at addr: the first IFUNC
+ * symbol of f there, else "*ABS*+0x..." as objdump writes it (in s's arena;
+ * NULL when out of memory). */
+static const char *ifunc_name(struct tdr_symbolizer *s, const struct ifunc_syms *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->cnt;
+	char buf[32], *name;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->cnt && f->v[lo].addr == addr)
+		return f->v[lo].name;
 	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, addr);
 	name = sym_arena_alloc(&s->arena, strlen(buf) + 1);
 	if (name)
@@ -83,6 +133,7 @@ static const char *ifunc_name(struct tdr_symbolizer *s, Elf *elf, Elf_Data *syms
 static int got_names(struct tdr_symbolizer *s, Elf *elf, struct got_name **out)
 {
 	struct got_name *v = NULL;
+	struct ifunc_syms ifuncs = {0};
 	size_t cnt = 0, cap = 0;
 	Elf_Scn *scn = NULL;
 
@@ -108,11 +159,14 @@ static int got_names(struct tdr_symbolizer *s, Elf *elf, struct got_name **out)
 				break;
 			type = GELF_R_TYPE(rela.r_info);
 			if (type == R_X86_64_IRELATIVE) {
-				name = ifunc_name(s, elf, syms,
-						  symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize
-								   : 0,
-						  symsh.sh_link, (uint64_t)rela.r_addend);
+				name = ifunc_syms_read(
+					   &ifuncs, elf, syms,
+					   symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0,
+					   sh.sh_link, symsh.sh_link)
+					   ? NULL
+					   : ifunc_name(s, &ifuncs, (uint64_t)rela.r_addend);
 				if (!name) {
+					free(ifuncs.v);
 					free(v);
 					return -ENOMEM;
 				}
@@ -125,12 +179,14 @@ static int got_names(struct tdr_symbolizer *s, Elf *elf, struct got_name **out)
 					continue;
 			}
 			if (tdr_ensure_cap(&v, &cap, sizeof(*v), cnt + 1)) {
+				free(ifuncs.v);
 				free(v);
 				return -ENOMEM;
 			}
 			v[cnt++] = (struct got_name){.slot = rela.r_offset, .name = name};
 		}
 	}
+	free(ifuncs.v);
 	if (cnt)
 		qsort(v, cnt, sizeof(*v), got_cmp);
 	*out = v;
@@ -158,8 +214,9 @@ static bool stub_slot(const uint8_t *p, size_t sz, uint64_t addr, uint64_t *slot
 {
 	for (size_t i = 0; i + 6 <= sz; i++) {
 		if (p[i] == 0xff && p[i + 1] == 0x25) {
-			int32_t disp = (int32_t)((uint32_t)p[i + 2] | (uint32_t)p[i + 3] << 8 |
-						 (uint32_t)p[i + 4] << 16 | (uint32_t)p[i + 5] << 24);
+			int32_t disp =
+			    (int32_t)((uint32_t)p[i + 2] | (uint32_t)p[i + 3] << 8 |
+				      (uint32_t)p[i + 4] << 16 | (uint32_t)p[i + 5] << 24);
 
 			*slot = addr + i + 6 + (uint64_t)(int64_t)disp;
 			return true;
@@ -170,8 +227,8 @@ static bool stub_slot(const uint8_t *p, size_t sz, uint64_t addr, uint64_t *slot
 
 static bool is_plt_section(const char *name)
 {
-	return name && (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") ||
-			!strcmp(name, ".plt.got"));
+	return name &&
+	       (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got"));
 }
 
 int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out, size_t *cnt)
@@ -214,15 +271,16 @@ int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out
 				continue;
 			/* C++ names are demangled before the suffix is added. */
 			name = sym_demangle(s, name);
-			full = name ? sym_arena_alloc(&s->arena, strlen(name) + sizeof("@plt")) : NULL;
+			full =
+			    name ? sym_arena_alloc(&s->arena, strlen(name) + sizeof("@plt")) : NULL;
 			if (!full || tdr_ensure_cap(&v, &cap, sizeof(*v), n + 1)) {
 				err = -ENOMEM;
 				break;
 			}
 			strcpy(full, name);
 			strcat(full, "@plt");
-			v[n++] = (struct sym_plt_stub){.vaddr = sh.sh_addr + k, .size = step,
-						       .name = full};
+			v[n++] = (struct sym_plt_stub){
+			    .vaddr = sh.sh_addr + k, .size = step, .name = full};
 		}
 	}
 	free(got);
