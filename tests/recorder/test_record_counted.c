@@ -175,11 +175,14 @@ static double counted_of(const struct jm *info, const char *name)
 	return c->num;
 }
 
-/* task-clock within 3% plus 4 ms (start and exit of separate runs, a few
- * ms under ASan on a loaded machine), page faults within 2% plus 10. */
+/* task-clock within 10% plus 10 ms, page faults within 2% plus 10. The
+ * runs are separate: the kernel time of faulting 8 MiB in varies with what
+ * else the machine does (8% was seen with the suite running beside it), and
+ * the check is for work missed (a child's or a thread's: half or more), not
+ * for timing. */
 static void assert_close(const char *what, const struct counts *a, const struct counts *b)
 {
-	if (fabs(a->tc_ms - b->tc_ms) > 0.03 * b->tc_ms + 4.0 ||
+	if (fabs(a->tc_ms - b->tc_ms) > 0.10 * b->tc_ms + 10.0 ||
 	    fabs(a->pf - b->pf) > 0.02 * b->pf + 10)
 		fail_msg("counted task-clock %.3f ms, page faults %.0f; %s %.3f ms, %.0f", a->tc_ms,
 			 a->pf, what, b->tc_ms, b->pf);
