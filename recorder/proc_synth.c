@@ -34,11 +34,6 @@
 
 #define SYNTH_MAX_NAME 4096
 
-static const char *root_of(const char *proc_root)
-{
-	return proc_root ? proc_root : "/proc";
-}
-
 static size_t id_trailer_sz(const struct tdr_synth_id *sid)
 {
 	uint64_t t = sid->sample_type;
@@ -179,55 +174,6 @@ static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid,
 	return 0;
 }
 
-/* The numeric entries of directory path (pids or tids) into *out (caller
- * frees; NULL when there are none). Returns the count or -errno. */
-static int numeric_entries(const char *path, pid_t **out)
-{
-	struct dirent *de;
-	size_t cnt = 0, cap = 0;
-	pid_t *arr = NULL;
-	DIR *d = opendir(path);
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (tdr_ensure_cap(&arr, &cap, sizeof(*arr), cnt + 1)) {
-			closedir(d);
-			free(arr);
-			return -ENOMEM;
-		}
-		arr[cnt++] = (pid_t)strtol(de->d_name, NULL, 10);
-	}
-	closedir(d);
-	*out = arr;
-	return (int)cnt;
-}
-
-int tdr_proc__tids(const char *proc_root, pid_t pid, pid_t **tids)
-{
-	char path[PATH_MAX];
-	pid_t *arr = NULL;
-	int n;
-
-	snprintf(path, sizeof(path), "%s/%d/task", root_of(proc_root), (int)pid);
-	n = numeric_entries(path, &arr);
-	if (n == -ENOMEM)
-		return n;
-	if (n <= 0) {
-		free(arr);
-		return -ENOENT; /* gone, or a process without threads: gone by now */
-	}
-	*tids = arr;
-	return n;
-}
-
-int tdr_proc__pids(const char *proc_root, pid_t **pids)
-{
-	return numeric_entries(root_of(proc_root), pids);
-}
-
 int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t pid,
 		       const struct tdr_synth_id *sid)
 {
@@ -240,7 +186,7 @@ int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t p
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n && !err; i++) {
-		snprintf(path, sizeof(path), "%s/%d/task/%d/comm", root_of(proc_root), (int)pid,
+		snprintf(path, sizeof(path), "%s/%d/task/%d/comm", tdr_proc__root(proc_root), (int)pid,
 			 (int)tids[i]);
 		f = fopen(path, "re");
 		if (!f)
@@ -254,7 +200,7 @@ int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t p
 	free(tids);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "%s/%d/maps", root_of(proc_root), (int)pid);
+	snprintf(path, sizeof(path), "%s/%d/maps", tdr_proc__root(proc_root), (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -ENOENT;

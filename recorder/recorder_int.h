@@ -1,10 +1,8 @@
 /*
- * recorder/recorder_int.h - structs and functions shared by the recorder's
- * runtime files (sys, ring, drain, writer_thread, session, proc_synth,
- * machine, targets, open_ladder, recorder) and by stat. Not visible outside
- * recorder/ and its tests.
- *
- * The plan files (plan.c, pmu.c, event_spec.c) have their own plan_int.h.
+ * recorder/recorder_int.h - structs and functions shared by the recording's
+ * files (writer_thread, drain, build_id, dso_set, proc_synth, recorder,
+ * record_open, record_loop). Not visible outside recorder/ and its tests.
+ * What record shares with stat is in tdrec/runtime.h.
  */
 #ifndef TDREC_RECORDER_INT_H
 #define TDREC_RECORDER_INT_H
@@ -20,96 +18,7 @@
 #include "tdrec/format.h"
 #include "tdrec/plan.h"
 #include "tdrec/recorder.h"
-
-/* ---------------------------------------------------------------------------
- * sys.c: the only code that calls perf_event_open, ioctl on perf fds, mmap
- * and munmap of rings, read of perf fds, pidfd_open and setrlimit. Unit tests
- * may link tests/fakes/fake_sys.c instead (a link-time seam: sys.c holds
- * nothing else, so its object is not pulled from the archive). Every function
- * returns a result >= 0 or -errno.
- */
-int tdr_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			    unsigned long flags);
-int tdr_sys_perf_ioctl(int fd, unsigned long request, unsigned long arg);
-/* PERF_EVENT_IOC_ID: *id set on success. */
-int tdr_sys_perf_id(int fd, uint64_t *id);
-/* Shared read-write mapping of len bytes of fd at offset 0. */
-int tdr_sys_mmap(int fd, size_t len, void **out);
-int tdr_sys_munmap(void *addr, size_t len);
-/* read(2) with EINTR retry; returns the bytes read. */
-ssize_t tdr_sys_read(int fd, void *buf, size_t sz);
-/* pidfd_open(pid, 0). */
-int tdr_sys_pidfd_open(pid_t pid);
-/* Raise RLIMIT_NOFILE's soft limit to the hard limit. Returns 1 when it was
- * raised, 0 when it already was at the hard limit, -errno. */
-int tdr_sys_raise_nofile(void);
-
-/* ---------------------------------------------------------------------------
- * ring.c: one perf_event mmap ring (or an in-memory stand-in for tests).
- */
-
-/* Counters kept while draining a ring (no logging on the hot path). */
-struct tdr_ring_counts {
-	uint64_t bytes;
-	uint64_t records;
-	uint64_t samples;
-	uint64_t lost_records; /* PERF_RECORD_LOST */
-	uint64_t lost_samples; /* sum of their lost fields */
-	uint64_t throttles;
-	uint64_t resyncs;   /* bad headers: the ring was skipped to data_head */
-	uint64_t oversized; /* records larger than a whole chunk: skipped */
-};
-
-struct tdr_ring {
-	void *base;    /* the mapping: the perf_event_mmap_page, then data */
-	size_t map_sz; /* 0 for a ring given by tdr_ring__init_mem */
-	struct perf_event_mmap_page *pg;
-	uint8_t *data;
-	uint64_t data_sz; /* power of two */
-	uint64_t tail;	  /* our copy of data_tail */
-	int fd;		  /* the fd that was mapped (borrowed), -1 for memory rings */
-	int cpu;
-	/* Ids whose SAMPLE records are counted separately (samplers outputting
-	 * into this ring), PERF_SAMPLE_IDENTIFIER being the first body u64. */
-	size_t id_cnt;
-	uint64_t *ids;	     /* owned */
-	uint32_t *id_groups; /* owned: the plan group of ids[i] */
-	uint64_t group_samples[TDR_PLAN_MAX_GROUPS];
-	bool count_by_id; /* ids valid and samples carry IDENTIFIER */
-	struct tdr_ring_counts cnt;
-};
-
-/* Use memory at base (one page_sz header page, then data_sz bytes, a power
- * of two) as a ring. For tests and benchmarks. */
-void tdr_ring__init_mem(struct tdr_ring *r, void *base, size_t page_sz, uint64_t data_sz);
-
-/* Map 1 + pages pages of fd. Returns 0 or -errno (-EPERM: over the mlock
- * budget). */
-int tdr_ring__mmap(struct tdr_ring *r, int fd, int cpu, size_t pages);
-
-/* Add a sampler id to count samples by (group). Returns 0 or -ENOMEM. */
-int tdr_ring__add_id(struct tdr_ring *r, uint64_t id, uint32_t group);
-
-/*
- * Copy whole records from the ring to dst (at most cap bytes), reassembling
- * records that wrap the end, then release them to the kernel (data_tail).
- * *copied gets the bytes copied. Bad headers are counted (cnt.resyncs) and
- * skipped by jumping to data_head.
- * Returns: 1 when the next record did not fit in cap (records are left),
- * 0 when the ring is empty.
- * Thread: one drainer per ring; the writer is the kernel (or a test thread).
- */
-int tdr_ring__read(struct tdr_ring *r, uint8_t *dst, size_t cap, size_t *copied);
-
-/* Drop the record at the tail (one larger than a whole chunk, which could
- * never be delivered); counted in cnt.oversized. */
-void tdr_ring__skip(struct tdr_ring *r);
-
-/* Bytes waiting to be read. */
-uint64_t tdr_ring__pending(const struct tdr_ring *r);
-
-/* Unmap (if mapped) and free the id tables. */
-void tdr_ring__release(struct tdr_ring *r);
+#include "tdrec/runtime.h"
 
 /* ---------------------------------------------------------------------------
  * writer_thread.c: chunk pool, bounded queue, and one thread that hands
@@ -190,38 +99,6 @@ void tdr_drain__flush(struct tdr_drain *d);
 bool tdr_drain__starved(const struct tdr_drain *d);
 /* Give current chunks back. */
 void tdr_drain__release(struct tdr_drain *d);
-
-/* ---------------------------------------------------------------------------
- * session.c internals used by recorder.c.
- */
-struct tdr_session_group {
-	size_t event_cnt;
-	struct tdr_plan_event events[TDR_PLAN_MAX_EVENTS]; /* names, flags, attrs as opened */
-	int sampler_idx;				   /* -1 without sampler */
-	size_t cpu_cnt;
-	int *cpus;
-	/* fds[(cpu_idx * pid_cnt + pid_idx) * event_cnt + e], ids alike */
-	int *fds;
-	uint64_t *ids;
-};
-
-struct tdr_session {
-	size_t group_cnt;
-	struct tdr_session_group groups[TDR_PLAN_MAX_GROUPS];
-	size_t pid_cnt;
-	pid_t *pids;
-	size_t mmap_pages;
-	size_t ring_cnt;
-	struct tdr_ring *rings; /* one per CPU that has a sampler */
-};
-
-/* fd index helper. */
-static inline size_t tdr_session_slot(const struct tdr_session *s,
-				      const struct tdr_session_group *g, size_t cpu_idx,
-				      size_t pid_idx, size_t e)
-{
-	return (cpu_idx * s->pid_cnt + pid_idx) * g->event_cnt + e;
-}
 
 /* ---------------------------------------------------------------------------
  * build_id.c: the GNU build-id of an ELF file.
@@ -345,143 +222,6 @@ struct tdr_synth_buf {
 int tdr_synth__process(struct tdr_synth_buf *buf, const char *proc_root, pid_t pid,
 		       const struct tdr_synth_id *sid);
 
-/* Thread ids of pid from /proc/PID/task (caller frees *tids).
- * Returns the count, -ENOENT, -ENOMEM. */
-int tdr_proc__tids(const char *proc_root, pid_t pid, pid_t **tids);
-/* Every process id in /proc (caller frees). Returns the count or -errno. */
-int tdr_proc__pids(const char *proc_root, pid_t **pids);
-
-/* ---------------------------------------------------------------------------
- * machine.c: host metadata.
- */
-
-/* Fill hostname, kernel_release, boot_id, cpu_* fields, page_sz and nr_cpus
- * of meta from uname(2), proc_root (NULL: "/proc") and sysconf.
- * Returns: 0 or -ENOMEM (facts that cannot be read stay NULL / 0). */
-int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
-
-/* perf_event_paranoid's value, or INT_MIN when it cannot be read. */
-int tdr_machine__paranoid(const char *proc_root);
-/* kernel.perf_event_max_sample_rate (the highest -F the kernel accepts), or
- * INT_MIN when it cannot be read. */
-int tdr_machine__max_sample_rate(const char *proc_root);
-/* kernel.perf_event_mlock_kb, or INT_MIN. */
-int tdr_machine__mlock_kb(const char *proc_root);
-
-/* ---------------------------------------------------------------------------
- * targets.c: what 'record' and 'stat' measure, and the perf_event_open pids
- * that follow. Embedded in tdr_recorder and tdr_stat.
- */
-struct pollfd;
-
-struct tdr_targets {
-	/* The description, set by the caller from its options. */
-	const char *who;       /* "record" or "stat": the prefix of the messages */
-	const char *doing;     /* "recording" or "counting" (what paranoid 2 allows) */
-	char *const *argv;     /* a program to launch, or NULL (borrowed) */
-	const pid_t *procs;    /* -p: the processes (borrowed) */
-	size_t proc_cnt;       /* -p: how many */
-	bool system_wide;      /* -a */
-	bool kernel;	       /* kernel mode too */
-	const char *proc_root; /* NULL: "/proc" (tests: a fake tree for the sysctls) */
-	/* Filled by tdr_targets__make; owned. */
-	pid_t *pids;	  /* perf_event_open pids (-1: every task of a CPU) */
-	pid_t *pid_procs; /* -p: the process of each pid */
-	size_t cnt;	  /* pids */
-	int *pidfds;	  /* -p: one per process, -1 where pidfd_open failed */
-	bool *gone;	  /* -p: the process has ended */
-};
-
-/* Describe what o says to measure (who and doing as in the struct, static
- * strings; the rest from o, borrowed for t's life) and check it: exactly one
- * of a program, -p and -a (or -a with a program), else a line logged with
- * who's prefix. t is filled either way. Returns 0 or -TDR_E_USAGE. */
-int tdr_targets__init(struct tdr_targets *t, const char *who, const char *doing,
-		      const struct tdr_target_opts *o);
-/* Open sw (signals as an fd: tdr_sigwatch__open) before any fork or thread;
- * a failure is logged once with t's prefix. Returns 0 or -errno. */
-int tdr_targets__open_signals(const struct tdr_targets *t, struct tdr_sigwatch *sw);
-
-/* What signals did to a run (the record and stat loops keep one). */
-struct tdr_sigstate {
-	int cnt;	  /* SIGINT, SIGTERM and SIGHUP received */
-	bool interrupted; /* cnt > 0 */
-	int stop_signal;  /* without a program: the signal that ended the run */
-};
-
-/*
- * The signal policy of record and stat (docs/record.md "Signals"): apply
- * every signal pending on sw. SIGCHLD: has the launched program (launch;
- * NULL for -p, and -a alone) ended? SIGINT, SIGTERM, SIGHUP with a program:
- * forwarded to it, except a terminal's (SI_KERNEL), which reached the
- * program through tdrec's process group, unless the program has left that
- * group; the third one kills it (SIGKILL, with a line). Without a program
- * the first one ends the run (ss->stop_signal).
- * Returns true when the run ends: the program ended, or a stop signal.
- */
-bool tdr_targets__signals(const struct tdr_targets *t, struct tdr_launch *launch,
-			  struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
-/* After the run: wait until a launched program (launch, NULL: none) has
- * ended, applying signals meanwhile, so Ctrl-C still reaches it. */
-void tdr_targets__wait_program(const struct tdr_targets *t, struct tdr_launch *launch,
-			       struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
-/* The plan options that follow from the targets: kernel, kernel_sw_counts,
- * inherit (not with -a), enable_on_exec (a program without -a). */
-void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
-/* tdr_plan__choose for these targets (the plan logs why no plan fits). */
-int tdr_targets__choose_plan(const struct tdr_targets *t, const struct tdr_plan_opts *p,
-			     enum tdr_plan_kind kind, struct tdr_plan **out);
-/* Start the program when there is one (held before exec, *launch set;
- * child_mask as tdr_launch__start takes it), and fill pids: -p: every
- * thread of every process, and a pidfd for each process; -a: one pid -1;
- * else the program. Returns 0, -ENOENT (a process that does not exist),
- * -ENOMEM, -errno (logged where the context is known). t is valid for
- * __release in every case. */
-int tdr_targets__make(struct tdr_targets *t, const sigset_t *child_mask,
-		      struct tdr_launch **launch);
-/* -p: one poll entry per process, pfds[0, proc_cnt), for __all_gone. */
-void tdr_targets__poll_fds(const struct tdr_targets *t, struct pollfd *pfds);
-/* -p: mark the processes that ended, from the poll entries of
- * __poll_fds (set to -1 once gone), or with kill(pid, 0) on a tick where
- * there is no pidfd (before Linux 5.3). Returns true when every process
- * has ended; always false without -p. */
-bool tdr_targets__all_gone(struct tdr_targets *t, struct pollfd *pfds, bool tick);
-/* Close the pidfds and free what __make filled. */
-void tdr_targets__release(struct tdr_targets *t);
-
-/* ---------------------------------------------------------------------------
- * open_ladder.c: open a plan with the fallbacks of docs/record.md
- * "Fallbacks", for record (a session with rings) and stat (counting groups).
- */
-
-/* Open plan (the caller keeps what opened). Returns 0, or what
- * tdr_session__open returned with *fail filled. */
-typedef int (*tdr_ladder_open_fn)(void *ctx, const struct tdr_plan *plan,
-				  struct tdr_open_error *fail);
-/* Keep a fallback line (a note of the run). Returns 0 or -ENOMEM. */
-typedef int (*tdr_ladder_note_fn)(void *ctx, const char *line);
-
-struct tdr_ladder {
-	const struct tdr_targets *tg; /* what is opened for: the messages */
-	struct tdr_plan_opts *popts;  /* plans are rebuilt with these */
-	struct tdr_plan **plan;	      /* in: the chosen plan; out: the one that opened */
-	tdr_ladder_open_fn open;
-	tdr_ladder_note_fn note;
-	void *ctx; /* for open and note */
-	/* Record: an inherited plan sampling with PERF_SAMPLE_READ that gets
-	 * EINVAL is tried once more without inherit (before about 6.12). */
-	bool retry_noinherit;
-	bool noinherit; /* out: it opened only that way (popts->inherit is false) */
-};
-
-/*
- * Open *l->plan with l->open; an event the kernel refuses moves to the next
- * plan (a line logged and noted), EMFILE raises RLIMIT_NOFILE once, and
- * every other failure is explained once (perf_event_paranoid,
- * perf_event_mlock_kb, a process gone) with tg's prefix.
- * Returns: 0, -ENOMEM (not logged), or the error of the last try.
- */
-int tdr_ladder__open(struct tdr_ladder *l);
 
 /* ---------------------------------------------------------------------------
  * recorder.c / record_open.c: the recorder object.

@@ -1,5 +1,5 @@
 /*
- * tests/fakes/fake_sys.c - scriptable recorder/sys.c for unit tests.
+ * tests/fakes/fake_sys.c - scriptable runtime/sys.c for unit tests.
  * See fake_sys.h.
  */
 #include "fake_sys.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 struct fake_sys fake_sys;
 

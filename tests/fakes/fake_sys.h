@@ -1,5 +1,5 @@
 /*
- * tests/fakes/fake_sys.h - a scriptable stand-in for recorder/sys.c.
+ * tests/fakes/fake_sys.h - a scriptable stand-in for runtime/sys.c.
  *
  * Linked into a test instead of sys.c (a link-time seam: the recorder
  * library's sys.o is then never pulled). perf_event_open returns real fds

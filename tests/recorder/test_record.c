@@ -565,7 +565,7 @@ static void ctrl_c_reaches_setsid_program(struct fixture *f, const char *const *
 	close(master);
 }
 
-/* record and stat share the signal policy (recorder/targets.c). */
+/* record and stat share the signal policy (runtime/targets.c). */
 static void test_record__terminal_ctrl_c_reaches_a_setsid_program(void **state)
 {
 	struct fixture *f = *state;

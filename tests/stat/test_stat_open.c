@@ -1,7 +1,7 @@
 /*
  * tests/stat/test_stat_open.c - how 'tdrec stat' opens its counters, against
  * the fake sysfs trees and the fake syscall layer (tests/fakes/fake_sys.c
- * replaces recorder/sys.c): the counting attrs given to perf_event_open for
+ * replaces runtime/sys.c): the counting attrs given to perf_event_open for
  * a launched program, -p and -a; the reference clocks; the fallback ladder
  * when the kernel refuses a TopDown event (visible, kept as a note); the
  * permission explanation; and --per-thread on a TopDown plan, where the

@@ -1,7 +1,7 @@
 /*
  * tests/stat/test_stat_threads.c - the per-thread tracker of 'tdrec stat'
  * and the reference clocks, against the fake syscall layer
- * (tests/fakes/fake_sys.c replaces recorder/sys.c at link time): the
+ * (tests/fakes/fake_sys.c replaces runtime/sys.c at link time): the
  * side-band dummies and rings it opens, FORK/COMM/EXIT records turned into
  * threads with their own groups (in any order within a drain), threads that
  * are gone before their groups open, EMFILE, and malformed records.

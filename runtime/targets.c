@@ -1,5 +1,5 @@
 /*
- * recorder/targets.c - what 'record' and 'stat' measure, and the
+ * runtime/targets.c - what 'record' and 'stat' measure, and the
  * perf_event_open pids that follow from it.
  *
  * Responsibility: the one implementation both commands use for their
@@ -19,7 +19,7 @@
  * argv and procs are borrowed from the caller's options. One thread.
  * Messages carry the caller's prefix (t->who), as each command logs its own.
  */
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 /*
- * recorder/session.c - open a plan's groups on every CPU, map the rings.
+ * runtime/session.c - open a plan's groups on every CPU, map the rings.
  *
  * Responsibility: for each plan group, each of its CPUs and each target pid,
  * open the leader (group_fd -1) and then the members into it; read every
@@ -20,7 +20,7 @@
  * one); members are opened after their leader and closed before it.
  * See: shared kernel-facts.md sections 4 and 7; perf_event_open(2).
  */
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 #include <errno.h>
 #include <string.h>

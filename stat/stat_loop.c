@@ -1,5 +1,5 @@
 /*
- * recorder/stat_loop.c - the counting loop of 'tdrec stat'.
+ * stat/stat_loop.c - the counting loop of 'tdrec stat'.
  *
  * Responsibility: release the program, then poll() the signal fd, the -p
  * pidfds and the side-band rings (--per-thread), with a timeout that is the

@@ -1,5 +1,5 @@
 /*
- * recorder/stat_unit.c - one set of counting groups for 'tdrec stat' and its
+ * stat/stat_unit.c - one set of counting groups for 'tdrec stat' and its
  * running sums.
  *
  * Responsibility: open a counting plan for a list of pids on every CPU of

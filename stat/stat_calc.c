@@ -1,5 +1,5 @@
 /*
- * recorder/stat_calc.c - the arithmetic of 'tdrec stat': group reads into
+ * stat/stat_calc.c - the arithmetic of 'tdrec stat': group reads into
  * deltas, deltas into TopDown categories, bottlenecks and the fraction of
  * the time that was counted.
  *

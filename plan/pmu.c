@@ -1,5 +1,5 @@
 /*
- * recorder/pmu.c - PMU discovery from sysfs: types, event aliases, format
+ * plan/pmu.c - PMU discovery from sysfs: types, event aliases, format
  * bit ranges, CPU lists.
  *
  * Responsibility: read <root>/bus/event_source/devices/<pmu>/{type, events/,

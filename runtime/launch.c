@@ -1,5 +1,5 @@
 /*
- * recorder/launch.c - start a program held before exec; signals as an fd.
+ * runtime/launch.c - start a program held before exec; signals as an fd.
  *
  * Responsibility: fork a child that blocks on a start pipe until the
  * parent has opened every perf_event group on it (so enable_on_exec starts
@@ -19,7 +19,7 @@
  */
 #define LOG_PREFIX "record: "
 
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /*
- * recorder/ring.c - drain one perf_event mmap ring into a byte buffer.
+ * runtime/ring.c - drain one perf_event mmap ring into a byte buffer.
  *
  * Responsibility: read data_head, copy whole records out (reassembling the
  * ones whose body wraps past the end of the data area), release them with
@@ -16,7 +16,7 @@
  * See: shared kernel-facts.md section 7; perf_event_open(2) "MMAP layout";
  * tools/include/linux/ring_buffer.h (the pairing of barriers).
  */
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * recorder/include/tdrec/stat.h - 'tdrec stat': count a plan's groups (no
+ * stat/include/tdrec/stat.h - 'tdrec stat': count a plan's groups (no
  * sampling) for a program, running processes or the whole system, and show
  * slots and the TopDown breakdown for the whole run, per interval and per
  * thread.
@@ -43,7 +43,7 @@
 #include <sys/types.h>
 
 #include "tdrec/plan.h"
-#include "tdrec/recorder.h"
+#include "tdrec/runtime.h"
 
 struct tdr_stat;
 

@@ -1,5 +1,5 @@
 /*
- * recorder/event_spec.c - the sampler given with -e: parse the text, then
+ * plan/event_spec.c - the sampler given with -e: parse the text, then
  * resolve it against the machine's PMUs.
  *
  * Responsibility: tdr_event_spec__parse is pure text parsing (cli/ calls it

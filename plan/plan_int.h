@@ -1,13 +1,12 @@
 /*
- * recorder/plan_int.h - private interfaces of the plan code (pmu.c,
+ * plan/plan_int.h - private interfaces of the plan code (pmu.c,
  * event_spec.c, plan.c).
  *
  * Responsibility: the sysfs side of plans. A struct tdr_pmu names one PMU
  * directory under <root>/bus/event_source/devices and its attr type; event
  * strings and format files are read on demand, because a real machine has
  * dozens of uncore PMUs with hundreds of events we never need.
- * Nothing here is used outside recorder/plan*; recorder_int.h is another
- * engineer's and stays separate.
+ * Nothing here is used outside plan/ and its tests.
  * See: shared kernel-facts.md section 2 (sysfs encodings); docs/plans.md.
  */
 #ifndef TDREC_PLAN_INT_H

@@ -1,5 +1,5 @@
 /*
- * recorder/stat_threads.c - per-thread rows of 'tdrec stat' (--per-thread).
+ * stat/stat_threads.c - per-thread rows of 'tdrec stat' (--per-thread).
  *
  * Responsibility: know every thread of the measured program and give each
  * its own counting groups. A side-band dummy event (PERF_COUNT_SW_DUMMY with

@@ -1,5 +1,5 @@
 /*
- * recorder/plan.c - event plans: which perf_event groups to open, with every
+ * plan/plan.c - event plans: which perf_event groups to open, with every
  * perf_event_attr field decided here.
  *
  * Responsibility: build a TopDown L2, TopDown L1 or software plan for the

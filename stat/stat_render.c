@@ -1,5 +1,5 @@
 /*
- * recorder/stat_render.c - the output of 'tdrec stat': what every format
+ * stat/stat_render.c - the output of 'tdrec stat': what every format
  * shares, CSV, and the entry points.
  *
  * Responsibility: the numbers a row shows (categories, bottleneck, the

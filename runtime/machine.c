@@ -1,5 +1,5 @@
 /*
- * recorder/machine.c - host facts for the recording's metadata.
+ * runtime/machine.c - host facts for the recording's metadata.
  *
  * Responsibility: hostname and kernel release (uname), boot_id (so a report
  * knows whether /proc/kallsyms still applies), the first CPU's vendor,
@@ -10,7 +10,7 @@
  * Ownership: strings put into meta are owned by meta (tdr_meta__clear).
  * See: tdrec/format.h struct tdr_meta.
  */
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 #include <errno.h>
 #include <limits.h>

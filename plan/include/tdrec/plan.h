@@ -1,5 +1,5 @@
 /*
- * recorder/include/tdrec/plan.h - PMU discovery from sysfs and event plans.
+ * plan/include/tdrec/plan.h - PMU discovery from sysfs and event plans.
  *
  * Responsibility: read <sysfs>/bus/event_source/devices/<pmu>/{type,events,
  * format,cpus,caps} and turn a requested plan (TopDown L1+L2, TopDown L1,
@@ -8,7 +8,7 @@
  * the second member and the only one with a period; metric members have
  * sample_period = 0, freq = 0; same exclude_* everywhere). Event strings are
  * turned into config bits through the PMU's format/ files, never hard-coded.
- * It opens nothing: recorder/session does, and asks for the next plan when
+ * It opens nothing: runtime/session.c does, and asks for the next plan when
  * the kernel refuses one (tdr_plan_kind__fallback).
  * Objects and lifecycle: tdr_plan__choose / __build -> use -> __free.
  * See: shared kernel-facts.md sections 1.4, 1.5, 2; docs/plans.md.

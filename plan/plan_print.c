@@ -1,5 +1,5 @@
 /*
- * recorder/plan_print.c - the --dry-run text of a plan: its notes, its
+ * plan/plan_print.c - the --dry-run text of a plan: its notes, its
  * groups and CPUs, and every perf_event_attr field of every member.
  *
  * Responsibility: turn a struct tdr_plan into text a person can check

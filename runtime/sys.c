@@ -1,5 +1,5 @@
 /*
- * recorder/sys.c - the recorder's system-call seam.
+ * runtime/sys.c - the recorder's system-call seam.
  *
  * Responsibility: the only place that calls perf_event_open, ioctl on perf
  * fds, mmap/munmap of rings, read on perf fds, pidfd_open and setrlimit.
@@ -10,7 +10,7 @@
  * then never pulls this object out of the static library.
  * See: perf_event_open(2); recorder_int.h for the contract.
  */
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 #include <errno.h>
 #include <sys/ioctl.h>

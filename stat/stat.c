@@ -1,5 +1,5 @@
 /*
- * recorder/stat.c - set up 'tdrec stat': options, plan, program or targets,
+ * stat/stat.c - set up 'tdrec stat': options, plan, program or targets,
  * the counting groups with their fallbacks, the per-thread tracker.
  *
  * Responsibility: tdr_stat__new does everything that can fail before the

@@ -1,5 +1,5 @@
 /*
- * recorder/stat_render_json.c - the JSON document of 'tdrec stat'.
+ * stat/stat_render_json.c - the JSON document of 'tdrec stat'.
  *
  * Responsibility: one document at the end of the run with the plan, its
  * events and categories (with thresholds), notes, warnings, the total, the

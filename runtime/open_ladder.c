@@ -1,5 +1,5 @@
 /*
- * recorder/open_ladder.c - open a plan's groups with the kernel's
+ * runtime/open_ladder.c - open a plan's groups with the kernel's
  * fallbacks, and explain refusals; one implementation for 'record' (a
  * session with rings) and 'stat' (counting groups).
  *
@@ -22,7 +22,7 @@
  * tdr_ladder__open call; it owns nothing of its own.
  * See: shared kernel-facts.md sections 4, 7, 8; docs/record.md "Fallbacks".
  */
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 
 #include <errno.h>
 #include <limits.h>

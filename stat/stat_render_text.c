@@ -1,5 +1,5 @@
 /*
- * recorder/stat_render_text.c - the text output of 'tdrec stat'.
+ * stat/stat_render_text.c - the text output of 'tdrec stat'.
  *
  * Responsibility: the interval header and rows (as they happen), the
  * whole-run breakdown (slots, each level-1 category with its level-2

@@ -1,8 +1,8 @@
 /*
- * recorder/stat_int.h - structs and functions shared by the files of
+ * stat/stat_int.h - structs and functions shared by the files of
  * 'tdrec stat' (stat.c, stat_calc.c, stat_unit.c, stat_threads.c,
  * stat_loop.c, stat_render.c) and their tests. Not visible outside
- * recorder/ and tests/stat.
+ * stat/ and tests/stat.
  *
  * Vocabulary:
  *   - a *unit* is one set of counting groups: every plan group on every CPU
@@ -23,10 +23,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "recorder_int.h"
+#include "tdrec/runtime.h"
 #include "tdrec/format.h"
 #include "tdrec/plan.h"
-#include "tdrec/recorder.h"
 #include "tdrec/stat.h"
 
 #define STAT_MAX_EVENTS (TDR_PLAN_MAX_EVENTS * TDR_PLAN_MAX_GROUPS)
