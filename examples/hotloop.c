@@ -16,6 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Each kernel stays one function of its own name (gcc would otherwise clone
+ * it as compute_kernel.constprop.0); clang has no noclone and never clones. */
+#ifdef __clang__
+#define KERNEL_FN __attribute__((noinline))
+#else
+#define KERNEL_FN __attribute__((noinline, noclone))
+#endif
+
 static inline __attribute__((always_inline)) uint64_t rotl64(uint64_t x, int r)
 {
 	return (x << r) | (x >> (64 - r));
@@ -37,7 +45,7 @@ static uint64_t xorshift(uint64_t *s)
 	return *s = x;
 }
 
-__attribute__((noinline, noclone)) static uint64_t compute_kernel(uint64_t iters)
+KERNEL_FN static uint64_t compute_kernel(uint64_t iters)
 {
 	uint64_t a = 1, b = 3;
 
@@ -53,7 +61,7 @@ struct node {
 	uint64_t pad[7]; /* one node per cache line */
 };
 
-__attribute__((noinline, noclone)) static uint64_t chase_pointers(struct node *head, uint64_t steps)
+KERNEL_FN static uint64_t chase_pointers(struct node *head, uint64_t steps)
 {
 	struct node *n = head;
 	uint64_t sum = 0;
@@ -65,7 +73,7 @@ __attribute__((noinline, noclone)) static uint64_t chase_pointers(struct node *h
 	return sum;
 }
 
-__attribute__((noinline, noclone)) static uint64_t branchy_filter(const uint8_t *bytes, size_t n,
+KERNEL_FN static uint64_t branchy_filter(const uint8_t *bytes, size_t n,
 							  unsigned rounds)
 {
 	uint64_t acc = 0;
@@ -81,7 +89,7 @@ __attribute__((noinline, noclone)) static uint64_t branchy_filter(const uint8_t 
 	return acc;
 }
 
-__attribute__((noinline, noclone)) static uint64_t hash_blocks(const uint64_t *words, size_t n,
+KERNEL_FN static uint64_t hash_blocks(const uint64_t *words, size_t n,
 						       unsigned rounds)
 {
 	uint64_t h = 0x1234;

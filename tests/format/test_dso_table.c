@@ -53,9 +53,14 @@ static size_t make_entries(struct tdr_dso_entry *e)
 			x->min = (uint32_t)st;
 			x->ino = st == 2 ? UINT64_MAX : 1000 * i + st;
 			if (st == TDR_DSO_BUILD_ID) {
+				uint8_t id[TDR_DSO_BUILD_ID_MAX];
+
+				/* Filled whole, then copied: gcc 12's -O3 saw the
+				 * loop over build_id_sz as a write past the entry. */
+				for (size_t k = 0; k < sizeof(id); k++)
+					id[k] = (uint8_t)(0xa0 + i + k);
 				x->build_id_sz = (uint8_t)(i % 3 == 0 ? 20 : i % 3 == 1 ? 16 : 1);
-				for (size_t k = 0; k < x->build_id_sz; k++)
-					x->build_id[k] = (uint8_t)(0xa0 + i + k);
+				memcpy(x->build_id, id, x->build_id_sz);
 			}
 		}
 	}

@@ -340,24 +340,32 @@ static char *render_width(const struct tdr_report *r, unsigned width)
 /* The rendered line of the row whose name starts as name does and ends
  * (before "  app") with its last "::method(" and the parameters (whole or
  * "(...)"): the line is cut in the middle of the name. */
-static void assert_cut_row(const char *out, const char *name)
+/* Not inlined: inlined into the loop that frees each output, gcc 12 -O3
+ * warns of a dangling pointer that is not there (-Wdangling-pointer). */
+__attribute__((noinline)) static bool has_cut_row(const char *out, const char *name)
 {
-	const char *method = strrchr(name, ':') + 1, *line;
+	const char *method = strrchr(name, ':') + 1;
 	char head[9], tail[64];
 
 	snprintf(head, sizeof(head), "%s", name);
 	snprintf(tail, sizeof(tail), "::%.*s", (int)(strchr(method, '(') - method + 1), method);
 	/* this row, not another with the same start */
-	for (line = strstr(out, head); line; line = strstr(line + 1, head)) {
+	for (const char *line = strstr(out, head); line; line = strstr(line + 1, head)) {
 		const char *eol = strchr(line, '\n'), *t = strstr(line, tail),
 			   *cut = strstr(line, "...");
 
 		if (t && t < eol && cut && cut < t && strstr(t, ")  app\n") &&
 		    strstr(t, ")  app\n") < eol)
-			return;
+			return true;
 	}
-	print_error("no row starting '%s', cut, and ending '%s...)  app' in\n%s", head, tail, out);
-	fail();
+	return false;
+}
+
+static void assert_cut_row(const char *out, const char *name)
+{
+	if (!has_cut_row(out, name))
+		fail_msg("no row of '%s' cut in the middle and ending in '...)  app' in\n%s", name,
+			 out);
 }
 
 static void test_render__text_width_and_middle_cut(void **state)

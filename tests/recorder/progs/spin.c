@@ -25,6 +25,7 @@ static void *work(void *arg)
 	while (now_s() < end)
 		for (int i = 0; i < 10000; i++)
 			x += (unsigned long)i;
+	(void)x;
 	return NULL;
 }
 

@@ -35,6 +35,7 @@ static void *spin(void *arg)
 	while (cpu_ms() < end)
 		for (int i = 0; i < 10000; i++)
 			x += (unsigned long)i;
+	(void)x;
 	return NULL;
 }
 

@@ -14,9 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One function per name (gcc clones without noclone; clang has no noclone). */
+#ifdef __clang__
+#define KERNEL_FN __attribute__((noinline))
+#else
+#define KERNEL_FN __attribute__((noinline, noclone))
+#endif
+
 #define UNIT_ITERS 10000000ull
 
-__attribute__((noinline, noclone)) static uint64_t spin_a(uint64_t units)
+KERNEL_FN static uint64_t spin_a(uint64_t units)
 {
 	uint64_t x = 1;
 
@@ -25,7 +32,7 @@ __attribute__((noinline, noclone)) static uint64_t spin_a(uint64_t units)
 	return x;
 }
 
-__attribute__((noinline, noclone)) static uint64_t spin_b(uint64_t units)
+KERNEL_FN static uint64_t spin_b(uint64_t units)
 {
 	uint64_t x = 7, y = 3;
 

@@ -35,6 +35,7 @@ static void spin_ms(double ms)
 	while (cpu_ms() < end)
 		for (int i = 0; i < 10000; i++)
 			x += (unsigned long)i;
+	(void)x;
 }
 
 struct worker {
