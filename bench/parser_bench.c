@@ -4,7 +4,7 @@
  * Builds a synthetic stream of 1,000,000 TopDown L1 group samples (6 members,
  * 4 threads interleaved on 2 CPUs, the recorder's sample layout), then times
  * tdr_parser__feed over it with a callback that only sums one delta.
- * Prints samples per second. Target (design.md): >= 10 M samples/s per core.
+ * Prints samples per second; the target is in docs/parser.md "Limits and performance".
  * usage: parser_bench [SAMPLES]
  */
 #include <stdint.h>

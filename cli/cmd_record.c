@@ -3,7 +3,7 @@
  * exit status and the one summary line.
  *
  * Responsibility: parse argv once into struct tdr_record_opts (typed, bounds
- * checked: style.md B9.3), run tdr_recorder__new/__run, and turn the
+ * checked: docs/architecture.md "Conventions"), run tdr_recorder__new/__run, and turn the
  * summary into the exit status: the program's own status (128+N with a
  * line when it died of signal N), 127/126 when it could not be started,
  * 1 for a failure of tdrec itself (or a write error while the program

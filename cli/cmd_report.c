@@ -2,7 +2,7 @@
  * cli/cmd_report.c - 'tdrec report': options, then tdr_report__load, then output.
  *
  * Responsibility: parse argv once into struct tdr_report_opts (modes,
- * filters as typed lists, bounds-checked numbers: style.md B9.3), load the
+ * filters as typed lists, bounds-checked numbers: docs/architecture.md "Conventions"), load the
  * recording (.tdr or perf.data) through report/, apply --sort against the
  * recording's own columns, and print text (colour only on a terminal without
  * NO_COLOR), JSON or CSV. Errors: one line naming the file and the reason,

@@ -3,7 +3,7 @@
  * the exit status.
  *
  * Responsibility: parse argv once into struct tdr_stat_opts (typed, bounds
- * checked: style.md B9.3), run tdr_stat__new/__run/__render, and turn the
+ * checked: docs/architecture.md "Conventions"), run tdr_stat__new/__run/__render, and turn the
  * summary into the exit status with cli_run_status, as 'tdrec record': the program's
  * own status (128+N with a line when it died of signal N), 127/126 when it
  * could not be started, 1 for a failure of tdrec itself (or a failed write

@@ -1,7 +1,7 @@
 /*
  * common/tdr_log.c - default log sink and level filter.
  *
- * The sink and level are the only global state tdrec allows (style.md B9);
+ * The sink and level are the only global state (docs/architecture.md "Conventions");
  * both are set once by cli/ before any thread starts.
  */
 #include "tdrec/tdr_log.h"

@@ -152,7 +152,7 @@ enum tdr_trailer_tag {
 #define TDR_MAX_TRAILER_SZ (1ull << 32)
 
 /*
- * The one validation macro of format/ (style.md B4, after zstd's
+ * The one validation macro of format/ (docs/architecture.md "Conventions"; after zstd's
  * RETURN_ERROR_IF): when cond holds, log file:line and the reason at debug
  * level and return code (a negative error). The caller reports the failure
  * once, with context, at warn level.

@@ -9,7 +9,7 @@
  * tdr_meta__clear releases everything it points to.
  * Ownership and threads: no shared state; every function works on the
  * struct it is given.
- * See: docs/format.md section 5 (metadata); shared design.md "Attribution".
+ * See: docs/format.md section 5 (metadata); docs/report.md "Attribution".
  */
 #include "tdrec/format.h"
 
@@ -220,7 +220,7 @@ int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name)
 }
 
 /* ---------------------------------------------------------------------------
- * TopDown categories (shared design.md "Attribution"; Intel topdown.txt).
+ * TopDown categories (docs/kernel.md "TopDown metric values"; perf's topdown.txt).
  * Metric-register plans: every category is topdown-X / slots. Level 2
  * derived categories subtract a measured level-2 metric from its parent.
  */

@@ -11,7 +11,7 @@
  * looked at, so no unsupported field can be misread as one we use.
  * Objects and lifecycle: tdr_decoder__init(meta) -> __decode (repeat) -> __fini.
  * Ownership and threads: a decoded record points into the caller's buffer.
- * See: uapi linux/perf_event.h (record layouts); kernel-facts.md section 6.
+ * See: uapi linux/perf_event.h (record layouts); docs/kernel.md "Record layouts".
  */
 #include "parser_int.h"
 

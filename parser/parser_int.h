@@ -9,7 +9,7 @@
  * Invariants: decoded records point into the record buffer they came from
  * (no copies); mapping objects and interned strings live until the parser is
  * freed, so samples may keep pointers to them.
- * See: shared kernel-facts.md section 6 (id positions), uapi perf_event.h.
+ * See: docs/kernel.md "Record layouts and sample ids"; uapi linux/perf_event.h.
  */
 #ifndef TDREC_PARSER_INT_H
 #define TDREC_PARSER_INT_H
@@ -119,7 +119,7 @@ struct tdr_decoder {
 	size_t ev_cnt;
 	struct ev_info *ev;
 	struct u64map ids; /* kernel id -> meta event index */
-	/* Where the id sits when the event is not known yet (kernel-facts 6):
+	/* Where the id sits when the event is not known yet (docs/kernel.md "Record layouts"):
 	 * u64 index in a SAMPLE body, and u64 index counted back from the end
 	 * of other records (1 = last). -1 when no id is recorded. */
 	int id_pos;

@@ -14,7 +14,7 @@
  * perfdata_fini (the parser's source_fini).
  * Ownership: the file stays mapped read-only until the parser is freed.
  * Every offset and size read from the file is checked against the mapping.
- * See: kernel-facts.md section 6; docs/parser.md "perf.data import".
+ * See: docs/kernel.md "perf.data files"; docs/parser.md "perf.data import".
  */
 #include "parser_int.h"
 #include "perfdata_int.h"
@@ -390,7 +390,7 @@ static const char *const sw_names[] = {
     "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
 };
 
-/* The Intel core PMU's TopDown events (kernel-facts.md section 2), raw type. */
+/* The Intel core PMU's TopDown events (docs/kernel.md "sysfs event and format files"), raw type. */
 static const struct {
 	uint64_t config;
 	const char *name;

@@ -3,7 +3,7 @@
  *
  * Responsibility: what perfdata.c (header, attrs, feature sections -> meta)
  * and perfdata_read.c (data section, zstd, rounds -> parser_feed) share.
- * See: kernel-facts.md section 6; perf's tools/perf/Documentation/perf.data-file-format.txt.
+ * See: docs/kernel.md "perf.data files"; tools/perf/Documentation/perf.data-file-format.txt.
  */
 #ifndef TDREC_PERFDATA_INT_H
 #define TDREC_PERFDATA_INT_H

@@ -19,7 +19,7 @@
  * CPU buffer), so a stable merge of those runs replaces a general sort.
  * Limits: a round holds at most PD_MAX_ROUND bytes; beyond that it is fed
  * early (ordering across CPUs may then suffer; a warning says so).
- * See: kernel-facts.md section 6 ("Compressed records", "Ordering").
+ * See: docs/kernel.md "perf.data files" (compression, order).
  */
 #include "parser_int.h"
 #include "perfdata_int.h"

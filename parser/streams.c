@@ -19,7 +19,8 @@
  * Objects and lifecycle: a stream_tab inside the parser; streams_fini frees it.
  * Hot path: no allocation once a stream exists; a last-hit cache and a
  * per-stream cache of entry ids avoid hash lookups for repeated samples.
- * See: docs/parser.md "Streams"; design.md "Attribution"; kernel-facts 1.3, 4, 8.
+ * See: docs/parser.md "Streams"; docs/report.md "Attribution"; docs/kernel.md
+ * "Group reads in samples", "inherit and PERF_SAMPLE_READ", "Throttling".
  */
 #include "parser_int.h"
 

@@ -3,7 +3,7 @@
  * resolve it against the machine's PMUs.
  *
  * Responsibility: tdr_event_spec__parse is pure text parsing (cli/ calls it
- * once, style.md B9.3); tdr_event_spec__resolve turns a parsed spec into
+ * once, docs/architecture.md "Conventions"); tdr_event_spec__resolve turns a parsed spec into
  * attr.type and config words using sysfs (pmu.c). It knows the generic
  * hardware and software event names of perf_event_open(2) and nothing about
  * TopDown.
@@ -280,7 +280,7 @@ int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_
 				return 0;
 			}
 			/* Hybrid: the extended type names the PMU in config bits
-			 * 32-63 (PERF_PMU_CAP_EXTENDED_HW_TYPE, kernel-facts 1.5). */
+			 * 32-63 (PERF_PMU_CAP_EXTENDED_HW_TYPE; docs/kernel.md "Hybrid parts"). */
 			if (env->hybrid)
 				a->config |= (uint64_t)env->core.type << 32;
 			set_pmu_name(ev, core_name);

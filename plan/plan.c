@@ -9,14 +9,15 @@
  * whose events are missing is skipped with a note naming them.
  * Objects and lifecycle: tdr_plan__build / __choose -> use -> __free. A
  * struct builder lives for one build and carries the sysfs facts it has read.
- * Invariants (the kernel's TopDown rules, kernel-facts.md 1.4 and 3):
+ * Invariants (the kernel's TopDown rules, docs/kernel.md "TopDown group rules"):
  *   - group order {slots, sampler, metrics...}: slots leads and never samples;
  *   - the sampler is the only member with sample_period or freq/sample_freq;
  *   - every member has the same exclude_*, clock, sample_type, read_format
  *     and inherit; only the leader has disabled/enable_on_exec (it gates the
  *     group); only the sampler asks for side-band records (mmap, comm, task),
  *     so they are not duplicated.
- * See: docs/plans.md; shared kernel-facts.md sections 1.4, 1.5, 2, 3.
+ * See: docs/plans.md; docs/kernel.md "TopDown group rules", "Hybrid parts",
+ * "sysfs event and format files", "perf's TopDown sampling".
  */
 #define LOG_PREFIX "plan: "
 
@@ -131,7 +132,7 @@ static int probe_core(struct builder *b)
 		return b->core_err;
 	b->core_probed = true;
 	/* Hybrid parts register cpu_core and cpu_atom and no "cpu" PMU; only
-	 * cpu_core has perf metrics (KF 1.5). */
+	 * cpu_core has perf metrics (docs/kernel.md "Hybrid parts"). */
 	err = tdr_pmu__open(b->env.root, "cpu_core", &b->env.core);
 	if (!err) {
 		b->env.has_core = b->env.hybrid = true;
@@ -158,7 +159,7 @@ static void common_attr(const struct tdr_plan_opts *o, uint32_t flags, struct pe
 	a->read_format = PLAN_READ_FORMAT | (o->read_lost ? PERF_FORMAT_LOST : 0);
 	if (!o->counting) {
 		/* perf sets the group's sample_type on every member
-		 * (evsel__config_leader_sampling, kernel-facts.md 3). */
+		 * (evsel__config_leader_sampling; docs/kernel.md "perf's TopDown sampling"). */
 		a->sample_type = PLAN_SAMPLE_TYPE;
 		a->sample_id_all = 1;
 	}
@@ -237,8 +238,8 @@ static int add_software_event(struct builder *b, struct tdr_plan_group *g, const
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = config;
 	/* Software events have no shared counter, so unlike TopDown members
-	 * their exclude_* may differ from the leader's (kernel-facts 1.4 is
-	 * about fixed counter 3). */
+	 * their exclude_* may differ from the leader's (the rule in docs/kernel.md
+	 * "TopDown group rules" is about fixed counter 3). */
 	if (b->opts->kernel_sw_counts &&
 	    (config == PERF_COUNT_SW_CONTEXT_SWITCHES || config == PERF_COUNT_SW_CPU_MIGRATIONS))
 		ev->attr.exclude_kernel = 0;
@@ -386,7 +387,7 @@ static int build_topdown(struct builder *b, int level)
 		    "no core PMU (cpu or cpu_core) in %s/bus/event_source/devices", b->env.root);
 		return -TDR_E_NOPLAN;
 	}
-	/* Gate on the sysfs event files, never on a CPU model (1.4, fact 7). */
+	/* Gate on sysfs event files, never a CPU model (docs/kernel.md "TopDown group rules"). */
 	find_missing(b, slots, 1, missing, sizeof(missing));
 	find_missing(b, td_l1, TDR_ARRAY_SIZE(td_l1), missing, sizeof(missing));
 	if (level == 2)
@@ -396,7 +397,7 @@ static int build_topdown(struct builder *b, int level)
 		return -TDR_E_NOPLAN;
 	}
 	/* {slots, sampler, metrics...}: slots leads and counts, the sampler
-	 * is the second member (KF 3, topdown.txt); counting plans have none. */
+	 * is the second member (docs/kernel.md "TopDown group rules"); counting plans have none. */
 	b->plan->group_cnt = 1;
 	err = add_sysfs_event(b, g, "slots", TDR_EVENT_LEADER);
 	if (!err && !b->opts->counting) {

@@ -7,7 +7,7 @@
  * strings and format files are read on demand, because a real machine has
  * dozens of uncore PMUs with hundreds of events we never need.
  * Nothing here is used outside plan/ and its tests.
- * See: shared kernel-facts.md section 2 (sysfs encodings); docs/plans.md.
+ * See: docs/kernel.md "sysfs event and format files"; docs/plans.md.
  */
 #ifndef TDREC_PLAN_INT_H
 #define TDREC_PLAN_INT_H

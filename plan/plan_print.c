@@ -3,7 +3,7 @@
  * groups and CPUs, and every perf_event_attr field of every member.
  *
  * Responsibility: turn a struct tdr_plan into text a person can check
- * against perf_event_open(2) and kernel-facts.md: numbers for numeric
+ * against perf_event_open(2) and docs/kernel.md: numbers for numeric
  * fields, flag names for sample_type and read_format, one line per bit
  * field that is set. It writes only to the stream it is given (cli/ passes
  * stdout); tests read the same text from a memory stream.

@@ -7,14 +7,14 @@
  * turn event terms ("event=0x00,umask=0x4") into config words through the
  * PMU's format files ("config:0-7", "config:0-7,32-35", "config1:0-23",
  * "config:21"). No config value is hard-coded anywhere: the kernel prints
- * both the terms and their bit positions (kernel-facts.md section 2).
+ * both the terms and their bit positions (docs/kernel.md "sysfs event and format files").
  * It does not choose plans (plan.c) or parse -e text (event_spec.c).
  * Objects and lifecycle: struct tdr_pmu is plain data filled by
  * tdr_pmu__open; every other read happens on demand.
  * Invariants: a format's value bits are placed into the format's config bits
  * in ascending bit order, as the perf tool does (pmu_format_value), so
  * "config:0-7,32-35" puts value bits 0-7 at 0-7 and value bits 8-11 at 32-35.
- * See: plan_int.h; shared kernel-facts.md section 2.
+ * See: plan_int.h; docs/kernel.md "sysfs event and format files".
  */
 #define LOG_PREFIX "plan: "
 

@@ -22,7 +22,7 @@
  * Objects and lifecycle: tdr_record__loop runs once per recorder.
  * Ownership and threads: the loop's thread owns the rings and chunks being
  * filled; the writer thread owns the tdr_writer until it is joined.
- * See: docs/record.md "Lifetime"; shared kernel-facts.md section 7.
+ * See: docs/record.md "The drain loop"; docs/kernel.md "Ring buffer".
  */
 #define LOG_PREFIX "record: "
 
@@ -308,7 +308,7 @@ static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t 
 	return ev;
 }
 
-/* Problems counted on the hot path, reported once (style.md B6). */
+/* Problems counted on the hot path, reported once (docs/architecture.md "Conventions"). */
 static void report_ring_problems(struct loop *L)
 {
 	struct tdr_session *s = L->rec->session;

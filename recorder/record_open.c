@@ -11,7 +11,8 @@
  * (stderr), once, where the context is known.
  * Objects and lifecycle: called by tdr_recorder__new (recorder.c) on its
  * half-built recorder; it owns nothing of its own.
- * See: shared kernel-facts.md sections 4, 7, 8; docs/record.md "Fallbacks".
+ * See: docs/record.md "Fallbacks"; docs/kernel.md "inherit and PERF_SAMPLE_READ",
+ * "Locked memory and perf_event_paranoid", "Lost samples".
  */
 #define LOG_PREFIX "record: "
 

@@ -13,7 +13,7 @@
  * has more than TDR_REPORT_HOT_SHARE of the samples and is not
  * low-confidence; the largest such level-1 category wins, and the largest of
  * its level-2 children above their own thresholds is marked too.
- * See: docs/design.md "Attribution", docs/report.md "Thresholds".
+ * See: docs/report.md "Attribution" and "Thresholds".
  */
 #include "report_int.h"
 

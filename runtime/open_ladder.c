@@ -20,7 +20,8 @@
  * tdr_warn's sink once, with the caller's prefix (tg->who).
  * Objects and lifecycle: struct tdr_ladder is filled on the stack for one
  * tdr_ladder__open call; it owns nothing of its own.
- * See: shared kernel-facts.md sections 4, 7, 8; docs/record.md "Fallbacks".
+ * See: docs/record.md "Fallbacks"; docs/kernel.md "inherit and PERF_SAMPLE_READ",
+ * "Locked memory and perf_event_paranoid", "Lost samples".
  */
 #include "tdrec/runtime.h"
 

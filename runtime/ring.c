@@ -5,7 +5,7 @@
  * ones whose body wraps past the end of the data area), release them with
  * data_tail, and count what went by (samples per sampler, PERF_RECORD_LOST,
  * throttles). It does not decide where the bytes go (drain.c) and never
- * allocates or logs per record (style.md B5): problems are counted.
+ * allocates or logs per record (docs/architecture.md "Conventions"): problems are counted.
  * Objects and lifecycle: tdr_ring__mmap (or __init_mem) -> __add_id ->
  * __read (repeat) -> __release.
  * Ownership and threads: one drainer thread per ring; the other side is the
@@ -13,7 +13,7 @@
  * the ring, the fd is borrowed from the session.
  * Invariants: data_tail only ever advances, and only past records that have
  * been copied out (or deliberately skipped); data_head is read once per call.
- * See: shared kernel-facts.md section 7; perf_event_open(2) "MMAP layout";
+ * See: docs/kernel.md "Ring buffer"; perf_event_open(2) "MMAP layout";
  * tools/include/linux/ring_buffer.h (the pairing of barriers).
  */
 #include "tdrec/runtime.h"
@@ -52,7 +52,7 @@ int tdr_ring__mmap(struct tdr_ring *r, int fd, int cpu, size_t pages)
 	r->fd = fd;
 	r->cpu = cpu;
 	/* Kernels before about 4.1 leave data_offset/data_size at 0: the data
-	 * area then starts at the second page (kernel-facts 7). */
+	 * area then starts at the second page (docs/kernel.md "Ring buffer"). */
 	if (r->pg->data_offset && r->pg->data_size) {
 		r->data = (uint8_t *)base + r->pg->data_offset;
 		r->data_sz = r->pg->data_size;

@@ -18,7 +18,7 @@
  * attrs belong to the session; the plan is only read during __open.
  * Invariants: every fd is close-on-exec (a launched program never inherits
  * one); members are opened after their leader and closed before it.
- * See: shared kernel-facts.md sections 4 and 7; perf_event_open(2).
+ * See: docs/kernel.md "inherit and PERF_SAMPLE_READ", "Ring buffer"; perf_event_open(2).
  */
 #include "tdrec/runtime.h"
 
@@ -322,7 +322,7 @@ int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **
 		if (!err)
 			break;
 		session_close(s);
-		/* Over the mlock budget (kernel-facts 7): try a smaller ring. */
+		/* Over the mlock budget (docs/kernel.md "Locked memory"): try a smaller ring. */
 		if (err == -EPERM && fail && fail->stage == TDR_STAGE_MMAP &&
 		    pages / 2 >= min_pages && pages > 1) {
 			pages /= 2;

@@ -3,8 +3,8 @@
  *
  * Responsibility: the only place that calls perf_event_open, ioctl on perf
  * fds, mmap/munmap of rings, read on perf fds, pidfd_open and setrlimit.
- * Each wrapper returns a result >= 0 or -errno, so callers follow style.md
- * B4 without touching errno.
+ * Each wrapper returns a result >= 0 or -errno, so callers follow the error
+ * convention (docs/architecture.md "Conventions") without touching errno.
  * This file holds nothing else on purpose: unit tests link
  * tests/fakes/fake_sys.c, which defines the same functions, and the linker
  * then never pulls this object out of the static library.
@@ -55,7 +55,7 @@ int tdr_sys_perf_id(int fd, uint64_t *id)
 int tdr_sys_mmap(int fd, size_t len, void **out)
 {
 	/* PROT_WRITE makes the ring non-overwriting: the kernel honours
-	 * data_tail and reports PERF_RECORD_LOST instead (kernel-facts 7). */
+	 * data_tail and reports PERF_RECORD_LOST instead (docs/kernel.md "Ring buffer"). */
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 	if (p == MAP_FAILED)

@@ -9,8 +9,8 @@
  * (tdr_category__value in format/); counts are never scaled.
  * Why differences are valid: for slots and the metric events the kernel
  * keeps event->count monotonic even though it resets the hardware registers
- * on every read (kernel-facts 1.2); a value that goes down anyway re-bases
- * instead of turning into a huge delta (design.md "Attribution").
+ * on every read (docs/kernel.md "TopDown metric values"); a value that goes down anyway re-bases
+ * instead of turning into a huge delta (docs/parser.md "Deltas and re-bases").
  * Objects and lifecycle: struct stat_schema (init -> use -> clear); the
  * rest are plain functions on plain structs.
  * See: docs/stat.md "How the numbers are made"; report.md "Thresholds".

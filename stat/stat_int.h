@@ -75,7 +75,7 @@ int stat_schema__note(struct stat_schema *sc, const char *line);
  * Fold rd, the cumulative values of group g (whose first event is meta event
  * base) on one CPU for one pid, into acc as the change since *prev, and make
  * rd the new *prev. A value below the previous one (never expected: the
- * kernel's event->count only grows, kernel-facts 1.2) adds nothing for that
+ * kernel's event->count only grows, docs/kernel.md "TopDown metric values") adds nothing for that
  * value and re-bases it. Returns how many values went backwards.
  */
 unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g, size_t base,

@@ -4,7 +4,7 @@
  * Responsibility: release the program, then poll() the signal fd, the -p
  * pidfds and the side-band rings (--per-thread), with a timeout that is the
  * next read: every group is read at least every TDR_STAT_READ_MS (the kernel
- * resets the metric registers on each read, kernel-facts 1.2, so short read
+ * resets the metric registers on each read, docs/kernel.md "TopDown metric values", so short read
  * intervals keep TopDown precise), and at every -I mark, when the interval's
  * deltas become a row. Decide when counting ends, read a last time and fill
  * the summary.

@@ -18,7 +18,7 @@
  * Objects and lifecycle: stat_unit__open -> __read (repeat) / __take ->
  * __close (sums stay) -> __free.
  * Ownership and threads: the unit owns its session and fds; one thread.
- * See: docs/stat.md "Multiplexing"; kernel-facts.md 1.2.
+ * See: docs/stat.md "Multiplexing"; docs/kernel.md "TopDown metric values".
  */
 #include "stat_int.h"
 

@@ -2,7 +2,7 @@
  * symbolize/dwarf.c - DWARF for one address: subprogram, inline chain with
  * call sites, and the source line (libdw).
  *
- * Responsibility: the recipe of prior-art.md section 5.3. Per object, once:
+ * Responsibility: docs/symbolize.md "How an address is resolved". Per object, once:
  * a sorted table of compile-unit pc ranges (built from each CU's DW_AT_ranges
  * or low/high pc with dwarf_ranges, so it works without .debug_aranges, as
  * clang emits by default). Per CU, once, on first need: a sorted table of
@@ -18,7 +18,7 @@
  * Ownership and threads: strings are borrowed from libdw (live until the
  * Dwfl ends, i.e. until the symbolizer is freed); inline arrays go into the
  * symbolizer's arena.
- * See: docs/symbolize.md; shared prior-art.md section 5.
+ * See: docs/symbolize.md; elfutils' libdw/libdw.h and libdwfl/libdwfl.h (the API).
  */
 #include "symbolize_int.h"
 

@@ -10,7 +10,7 @@
  * ONE zstd stream, flushed every `chunk` input bytes so that records straddle
  * two compressed records, with each FINISHED_ROUND written uncompressed
  * between them. Test code only: it aborts on allocation failure.
- * See: kernel-facts.md section 6; perf's perf.data-file-format.txt.
+ * See: docs/kernel.md "perf.data files"; perf's perf.data-file-format.txt.
  */
 #ifndef TDREC_TESTS_PD_WRITER_H
 #define TDREC_TESTS_PD_WRITER_H

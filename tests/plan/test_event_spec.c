@@ -4,7 +4,7 @@
  * PMU discovery errors.
  *
  * Expected configs are computed by hand from the format strings in the
- * fixture trees (kernel-facts.md section 2), never from the code's output.
+ * fixture trees (docs/kernel.md "sysfs event and format files"), never from the code's output.
  */
 #include <errno.h>
 #include <setjmp.h>

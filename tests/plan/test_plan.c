@@ -3,7 +3,8 @@
  *
  * For each tree the chosen plan and the exact perf_event_attr of every
  * member are written out here by hand from the kernel's rules
- * (kernel-facts.md 1.4, 1.5, 3 and issue 3's attr list), not copied from the
+ * (docs/kernel.md "TopDown group rules", "Hybrid parts", "perf's TopDown
+ * sampling" and issue 3's attr list), not copied from the
  * code's output: slots leads and never samples, the sampler is second and
  * alone has a period, metric members have type 4 and the sysfs config, the
  * same exclude_* / inherit / sample_type / read_format everywhere, disabled
@@ -419,7 +420,7 @@ static void test_plan__sampler_variants_in_topdown(void **state)
 	assert_string_equal(plan->groups[0].events[1].pmu_name, "software");
 	tdr_plan__free(plan);
 
-	/* TopDown events cannot sample (kernel-facts 1.4). */
+	/* TopDown events cannot sample (docs/kernel.md "TopDown group rules"). */
 	log_reset();
 	plan = NULL;
 	assert_int_equal(tdr_event_spec__parse("slots", &spec), 0);

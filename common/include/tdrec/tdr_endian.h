@@ -2,7 +2,7 @@
  * common/include/tdrec/tdr_endian.h - little-endian get/put helpers.
  *
  * On-disk data is little-endian and read byte by byte through these helpers,
- * never by casting or memcpy of packed structs (style.md B5). Unaligned
+ * never by casting or memcpy of packed structs (docs/architecture.md "Conventions"). Unaligned
  * pointers are fine. Kernel records drained from a ring are host-endian; on
  * the little-endian hosts tdrec supports the two agree.
  */

@@ -12,7 +12,7 @@
  * Ownership and threads: one parser per thread. Everything a sample points to
  * (mapping, comm, deltas) is borrowed: deltas and comm are valid during the
  * callback only, mappings until the parser is freed.
- * See: docs/design.md "Attribution"; shared kernel-facts.md sections 1.2-1.3, 6, 8.
+ * See: docs/parser.md; docs/report.md "Attribution"; docs/kernel.md "Group reads in samples".
  */
 #ifndef TDREC_PARSER_H
 #define TDREC_PARSER_H

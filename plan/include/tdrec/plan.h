@@ -11,7 +11,8 @@
  * It opens nothing: runtime/session.c does, and asks for the next plan when
  * the kernel refuses one (tdr_plan_kind__fallback).
  * Objects and lifecycle: tdr_plan__choose / __build -> use -> __free.
- * See: shared kernel-facts.md sections 1.4, 1.5, 2; docs/plans.md.
+ * See: docs/plans.md; docs/kernel.md "TopDown group rules", "Hybrid parts",
+ * "sysfs event and format files".
  */
 #ifndef TDREC_PLAN_H
 #define TDREC_PLAN_H
@@ -41,7 +42,7 @@ int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out);
  * TDR_PLAN_KIND_CNT when there is none. */
 enum tdr_plan_kind tdr_plan_kind__fallback(enum tdr_plan_kind kind);
 
-/* The sampler given with -e, parsed once by cli/ (style.md B9.3). */
+/* The sampler given with -e, parsed once by cli/ (docs/architecture.md "Conventions"). */
 enum tdr_event_spec_kind {
 	TDR_SPEC_NAMED = 0, /* "cycles", "instructions", "cpu-clock", or a sysfs event name */
 	TDR_SPEC_RAW,	    /* "rNNNN": raw config on the core PMU */

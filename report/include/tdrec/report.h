@@ -24,8 +24,7 @@
  * every key and symbol (strings are interned), so parser and symbolizer may be
  * freed after __resolve. Rows returned are borrowed until __free or the next
  * __sort. One report per thread.
- * See: docs/report.md (columns, thresholds, JSON/CSV schemas), docs/design.md
- * "Attribution".
+ * See: docs/report.md (attribution, columns, thresholds, JSON/CSV schemas).
  */
 #ifndef TDREC_REPORT_H
 #define TDREC_REPORT_H

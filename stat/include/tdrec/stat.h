@@ -30,7 +30,7 @@
  *
  * Ownership and threads: one owner thread; opts is borrowed for the
  * object's life (opts->out too).
- * See: docs/stat.md; shared kernel-facts.md sections 1.2-1.4;
+ * See: docs/stat.md; docs/kernel.md "TopDown metric values", "TopDown group rules";
  * tdrec/recorder.h (the session and launch layers used here).
  */
 #ifndef TDREC_STAT_H
