@@ -41,6 +41,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
@@ -83,10 +84,8 @@ void tdr_dso_set__init(struct tdr_dso_set *s, uint64_t sample_type)
 
 static uint64_t file_hash(const char *path, size_t len, uint32_t maj, uint32_t min, uint64_t ino)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	uint64_t h = tdr_hash_bytes(path, len);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)path[i]) * 0x100000001b3ull;
 	h ^= ino * 0x9e3779b97f4a7c15ull;
 	h ^= (((uint64_t)maj << 32) | min) * 0xc2b2ae3d27d4eb4full;
 	return h ^ (h >> 29);

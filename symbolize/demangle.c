@@ -51,7 +51,7 @@ static int dm_grow(struct tdr_symbolizer *s)
 
 		if (!e->mangled)
 			continue;
-		j = sym_hash64((uintptr_t)e->mangled) & (cap - 1);
+		j = tdr_hash_u64((uintptr_t)e->mangled) & (cap - 1);
 		while (n[j].mangled)
 			j = (j + 1) & (cap - 1);
 		n[j] = *e;
@@ -77,7 +77,7 @@ const char *sym_demangle(struct tdr_symbolizer *s, const char *name)
 		return name;
 
 	if (s->dm_cap) {
-		j = sym_hash64((uintptr_t)name) & (s->dm_cap - 1);
+		j = tdr_hash_u64((uintptr_t)name) & (s->dm_cap - 1);
 		for (; s->dm[j].mangled; j = (j + 1) & (s->dm_cap - 1))
 			if (s->dm[j].mangled == name)
 				return s->dm[j].out;
@@ -97,7 +97,7 @@ const char *sym_demangle(struct tdr_symbolizer *s, const char *name)
 		if (st == -1) /* the demangler itself ran out of memory */
 			return NULL;
 	}
-	j = sym_hash64((uintptr_t)name) & (s->dm_cap - 1);
+	j = tdr_hash_u64((uintptr_t)name) & (s->dm_cap - 1);
 	while (s->dm[j].mangled)
 		j = (j + 1) & (s->dm_cap - 1);
 	s->dm[j].mangled = name;

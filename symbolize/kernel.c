@@ -36,6 +36,7 @@
 
 #define LOG_PREFIX "symbolize: "
 #include "tdrec/tdr_log.h"
+#include "tdrec/tdr_elf_note.h"
 #include "tdrec/tdr_mem.h"
 
 #define NOTES_DEFAULT "/sys/kernel/notes"
@@ -88,33 +89,6 @@ static int read_all(const char *path, size_t max_sz, char **out, size_t *out_sz)
 	return 0;
 }
 
-/* The GNU build-id in a blob of ELF notes (/sys/kernel/notes, host byte
- * order): its size, 0 when there is none. */
-static size_t notes_build_id(const uint8_t *p, size_t sz, const uint8_t **id)
-{
-	size_t pos = 0;
-
-	while (sz - pos >= 12) {
-		uint32_t namesz, descsz, type;
-		uint64_t nsz, dsz;
-
-		memcpy(&namesz, p + pos, 4);
-		memcpy(&descsz, p + pos + 4, 4);
-		memcpy(&type, p + pos + 8, 4);
-		nsz = ((uint64_t)namesz + 3) & ~3ull;
-		dsz = ((uint64_t)descsz + 3) & ~3ull;
-		if (nsz + dsz > sz - pos - 12)
-			break;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
-		    !memcmp(p + pos + 12, "GNU", 4)) {
-			*id = p + pos + 12 + nsz;
-			return descsz;
-		}
-		pos += 12 + nsz + dsz;
-	}
-	return 0;
-}
-
 /* Is the recorded kernel image (build-id) the running kernel? Returns 1, 0
  * or -ENOMEM. */
 static int recorded_kernel_running(const struct sym_kernel *k)
@@ -136,8 +110,10 @@ static int recorded_kernel_running(const struct sym_kernel *k)
 			  strerror(-err));
 		return 0;
 	}
-	id_sz = notes_build_id((const uint8_t *)buf, sz, &id);
-	same = id_sz && id_sz <= 20 &&
+	/* /sys/kernel/notes: the kernel's own notes, 4-byte aligned, host
+	 * byte order (kernel/ksysfs.c). */
+	id_sz = tdr_elf_notes_build_id(buf, sz, 4, &id);
+	same = id_sz &&
 	       sym_build_id_matches(k->build_id, k->build_id_sz, id, (int)id_sz);
 	free(buf);
 	return same ? 1 : 0;

@@ -27,6 +27,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "tdrec/symbolize.h"
+#include "tdrec/tdr_hash.h"
 
 /* ---- arena: bump allocator for results, freed all at once ---- */
 
@@ -369,17 +370,5 @@ void sym_kernel__free(struct sym_kernel *k);
  * allocation failure. The result lives until the symbolizer is freed. */
 const char *sym_demangle(struct tdr_symbolizer *s, const char *name);
 void sym_demangle__free(struct tdr_symbolizer *s);
-
-/* Hash helpers shared by the tables. */
-static inline uint64_t sym_hash64(uint64_t x)
-{
-	/* splitmix64 finalizer: good avalanche for pointer and offset keys */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
 
 #endif /* TDREC_SYMBOLIZE_INT_H */

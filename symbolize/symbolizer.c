@@ -25,6 +25,7 @@
 
 #define LOG_PREFIX "symbolize: "
 #include "tdrec/tdr_log.h"
+#include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_mem.h"
 
 /*
@@ -85,14 +86,10 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 
 static uint64_t dso_key_hash(const char *path, const uint8_t *bid, size_t bid_sz)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	/* 0xff, which no path holds, separates the path from the build-id. */
+	uint64_t h = tdr_fnv1a(tdr_hash_str(path), "\xff", 1);
 
-	for (const unsigned char *p = (const void *)path; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	h = (h ^ 0xff) * 0x100000001b3ull;
-	for (size_t i = 0; i < bid_sz; i++)
-		h = (h ^ bid[i]) * 0x100000001b3ull;
-	return sym_hash64(h);
+	return tdr_hash_u64(tdr_fnv1a(h, bid, bid_sz));
 }
 
 static bool dso_key_eq(const struct sym_dso *d, uint64_t h, const struct tdr_dso_ref *ref,
@@ -200,7 +197,7 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 
 static uint64_t res_hash(uint32_t dso_idx, uint64_t off)
 {
-	return sym_hash64(off ^ ((uint64_t)dso_idx << 40) ^ ((uint64_t)dso_idx >> 24));
+	return tdr_hash_u64(off ^ ((uint64_t)dso_idx << 40) ^ ((uint64_t)dso_idx >> 24));
 }
 
 static const struct sym_res_ent *res_find(struct tdr_symbolizer *s, uint32_t dso_idx,
