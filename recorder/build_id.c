@@ -11,7 +11,8 @@
  * not ELF, of the other byte order, truncated or hostile simply has no
  * build-id. It does not link libelf (the recorder stays small) and does not
  * look at section headers, which a stripped or damaged file may lack (the
- * kernel does not either).
+ * kernel does not either). The notes themselves are walked by common/'s
+ * note walker (tdr_elf_note.h), which symbolize/ uses on /sys/kernel/notes.
  * Objects and lifecycle: tdr_build_id__read is stateless.
  * Ownership and threads: the caller owns the fd; any thread.
  * See: elf(5) "Notes (Nhdr)"; docs/record.md "Build-ids".
