@@ -30,74 +30,6 @@
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 /* ---------------------------------------------------------------------------
- * u64map
- */
-static int u64map_grow(struct u64map *m)
-{
-	size_t ncap = m->mask ? (m->mask + 1) * 2 : 16;
-	uint64_t *keys = tdr_calloc(ncap, sizeof(*keys));
-	uint32_t *vals = tdr_malloc(ncap * sizeof(*vals));
-	size_t i;
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	memset(vals, 0xff, ncap * sizeof(*vals));
-	for (i = 0; m->mask && i <= m->mask; i++) {
-		size_t j;
-
-		if (m->vals[i] == U64MAP_NONE)
-			continue;
-		for (j = u64map_hash(m->keys[i]) & (ncap - 1); vals[j] != U64MAP_NONE;
-		     j = (j + 1) & (ncap - 1))
-			;
-		keys[j] = m->keys[i];
-		vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->mask = ncap - 1;
-	return 0;
-}
-
-int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
-{
-	size_t i;
-	int err;
-
-	/* Keep the load at or below one half so probes stay short. */
-	if (!m->mask || (m->cnt + 1) * 2 > m->mask + 1) {
-		err = u64map_grow(m);
-		if (err)
-			return err;
-	}
-	for (i = u64map_hash(key) & m->mask;; i = (i + 1) & m->mask) {
-		if (m->vals[i] == U64MAP_NONE) {
-			m->keys[i] = key;
-			m->vals[i] = val;
-			m->cnt++;
-			return 0;
-		}
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
-			return 0;
-		}
-	}
-}
-
-void u64map_fini(struct u64map *m)
-{
-	zfree(&m->keys);
-	zfree(&m->vals);
-	m->mask = 0;
-	m->cnt = 0;
-}
-
-/* ---------------------------------------------------------------------------
  * Layouts.
  */
 
@@ -229,7 +161,7 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 		e->group = gi;
 		calc_fixed(e);
 		for (j = 0; j < meta->events[i].id_cnt; j++) {
-			err = u64map_put(&d->ids, meta->events[i].ids[j].id, (uint32_t)i);
+			err = tdr_u64map__put(&d->ids, meta->events[i].ids[j].id, (uint32_t)i);
 			if (err)
 				goto err_out;
 		}
@@ -260,7 +192,7 @@ err_out:
 void tdr_decoder__fini(struct tdr_decoder *d)
 {
 	zfree(&d->ev);
-	u64map_fini(&d->ids);
+	tdr_u64map__fini(&d->ids);
 	d->ev_cnt = 0;
 }
 
@@ -271,9 +203,9 @@ static int event_of(const struct tdr_decoder *d, bool have_id, uint64_t id, bool
 
 	*unknown = false;
 	/* A meta without ids (tests, old files): every record uses the default. */
-	if (have_id && d->ids.cnt) {
-		v = u64map_get(&d->ids, id);
-		if (v != U64MAP_NONE)
+	if (have_id && tdr_u64map__cnt(&d->ids)) {
+		v = tdr_u64map__get(&d->ids, id);
+		if (v != TDR_HMAP_NONE)
 			return (int)v;
 		*unknown = true;
 	}
@@ -584,7 +516,7 @@ static bool finish_other(const struct tdr_decoder *d, const uint8_t *body_end, c
 	/* Records tdrec or perf synthesized may come without a trailer. */
 	if (e->trailer_sz && tail >= e->trailer_sz)
 		decode_trailer(e, end, &r->sid);
-	return have_id && d->ids.cnt && !r->unknown_id;
+	return have_id && tdr_u64map__cnt(&d->ids) && !r->unknown_id;
 }
 
 /*

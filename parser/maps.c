@@ -35,57 +35,6 @@ struct map_chunk {
 };
 
 /* ---------------------------------------------------------------------------
- * Interned strings.
- */
-static uint64_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-const char *strtab_intern(struct str_tab *t, const char *s, size_t len)
-{
-	uint64_t h = str_hash(s, len);
-	uint32_t i = u64map_get(&t->idx, h);
-	uint32_t head = i;
-	char *n;
-
-	for (; i != U64MAP_NONE; i = t->next[i])
-		if (!strncmp(t->strs[i], s, len) && t->strs[i][len] == '\0')
-			return t->strs[i];
-	if (tdr_ensure_cap(&t->strs, &t->cap, sizeof(*t->strs), t->cnt + 1) ||
-	    tdr_ensure_cap(&t->next, &t->next_cap, sizeof(*t->next), t->cnt + 1))
-		return NULL;
-	n = tdr_strndup(s, len);
-	if (!n)
-		return NULL;
-	if (u64map_put(&t->idx, h, (uint32_t)t->cnt)) {
-		free(n);
-		return NULL;
-	}
-	t->strs[t->cnt] = n;
-	t->next[t->cnt] = head;
-	t->cnt++;
-	return n;
-}
-
-static void strtab_fini(struct str_tab *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->cnt; i++)
-		free(t->strs[i]);
-	zfree(&t->strs);
-	zfree(&t->next);
-	u64map_fini(&t->idx);
-	t->cnt = t->cap = t->next_cap = 0;
-}
-
-/* ---------------------------------------------------------------------------
  * Setup.
  */
 int maps_init(struct maps *m)
@@ -94,7 +43,7 @@ int maps_init(struct maps *m)
 
 	memset(m, 0, sizeof(*m));
 	m->kernel.pid = UINT32_MAX;
-	k = strtab_intern(&m->strs, "[kernel.kallsyms]", 17);
+	k = tdr_intern__strn(&m->strs, "[kernel.kallsyms]", 17);
 	if (!k)
 		return -ENOMEM;
 	m->kernel_pseudo.path = k;
@@ -126,11 +75,11 @@ void maps_fini(struct maps *m)
 	}
 	zfree(&m->spaces);
 	space_free(&m->kernel);
-	u64map_fini(&m->pids);
-	u64map_fini(&m->build_ids);
+	tdr_u64map__fini(&m->pids);
+	tdr_u64map__fini(&m->build_ids);
 	zfree(&m->bids);
 	m->bid_cnt = m->bid_cap = 0;
-	strtab_fini(&m->strs);
+	tdr_intern__fini(&m->strs);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -171,8 +120,8 @@ static struct space *space_get(struct maps *m, uint32_t pid, bool create)
 
 	if (m->last_space && m->last_space->pid == pid)
 		return m->last_space;
-	i = u64map_get(&m->pids, pid);
-	if (i != U64MAP_NONE) {
+	i = tdr_u64map__get(&m->pids, pid);
+	if (i != TDR_HMAP_NONE) {
 		m->last_space = m->spaces[i];
 		return m->spaces[i];
 	}
@@ -184,7 +133,7 @@ static struct space *space_get(struct maps *m, uint32_t pid, bool create)
 	if (!s)
 		return NULL;
 	s->pid = pid;
-	if (u64map_put(&m->pids, pid, (uint32_t)m->space_cnt)) {
+	if (tdr_u64map__put(&m->pids, pid, (uint32_t)m->space_cnt)) {
 		free(s);
 		return NULL;
 	}
@@ -288,18 +237,18 @@ static const struct tdr_mapping *space_find(struct space *s, uint64_t ip)
  * they were given (the DSO table: a path may have been another file). */
 static void apply_known_build_id(struct maps *m, struct tdr_mapping *mp)
 {
-	uint32_t i = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)mp->path);
+	uint32_t i = tdr_u64map__get(&m->build_ids, (uint64_t)(uintptr_t)mp->path);
 
 	/* perf lists the kernel image as "[kernel.kallsyms]" in its build-id
 	 * table but maps it as "[kernel.kallsyms]_text" (relocation symbol
 	 * appended). */
-	if (i == U64MAP_NONE && mp->kind == TDR_MAP_KERNEL &&
+	if (i == TDR_HMAP_NONE && mp->kind == TDR_MAP_KERNEL &&
 	    !strncmp(mp->path, m->kernel_pseudo.path, 17))
-		i = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)m->kernel_pseudo.path);
+		i = tdr_u64map__get(&m->build_ids, (uint64_t)(uintptr_t)m->kernel_pseudo.path);
 
 	if (mp->build_id_sz)
 		return;
-	for (; i != U64MAP_NONE; i = m->bids[i].next) {
+	for (; i != TDR_HMAP_NONE; i = m->bids[i].next) {
 		const struct build_id *b = &m->bids[i];
 
 		if (!b->has_dev || (b->maj == mp->maj && b->min == mp->min && b->ino == mp->ino)) {
@@ -325,7 +274,7 @@ int maps_mmap(struct maps *m, const struct dec_rec *r)
 	if (!mp)
 		return -ENOMEM;
 	memset(mp, 0, sizeof(*mp));
-	mp->path = strtab_intern(&m->strs, r->mmap.filename, strlen(r->mmap.filename));
+	mp->path = tdr_intern__strn(&m->strs, r->mmap.filename, strlen(r->mmap.filename));
 	if (!mp->path)
 		return -ENOMEM;
 	mp->kind = maps_classify(mp->path, kernel);
@@ -405,7 +354,7 @@ const struct tdr_mapping *maps_find(struct maps *m, uint32_t pid, uint64_t ip,
 static int add_build_id(struct maps *m, const char *path, size_t len, const struct build_id *dev,
 			const uint8_t *id, size_t sz)
 {
-	const char *ip = strtab_intern(&m->strs, path, len);
+	const char *ip = tdr_intern__strn(&m->strs, path, len);
 	struct build_id *b;
 	struct map_chunk *c;
 	size_t i;
@@ -427,8 +376,8 @@ static int add_build_id(struct maps *m, const char *path, size_t len, const stru
 	memcpy(b->id, id, sz);
 	b->sz = (uint8_t)sz;
 	/* The newest first: the path's chain starts here. */
-	b->next = u64map_get(&m->build_ids, (uint64_t)(uintptr_t)ip);
-	if (u64map_put(&m->build_ids, (uint64_t)(uintptr_t)ip, (uint32_t)m->bid_cnt))
+	b->next = tdr_u64map__get(&m->build_ids, (uint64_t)(uintptr_t)ip);
+	if (tdr_u64map__put(&m->build_ids, (uint64_t)(uintptr_t)ip, (uint32_t)m->bid_cnt))
 		return -ENOMEM;
 	m->bid_cnt++;
 	for (c = m->chunks; c; c = c->next)

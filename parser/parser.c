@@ -36,15 +36,15 @@ static struct thread *thread_get(struct tdr_parser *p, uint32_t tid, bool create
 
 	if (t->last < t->cnt && t->t[t->last].tid == tid)
 		return &t->t[t->last];
-	i = u64map_get(&t->idx, tid);
-	if (i != U64MAP_NONE) {
+	i = tdr_u64map__get(&t->idx, tid);
+	if (i != TDR_HMAP_NONE) {
 		t->last = i;
 		return &t->t[i];
 	}
 	if (!create)
 		return NULL;
 	if (tdr_ensure_cap(&t->t, &t->cap, sizeof(*t->t), t->cnt + 1) ||
-	    u64map_put(&t->idx, tid, (uint32_t)t->cnt))
+	    tdr_u64map__put(&t->idx, tid, (uint32_t)t->cnt))
 		return NULL;
 	t->t[t->cnt].tid = tid;
 	t->t[t->cnt].pid = UINT32_MAX;
@@ -60,7 +60,7 @@ static int on_comm(struct tdr_parser *p, const struct dec_rec *r)
 	if (!t)
 		return -ENOMEM;
 	t->pid = r->comm.pid;
-	t->comm = strtab_intern(&p->maps.strs, r->comm.comm, strlen(r->comm.comm));
+	t->comm = tdr_intern__strn(&p->maps.strs, r->comm.comm, strlen(r->comm.comm));
 	if (!t->comm) {
 		t->comm = "";
 		return -ENOMEM;
@@ -163,7 +163,7 @@ int parser_setup(struct tdr_parser *p)
 		for (j = 0; j < ev->id_cnt; j++) {
 			if (ev->ids[j].cpu != UINT32_MAX && ev->ids[j].pid != UINT32_MAX)
 				continue; /* per-CPU task event: running < enabled after migration */
-			err = u64map_put(&p->id_everywhere, ev->ids[j].id, 1);
+			err = tdr_u64map__put(&p->id_everywhere, ev->ids[j].id, 1);
 			if (err)
 				return err;
 		}
@@ -203,8 +203,8 @@ void tdr_parser__free(struct tdr_parser *p)
 	streams_fini(&p->streams);
 	maps_fini(&p->maps);
 	zfree(&p->threads.t);
-	u64map_fini(&p->threads.idx);
-	u64map_fini(&p->id_everywhere);
+	tdr_u64map__fini(&p->threads.idx);
+	tdr_u64map__fini(&p->id_everywhere);
 	zfree(&p->deltas);
 	zfree(&p->cur);
 	zfree(&p->cur_ev);

@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "tdrec/parser.h"
+#include "tdrec/tdr_arena.h"
+#include "tdrec/tdr_hmap.h"
 
 /* Unaligned-safe host-endian loads from kernel records (compile to one mov). */
 static inline uint64_t ld64(const uint8_t *p)
@@ -37,45 +39,6 @@ static inline uint32_t ld32(const uint8_t *p)
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
-
-/* ---------------------------------------------------------------------------
- * u64 -> u32 hash map (open addressing, linear probing); value UINT32_MAX
- * marks an empty slot, so every key (even UINT64_MAX) is usable.
- */
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t mask; /* capacity - 1; capacity is a power of two, 0 when empty */
-	size_t cnt;
-};
-
-#define U64MAP_NONE UINT32_MAX
-
-static inline size_t u64map_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
-static inline uint32_t u64map_get(const struct u64map *m, uint64_t key)
-{
-	size_t i;
-
-	if (!m->cnt)
-		return U64MAP_NONE;
-	for (i = u64map_hash(key) & m->mask;; i = (i + 1) & m->mask) {
-		if (m->vals[i] == U64MAP_NONE)
-			return U64MAP_NONE;
-		if (m->keys[i] == key)
-			return m->vals[i];
-	}
-}
-
-/* Insert or replace. Returns 0 or -ENOMEM. */
-int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
-void u64map_fini(struct u64map *m);
 
 /* ---------------------------------------------------------------------------
  * Decoder (decode.c).
@@ -118,7 +81,7 @@ struct ev_info {
 struct tdr_decoder {
 	size_t ev_cnt;
 	struct ev_info *ev;
-	struct u64map ids; /* kernel id -> meta event index */
+	struct tdr_u64map ids; /* kernel id -> meta event index */
 	/* Where the id sits when the event is not known yet (docs/kernel.md "Record layouts"):
 	 * u64 index in a SAMPLE body, and u64 index counted back from the end
 	 * of other records (1 = last). -1 when no id is recorded. */
@@ -226,8 +189,7 @@ struct stream {
 struct stream_tab {
 	struct stream *s;
 	size_t cnt, cap;
-	uint32_t *slots; /* hash of (id, x) -> index into s, UINT32_MAX empty */
-	size_t mask;
+	struct tdr_hmap index; /* (id, x) -> index into s */
 	uint64_t *pool;
 	size_t pool_cnt, pool_cap;
 	size_t last; /* last-hit cache, index into s or SIZE_MAX */
@@ -255,20 +217,13 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 /* ---------------------------------------------------------------------------
  * Strings and address spaces (maps.c).
  */
-struct str_tab {
-	struct u64map idx;   /* hash -> first entry with that hash (chained by next) */
-	char **strs;
-	uint32_t *next; /* next string with the same hash, U64MAP_NONE at the end */
-	size_t cnt, cap, next_cap;
-};
-
 struct build_id {
 	uint8_t id[20];
 	uint8_t sz;
 	bool has_dev; /* for the file with this device and inode only */
 	uint32_t maj, min;
 	uint64_t ino;
-	uint32_t next; /* an older one for the same path, U64MAP_NONE at the end */
+	uint32_t next; /* an older one for the same path, TDR_HMAP_NONE at the end */
 };
 
 struct space {
@@ -281,23 +236,21 @@ struct space {
 struct map_chunk;
 
 struct maps {
-	struct str_tab strs;
+	struct tdr_intern strs;
 	struct map_chunk *chunks; /* arena of tdr_mapping, freed at the end only */
-	struct u64map pids;	  /* pid -> index into spaces */
+	struct tdr_u64map pids;	  /* pid -> index into spaces */
 	struct space **spaces;
 	size_t space_cnt, space_cap;
 	struct space *last_space;
 	struct space kernel; /* kernel and module mappings (pid -1, cpumode kernel) */
 	struct tdr_mapping kernel_pseudo;
-	struct u64map build_ids; /* interned path pointer -> index into bids */
+	struct tdr_u64map build_ids; /* interned path pointer -> index into bids */
 	struct build_id *bids;
 	size_t bid_cnt, bid_cap;
 };
 
 int maps_init(struct maps *m);
 void maps_fini(struct maps *m);
-/* Intern a string; returns a pointer valid until maps_fini, NULL on -ENOMEM. */
-const char *strtab_intern(struct str_tab *t, const char *s, size_t len);
 int maps_mmap(struct maps *m, const struct dec_rec *r);
 int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid);
 void maps_exec(struct maps *m, uint32_t pid);
@@ -323,7 +276,7 @@ struct thread {
 };
 
 struct threads {
-	struct u64map idx;
+	struct tdr_u64map idx;
 	struct thread *t;
 	size_t cnt, cap;
 	size_t last;
@@ -349,7 +302,7 @@ struct tdr_parser {
 	/* ids of fds that count on every CPU (opened with cpu -1) or that are
 	 * system-wide: only there does time_running < time_enabled mean
 	 * multiplexing (a per-CPU task event also shows it after a migration). */
-	struct u64map id_everywhere;
+	struct tdr_u64map id_everywhere;
 	/* File sources (run.c, perfdata.c); source_fini releases them. */
 	void (*source_fini)(struct tdr_parser *p);
 	struct tdr_reader *reader;

@@ -670,6 +670,6 @@ static int parse_file(struct tdr_parser *p, const char *name)
 	/* Without per-id CPU information, running < enabled cannot be told from a
 	 * migration, except for per-CPU (system-wide) events. */
 	if (!(p->meta.flags & TDR_META_SYSTEM_WIDE))
-		u64map_fini(&p->id_everywhere);
+		tdr_u64map__fini(&p->id_everywhere);
 	return pd->build_id_sz ? apply_build_ids(p, pd) : 0;
 }

@@ -35,55 +35,46 @@
 /* Rings above this are not tracked one by one; their LOST records affect all. */
 #define MAX_TRACKED_RING (1u << 20)
 
-static size_t key_hash(uint64_t id, uint32_t x)
+static uint64_t key_hash(uint64_t id, uint32_t x)
 {
-	return u64map_hash(id * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)x << 1));
+	return tdr_hash_u64(id * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)x << 1));
 }
 
 void streams_fini(struct stream_tab *t)
 {
 	zfree(&t->s);
-	zfree(&t->slots);
+	tdr_hmap__fini(&t->index);
 	zfree(&t->pool);
 	zfree(&t->ring_lost_seq);
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t find(const struct stream_tab *t, uint64_t id, uint32_t x)
+struct stream_key {
+	uint64_t id;
+	uint32_t x;
+};
+
+static uint64_t stream_hash(const void *ctx, uint32_t idx)
 {
-	size_t i;
+	const struct stream *s = (const struct stream *)ctx + idx;
 
-	if (!t->cnt)
-		return SIZE_MAX;
-	for (i = key_hash(id, x) & t->mask;; i = (i + 1) & t->mask) {
-		uint32_t v = t->slots[i];
-
-		if (v == UINT32_MAX)
-			return SIZE_MAX;
-		if (t->s[v].id == id && t->s[v].x == x)
-			return v;
-	}
+	return key_hash(s->id, s->x);
 }
 
-static int rehash(struct stream_tab *t)
+static bool stream_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t ncap = t->mask ? (t->mask + 1) * 2 : 64;
-	uint32_t *slots = tdr_malloc(ncap * sizeof(*slots));
-	size_t i, j;
+	const struct stream *s = (const struct stream *)ctx + idx;
+	const struct stream_key *k = key;
 
-	if (!slots)
-		return -ENOMEM;
-	memset(slots, 0xff, ncap * sizeof(*slots));
-	for (i = 0; i < t->cnt; i++) {
-		for (j = key_hash(t->s[i].id, t->s[i].x) & (ncap - 1); slots[j] != UINT32_MAX;
-		     j = (j + 1) & (ncap - 1))
-			;
-		slots[j] = (uint32_t)i;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = ncap - 1;
-	return 0;
+	return s->id == k->id && s->x == k->x;
+}
+
+static size_t find(const struct stream_tab *t, uint64_t id, uint32_t x)
+{
+	struct stream_key k = {.id = id, .x = x};
+	uint32_t i = tdr_hmap__find(&t->index, key_hash(id, x), stream_eq, t->s, &k, NULL);
+
+	return i == TDR_HMAP_NONE ? SIZE_MAX : i;
 }
 
 /* Add a stream whose group has gsz members. Returns its index or -ENOMEM. */
@@ -95,11 +86,9 @@ static long add(struct stream_tab *t, uint64_t id, uint32_t x, uint32_t ev, size
 
 	if (t->cnt >= UINT32_MAX - 1)
 		return -ENOMEM;
-	if (!t->mask || (t->cnt + 1) * 2 > t->mask + 1) {
-		err = rehash(t);
-		if (err)
-			return err;
-	}
+	err = tdr_hmap__reserve(&t->index, 64, stream_hash, t->s);
+	if (err)
+		return err;
 	err = tdr_ensure_cap(&t->s, &t->cap, sizeof(*t->s), t->cnt + 1);
 	if (!err)
 		err = tdr_ensure_cap(&t->pool, &t->pool_cap, sizeof(*t->pool),
@@ -116,9 +105,10 @@ static long add(struct stream_tab *t, uint64_t id, uint32_t x, uint32_t ev, size
 	memset(t->pool + t->pool_cnt, 0, gsz * sizeof(uint64_t));
 	memset(t->pool + t->pool_cnt + gsz, 0xff, 2 * gsz * sizeof(uint64_t));
 	t->pool_cnt += 3 * gsz;
-	for (i = key_hash(id, x) & t->mask; t->slots[i] != UINT32_MAX; i = (i + 1) & t->mask)
-		;
-	t->slots[i] = (uint32_t)t->cnt;
+	/* A new stream: find gives the empty slot it goes to. */
+	(void)tdr_hmap__find(&t->index, key_hash(id, x), stream_eq, t->s,
+			     &(struct stream_key){.id = id, .x = x}, &i);
+	tdr_hmap__add(&t->index, i);
 	j = t->cnt++;
 	return (long)j;
 }
@@ -267,9 +257,9 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 			if (j < gsz && cid[j] == id && cev[j] < p->meta.event_cnt) {
 				evi = cev[j];
 			} else {
-				uint32_t m = u64map_get(&p->dec.ids, id);
+				uint32_t m = tdr_u64map__get(&p->dec.ids, id);
 
-				if (m == U64MAP_NONE || evs[m].group_first != e->group_first) {
+				if (m == TDR_HMAP_NONE || evs[m].group_first != e->group_first) {
 					p->stats.unknown_ids++;
 					continue;
 				}
@@ -315,7 +305,7 @@ matched:
 			reason = TDR_REBASE_NOT_RUNNING;
 	}
 	if (rd->has_enabled && rd->has_running && rd->time_running < rd->time_enabled &&
-	    u64map_get(&p->id_everywhere, key_id) != U64MAP_NONE)
+	    tdr_u64map__get(&p->id_everywhere, key_id) != TDR_HMAP_NONE)
 		p->stats.multiplexed_samples++;
 
 	s->pending = 0;

@@ -11,7 +11,8 @@
  * not ELF, of the other byte order, truncated or hostile simply has no
  * build-id. It does not link libelf (the recorder stays small) and does not
  * look at section headers, which a stripped or damaged file may lack (the
- * kernel does not either).
+ * kernel does not either). The notes themselves are walked by common/'s
+ * note walker (tdr_elf_note.h), which symbolize/ uses on /sys/kernel/notes.
  * Objects and lifecycle: tdr_build_id__read is stateless.
  * Ownership and threads: the caller owns the fd; any thread.
  * See: elf(5) "Notes (Nhdr)"; docs/record.md "Build-ids".
@@ -24,15 +25,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tdrec/tdr_elf_note.h"
+
 #if __BYTE_ORDER == __LITTLE_ENDIAN
 #define HOST_ELFDATA ELFDATA2LSB
 #else
 #define HOST_ELFDATA ELFDATA2MSB
 #endif
 
-/* Note headers are three 4-byte words (namesz, descsz, type) in both classes. */
-#define NHDR_SZ 12
-#define GNU_NAME "GNU"
+#define NHDR_SZ TDR_ELF_NHDR_SZ
 /* Program headers read per pread; a file may have up to 65535 of them. */
 #define PHDR_CHUNK 32
 /* Bytes of a note segment looked at, and note segments looked at: the
@@ -87,72 +88,46 @@ static int read_at(const struct elf_file *f, void *buf, size_t sz, uint64_t off)
 	return (size_t)n == sz ? 0 : -ENOENT;
 }
 
-/* Round v up to a multiple of align (4 or 8) without overflowing. */
-static bool align_up(uint64_t v, uint64_t align, uint64_t *out)
-{
-	if (v > UINT64_MAX - (align - 1))
-		return false;
-	*out = (v + align - 1) & ~(align - 1);
-	return true;
-}
-
 /*
  * Look for the GNU build-id note in the PT_NOTE segment [off, off + sz) of
- * the file, in its first NOTE_SCAN_MAX bytes. Notes are read through a
- * window buffer that moves on to a note when the note's header, name and a
- * build-id's worth of descriptor are not all inside it. Returns 0 with *out
- * set, -ENOENT, -errno.
+ * the file, in its first NOTE_SCAN_MAX bytes. The notes are walked
+ * (common/tdr_elf_note.h) through a window buffer that moves on to a note
+ * when the note's header, name and a build-id's worth of descriptor are not
+ * all inside it. Returns 0 with *out set, -ENOENT, -errno.
  */
 static int scan_notes(const struct elf_file *f, uint64_t off, uint64_t sz, uint64_t align,
 		      struct tdr_build_id *out)
 {
 	uint8_t win[1024];
-	uint64_t pos = 0, win_pos = 0, win_sz = 0;
-	ssize_t n;
+	struct tdr_elf_notes w;
+	struct tdr_elf_note n;
+	ssize_t got;
 
 	if (sz > NOTE_SCAN_MAX)
 		sz = NOTE_SCAN_MAX;
-	while (sz - pos >= NHDR_SZ) {
-		uint32_t namesz, descsz, type;
-		uint64_t desc_off, desc_end, next;
-		const uint8_t *h;
-
-		if (!win_sz || pos + NHDR_SZ + 4 + TDR_BUILD_ID_MAX > win_pos + win_sz) {
+	tdr_elf_notes__init(&w, sz, align, false);
+	while (w.pos <= sz && sz - w.pos >= NHDR_SZ) {
+		if (!w.win_sz || w.pos + NHDR_SZ + 4 + TDR_BUILD_ID_MAX > w.win_pos + w.win_sz) {
 			/* A segment may claim more than the file has: what is
 			 * there is read, and a note past the end is not. */
-			n = read_some(f, win, sz - pos < sizeof(win) ? sz - pos : sizeof(win),
-				      off + pos);
-			if (n < 0)
-				return (int)n;
-			if ((size_t)n < NHDR_SZ)
-				return -ENOENT;
-			win_pos = pos;
-			win_sz = (uint64_t)n;
+			got = read_some(f, win, sz - w.pos < sizeof(win) ? sz - w.pos : sizeof(win),
+					off + w.pos);
+			if (got < 0)
+				return (int)got;
+			if ((size_t)got < NHDR_SZ)
+				return -ENOENT; /* the file ends inside this note's header */
+			tdr_elf_notes__window(&w, win, (size_t)got, w.pos);
 		}
-		if (pos + NHDR_SZ > win_pos + win_sz)
-			return -ENOENT; /* the file ends inside this note's header */
-		h = win + (pos - win_pos);
-		memcpy(&namesz, h, 4);
-		memcpy(&descsz, h + 4, 4);
-		memcpy(&type, h + 8, 4);
-		/* Every size is checked against what is left of the segment
-		 * before it is added to anything. */
-		if (namesz > sz - pos - NHDR_SZ ||
-		    !align_up(pos + NHDR_SZ + namesz, align, &desc_off) || desc_off > sz ||
-		    descsz > sz - desc_off)
+		/* The header is in the window now: only a corrupt note ends
+		 * the walk early. */
+		if (tdr_elf_notes__next(&w, &n) <= 0)
 			return -ENOENT;
-		desc_end = desc_off + descsz;
-		if (type == NT_GNU_BUILD_ID && namesz == sizeof(GNU_NAME) && descsz > 0 &&
-		    descsz <= TDR_BUILD_ID_MAX && desc_end <= win_pos + win_sz &&
-		    !memcmp(h + NHDR_SZ, GNU_NAME, sizeof(GNU_NAME))) {
+		if (tdr_elf_note__is_build_id(&n)) {
 			memset(out, 0, sizeof(*out));
-			out->sz = (uint8_t)descsz;
-			memcpy(out->id, win + (desc_off - win_pos), descsz);
+			out->sz = (uint8_t)n.descsz;
+			memcpy(out->id, n.desc, n.descsz);
 			return 0;
 		}
-		if (!align_up(desc_end, align, &next))
-			return -ENOENT;
-		pos = next; /* > pos: a note is at least NHDR_SZ bytes */
 	}
 	return -ENOENT;
 }

@@ -41,6 +41,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
@@ -83,56 +84,39 @@ void tdr_dso_set__init(struct tdr_dso_set *s, uint64_t sample_type)
 
 static uint64_t file_hash(const char *path, size_t len, uint32_t maj, uint32_t min, uint64_t ino)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	uint64_t h = tdr_hash_bytes(path, len);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)path[i]) * 0x100000001b3ull;
 	h ^= ino * 0x9e3779b97f4a7c15ull;
 	h ^= (((uint64_t)maj << 32) | min) * 0xc2b2ae3d27d4eb4full;
 	return h ^ (h >> 29);
 }
 
-/* Where the file is, or the empty slot it would take. */
-static uint32_t *slot_of(const struct tdr_dso_set *s, uint64_t h, const char *path, size_t len,
-			 uint32_t maj, uint32_t min, uint64_t ino)
+/* A file as looked up: the record's path (not NUL-terminated) and its
+ * hash, device and inode. */
+struct file_key {
+	const struct tdr_dso_file *f;
+	const char *path;
+};
+
+static uint64_t file_hash_of(const void *ctx, uint32_t idx)
 {
-	size_t mask = s->slot_cap - 1;
-
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		const struct tdr_dso_file *f;
-
-		if (!s->slots[i])
-			return &s->slots[i];
-		f = &s->files[s->slots[i] - 1];
-		if (f->hash == h && f->ino == ino && f->maj == maj && f->min == min &&
-		    f->path_len == len && !memcmp(s->names + f->path_off, path, len))
-			return &s->slots[i];
-	}
+	return ((const struct tdr_dso_set *)ctx)->files[idx].hash;
 }
 
-/* Double the slot table (first: 64), keeping it at most half full: each
- * file goes where a lookup of it in the new table ends. */
-static int grow_slots(struct tdr_dso_set *s)
+static bool file_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t cap = s->slot_cap ? s->slot_cap * 2 : 64;
-	uint32_t *slots = tdr_calloc(cap, sizeof(*slots));
+	const struct tdr_dso_set *s = ctx;
+	const struct tdr_dso_file *f = &s->files[idx];
+	const struct file_key *k = key;
 
-	if (!slots)
-		return -ENOMEM;
-	free(s->slots);
-	s->slots = slots;
-	s->slot_cap = cap;
-	for (size_t i = 0; i < s->cnt; i++) {
-		const struct tdr_dso_file *f = &s->files[i];
-
-		*slot_of(s, f->hash, s->names + f->path_off, f->path_len, f->maj, f->min, f->ino) =
-		    (uint32_t)i + 1;
-	}
-	return 0;
+	return f->hash == k->f->hash && f->ino == k->f->ino && f->maj == k->f->maj &&
+	       f->min == k->f->min && f->path_len == k->f->path_len &&
+	       !memcmp(s->names + f->path_off, k->path, f->path_len);
 }
 
-/* A file not seen before: kept in files, names and slot (found empty). */
-static void add_file(struct tdr_dso_set *s, uint32_t *slot, const struct tdr_dso_file *f,
+/* A file not seen before: kept in files, names and the index at pos (the
+ * empty slot its lookup ended on). */
+static void add_file(struct tdr_dso_set *s, size_t pos, const struct tdr_dso_file *f,
 		     const char *path)
 {
 	size_t need = s->names_sz + f->path_len + 1;
@@ -148,7 +132,8 @@ static void add_file(struct tdr_dso_set *s, uint32_t *slot, const struct tdr_dso
 	memcpy(s->names + s->names_sz, path, f->path_len);
 	s->names[s->names_sz + f->path_len] = '\0';
 	s->names_sz = need;
-	*slot = (uint32_t)++s->cnt;
+	s->cnt++;
+	tdr_hmap__add(&s->index, pos);
 }
 
 /* One MMAP2 record of sz bytes (header included). */
@@ -158,7 +143,8 @@ static void note_mmap2(struct tdr_dso_set *s, const uint8_t *rec, size_t sz)
 	size_t body_sz = sz - sizeof(struct perf_event_header);
 	struct tdr_dso_file f = {0};
 	const char *path, *nul;
-	uint32_t *slot;
+	struct file_key k = {.f = &f};
+	size_t pos;
 
 	if (body_sz <= MMAP2_NAME || !(ld32(body + MMAP2_PROT) & PROT_EXEC))
 		return;
@@ -173,19 +159,19 @@ static void note_mmap2(struct tdr_dso_set *s, const uint8_t *rec, size_t sz)
 	f.min = ld32(body + MMAP2_MIN);
 	f.ino = ld64(body + MMAP2_INO);
 	f.hash = file_hash(path, f.path_len, f.maj, f.min, f.ino);
-	if ((s->cnt + 1) * 2 > s->slot_cap && grow_slots(s)) {
+	if (tdr_hmap__reserve(&s->index, 64, file_hash_of, s)) {
 		s->dropped++;
 		return;
 	}
-	slot = slot_of(s, f.hash, path, f.path_len, f.maj, f.min, f.ino);
-	if (*slot)
+	k.path = path;
+	if (tdr_hmap__find(&s->index, f.hash, file_eq, s, &k, &pos) != TDR_HMAP_NONE)
 		return; /* the usual case: a file seen before */
 	f.pid = ld32(body + MMAP2_PID);
 	/* The trailer's TIME, when the record is long enough to have one
 	 * after its name (synthesized and kernel records alike). */
 	if (s->time_back && (size_t)((const uint8_t *)nul + 1 - rec) + 8 * s->time_back <= sz)
 		f.first_ns = ld64(rec + sz - 8 * s->time_back);
-	add_file(s, slot, &f, path);
+	add_file(s, pos, &f, path);
 }
 
 void tdr_dso_set__scan(struct tdr_dso_set *s, const void *records, size_t sz)
@@ -329,7 +315,7 @@ int tdr_dso_set__encode(const struct tdr_dso_set *s, void **out, size_t *sz)
 void tdr_dso_set__free(struct tdr_dso_set *s)
 {
 	zfree(&s->files);
-	zfree(&s->slots);
+	tdr_hmap__fini(&s->index);
 	zfree(&s->names);
 	memset(s, 0, sizeof(*s));
 }

@@ -18,6 +18,7 @@
 #include "tdrec/format.h"
 #include "tdrec/plan.h"
 #include "tdrec/recorder.h"
+#include "tdrec/tdr_hmap.h"
 #include "tdrec/runtime.h"
 
 /* ---------------------------------------------------------------------------
@@ -149,8 +150,7 @@ struct tdr_dso_file {
 struct tdr_dso_set {
 	struct tdr_dso_file *files; /* in order of first sight */
 	size_t cnt, cap;
-	uint32_t *slots; /* open addressing: index + 1 into files, 0 = empty */
-	size_t slot_cap; /* a power of two, at least twice cnt */
+	struct tdr_hmap index; /* files by path, device and inode */
 	char *names;
 	size_t names_sz, names_cap;
 	unsigned time_back; /* TIME's u64 index from a record's end (1 = last); 0: none */

@@ -5,10 +5,10 @@
  * row key and adds a sample count and a delta vector to that row's sums.
  * It knows nothing of parsers, symbols or TopDown; __add_sample/__resolve
  * (collect.c) feed it once per unique address, tests feed it directly.
- * Also the storage both tables use (this row table and collect.c's
- * address table): the hash index (hindex) and the per-entry sums.
- * Invariants: rows only grow; a row's index never changes; index is an
- * open-addressing table (load <= 1/2) of row index + 1.
+ * Also the per-entry sums both tables use (this row table and collect.c's
+ * address table); both find entries through a tdr_hmap (common/).
+ * Invariants: rows only grow; a row's index never changes; index is a
+ * tdr_hmap (load <= 1/2) over rows, by the hash stored in each row.
  */
 #include "report_int.h"
 
@@ -21,45 +21,33 @@
 static uint64_t key_hash(const struct tdr_row_key *k)
 {
 	/* Strings are interned: their addresses identify them. */
-	uint64_t h = report_hash_mix(0, (uintptr_t)k->name);
+	uint64_t h = tdr_hash_combine(0, (uintptr_t)k->name);
 
-	h = report_hash_mix(h, (uintptr_t)k->dso);
-	h = report_hash_mix(h, (uintptr_t)k->inlined_into);
-	h = report_hash_mix(h, (uintptr_t)k->file);
-	h = report_hash_mix(h, k->line);
-	return report_hash_mix(h, ((uint64_t)k->pid << 32) | k->tid);
+	h = tdr_hash_combine(h, (uintptr_t)k->dso);
+	h = tdr_hash_combine(h, (uintptr_t)k->inlined_into);
+	h = tdr_hash_combine(h, (uintptr_t)k->file);
+	h = tdr_hash_combine(h, k->line);
+	return tdr_hash_combine(h, ((uint64_t)k->pid << 32) | k->tid);
 }
 
-static bool key_eq(const struct tdr_row_key *a, const struct tdr_row_key *b)
+struct row_key {
+	const struct tdr_row_key *k;
+	uint64_t hash;
+};
+
+static uint64_t row_hash(const void *ctx, uint32_t idx)
 {
-	return a->name == b->name && a->dso == b->dso && a->inlined_into == b->inlined_into &&
-	       a->file == b->file && a->line == b->line && a->pid == b->pid && a->tid == b->tid;
+	return ((const struct row_ent *)ctx)[idx].hash;
 }
 
-int hindex__reserve(struct hindex *x, size_t cnt, size_t first_cap, const void *ents, size_t ent_sz,
-		    size_t hash_off)
+static bool row_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t cap = x->cap ? x->cap * 2 : first_cap;
-	uint32_t *slot;
+	const struct row_ent *e = (const struct row_ent *)ctx + idx;
+	const struct tdr_row_key *a = &e->key, *b = ((const struct row_key *)key)->k;
 
-	if ((cnt + 1) * 2 <= x->cap)
-		return 0;
-	slot = tdr_calloc(cap, sizeof(*slot));
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < cnt; i++) {
-		uint64_t h;
-		size_t j;
-
-		memcpy(&h, (const char *)ents + i * ent_sz + hash_off, sizeof(h));
-		for (j = h & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
-			;
-		slot[j] = (uint32_t)(i + 1);
-	}
-	free(x->slot);
-	x->slot = slot;
-	x->cap = cap;
-	return 0;
+	return e->hash == ((const struct row_key *)key)->hash && a->name == b->name &&
+	       a->dso == b->dso && a->inlined_into == b->inlined_into && a->file == b->file &&
+	       a->line == b->line && a->pid == b->pid && a->tid == b->tid;
 }
 
 int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need)
@@ -78,30 +66,26 @@ int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t 
 
 int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row_key *key)
 {
-	uint64_t h = key_hash(key);
-	size_t j, mask;
+	struct row_key k = {.k = key, .hash = key_hash(key)};
+	uint32_t idx;
+	size_t pos;
 	int err;
 
 	if (t->cnt >= UINT32_MAX - 1 || t->cnt > INT32_MAX - 1)
 		return -ENOMEM;
-	err = hindex__reserve(&t->index, t->cnt, 1024, t->rows, sizeof(*t->rows),
-			      offsetof(struct row_ent, hash));
+	err = tdr_hmap__reserve(&t->index, 1024, row_hash, t->rows);
 	if (err)
 		return err;
-	mask = t->index.cap - 1;
-	for (j = h & mask; t->index.slot[j]; j = (j + 1) & mask) {
-		struct row_ent *e = &t->rows[t->index.slot[j] - 1];
-
-		if (e->hash == h && key_eq(&e->key, key))
-			return (int)(t->index.slot[j] - 1);
-	}
+	idx = tdr_hmap__find(&t->index, k.hash, row_eq, t->rows, &k, &pos);
+	if (idx != TDR_HMAP_NONE)
+		return (int)idx;
 	err = tdr_ensure_cap(&t->rows, &t->cap, sizeof(*t->rows), t->cnt + 1);
 	if (!err)
 		err = report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
 	if (err)
 		return err;
-	t->rows[t->cnt] = (struct row_ent){.key = *key, .hash = h};
-	t->index.slot[j] = (uint32_t)(t->cnt + 1);
+	t->rows[t->cnt] = (struct row_ent){.key = *key, .hash = k.hash};
+	tdr_hmap__add(&t->index, pos);
 	return (int)t->cnt++;
 }
 
@@ -109,7 +93,7 @@ void rowtab__release(struct rowtab *t)
 {
 	free(t->rows);
 	free(t->sums);
-	free(t->index.slot);
+	tdr_hmap__fini(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 

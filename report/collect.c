@@ -32,8 +32,27 @@ void addrtab__release(struct addrtab *t)
 {
 	free(t->ents);
 	free(t->sums);
-	free(t->index.slot);
+	tdr_hmap__fini(&t->index);
 	memset(t, 0, sizeof(*t));
+}
+
+struct addr_key {
+	const struct addr_ent *e;
+	uint64_t hash;
+};
+
+static uint64_t addr_hash(const void *ctx, uint32_t idx)
+{
+	return ((const struct addr_ent *)ctx)[idx].hash;
+}
+
+static bool addr_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct addr_ent *e = (const struct addr_ent *)ctx + idx;
+	const struct addr_key *k = key;
+
+	return e->hash == k->hash && e->map == k->e->map && e->off == k->e->off &&
+	       e->pid == k->e->pid && e->tid == k->e->tid && e->kind == k->e->kind;
 }
 
 /* Entry for key (its map/off/pid/tid/kind), created when new. Returns index or -ENOMEM. */
@@ -41,36 +60,34 @@ static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct a
 {
 	/* One mix, not two: this runs once per sample, and the hash's latency
 	 * comes before the table's first load. */
-	uint64_t h = report_hash_mix((uintptr_t)key->map ^ (key->off * 0x9e3779b97f4a7c15ull),
+	struct addr_key k = {
+	    .e = key,
+	    .hash = tdr_hash_combine((uintptr_t)key->map ^ (key->off * 0x9e3779b97f4a7c15ull),
 				     ((uint64_t)key->pid << 32 | key->tid) ^
-					 ((uint64_t)key->kind << 60));
-	size_t j, mask;
+					 ((uint64_t)key->kind << 60)),
+	};
+	uint32_t idx;
+	size_t pos;
 	int err;
 
 	if (t->cnt >= UINT32_MAX - 1)
 		return -ENOMEM;
-	/* Inline test first: this runs once per sample. */
-	if ((t->cnt + 1) * 2 > t->index.cap &&
-	    (err = hindex__reserve(&t->index, t->cnt, 4096, t->ents, sizeof(*t->ents),
-				   offsetof(struct addr_ent, hash))))
+	/* __reserve tests inline first: this runs once per sample. */
+	err = tdr_hmap__reserve(&t->index, 4096, addr_hash, t->ents);
+	if (err)
 		return err;
-	mask = t->index.cap - 1;
-	for (j = h & mask; t->index.slot[j]; j = (j + 1) & mask) {
-		const struct addr_ent *e = &t->ents[t->index.slot[j] - 1];
-
-		if (e->hash == h && e->map == key->map && e->off == key->off &&
-		    e->pid == key->pid && e->tid == key->tid && e->kind == key->kind)
-			return (long)(t->index.slot[j] - 1);
-	}
+	idx = tdr_hmap__find(&t->index, k.hash, addr_eq, t->ents, &k, &pos);
+	if (idx != TDR_HMAP_NONE)
+		return (long)idx;
 	err = tdr_ensure_cap(&t->ents, &t->cap, sizeof(*t->ents), t->cnt + 1);
 	if (!err)
 		err = report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
 	if (err)
 		return err;
 	t->ents[t->cnt] = *key;
-	t->ents[t->cnt].hash = h;
+	t->ents[t->cnt].hash = k.hash;
 	t->ents[t->cnt].samples = 0;
-	t->index.slot[j] = (uint32_t)(t->cnt + 1);
+	tdr_hmap__add(&t->index, pos);
 	return (long)t->cnt++;
 }
 

@@ -18,17 +18,16 @@
 #include <stdint.h>
 
 #include "tdrec/report.h"
+#include "tdrec/tdr_arena.h"
+#include "tdrec/tdr_hmap.h"
 #include "tdrec/tdr_textout.h"
 
 /* ---- string pool (strpool.c) --------------------------------------------- */
 
-struct strpool_chunk;
-
+/* The report's strings: a tdr_intern (common/) with the report's NULL and
+ * error conventions. A zeroed struct is empty. */
 struct strpool {
-	const char **slots; /* open addressing, NULL = empty */
-	size_t cap;	    /* power of two */
-	size_t cnt;
-	struct strpool_chunk *chunks; /* the string bytes live here */
+	struct tdr_intern in;
 };
 
 /* Interned copy of s (NULL for NULL), or NULL with *err = -ENOMEM. */
@@ -54,18 +53,6 @@ int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
 const char *strlist__at(const struct strlist *l, size_t idx);
 void strlist__release(struct strlist *l);
 
-uint64_t report_hash_bytes(const void *data, size_t n);
-static inline uint64_t report_hash_mix(uint64_t h, uint64_t v)
-{
-	/* splitmix64 finaliser over the combination; inline: it runs twice
-	 * per sample (collect.c) */
-	uint64_t x = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /* Is the sample in kernel code (its mode, or a kernel mapping)? */
 static inline bool report_kernel_sample(const struct tdr_sample *s)
 {
@@ -75,21 +62,8 @@ static inline bool report_kernel_sample(const struct tdr_sample *s)
 /* ---- table storage (aggregate.c) ----------------------------------------
  * The row table and the address table keep their entries in an array, each
  * entry with its hash, next to a block of event_cnt sums per entry, and
- * find entries through an open-addressing index (linear probing, load
- * <= 1/2) of entry index + 1, 0 = empty.
+ * find entries through a tdr_hmap index (linear probing, load <= 1/2).
  */
-struct hindex {
-	uint32_t *slot;
-	size_t cap; /* a power of two; 0 before the first entry */
-};
-
-/* Room in the index for one entry more than cnt: when over half full, a new
- * index (first_cap slots the first time, else twice as many) rebuilt from
- * the entries' stored hashes: ents holds cnt entries of ent_sz bytes with a
- * uint64_t hash at hash_off. Returns 0 or -ENOMEM (the index unchanged). */
-int hindex__reserve(struct hindex *x, size_t cnt, size_t first_cap, const void *ents, size_t ent_sz,
-		    size_t hash_off);
-
 /* Room for need entries of event_cnt sums each (*cap counts entries); the
  * new sums are zero. Nothing to do when event_cnt is 0. Returns 0 or
  * -ENOMEM. */
@@ -108,7 +82,7 @@ struct rowtab {
 	size_t cnt, cap;
 	uint64_t *sums; /* sums_cap * event_cnt */
 	size_t sums_cap;
-	struct hindex index;
+	struct tdr_hmap index;
 };
 
 /* Row of an interned key, created with zero sums when new. Returns the row
@@ -144,7 +118,7 @@ struct addrtab {
 	size_t cnt, cap;
 	uint64_t *sums; /* sums_cap * event_cnt */
 	size_t sums_cap;
-	struct hindex index;
+	struct tdr_hmap index;
 };
 
 void addrtab__release(struct addrtab *t);

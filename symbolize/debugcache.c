@@ -169,7 +169,7 @@ static uint64_t sum_final(const struct sum *h)
 	uint64_t v = h->len;
 
 	for (int i = 0; i < 4; i++)
-		v = sym_hash64(v ^ h->lane[i]);
+		v = tdr_hash_u64(v ^ h->lane[i]);
 	return v;
 }
 

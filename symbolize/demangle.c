@@ -38,33 +38,21 @@ static void demangler_load(struct tdr_symbolizer *s)
 	}
 }
 
-static int dm_grow(struct tdr_symbolizer *s)
+static uint64_t dm_hash(const void *ctx, uint32_t idx)
 {
-	size_t cap = s->dm_cap ? s->dm_cap * 2 : 256;
-	struct sym_demangle_ent *n = tdr_calloc(cap, sizeof(*n));
+	return tdr_hash_u64((uintptr_t)((const struct sym_demangle_ent *)ctx)[idx].mangled);
+}
 
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->dm_cap; i++) {
-		const struct sym_demangle_ent *e = &s->dm[i];
-		size_t j;
-
-		if (!e->mangled)
-			continue;
-		j = sym_hash64((uintptr_t)e->mangled) & (cap - 1);
-		while (n[j].mangled)
-			j = (j + 1) & (cap - 1);
-		n[j] = *e;
-	}
-	free(s->dm);
-	s->dm = n;
-	s->dm_cap = cap;
-	return 0;
+static bool dm_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct sym_demangle_ent *)ctx)[idx].mangled == key;
 }
 
 const char *sym_demangle(struct tdr_symbolizer *s, const char *name)
 {
+	uint64_t h = tdr_hash_u64((uintptr_t)name);
 	const char *out = name;
+	uint32_t i;
 	size_t j;
 	char *d;
 	int st = -1;
@@ -76,19 +64,17 @@ const char *sym_demangle(struct tdr_symbolizer *s, const char *name)
 	if (!s->cxa_demangle)
 		return name;
 
-	if (s->dm_cap) {
-		j = sym_hash64((uintptr_t)name) & (s->dm_cap - 1);
-		for (; s->dm[j].mangled; j = (j + 1) & (s->dm_cap - 1))
-			if (s->dm[j].mangled == name)
-				return s->dm[j].out;
-	}
-	if ((s->dm_cnt + 1) * 2 > s->dm_cap && dm_grow(s))
+	i = tdr_hmap__find(&s->dm_index, h, dm_eq, s->dm, name, NULL);
+	if (i != TDR_HMAP_NONE)
+		return s->dm[i].out;
+	if (tdr_hmap__reserve(&s->dm_index, 256, dm_hash, s->dm) ||
+	    tdr_ensure_cap(&s->dm, &s->dm_cap, sizeof(*s->dm), s->dm_index.cnt + 1))
 		return NULL;
 
 	/* __cxa_demangle allocates with malloc; copy into the arena. */
 	d = s->cxa_demangle(name, NULL, NULL, &st);
 	if (d && st == 0) {
-		out = sym_arena_strdup(&s->arena, d);
+		out = tdr_arena__strdup(&s->arena, d);
 		free(d);
 		if (!out)
 			return NULL;
@@ -97,19 +83,17 @@ const char *sym_demangle(struct tdr_symbolizer *s, const char *name)
 		if (st == -1) /* the demangler itself ran out of memory */
 			return NULL;
 	}
-	j = sym_hash64((uintptr_t)name) & (s->dm_cap - 1);
-	while (s->dm[j].mangled)
-		j = (j + 1) & (s->dm_cap - 1);
-	s->dm[j].mangled = name;
-	s->dm[j].out = out;
-	s->dm_cnt++;
+	(void)tdr_hmap__find(&s->dm_index, h, dm_eq, s->dm, name, &j);
+	s->dm[s->dm_index.cnt] = (struct sym_demangle_ent){.mangled = name, .out = out};
+	tdr_hmap__add(&s->dm_index, j);
 	return out;
 }
 
 void sym_demangle__free(struct tdr_symbolizer *s)
 {
 	zfree(&s->dm);
-	s->dm_cnt = s->dm_cap = 0;
+	s->dm_cap = 0;
+	tdr_hmap__fini(&s->dm_index);
 	if (s->cxx_lib)
 		dlclose(s->cxx_lib);
 	s->cxx_lib = NULL;

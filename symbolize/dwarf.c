@@ -343,7 +343,7 @@ static int make_frames(struct tdr_symbolizer *s, struct sym_cu *c, size_t n,
 {
 	int err = 0;
 
-	r->inlines = sym_arena_alloc(&s->arena, n * sizeof(*r->inlines));
+	r->inlines = tdr_arena__alloc(&s->arena, n * sizeof(*r->inlines));
 	if (!r->inlines)
 		return -ENOMEM;
 	if (!c->files_tried) {

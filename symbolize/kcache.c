@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "tdrec/tdr_err.h"
+#include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_mem.h"
 
 #define MODULES_DEFAULT "/proc/modules"
@@ -63,18 +64,11 @@ struct kcache_hdr {
 };
 _Static_assert(sizeof(struct kcache_hdr) == 128, "kcache header layout");
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
 int sym_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_t *key)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	/* The key names the cache file on disk: it must stay FNV-1a of these
+	 * bytes (tdr_hash.h promises the function never changes). */
+	uint64_t h = TDR_FNV1A_INIT;
 	char buf[4096];
 	int fd, err = 0;
 
@@ -91,12 +85,12 @@ int sym_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_
 			err = -errno;
 		if (n <= 0)
 			break;
-		h = fnv1a(h, buf, (size_t)n);
+		h = tdr_fnv1a(h, buf, (size_t)n);
 	}
 	if (fd >= 0)
 		close(fd);
-	h = fnv1a(h, "\0", 1);
-	*key = fnv1a(h, kallsyms_path, strlen(kallsyms_path));
+	h = tdr_fnv1a(h, "\0", 1);
+	*key = tdr_fnv1a(h, kallsyms_path, strlen(kallsyms_path));
 	return err;
 }
 

@@ -36,13 +36,13 @@
 
 #define LOG_PREFIX "symbolize: "
 #include "tdrec/tdr_log.h"
+#include "tdrec/tdr_elf_note.h"
 #include "tdrec/tdr_mem.h"
 
 #define NOTES_DEFAULT "/sys/kernel/notes"
 #define NOTES_MAX_SZ (1u << 20)
 #define LAST_SYM_SPAN 4096
 #define KNAME_MAX 512		   /* KSYM_NAME_LEN: the longest kallsyms name */
-#define KNAME_CHUNK_SZ (64u << 10) /* name pool chunk */
 
 /* Read a whole (small) file, whose size stat() does not tell (sysfs),
  * NUL-terminated. */
@@ -88,33 +88,6 @@ static int read_all(const char *path, size_t max_sz, char **out, size_t *out_sz)
 	return 0;
 }
 
-/* The GNU build-id in a blob of ELF notes (/sys/kernel/notes, host byte
- * order): its size, 0 when there is none. */
-static size_t notes_build_id(const uint8_t *p, size_t sz, const uint8_t **id)
-{
-	size_t pos = 0;
-
-	while (sz - pos >= 12) {
-		uint32_t namesz, descsz, type;
-		uint64_t nsz, dsz;
-
-		memcpy(&namesz, p + pos, 4);
-		memcpy(&descsz, p + pos + 4, 4);
-		memcpy(&type, p + pos + 8, 4);
-		nsz = ((uint64_t)namesz + 3) & ~3ull;
-		dsz = ((uint64_t)descsz + 3) & ~3ull;
-		if (nsz + dsz > sz - pos - 12)
-			break;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
-		    !memcmp(p + pos + 12, "GNU", 4)) {
-			*id = p + pos + 12 + nsz;
-			return descsz;
-		}
-		pos += 12 + nsz + dsz;
-	}
-	return 0;
-}
-
 /* Is the recorded kernel image (build-id) the running kernel? Returns 1, 0
  * or -ENOMEM. */
 static int recorded_kernel_running(const struct sym_kernel *k)
@@ -136,8 +109,10 @@ static int recorded_kernel_running(const struct sym_kernel *k)
 			  strerror(-err));
 		return 0;
 	}
-	id_sz = notes_build_id((const uint8_t *)buf, sz, &id);
-	same = id_sz && id_sz <= 20 &&
+	/* /sys/kernel/notes: the kernel's own notes, 4-byte aligned, host
+	 * byte order (kernel/ksysfs.c). */
+	id_sz = tdr_elf_notes_build_id(buf, sz, 4, &id);
+	same = id_sz &&
 	       sym_build_id_matches(k->build_id, k->build_id_sz, id, (int)id_sz);
 	free(buf);
 	return same ? 1 : 0;
@@ -205,49 +180,14 @@ static int kernel_decide(struct tdr_symbolizer *s)
 	return 0;
 }
 
-/* A copy of len bytes of name, NUL-terminated, in the pool's chunks. */
-static const char *knames_copy(struct sym_knames *n, const char *name, size_t len)
+static uint64_t kname_hash(const void *ctx, uint32_t i)
 {
-	char *dst;
-
-	if (!n->chunk_cnt || n->chunk_used + len + 1 > KNAME_CHUNK_SZ) {
-		char **c = tdr_realloc(n->chunks, (n->chunk_cnt + 1) * sizeof(*c));
-
-		if (!c)
-			return NULL;
-		n->chunks = c;
-		if (!(c[n->chunk_cnt] = tdr_malloc(KNAME_CHUNK_SZ)))
-			return NULL;
-		n->chunk_cnt++;
-		n->chunk_used = 0;
-	}
-	dst = n->chunks[n->chunk_cnt - 1] + n->chunk_used;
-	memcpy(dst, name, len);
-	dst[len] = '\0';
-	n->chunk_used += len + 1;
-	return dst;
+	return tdr_hash_u64(((const struct sym_kname *)ctx)[i].idx);
 }
 
-static int knames_grow(struct sym_knames *n)
+static bool kname_eq(const void *ctx, uint32_t i, const void *key)
 {
-	size_t cap = n->cap ? 2 * n->cap : 256;
-	struct sym_kname_slot *slots = tdr_calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < n->cap; i++) {
-		size_t j = n->slots[i].idx1 * 0x9E3779B97F4A7C15ull & (cap - 1);
-
-		if (!n->slots[i].idx1)
-			continue;
-		while (slots[j].idx1)
-			j = (j + 1) & (cap - 1);
-		slots[j] = n->slots[i];
-	}
-	free(n->slots);
-	n->slots = slots;
-	n->cap = cap;
-	return 0;
+	return ((const struct sym_kname *)ctx)[i].idx == *(const size_t *)key;
 }
 
 /* Symbol idx's name from a table whose names are in its file: read once,
@@ -259,35 +199,34 @@ static int knames_get(struct sym_knames *n, const struct sym_ktab *t, size_t idx
 	size_t j, off = t->name_off[idx], want;
 	const char *nul;
 	ssize_t got;
+	uint32_t i;
 
 	*name = NULL;
-	if (2 * (n->cnt + 1) > n->cap && knames_grow(n))
+	if (tdr_hmap__reserve(&n->index, 256, kname_hash, n->ents) ||
+	    tdr_ensure_cap(&n->ents, &n->ents_cap, sizeof(*n->ents), n->index.cnt + 1))
 		return -ENOMEM;
-	j = (idx + 1) * 0x9E3779B97F4A7C15ull & (n->cap - 1);
-	for (; n->slots[j].idx1; j = (j + 1) & (n->cap - 1)) {
-		if (n->slots[j].idx1 == idx + 1) {
-			*name = n->slots[j].name;
-			return 0;
-		}
+	i = tdr_hmap__find(&n->index, tdr_hash_u64(idx), kname_eq, n->ents, &idx, &j);
+	if (i != TDR_HMAP_NONE) {
+		*name = n->ents[i].name;
+		return 0;
 	}
 	want = t->str_sz - off < sizeof(buf) - 1 ? t->str_sz - off : sizeof(buf) - 1;
 	got = pread(t->str_fd, buf, want, (off_t)(t->str_pos + off));
 	if (got <= 0)
 		return 0;
 	nul = memchr(buf, '\0', (size_t)got);
-	if (!(*name = knames_copy(n, buf, nul ? (size_t)(nul - buf) : (size_t)got)))
+	if (!(*name = tdr_arena__strndup(&n->mem, buf, nul ? (size_t)(nul - buf) : (size_t)got)))
 		return -ENOMEM;
-	n->slots[j] = (struct sym_kname_slot){.idx1 = idx + 1, .name = *name};
-	n->cnt++;
+	n->ents[n->index.cnt] = (struct sym_kname){.idx = idx, .name = *name};
+	tdr_hmap__add(&n->index, j);
 	return 0;
 }
 
 static void knames_free(struct sym_knames *n)
 {
-	for (size_t i = 0; i < n->chunk_cnt; i++)
-		free(n->chunks[i]);
-	free(n->chunks);
-	free(n->slots);
+	tdr_arena__fini(&n->mem);
+	tdr_hmap__fini(&n->index);
+	free(n->ents);
 	memset(n, 0, sizeof(*n));
 }
 

@@ -121,7 +121,7 @@ static const char *ifunc_name(struct tdr_symbolizer *s, const struct ifunc_syms 
 	if (lo < f->cnt && f->v[lo].addr == addr)
 		return f->v[lo].name;
 	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, addr);
-	name = sym_arena_alloc(&s->arena, strlen(buf) + 1);
+	name = tdr_arena__alloc(&s->arena, strlen(buf) + 1);
 	if (name)
 		strcpy(name, buf);
 	return name;
@@ -272,7 +272,7 @@ int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out
 			/* C++ names are demangled before the suffix is added. */
 			name = sym_demangle(s, name);
 			full =
-			    name ? sym_arena_alloc(&s->arena, strlen(name) + sizeof("@plt")) : NULL;
+			    name ? tdr_arena__alloc(&s->arena, strlen(name) + sizeof("@plt")) : NULL;
 			if (!full || tdr_ensure_cap(&v, &cap, sizeof(*v), n + 1)) {
 				err = -ENOMEM;
 				break;

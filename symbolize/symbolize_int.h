@@ -27,19 +27,9 @@
 #include <elfutils/libdwfl.h>
 
 #include "tdrec/symbolize.h"
-
-/* ---- arena: bump allocator for results, freed all at once ---- */
-
-struct sym_arena_chunk;
-
-struct sym_arena {
-	struct sym_arena_chunk *head;
-};
-
-/* Returns 8-byte aligned memory valid until sym_arena_free, or NULL. */
-void *sym_arena_alloc(struct sym_arena *a, size_t sz);
-char *sym_arena_strdup(struct sym_arena *a, const char *s);
-void sym_arena_free(struct sym_arena *a);
+#include "tdrec/tdr_arena.h"
+#include "tdrec/tdr_hash.h"
+#include "tdrec/tdr_hmap.h"
 
 /* ---- sorted range tables ---- */
 
@@ -260,16 +250,18 @@ int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const 
 int sym_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t, const char **path);
 
 /* Kernel names read from a cache file (sym_ktab.str_in_file), once each:
- * an open-addressing map from symbol index to a copy in chunks that never
- * move, so the names live as long as the symbolizer. */
+ * a map from symbol index to a copy in an arena that never moves, so the
+ * names live as long as the symbolizer. */
+struct sym_kname {
+	size_t idx; /* symbol index */
+	const char *name;
+};
+
 struct sym_knames {
-	struct sym_kname_slot {
-		size_t idx1; /* symbol index + 1; 0 = empty */
-		const char *name;
-	} * slots;
-	size_t cap, cnt;
-	char **chunks;
-	size_t chunk_cnt, chunk_used; /* bytes used in the last chunk */
+	struct sym_kname *ents; /* index.cnt of them */
+	size_t ents_cap;
+	struct tdr_hmap index;
+	struct tdr_arena mem;
 };
 
 struct sym_kernel {
@@ -301,25 +293,26 @@ struct tdr_symbolizer {
 	struct tdr_symbolizer_opts opts;
 	char *kallsyms_path;
 
-	/* DSOs: an array plus an open-addressing index of idx + 1 (0 = empty). */
+	/* DSOs: an array plus its index (by path and build-id). */
 	struct sym_dso **dsos;
 	size_t dso_cnt, dso_cap;
-	uint32_t *dso_index;
-	size_t dso_index_cap;	  /* power of two */
+	struct tdr_hmap dso_index;
 	struct sym_dso *dso_last; /* the object of the previous lookup (dso_get) */
 
-	/* Results: open addressing on (dso idx, offset). */
+	/* Results: an array (res_index.cnt entries) indexed on (dso idx, offset). */
 	struct sym_res_ent *res;
-	size_t res_cnt, res_cap; /* res_cap is a power of two */
+	size_t res_cap;
+	struct tdr_hmap res_index;
 
-	struct sym_arena arena;
+	struct tdr_arena arena; /* results: names, inline arrays */
 
 	/* C++ demangler, looked up at run time (no build dependency). */
 	bool cxx_tried;
 	void *cxx_lib;
 	sym_cxa_demangle_fn cxa_demangle;
-	struct sym_demangle_ent *dm;
-	size_t dm_cnt, dm_cap;
+	struct sym_demangle_ent *dm; /* dm_index.cnt entries, indexed by mangled */
+	size_t dm_cap;
+	struct tdr_hmap dm_index;
 
 	/* Scratch for the inline walk, reused across lookups. */
 	Dwarf_Die *chain;
@@ -369,17 +362,5 @@ void sym_kernel__free(struct sym_kernel *k);
  * allocation failure. The result lives until the symbolizer is freed. */
 const char *sym_demangle(struct tdr_symbolizer *s, const char *name);
 void sym_demangle__free(struct tdr_symbolizer *s);
-
-/* Hash helpers shared by the tables. */
-static inline uint64_t sym_hash64(uint64_t x)
-{
-	/* splitmix64 finalizer: good avalanche for pointer and offset keys */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
 
 #endif /* TDREC_SYMBOLIZE_INT_H */

@@ -25,6 +25,7 @@
 
 #define LOG_PREFIX "symbolize: "
 #include "tdrec/tdr_log.h"
+#include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_mem.h"
 
 /*
@@ -38,7 +39,7 @@ struct sym_res_ent {
 	uint64_t function_offset;
 	const char *file;
 	const struct tdr_inline_frame *inlines;
-	uint32_t dso_idx; /* idx + 1; 0 = empty slot */
+	uint32_t dso_idx;
 	uint32_t line, column;
 	uint16_t inline_cnt;
 	uint8_t status;
@@ -85,14 +86,10 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 
 static uint64_t dso_key_hash(const char *path, const uint8_t *bid, size_t bid_sz)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	/* 0xff, which no path holds, separates the path from the build-id. */
+	uint64_t h = tdr_fnv1a(tdr_hash_str(path), "\xff", 1);
 
-	for (const unsigned char *p = (const void *)path; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	h = (h ^ 0xff) * 0x100000001b3ull;
-	for (size_t i = 0; i < bid_sz; i++)
-		h = (h ^ bid[i]) * 0x100000001b3ull;
-	return sym_hash64(h);
+	return tdr_hash_u64(tdr_fnv1a(h, bid, bid_sz));
 }
 
 static bool dso_key_eq(const struct sym_dso *d, uint64_t h, const struct tdr_dso_ref *ref,
@@ -102,24 +99,22 @@ static bool dso_key_eq(const struct sym_dso *d, uint64_t h, const struct tdr_dso
 	       (bid_sz == 0 || memcmp(d->build_id, ref->build_id, bid_sz) == 0);
 }
 
-static int dso_index_grow(struct tdr_symbolizer *s)
+static uint64_t dso_hash(const void *ctx, uint32_t idx)
 {
-	size_t cap = s->dso_index_cap ? s->dso_index_cap * 2 : 64;
-	uint32_t *n = tdr_calloc(cap, sizeof(*n));
+	return ((struct sym_dso *const *)ctx)[idx]->hash;
+}
 
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->dso_cnt; i++) {
-		size_t j = s->dsos[i]->hash & (cap - 1);
+struct dso_key {
+	const struct tdr_dso_ref *ref;
+	size_t bid_sz;
+	uint64_t hash;
+};
 
-		while (n[j])
-			j = (j + 1) & (cap - 1);
-		n[j] = (uint32_t)i + 1;
-	}
-	free(s->dso_index);
-	s->dso_index = n;
-	s->dso_index_cap = cap;
-	return 0;
+static bool dso_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct dso_key *k = key;
+
+	return dso_key_eq(((struct sym_dso *const *)ctx)[idx], k->hash, k->ref, k->bid_sz);
 }
 
 static void dso_free(struct sym_dso *d)
@@ -137,8 +132,9 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 {
 	size_t bid_sz = ref->build_id ? ref->build_id_sz : 0;
 	struct sym_dso *d = s->dso_last;
-	uint64_t h;
-	size_t j;
+	struct dso_key k;
+	uint32_t i;
+	size_t pos;
 	int err;
 
 	/* Most lookups are in the object of the previous one: compared
@@ -147,20 +143,16 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 		*out = d;
 		return 0;
 	}
-	h = dso_key_hash(ref->path, ref->build_id, bid_sz);
-	if (s->dso_index_cap) {
-		j = h & (s->dso_index_cap - 1);
-		for (; s->dso_index[j]; j = (j + 1) & (s->dso_index_cap - 1)) {
-			d = s->dsos[s->dso_index[j] - 1];
-			if (dso_key_eq(d, h, ref, bid_sz)) {
-				s->dso_last = d;
-				*out = d;
-				return 0;
-			}
-		}
-	}
-	if ((s->dso_cnt + 1) * 2 > s->dso_index_cap && dso_index_grow(s))
+	k = (struct dso_key){.ref = ref, .bid_sz = bid_sz,
+			     .hash = dso_key_hash(ref->path, ref->build_id, bid_sz)};
+	if (tdr_hmap__reserve(&s->dso_index, 64, dso_hash, s->dsos))
 		return -ENOMEM;
+	i = tdr_hmap__find(&s->dso_index, k.hash, dso_eq, s->dsos, &k, &pos);
+	if (i != TDR_HMAP_NONE) {
+		s->dso_last = s->dsos[i];
+		*out = s->dsos[i];
+		return 0;
+	}
 	if (tdr_ensure_cap(&s->dsos, &s->dso_cap, sizeof(*s->dsos), s->dso_cnt + 1))
 		return -ENOMEM;
 
@@ -176,7 +168,7 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	if (bid_sz)
 		memcpy(d->build_id, ref->build_id, bid_sz);
 	d->build_id_sz = bid_sz;
-	d->hash = h;
+	d->hash = k.hash;
 	d->idx = (uint32_t)s->dso_cnt;
 	d->dcache = &s->dcache;
 	err = sym_dso__open(s, d);
@@ -188,11 +180,10 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	if (d->status != TDR_SYM_OK)
 		sym_dso__close(d);
 
-	j = h & (s->dso_index_cap - 1);
-	while (s->dso_index[j])
-		j = (j + 1) & (s->dso_index_cap - 1);
-	s->dso_index[j] = d->idx + 1;
+	/* Found again: opening may have looked up other objects. */
+	(void)tdr_hmap__find(&s->dso_index, k.hash, dso_eq, s->dsos, &k, &pos);
 	s->dsos[s->dso_cnt++] = d;
+	tdr_hmap__add(&s->dso_index, pos);
 	s->dso_last = d;
 	*out = d;
 	return 0;
@@ -200,71 +191,61 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 
 static uint64_t res_hash(uint32_t dso_idx, uint64_t off)
 {
-	return sym_hash64(off ^ ((uint64_t)dso_idx << 40) ^ ((uint64_t)dso_idx >> 24));
+	return tdr_hash_u64(off ^ ((uint64_t)dso_idx << 40) ^ ((uint64_t)dso_idx >> 24));
+}
+
+struct res_key {
+	uint32_t dso_idx;
+	uint64_t off;
+};
+
+static uint64_t res_hash_of(const void *ctx, uint32_t idx)
+{
+	const struct sym_res_ent *e = (const struct sym_res_ent *)ctx + idx;
+
+	return res_hash(e->dso_idx, e->off);
+}
+
+static bool res_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct sym_res_ent *e = (const struct sym_res_ent *)ctx + idx;
+	const struct res_key *k = key;
+
+	return e->off == k->off && e->dso_idx == k->dso_idx;
 }
 
 static const struct sym_res_ent *res_find(struct tdr_symbolizer *s, uint32_t dso_idx,
 					   uint64_t off)
 {
-	size_t mask = s->res_cap - 1, j;
+	struct res_key k = {.dso_idx = dso_idx, .off = off};
+	uint32_t i = tdr_hmap__find(&s->res_index, res_hash(dso_idx, off), res_eq, s->res, &k, NULL);
 
-	if (!s->res_cap)
-		return NULL;
-	j = res_hash(dso_idx, off) & mask;
-	for (; s->res[j].dso_idx; j = (j + 1) & mask)
-		if (s->res[j].off == off && s->res[j].dso_idx == dso_idx + 1)
-			return &s->res[j];
-	return NULL;
-}
-
-static int res_grow(struct tdr_symbolizer *s)
-{
-	size_t cap = s->res_cap ? s->res_cap * 2 : 4096;
-	struct sym_res_ent *n = tdr_calloc(cap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->res_cap; i++) {
-		const struct sym_res_ent *e = &s->res[i];
-		size_t j;
-
-		if (!e->dso_idx)
-			continue;
-		j = res_hash(e->dso_idx - 1, e->off) & (cap - 1);
-		while (n[j].dso_idx)
-			j = (j + 1) & (cap - 1);
-		n[j] = *e;
-	}
-	free(s->res);
-	s->res = n;
-	s->res_cap = cap;
-	return 0;
+	return i == TDR_HMAP_NONE ? NULL : &s->res[i];
 }
 
 static int res_insert(struct tdr_symbolizer *s, uint32_t dso_idx, uint64_t off,
 		      const struct tdr_sym *sym)
 {
-	size_t j;
+	struct res_key k = {.dso_idx = dso_idx, .off = off};
+	size_t j, n = s->res_index.cnt;
 
-	/* Keep the load at or under 5/8 for short probe chains. */
-	if ((s->res_cnt + 1) * 8 > s->res_cap * 5 && res_grow(s))
+	if (tdr_hmap__reserve(&s->res_index, 4096, res_hash_of, s->res) ||
+	    tdr_ensure_cap(&s->res, &s->res_cap, sizeof(*s->res), n + 1))
 		return -ENOMEM;
-	j = res_hash(dso_idx, off) & (s->res_cap - 1);
-	while (s->res[j].dso_idx)
-		j = (j + 1) & (s->res_cap - 1);
-	s->res[j] = (struct sym_res_ent){
+	(void)tdr_hmap__find(&s->res_index, res_hash(dso_idx, off), res_eq, s->res, &k, &j);
+	s->res[n] = (struct sym_res_ent){
 		.off = off,
 		.function = sym->function,
 		.function_offset = sym->function_offset,
 		.file = sym->file,
 		.inlines = sym->inlines,
-		.dso_idx = dso_idx + 1,
+		.dso_idx = dso_idx,
 		.line = sym->line,
 		.column = sym->column,
 		.inline_cnt = (uint16_t)sym->inline_cnt, /* capped by dwarf.c */
 		.status = (uint8_t)sym->status,
 	};
-	s->res_cnt++;
+	tdr_hmap__add(&s->res_index, j);
 	return 0;
 }
 
@@ -390,12 +371,13 @@ void tdr_symbolizer__free(struct tdr_symbolizer *s)
 	for (size_t i = 0; i < s->dso_cnt; i++)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
-	free(s->dso_index);
+	tdr_hmap__fini(&s->dso_index);
+	tdr_hmap__fini(&s->res_index);
 	free(s->res);
 	free(s->chain);
 	sym_kernel__free(&s->kernel);
 	sym_demangle__free(s);
-	sym_arena_free(&s->arena);
+	tdr_arena__fini(&s->arena);
 	sym_dcache__free(&s->dcache);
 	free(s->kallsyms_path);
 	free(s);

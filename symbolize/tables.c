@@ -1,9 +1,9 @@
 /*
- * symbolize/tables.c - the arena and the sorted range tables of symbolize/.
+ * symbolize/tables.c - the sorted range tables of symbolize/.
  *
- * Responsibility: two small data structures used by every other file of the
- * module. The arena holds result strings and inline arrays for the life of
- * the symbolizer (results are borrowed by callers until __free). A range table
+ * Responsibility: a small data structure used by every other file of the
+ * module (result strings and inline arrays live in the symbolizer's
+ * tdr_arena, common/tdr_arena.h, until __free). A range table
  * answers "which [lo, hi) contains this address" by binary search; it is used
  * for ELF symbols, compile units, subprograms and kernel symbols.
  * Ownership and threads: single owner, no locking.
@@ -15,65 +15,6 @@
 #include <string.h>
 
 #include "tdrec/tdr_mem.h"
-
-#define ARENA_CHUNK_SZ (64 * 1024)
-
-struct sym_arena_chunk {
-	struct sym_arena_chunk *next;
-	size_t used, cap;
-	_Alignas(8) char data[];
-};
-
-void *sym_arena_alloc(struct sym_arena *a, size_t sz)
-{
-	struct sym_arena_chunk *c = a->head;
-	void *p;
-
-	sz = (sz + 7) & ~(size_t)7;
-	if (!c || c->cap - c->used < sz) {
-		/* A request larger than a chunk gets a chunk of its own. */
-		size_t cap = sz > ARENA_CHUNK_SZ ? sz : ARENA_CHUNK_SZ;
-
-		c = tdr_malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->cap = cap;
-		/* Keep the partly used head in front so its free tail stays usable
-		 * when the new chunk is a one-off big one. */
-		if (a->head && cap > ARENA_CHUNK_SZ) {
-			c->next = a->head->next;
-			a->head->next = c;
-		} else {
-			c->next = a->head;
-			a->head = c;
-		}
-	}
-	p = c->data + c->used;
-	c->used += sz;
-	return p;
-}
-
-char *sym_arena_strdup(struct sym_arena *a, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = sym_arena_alloc(a, n);
-
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
-
-void sym_arena_free(struct sym_arena *a)
-{
-	struct sym_arena_chunk *c = a->head, *next;
-
-	for (; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	a->head = NULL;
-}
 
 static int range_cmp(const void *a, const void *b)
 {
