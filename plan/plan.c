@@ -33,6 +33,7 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/topdown.h"
 
 #define PLAN_SAMPLE_TYPE                                                                           \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
@@ -47,12 +48,6 @@ static const char *const kind_names[TDR_PLAN_KIND_CNT] = {
     [TDR_PLAN_TOPDOWN_L1] = "topdown-l1",
     [TDR_PLAN_SOFTWARE] = "software",
 };
-
-/* The metric events, in group order after slots and the sampler. */
-static const char *const td_l1[] = {"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
-				    "topdown-be-bound"};
-static const char *const td_l2[] = {"topdown-heavy-ops", "topdown-br-mispredict",
-				    "topdown-fetch-lat", "topdown-mem-bound"};
 
 const char *tdr_plan_kind_name(enum tdr_plan_kind kind)
 {
@@ -198,9 +193,10 @@ static struct tdr_plan_event *add_event(struct builder *b, struct tdr_plan_group
 	return ev;
 }
 
-/* Add the core PMU's sysfs event name, encoded through its format/ files. */
+/* Add event name, the core PMU's sysfs alias, encoded through its format/
+ * files. */
 static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const char *name,
-			   uint32_t flags)
+			   const char *alias, uint32_t flags)
 {
 	struct tdr_plan_event *ev = add_event(b, g, flags);
 	char terms[TDR_SYSFS_MAX];
@@ -210,7 +206,7 @@ static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const ch
 		return -TDR_E_LIMIT;
 	fmt(ev->name, sizeof(ev->name), "%s", name);
 	fmt(ev->pmu_name, sizeof(ev->pmu_name), "%s", b->env.core.name);
-	err = tdr_pmu__event_terms(&b->env.core, name, terms, sizeof(terms));
+	err = tdr_pmu__event_terms(&b->env.core, alias, terms, sizeof(terms));
 	if (!err)
 		err = tdr_pmu__encode(&b->env.core, terms, &ev->attr);
 	if (err == -ENOMEM)
@@ -218,7 +214,7 @@ static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const ch
 	if (err) {
 		/* The kernel printed both the event and its formats: a mismatch
 		 * means a damaged (or badly faked) sysfs, not a user error. */
-		tdr_warn("failed to encode %s/%s from %s", b->env.core.name, name, b->env.core.dir);
+		tdr_warn("failed to encode %s/%s from %s", b->env.core.name, alias, b->env.core.dir);
 		return -TDR_E_CORRUPT;
 	}
 	ev->attr.type = b->env.core.type;
@@ -356,26 +352,30 @@ static int topdown_cpus(struct builder *b, struct tdr_plan_group *g)
 	return b->env.hybrid ? note_unmeasured(b, g) : 0;
 }
 
-/* Append the names of events missing from the core PMU to buf. */
-static void find_missing(struct builder *b, const char *const *names, size_t cnt, char *buf,
-			 size_t sz)
+/* The names of f's events missing from the core PMU, into buf. */
+static void find_missing(struct builder *b, const struct tdr_td_family *f, char *buf, size_t sz)
 {
+	size_t cnt = tdr_td_family__event_cnt(f, false);
+
+	buf[0] = '\0';
 	for (size_t i = 0; i < cnt; i++) {
+		const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
 		size_t len = strlen(buf);
 
-		if (!tdr_pmu__has_event(&b->env.core, names[i]))
-			fmt(buf + len, sz - len, "%s%s", len ? ", " : "", names[i]);
+		if (!tdr_pmu__has_event(&b->env.core, e->alias))
+			fmt(buf + len, sz - len, "%s%s", len ? ", " : "", e->alias);
 	}
 }
 
-static int build_topdown(struct builder *b, int level)
+/* A TopDown plan: the family's events, all aliases of the core PMU. */
+static int build_topdown(struct builder *b, const struct tdr_td_family *f)
 {
 	const struct tdr_event_spec *spec = b->opts->sampler;
 	struct tdr_plan_group *g = &b->plan->groups[0];
+	size_t cnt = tdr_td_family__event_cnt(f, b->opts->counting);
 	struct tdr_plan_event *sampler = NULL;
-	static const char *const slots[] = {"slots"};
 	struct tdr_event_spec cycles;
-	char missing[200] = "";
+	char missing[200];
 	int err;
 
 	err = probe_core(b);
@@ -387,19 +387,21 @@ static int build_topdown(struct builder *b, int level)
 		return -TDR_E_NOPLAN;
 	}
 	/* Gate on the sysfs event files, never on a CPU model (1.4, fact 7). */
-	find_missing(b, slots, 1, missing, sizeof(missing));
-	find_missing(b, td_l1, TDR_ARRAY_SIZE(td_l1), missing, sizeof(missing));
-	if (level == 2)
-		find_missing(b, td_l2, TDR_ARRAY_SIZE(td_l2), missing, sizeof(missing));
+	find_missing(b, f, missing, sizeof(missing));
 	if (missing[0]) {
 		fmt(b->why, sizeof(b->why), "the %s PMU has no %s", b->env.core.name, missing);
 		return -TDR_E_NOPLAN;
 	}
-	/* {slots, sampler, metrics...}: slots leads and counts, the sampler
+	/* {leader, sampler, metrics...}: slots leads and counts, the sampler
 	 * is the second member (KF 3, topdown.txt); counting plans have none. */
 	b->plan->group_cnt = 1;
-	err = add_sysfs_event(b, g, "slots", TDR_EVENT_LEADER);
-	if (!err && !b->opts->counting) {
+	for (size_t i = 0; !err && i < cnt; i++) {
+		const struct tdr_td_event *e = tdr_td_family__event(f, b->opts->counting, i);
+
+		err = add_sysfs_event(b, g, e->name, e->alias,
+				      (e->flags & TDR_TD_LEADER) ? TDR_EVENT_LEADER : 0);
+		if (err || i || b->opts->counting)
+			continue;
 		if (!spec) {
 			err = tdr_event_spec__parse("cycles", &cycles);
 			spec = &cycles;
@@ -408,10 +410,6 @@ static int build_topdown(struct builder *b, int level)
 		if (!err)
 			err = tdr_event_spec__resolve(spec, &b->env, sampler);
 	}
-	for (size_t i = 0; !err && i < TDR_ARRAY_SIZE(td_l1); i++)
-		err = add_sysfs_event(b, g, td_l1[i], 0);
-	for (size_t i = 0; !err && level == 2 && i < TDR_ARRAY_SIZE(td_l2); i++)
-		err = add_sysfs_event(b, g, td_l2[i], 0);
 	if (err)
 		return err;
 	/* A hybrid part's other core PMU (cpu_atom) is another PMU context:
@@ -439,34 +437,23 @@ static int build_topdown(struct builder *b, int level)
 	return topdown_cpus(b, g);
 }
 
-static int build_software(struct builder *b)
+static int build_software(struct builder *b, const struct tdr_td_family *f)
 {
-	static const struct {
-		const char *name;
-		uint64_t config;
-	} sampling[] =
-	    {
-		{"cpu-clock", PERF_COUNT_SW_CPU_CLOCK},
-		{"task-clock", PERF_COUNT_SW_TASK_CLOCK},
-		{"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
-		{"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
-	    },
-	  counting[] = {
-	      {"task-clock", PERF_COUNT_SW_TASK_CLOCK},
-	      {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
-	      {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
-	      {"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
-	  };
 	const struct tdr_plan_opts *o = b->opts;
+	size_t cnt = tdr_td_family__event_cnt(f, o->counting);
 	struct tdr_plan_group *g = &b->plan->groups[0];
+	const struct tdr_td_event *dflt;
 	struct tdr_plan_event *lead;
 	int err = 0;
 
 	b->plan->group_cnt = 1;
 	if (o->counting) {
-		for (size_t i = 0; !err && i < TDR_ARRAY_SIZE(counting); i++)
-			err = add_software_event(b, g, counting[i].name, counting[i].config,
-						 i ? 0 : TDR_EVENT_LEADER);
+		for (size_t i = 0; !err && i < cnt; i++) {
+			const struct tdr_td_event *e = tdr_td_family__event(f, true, i);
+
+			err = add_software_event(b, g, e->name, e->config,
+						 (e->flags & TDR_TD_LEADER) ? TDR_EVENT_LEADER : 0);
+		}
 		return err ? err : set_cpus(b, g, NULL, 0);
 	}
 	/* The leader samples: without metric events nothing forbids it. */
@@ -483,19 +470,24 @@ static int build_software(struct builder *b)
 				 "event and was ignored",
 				 o->sampler->text);
 	}
+	/* The family's leader is the default sampler (cpu-clock). */
+	dflt = tdr_td_family__event(f, false, 0);
 	if (!o->sampler || lead->attr.type != PERF_TYPE_SOFTWARE) {
-		fmt(lead->name, sizeof(lead->name), "cpu-clock");
+		fmt(lead->name, sizeof(lead->name), "%s", dflt->name);
 		fmt(lead->pmu_name, sizeof(lead->pmu_name), "software");
 		lead->attr.type = PERF_TYPE_SOFTWARE;
-		lead->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		lead->attr.config = dflt->config;
 		lead->attr.config1 = lead->attr.config2 = 0;
 		lead->attr.precise_ip = 0;
 	}
-	/* The usual members after the sampler, minus the sampler's own event
+	/* The family's events after the sampler, minus the sampler's own event
 	 * (two identical software events would be a wasted slot). */
-	for (size_t i = 0; !err && i < TDR_ARRAY_SIZE(sampling); i++)
-		if (sampling[i].config != lead->attr.config)
-			err = add_software_event(b, g, sampling[i].name, sampling[i].config, 0);
+	for (size_t i = 0; !err && i < cnt; i++) {
+		const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
+
+		if (e->config != lead->attr.config)
+			err = add_software_event(b, g, e->name, e->config, 0);
+	}
 	return err ? err : set_cpus(b, g, NULL, 0);
 }
 
@@ -504,6 +496,7 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		      size_t why_sz, struct tdr_plan **out)
 {
 	struct builder b = {.opts = opts};
+	const struct tdr_td_family *family;
 	int err;
 
 	if (kind <= TDR_PLAN_AUTO || kind >= TDR_PLAN_KIND_CNT) {
@@ -527,10 +520,15 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		tdr_warn("no online CPUs in %s/devices/system/cpu/online", b.env.root);
 		err = -TDR_E_CORRUPT;
 	}
+	/* The TopDown table names a family per plan (tdrec/topdown.h). */
+	family = tdr_topdown_family(kind_names[kind]);
+	if (!err && !family) {
+		tdr_warn("no TopDown table family for plan %s", kind_names[kind]);
+		err = -EINVAL;
+	}
 	if (!err)
-		err = kind == TDR_PLAN_SOFTWARE
-			  ? build_software(&b)
-			  : build_topdown(&b, kind == TDR_PLAN_TOPDOWN_L2 ? 2 : 1);
+		err = kind == TDR_PLAN_SOFTWARE ? build_software(&b, family)
+						: build_topdown(&b, family);
 	free(b.online);
 	if (err) {
 		if (err == -TDR_E_NOPLAN)
