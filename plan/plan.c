@@ -2,13 +2,15 @@
  * plan/plan.c - event plans: which perf_event groups to open, with every
  * perf_event_attr field decided here.
  *
- * Responsibility: build a TopDown L2, TopDown L1 or software plan for the
- * machine described by sysfs (pmu.c), choose the first that fits under
+ * Responsibility: build a TopDown L2, TopDown L1 or software plan from the
+ * TopDown table's family of that name (tdrec/topdown.h) for the machine
+ * described by one sysfs snapshot (sysfs.c, pmu.c), choose the first that
+ * fits under
  * "auto", and hand the plan to the session (which opens it) and to the file
  * metadata (tdr_plan__to_meta). It opens nothing and never guesses: a plan
  * whose events are missing is skipped with a note naming them.
- * Objects and lifecycle: tdr_plan__build / __choose -> use -> __free. A
- * struct builder lives for one build and carries the sysfs facts it has read.
+ * Objects and lifecycle: tdr_plan__build / __choose -> use -> __free. Each
+ * reads the snapshot once; a struct builder lives for one build on it.
  * Invariants (the kernel's TopDown rules, kernel-facts.md 1.4 and 3):
  *   - group order {slots, sampler, metrics...}: slots leads and never samples;
  *   - the sampler is the only member with sample_period or freq/sample_freq;
@@ -22,7 +24,6 @@
 
 #include "plan_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,11 +128,11 @@ static int probe_core(struct builder *b)
 	b->core_probed = true;
 	/* Hybrid parts register cpu_core and cpu_atom and no "cpu" PMU; only
 	 * cpu_core has perf metrics (KF 1.5). */
-	err = tdr_pmu__open(b->env.root, "cpu_core", &b->env.core);
+	err = tdr_pmu__open(b->env.sys, "cpu_core", &b->env.core);
 	if (!err) {
 		b->env.has_core = b->env.hybrid = true;
 	} else if (err == -ENOENT) {
-		err = tdr_pmu__open(b->env.root, "cpu", &b->env.core);
+		err = tdr_pmu__open(b->env.sys, "cpu", &b->env.core);
 		if (!err)
 			b->env.has_core = true;
 		else if (err == -ENOENT)
@@ -261,37 +262,31 @@ static int set_cpus(struct builder *b, struct tdr_plan_group *g, const int *a, s
 	return 0;
 }
 
-/* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left. */
+/* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left, in
+ * the snapshot's (readdir) order. */
 static void other_hybrid_pmus(struct builder *b, const int *left, size_t left_cnt, char *buf,
 			      size_t sz)
 {
-	char dir[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	const struct tdr_sysfs *sys = b->env.sys;
 
 	buf[0] = '\0';
-	fmt(dir, sizeof(dir), "%s/bus/event_source/devices", b->env.root);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
+	for (size_t p = 0; p < sys->pmu_cnt; p++) {
+		const char *name = sys->pmus[p].name;
 		struct tdr_pmu pmu;
 		bool hit = false;
 		int *cpus = NULL;
 		size_t cnt = 0;
 
-		if (strncmp(de->d_name, "cpu_", 4) || !strcmp(de->d_name, b->env.core.name) ||
-		    tdr_pmu__open(b->env.root, de->d_name, &pmu) ||
-		    tdr_pmu__cpus(&pmu, &cpus, &cnt))
+		if (strncmp(name, "cpu_", 4) || !strcmp(name, b->env.core.name) ||
+		    tdr_pmu__open(sys, name, &pmu) || tdr_pmu__cpus(&pmu, &cpus, &cnt))
 			continue;
 		for (size_t i = 0; i < cnt && !hit; i++)
 			for (size_t j = 0; j < left_cnt && !hit; j++)
 				hit = cpus[i] == left[j];
 		free(cpus);
-		if (hit && strlen(buf) + strlen(de->d_name) + 3 < sz)
-			strcat(strcat(buf, buf[0] ? ", " : ""), de->d_name);
+		if (hit && strlen(buf) + strlen(name) + 3 < sz)
+			strcat(strcat(buf, buf[0] ? ", " : ""), name);
 	}
-	closedir(d);
 }
 
 /* On hybrid parts, say which online CPUs the group does not cover. */
@@ -492,8 +487,8 @@ static int build_software(struct builder *b, const struct tdr_td_family *f)
 }
 
 /* Build kind; on -TDR_E_NOPLAN, why says what is missing. */
-static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind, char *why,
-		      size_t why_sz, struct tdr_plan **out)
+static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *sys,
+		      enum tdr_plan_kind kind, char *why, size_t why_sz, struct tdr_plan **out)
 {
 	struct builder b = {.opts = opts};
 	const struct tdr_td_family *family;
@@ -510,12 +505,13 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		tdr_warn("a sampling plan needs exactly one of a sample period and a frequency");
 		return -TDR_E_USAGE;
 	}
-	b.env.root = tdr_sysfs_root(opts->sysfs_root);
+	b.env.root = sys->root;
+	b.env.sys = sys;
 	b.plan = tdr_calloc(1, sizeof(*b.plan));
 	if (!b.plan)
 		return -ENOMEM;
 	b.plan->kind = kind;
-	err = tdr_sysfs__online_cpus(b.env.root, &b.online, &b.online_cnt);
+	err = tdr_sysfs__online_cpus(sys, &b.online, &b.online_cnt);
 	if (!err && !b.online_cnt) {
 		tdr_warn("no online CPUs in %s/devices/system/cpu/online", b.env.root);
 		err = -TDR_E_CORRUPT;
@@ -540,35 +536,48 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 	return 0;
 }
 
+/* Read what plans need of opts' sysfs root, once (sysfs.c). */
+static int read_sysfs(const struct tdr_plan_opts *opts, struct tdr_sysfs **out)
+{
+	const struct tdr_event_spec *spec = opts->sampler;
+
+	return tdr_sysfs__read(tdr_sysfs_root(opts->sysfs_root),
+			       spec && spec->kind == TDR_SPEC_PMU ? spec->name : NULL, out);
+}
+
 int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		    struct tdr_plan **out)
 {
+	struct tdr_sysfs *sys;
 	char why[256] = "";
 	int err;
 
-	err = build_kind(opts, kind, why, sizeof(why), out);
+	err = read_sysfs(opts, &sys);
+	if (err)
+		return err;
+	err = build_kind(opts, sys, kind, why, sizeof(why), out);
+	tdr_sysfs__free(sys);
 	if (err == -TDR_E_NOPLAN)
 		tdr_warn("plan %s does not fit this machine: %s", tdr_plan_kind_name(kind), why);
 	return err;
 }
 
-int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
-		     struct tdr_plan **out)
+/* AUTO: the first plan that fits the snapshot, best first. */
+static int choose_auto(const struct tdr_plan_opts *opts, const struct tdr_sysfs *sys,
+		       struct tdr_plan **out)
 {
 	char skipped[2][256];
 	struct tdr_plan *plan;
 	size_t n = 0;
 	int err;
 
-	if (kind != TDR_PLAN_AUTO)
-		return tdr_plan__build(opts, kind, out);
-	/* Best first. Each attempt is a fresh build: plans share no state, and
-	 * rereading a few sysfs files costs microseconds. Only "does not fit"
-	 * moves on; damage and usage errors stop here (docs/plans.md). */
+	/* Each attempt is a fresh build from the same snapshot: plans share
+	 * no state. Only "does not fit" moves on; damage and usage errors
+	 * stop here (docs/plans.md). */
 	for (int k = TDR_PLAN_TOPDOWN_L2; k <= TDR_PLAN_SOFTWARE; k++) {
 		char why[256] = "";
 
-		err = build_kind(opts, (enum tdr_plan_kind)k, why, sizeof(why), &plan);
+		err = build_kind(opts, sys, (enum tdr_plan_kind)k, why, sizeof(why), &plan);
 		if (err == -TDR_E_NOPLAN && k != TDR_PLAN_SOFTWARE) {
 			fmt(skipped[n++], sizeof(skipped[0]), "%s not available: %s", kind_names[k],
 			    why);
@@ -591,6 +600,22 @@ int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		return 0;
 	}
 	return -TDR_E_NOPLAN; /* not reached: the software plan always fits */
+}
+
+int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
+		     struct tdr_plan **out)
+{
+	struct tdr_sysfs *sys;
+	int err;
+
+	if (kind != TDR_PLAN_AUTO)
+		return tdr_plan__build(opts, kind, out);
+	err = read_sysfs(opts, &sys);
+	if (err)
+		return err;
+	err = choose_auto(opts, sys, out);
+	tdr_sysfs__free(sys);
+	return err;
 }
 
 void tdr_plan__free(struct tdr_plan *plan)
