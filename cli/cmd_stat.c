@@ -8,8 +8,8 @@
  * own status (128+N with a line when it died of signal N), 127/126 when it
  * could not be started, 1 for a failure of tdrec itself (or a failed write
  * of the output while the program succeeded), 2 for bad usage. Bottlenecks
- * are marked with the report's thresholds (tdr_report_category_threshold),
- * so 'stat' and 'report' agree on what a bottleneck is.
+ * are marked with the TopDown table's thresholds (tdrec/topdown.h), as in
+ * 'tdrec report', so both agree on what a bottleneck is.
  */
 #include "commands.h"
 
@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "tdrec/plan.h"
-#include "tdrec/report.h"
 #include "tdrec/stat.h"
 #include "tdrec/tdr_err.h"
 
@@ -178,7 +177,6 @@ int cmd_stat(int argc, char **argv)
 		cli_err("--per-thread needs a program or -p, not -a");
 		return CLI_EXIT_USAGE;
 	}
-	o.threshold = tdr_report_category_threshold;
 	if (output) {
 		out = open_output(output, &created);
 		if (!out)

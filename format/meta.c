@@ -2,14 +2,14 @@
  * format/meta.c - the in-memory recording metadata (struct tdr_meta).
  *
  * Responsibility: free, deep-copy and query struct tdr_meta, and build the
- * TopDown category formulas from the event names of a plan, so the formulas
- * exist in one place for the recorder and for perf.data import. It does not
+ * TopDown categories of a plan's events from the TopDown table
+ * (tdrec/topdown.h), for the recorder and for perf.data import alike. It does not
  * read or write bytes: writer.c and reader.c (via meta_codec.c) do.
  * Objects and lifecycle: struct tdr_meta is plain data owned by its holder;
  * tdr_meta__clear releases everything it points to.
  * Ownership and threads: no shared state; every function works on the
  * struct it is given.
- * See: docs/format.md section 5 (metadata); docs/report.md "Attribution".
+ * See: docs/format.md section 5 (metadata); docs/plans.md "The TopDown table".
  */
 #include "tdrec/format.h"
 
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tdrec/tdr_mem.h"
+#include "tdrec/topdown.h"
 
 static void free_strv(char **v, size_t cnt)
 {
@@ -220,35 +221,11 @@ int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name)
 }
 
 /* ---------------------------------------------------------------------------
- * TopDown categories (docs/kernel.md "TopDown metric values"; perf's topdown.txt).
- * Metric-register plans: every category is topdown-X / slots. Level 2
- * derived categories subtract a measured level-2 metric from its parent.
+ * TopDown categories: the formulas of the TopDown table (tdrec/topdown.h)
+ * resolved against this meta's event indexes. The file stores the resolved
+ * formulas, so what a file means never depends on the table of the build
+ * that reads it.
  */
-struct td_spec {
-	const char *name;
-	const char *parent;  /* NULL at level 1 */
-	const char *event;   /* the measured metric (the parent's for derived) */
-	const char *minus;   /* derived: the level-2 metric subtracted, else NULL */
-};
-
-static const struct td_spec td_l1[] = {
-	{ "retiring", NULL, "topdown-retiring", NULL },
-	{ "bad-spec", NULL, "topdown-bad-spec", NULL },
-	{ "fe-bound", NULL, "topdown-fe-bound", NULL },
-	{ "be-bound", NULL, "topdown-be-bound", NULL },
-};
-
-static const struct td_spec td_l2[] = {
-	{ "heavy-ops", "retiring", "topdown-heavy-ops", NULL },
-	{ "br-mispredict", "bad-spec", "topdown-br-mispredict", NULL },
-	{ "fetch-lat", "fe-bound", "topdown-fetch-lat", NULL },
-	{ "mem-bound", "be-bound", "topdown-mem-bound", NULL },
-	{ "light-ops", "retiring", "topdown-retiring", "topdown-heavy-ops" },
-	{ "machine-clears", "bad-spec", "topdown-bad-spec", "topdown-br-mispredict" },
-	{ "fetch-bw", "fe-bound", "topdown-fe-bound", "topdown-fetch-lat" },
-	{ "core-bound", "be-bound", "topdown-be-bound", "topdown-mem-bound" },
-};
-
 static bool has_category(const struct tdr_meta *meta, const char *name)
 {
 	for (size_t i = 0; i < meta->category_cnt; i++) {
@@ -258,45 +235,79 @@ static bool has_category(const struct tdr_meta *meta, const char *name)
 	return false;
 }
 
-static bool has_events(const struct tdr_meta *meta, const struct td_spec *specs, size_t cnt)
+/* Every event of f (and its base) is in meta, by name. */
+static bool has_family_events(const struct tdr_meta *meta, const struct tdr_td_family *f)
 {
+	size_t cnt = tdr_td_family__event_cnt(f, false);
+
 	for (size_t i = 0; i < cnt; i++) {
-		if (tdr_meta__event_idx(meta, specs[i].event) < 0)
+		if (tdr_meta__event_idx(meta, tdr_td_family__event(f, false, i)->name) < 0)
 			return false;
 	}
 	return true;
 }
 
-/* Append one category; on -ENOMEM meta is unchanged. */
-static int add_category(struct tdr_meta *meta, const struct td_spec *s, uint32_t level,
-			size_t *cap)
+static size_t term_cnt(const struct tdr_td_term *t)
 {
-	struct tdr_category c = { 0 };
+	size_t n = 0;
 
-	c.level = level;
-	c.flags = s->minus ? TDR_CATEGORY_DERIVED : 0;
-	c.num_cnt = s->minus ? 2 : 1;
-	c.den_cnt = 1;
-	c.name = tdr_strdup(s->name);
-	c.parent = s->parent ? tdr_strdup(s->parent) : NULL;
-	c.num = tdr_calloc(c.num_cnt, sizeof(*c.num));
-	c.den = tdr_calloc(c.den_cnt, sizeof(*c.den));
-	if (!c.name || (s->parent && !c.parent) || !c.num || !c.den ||
-	    tdr_ensure_cap(&meta->categories, cap, sizeof(c), meta->category_cnt + 1)) {
-		category_clear(&c);
+	while (n < TDR_TD_MAX_TERMS && t[n].event)
+		n++;
+	return n;
+}
+
+/* Resolve table terms into meta event indexes. Returns 0, -ENOMEM, or
+ * -ENOENT for a term naming an event meta lacks (a table bug: the family's
+ * events were all checked present). */
+static int resolve_terms(const struct tdr_meta *meta, const struct tdr_td_family *f,
+			 const struct tdr_td_term *src, size_t cnt, struct tdr_term **out)
+{
+	*out = tdr_calloc(cnt ? cnt : 1, sizeof(**out));
+	if (!*out)
 		return -ENOMEM;
+	for (size_t i = 0; i < cnt; i++) {
+		int idx = tdr_meta__event_idx(meta, src[i].event);
+
+		if (idx < 0)
+			return -ENOENT;
+		(*out)[i].event_idx = (uint32_t)idx;
+		(*out)[i].coef = tdr_td_family__coef(f, &src[i]);
 	}
-	/* The caller checked that every event exists, so the indexes are >= 0. */
-	c.num[0].event_idx = (uint32_t)tdr_meta__event_idx(meta, s->event);
-	c.num[0].coef = 1.0;
-	if (s->minus) {
-		c.num[1].event_idx = (uint32_t)tdr_meta__event_idx(meta, s->minus);
-		c.num[1].coef = -1.0;
+	return 0;
+}
+
+/* Append the category of formula fo; on error meta is unchanged. */
+static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f,
+			const struct tdr_td_formula *fo, size_t *cap)
+{
+	const struct tdr_td_category *def = tdr_topdown_category(fo->category);
+	struct tdr_category c = { 0 };
+	int err;
+
+	if (!def)
+		return -ENOENT; /* a table bug, caught by its unit test */
+	c.level = def->level;
+	c.flags = fo->derived ? TDR_CATEGORY_DERIVED : 0;
+	c.num_cnt = term_cnt(fo->num);
+	c.den_cnt = term_cnt(fo->den);
+	c.name = tdr_strdup(def->key);
+	c.parent = def->parent ? tdr_strdup(def->parent) : NULL;
+	if (!c.name || (def->parent && !c.parent)) {
+		err = -ENOMEM;
+		goto err_out;
 	}
-	c.den[0].event_idx = (uint32_t)tdr_meta__event_idx(meta, "slots");
-	c.den[0].coef = 1.0;
+	err = resolve_terms(meta, f, fo->num, c.num_cnt, &c.num);
+	if (!err)
+		err = resolve_terms(meta, f, fo->den, c.den_cnt, &c.den);
+	if (!err && tdr_ensure_cap(&meta->categories, cap, sizeof(c), meta->category_cnt + 1))
+		err = -ENOMEM;
+	if (err)
+		goto err_out;
 	meta->categories[meta->category_cnt++] = c;
 	return 0;
+err_out:
+	category_clear(&c);
+	return err;
 }
 
 int tdr_meta__add_topdown_categories(struct tdr_meta *meta)
@@ -304,26 +315,27 @@ int tdr_meta__add_topdown_categories(struct tdr_meta *meta)
 	/* The array may have been allocated with exactly category_cnt entries
 	 * elsewhere: treat its capacity as that, so ensure_cap reallocates. */
 	size_t cap = meta->category_cnt;
-	int added = 0;
-	bool l2;
+	int added = 0, err;
 
-	if (tdr_meta__event_idx(meta, "slots") < 0 || !has_events(meta, td_l1, TDR_ARRAY_SIZE(td_l1)))
-		return 0;
-	/* Level 2 needs the four measured level-2 metrics (the first four). */
-	l2 = has_events(meta, td_l2, 4);
-	for (size_t i = 0; i < TDR_ARRAY_SIZE(td_l1); i++) {
-		if (has_category(meta, td_l1[i].name))
+	/* The first family (best first) whose events meta has all of gives
+	 * the formulas: a level-2 file has the level-1 events too. */
+	for (size_t i = 0; i < tdr_topdown_family_cnt(); i++) {
+		const struct tdr_td_family *f = tdr_topdown_family_at(i);
+		size_t cnt = tdr_td_family__formula_cnt(f);
+
+		if (!cnt || !has_family_events(meta, f))
 			continue;
-		if (add_category(meta, &td_l1[i], 1, &cap))
-			return -ENOMEM;
-		added++;
-	}
-	for (size_t i = 0; l2 && i < TDR_ARRAY_SIZE(td_l2); i++) {
-		if (has_category(meta, td_l2[i].name))
-			continue;
-		if (add_category(meta, &td_l2[i], 2, &cap))
-			return -ENOMEM;
-		added++;
+		for (size_t j = 0; j < cnt; j++) {
+			const struct tdr_td_formula *fo = tdr_td_family__formula(f, j);
+
+			if (has_category(meta, fo->category))
+				continue;
+			err = add_category(meta, f, fo, &cap);
+			if (err)
+				return err;
+			added++;
+		}
+		break;
 	}
 	return added;
 }

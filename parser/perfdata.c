@@ -30,6 +30,7 @@
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/topdown.h"
 
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
@@ -390,35 +391,18 @@ static const char *const sw_names[] = {
     "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
 };
 
-/* The Intel core PMU's TopDown events (docs/kernel.md "sysfs event and format files"), raw type. */
-static const struct {
-	uint64_t config;
-	const char *name;
-} td_events[] = {
-    {0x0400, "slots"},
-    {0x8000, "topdown-retiring"},
-    {0x8100, "topdown-bad-spec"},
-    {0x8200, "topdown-fe-bound"},
-    {0x8300, "topdown-be-bound"},
-    {0x8400, "topdown-heavy-ops"},
-    {0x8500, "topdown-br-mispredict"},
-    {0x8600, "topdown-fetch-lat"},
-    {0x8700, "topdown-mem-bound"},
-};
-
 /* tdrec's name for a TopDown event of the core PMU (type 4: "cpu", or
- * "cpu_core" on hybrid parts), NULL for any other event. Only on Intel CPUs
- * (or when the file does not say): raw configs mean other events elsewhere. */
+ * "cpu_core" on hybrid parts), NULL for any other event. The raw configs
+ * are the TopDown table's (tdrec/topdown.h), which also knows on which
+ * CPU vendor they mean these events (a file that does not say matches). */
 static const char *topdown_name(const struct tdr_meta *m, const struct perf_event_attr *a)
 {
-	size_t i;
+	const struct tdr_td_event *ev;
 
-	if (a->type != PERF_TYPE_RAW || (m->cpu_vendor && strcmp(m->cpu_vendor, "GenuineIntel")))
+	if (a->type != PERF_TYPE_RAW)
 		return NULL;
-	for (i = 0; i < TDR_ARRAY_SIZE(td_events); i++)
-		if (a->config == td_events[i].config)
-			return td_events[i].name;
-	return NULL;
+	ev = tdr_topdown_event_by_raw(m->cpu_vendor, a->config);
+	return ev ? ev->name : NULL;
 }
 
 /* An event's name when EVENT_DESC has none (a file cut before its features). */

@@ -4,7 +4,7 @@
  *
  * Responsibility: tdr_event_spec__parse is pure text parsing (cli/ calls it
  * once, docs/architecture.md "Conventions"); tdr_event_spec__resolve turns a parsed spec into
- * attr.type and config words using sysfs (pmu.c). It knows the generic
+ * attr.type and config words using the sysfs snapshot (pmu.c). It knows the generic
  * hardware and software event names of perf_event_open(2) and nothing about
  * TopDown.
  * Syntax accepted (a subset of perf's):
@@ -311,7 +311,7 @@ int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_
 		set_pmu_name(ev, core_name);
 		return 0;
 	case TDR_SPEC_PMU:
-		err = tdr_pmu__open(env->root, spec->name, &pmu);
+		err = tdr_pmu__open(env->sys, spec->name, &pmu);
 		if (err == -ENOENT) {
 			tdr_warn("invalid event '%s': no PMU named '%s' under "
 				 "%s/bus/event_source/devices",

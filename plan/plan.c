@@ -2,13 +2,15 @@
  * plan/plan.c - event plans: which perf_event groups to open, with every
  * perf_event_attr field decided here.
  *
- * Responsibility: build a TopDown L2, TopDown L1 or software plan for the
- * machine described by sysfs (pmu.c), choose the first that fits under
+ * Responsibility: build a TopDown L2, TopDown L1 or software plan from the
+ * TopDown table's family of that name (tdrec/topdown.h) for the machine
+ * described by one sysfs snapshot (sysfs.c, pmu.c), choose the first that
+ * fits under
  * "auto", and hand the plan to the session (which opens it) and to the file
  * metadata (tdr_plan__to_meta). It opens nothing and never guesses: a plan
  * whose events are missing is skipped with a note naming them.
- * Objects and lifecycle: tdr_plan__build / __choose -> use -> __free. A
- * struct builder lives for one build and carries the sysfs facts it has read.
+ * Objects and lifecycle: tdr_plan__build / __choose -> use -> __free. Each
+ * reads the snapshot once; a struct builder lives for one build on it.
  * Invariants (the kernel's TopDown rules, docs/kernel.md "TopDown group rules"):
  *   - group order {slots, sampler, metrics...}: slots leads and never samples;
  *   - the sampler is the only member with sample_period or freq/sample_freq;
@@ -23,7 +25,6 @@
 
 #include "plan_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/topdown.h"
 
 #define PLAN_SAMPLE_TYPE                                                                           \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
@@ -48,12 +50,6 @@ static const char *const kind_names[TDR_PLAN_KIND_CNT] = {
     [TDR_PLAN_TOPDOWN_L1] = "topdown-l1",
     [TDR_PLAN_SOFTWARE] = "software",
 };
-
-/* The metric events, in group order after slots and the sampler. */
-static const char *const td_l1[] = {"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
-				    "topdown-be-bound"};
-static const char *const td_l2[] = {"topdown-heavy-ops", "topdown-br-mispredict",
-				    "topdown-fetch-lat", "topdown-mem-bound"};
 
 const char *tdr_plan_kind_name(enum tdr_plan_kind kind)
 {
@@ -133,11 +129,11 @@ static int probe_core(struct builder *b)
 	b->core_probed = true;
 	/* Hybrid parts register cpu_core and cpu_atom and no "cpu" PMU; only
 	 * cpu_core has perf metrics (docs/kernel.md "Hybrid parts"). */
-	err = tdr_pmu__open(b->env.root, "cpu_core", &b->env.core);
+	err = tdr_pmu__open(b->env.sys, "cpu_core", &b->env.core);
 	if (!err) {
 		b->env.has_core = b->env.hybrid = true;
 	} else if (err == -ENOENT) {
-		err = tdr_pmu__open(b->env.root, "cpu", &b->env.core);
+		err = tdr_pmu__open(b->env.sys, "cpu", &b->env.core);
 		if (!err)
 			b->env.has_core = true;
 		else if (err == -ENOENT)
@@ -199,9 +195,10 @@ static struct tdr_plan_event *add_event(struct builder *b, struct tdr_plan_group
 	return ev;
 }
 
-/* Add the core PMU's sysfs event name, encoded through its format/ files. */
+/* Add event name, the core PMU's sysfs alias, encoded through its format/
+ * files. */
 static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const char *name,
-			   uint32_t flags)
+			   const char *alias, uint32_t flags)
 {
 	struct tdr_plan_event *ev = add_event(b, g, flags);
 	char terms[TDR_SYSFS_MAX];
@@ -211,7 +208,7 @@ static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const ch
 		return -TDR_E_LIMIT;
 	fmt(ev->name, sizeof(ev->name), "%s", name);
 	fmt(ev->pmu_name, sizeof(ev->pmu_name), "%s", b->env.core.name);
-	err = tdr_pmu__event_terms(&b->env.core, name, terms, sizeof(terms));
+	err = tdr_pmu__event_terms(&b->env.core, alias, terms, sizeof(terms));
 	if (!err)
 		err = tdr_pmu__encode(&b->env.core, terms, &ev->attr);
 	if (err == -ENOMEM)
@@ -219,7 +216,7 @@ static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const ch
 	if (err) {
 		/* The kernel printed both the event and its formats: a mismatch
 		 * means a damaged (or badly faked) sysfs, not a user error. */
-		tdr_warn("failed to encode %s/%s from %s", b->env.core.name, name, b->env.core.dir);
+		tdr_warn("failed to encode %s/%s from %s", b->env.core.name, alias, b->env.core.dir);
 		return -TDR_E_CORRUPT;
 	}
 	ev->attr.type = b->env.core.type;
@@ -266,37 +263,31 @@ static int set_cpus(struct builder *b, struct tdr_plan_group *g, const int *a, s
 	return 0;
 }
 
-/* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left. */
+/* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left, in
+ * the snapshot's (readdir) order. */
 static void other_hybrid_pmus(struct builder *b, const int *left, size_t left_cnt, char *buf,
 			      size_t sz)
 {
-	char dir[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	const struct tdr_sysfs *sys = b->env.sys;
 
 	buf[0] = '\0';
-	fmt(dir, sizeof(dir), "%s/bus/event_source/devices", b->env.root);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
+	for (size_t p = 0; p < sys->pmu_cnt; p++) {
+		const char *name = sys->pmus[p].name;
 		struct tdr_pmu pmu;
 		bool hit = false;
 		int *cpus = NULL;
 		size_t cnt = 0;
 
-		if (strncmp(de->d_name, "cpu_", 4) || !strcmp(de->d_name, b->env.core.name) ||
-		    tdr_pmu__open(b->env.root, de->d_name, &pmu) ||
-		    tdr_pmu__cpus(&pmu, &cpus, &cnt))
+		if (strncmp(name, "cpu_", 4) || !strcmp(name, b->env.core.name) ||
+		    tdr_pmu__open(sys, name, &pmu) || tdr_pmu__cpus(&pmu, &cpus, &cnt))
 			continue;
 		for (size_t i = 0; i < cnt && !hit; i++)
 			for (size_t j = 0; j < left_cnt && !hit; j++)
 				hit = cpus[i] == left[j];
 		free(cpus);
-		if (hit && strlen(buf) + strlen(de->d_name) + 3 < sz)
-			strcat(strcat(buf, buf[0] ? ", " : ""), de->d_name);
+		if (hit && strlen(buf) + strlen(name) + 3 < sz)
+			strcat(strcat(buf, buf[0] ? ", " : ""), name);
 	}
-	closedir(d);
 }
 
 /* On hybrid parts, say which online CPUs the group does not cover. */
@@ -357,26 +348,30 @@ static int topdown_cpus(struct builder *b, struct tdr_plan_group *g)
 	return b->env.hybrid ? note_unmeasured(b, g) : 0;
 }
 
-/* Append the names of events missing from the core PMU to buf. */
-static void find_missing(struct builder *b, const char *const *names, size_t cnt, char *buf,
-			 size_t sz)
+/* The names of f's events missing from the core PMU, into buf. */
+static void find_missing(struct builder *b, const struct tdr_td_family *f, char *buf, size_t sz)
 {
+	size_t cnt = tdr_td_family__event_cnt(f, false);
+
+	buf[0] = '\0';
 	for (size_t i = 0; i < cnt; i++) {
+		const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
 		size_t len = strlen(buf);
 
-		if (!tdr_pmu__has_event(&b->env.core, names[i]))
-			fmt(buf + len, sz - len, "%s%s", len ? ", " : "", names[i]);
+		if (!tdr_pmu__has_event(&b->env.core, e->alias))
+			fmt(buf + len, sz - len, "%s%s", len ? ", " : "", e->alias);
 	}
 }
 
-static int build_topdown(struct builder *b, int level)
+/* A TopDown plan: the family's events, all aliases of the core PMU. */
+static int build_topdown(struct builder *b, const struct tdr_td_family *f)
 {
 	const struct tdr_event_spec *spec = b->opts->sampler;
 	struct tdr_plan_group *g = &b->plan->groups[0];
+	size_t cnt = tdr_td_family__event_cnt(f, b->opts->counting);
 	struct tdr_plan_event *sampler = NULL;
-	static const char *const slots[] = {"slots"};
 	struct tdr_event_spec cycles;
-	char missing[200] = "";
+	char missing[200];
 	int err;
 
 	err = probe_core(b);
@@ -387,20 +382,22 @@ static int build_topdown(struct builder *b, int level)
 		    "no core PMU (cpu or cpu_core) in %s/bus/event_source/devices", b->env.root);
 		return -TDR_E_NOPLAN;
 	}
-	/* Gate on sysfs event files, never a CPU model (docs/kernel.md "TopDown group rules"). */
-	find_missing(b, slots, 1, missing, sizeof(missing));
-	find_missing(b, td_l1, TDR_ARRAY_SIZE(td_l1), missing, sizeof(missing));
-	if (level == 2)
-		find_missing(b, td_l2, TDR_ARRAY_SIZE(td_l2), missing, sizeof(missing));
+	/* Gate on the sysfs event files, never on a CPU model (docs/kernel.md "TopDown group rules"). */
+	find_missing(b, f, missing, sizeof(missing));
 	if (missing[0]) {
 		fmt(b->why, sizeof(b->why), "the %s PMU has no %s", b->env.core.name, missing);
 		return -TDR_E_NOPLAN;
 	}
-	/* {slots, sampler, metrics...}: slots leads and counts, the sampler
+	/* {leader, sampler, metrics...}: slots leads and counts, the sampler
 	 * is the second member (docs/kernel.md "TopDown group rules"); counting plans have none. */
 	b->plan->group_cnt = 1;
-	err = add_sysfs_event(b, g, "slots", TDR_EVENT_LEADER);
-	if (!err && !b->opts->counting) {
+	for (size_t i = 0; !err && i < cnt; i++) {
+		const struct tdr_td_event *e = tdr_td_family__event(f, b->opts->counting, i);
+
+		err = add_sysfs_event(b, g, e->name, e->alias,
+				      (e->flags & TDR_TD_LEADER) ? TDR_EVENT_LEADER : 0);
+		if (err || i || b->opts->counting)
+			continue;
 		if (!spec) {
 			err = tdr_event_spec__parse("cycles", &cycles);
 			spec = &cycles;
@@ -409,10 +406,6 @@ static int build_topdown(struct builder *b, int level)
 		if (!err)
 			err = tdr_event_spec__resolve(spec, &b->env, sampler);
 	}
-	for (size_t i = 0; !err && i < TDR_ARRAY_SIZE(td_l1); i++)
-		err = add_sysfs_event(b, g, td_l1[i], 0);
-	for (size_t i = 0; !err && level == 2 && i < TDR_ARRAY_SIZE(td_l2); i++)
-		err = add_sysfs_event(b, g, td_l2[i], 0);
 	if (err)
 		return err;
 	/* A hybrid part's other core PMU (cpu_atom) is another PMU context:
@@ -440,34 +433,23 @@ static int build_topdown(struct builder *b, int level)
 	return topdown_cpus(b, g);
 }
 
-static int build_software(struct builder *b)
+static int build_software(struct builder *b, const struct tdr_td_family *f)
 {
-	static const struct {
-		const char *name;
-		uint64_t config;
-	} sampling[] =
-	    {
-		{"cpu-clock", PERF_COUNT_SW_CPU_CLOCK},
-		{"task-clock", PERF_COUNT_SW_TASK_CLOCK},
-		{"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
-		{"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
-	    },
-	  counting[] = {
-	      {"task-clock", PERF_COUNT_SW_TASK_CLOCK},
-	      {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
-	      {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
-	      {"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
-	  };
 	const struct tdr_plan_opts *o = b->opts;
+	size_t cnt = tdr_td_family__event_cnt(f, o->counting);
 	struct tdr_plan_group *g = &b->plan->groups[0];
+	const struct tdr_td_event *dflt;
 	struct tdr_plan_event *lead;
 	int err = 0;
 
 	b->plan->group_cnt = 1;
 	if (o->counting) {
-		for (size_t i = 0; !err && i < TDR_ARRAY_SIZE(counting); i++)
-			err = add_software_event(b, g, counting[i].name, counting[i].config,
-						 i ? 0 : TDR_EVENT_LEADER);
+		for (size_t i = 0; !err && i < cnt; i++) {
+			const struct tdr_td_event *e = tdr_td_family__event(f, true, i);
+
+			err = add_software_event(b, g, e->name, e->config,
+						 (e->flags & TDR_TD_LEADER) ? TDR_EVENT_LEADER : 0);
+		}
 		return err ? err : set_cpus(b, g, NULL, 0);
 	}
 	/* The leader samples: without metric events nothing forbids it. */
@@ -484,27 +466,33 @@ static int build_software(struct builder *b)
 				 "event and was ignored",
 				 o->sampler->text);
 	}
+	/* The family's leader is the default sampler (cpu-clock). */
+	dflt = tdr_td_family__event(f, false, 0);
 	if (!o->sampler || lead->attr.type != PERF_TYPE_SOFTWARE) {
-		fmt(lead->name, sizeof(lead->name), "cpu-clock");
+		fmt(lead->name, sizeof(lead->name), "%s", dflt->name);
 		fmt(lead->pmu_name, sizeof(lead->pmu_name), "software");
 		lead->attr.type = PERF_TYPE_SOFTWARE;
-		lead->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		lead->attr.config = dflt->config;
 		lead->attr.config1 = lead->attr.config2 = 0;
 		lead->attr.precise_ip = 0;
 	}
-	/* The usual members after the sampler, minus the sampler's own event
+	/* The family's events after the sampler, minus the sampler's own event
 	 * (two identical software events would be a wasted slot). */
-	for (size_t i = 0; !err && i < TDR_ARRAY_SIZE(sampling); i++)
-		if (sampling[i].config != lead->attr.config)
-			err = add_software_event(b, g, sampling[i].name, sampling[i].config, 0);
+	for (size_t i = 0; !err && i < cnt; i++) {
+		const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
+
+		if (e->config != lead->attr.config)
+			err = add_software_event(b, g, e->name, e->config, 0);
+	}
 	return err ? err : set_cpus(b, g, NULL, 0);
 }
 
 /* Build kind; on -TDR_E_NOPLAN, why says what is missing. */
-static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind, char *why,
-		      size_t why_sz, struct tdr_plan **out)
+static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *sys,
+		      enum tdr_plan_kind kind, char *why, size_t why_sz, struct tdr_plan **out)
 {
 	struct builder b = {.opts = opts};
+	const struct tdr_td_family *family;
 	int err;
 
 	if (kind <= TDR_PLAN_AUTO || kind >= TDR_PLAN_KIND_CNT) {
@@ -518,20 +506,26 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		tdr_warn("a sampling plan needs exactly one of a sample period and a frequency");
 		return -TDR_E_USAGE;
 	}
-	b.env.root = tdr_sysfs_root(opts->sysfs_root);
+	b.env.root = sys->root;
+	b.env.sys = sys;
 	b.plan = tdr_calloc(1, sizeof(*b.plan));
 	if (!b.plan)
 		return -ENOMEM;
 	b.plan->kind = kind;
-	err = tdr_sysfs__online_cpus(b.env.root, &b.online, &b.online_cnt);
+	err = tdr_sysfs__online_cpus(sys, &b.online, &b.online_cnt);
 	if (!err && !b.online_cnt) {
 		tdr_warn("no online CPUs in %s/devices/system/cpu/online", b.env.root);
 		err = -TDR_E_CORRUPT;
 	}
+	/* The TopDown table names a family per plan (tdrec/topdown.h). */
+	family = tdr_topdown_family(kind_names[kind]);
+	if (!err && !family) {
+		tdr_warn("no TopDown table family for plan %s", kind_names[kind]);
+		err = -EINVAL;
+	}
 	if (!err)
-		err = kind == TDR_PLAN_SOFTWARE
-			  ? build_software(&b)
-			  : build_topdown(&b, kind == TDR_PLAN_TOPDOWN_L2 ? 2 : 1);
+		err = kind == TDR_PLAN_SOFTWARE ? build_software(&b, family)
+						: build_topdown(&b, family);
 	free(b.online);
 	if (err) {
 		if (err == -TDR_E_NOPLAN)
@@ -543,35 +537,48 @@ static int build_kind(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 	return 0;
 }
 
+/* Read what plans need of opts' sysfs root, once (sysfs.c). */
+static int read_sysfs(const struct tdr_plan_opts *opts, struct tdr_sysfs **out)
+{
+	const struct tdr_event_spec *spec = opts->sampler;
+
+	return tdr_sysfs__read(tdr_sysfs_root(opts->sysfs_root),
+			       spec && spec->kind == TDR_SPEC_PMU ? spec->name : NULL, out);
+}
+
 int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		    struct tdr_plan **out)
 {
+	struct tdr_sysfs *sys;
 	char why[256] = "";
 	int err;
 
-	err = build_kind(opts, kind, why, sizeof(why), out);
+	err = read_sysfs(opts, &sys);
+	if (err)
+		return err;
+	err = build_kind(opts, sys, kind, why, sizeof(why), out);
+	tdr_sysfs__free(sys);
 	if (err == -TDR_E_NOPLAN)
 		tdr_warn("plan %s does not fit this machine: %s", tdr_plan_kind_name(kind), why);
 	return err;
 }
 
-int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
-		     struct tdr_plan **out)
+/* AUTO: the first plan that fits the snapshot, best first. */
+static int choose_auto(const struct tdr_plan_opts *opts, const struct tdr_sysfs *sys,
+		       struct tdr_plan **out)
 {
 	char skipped[2][256];
 	struct tdr_plan *plan;
 	size_t n = 0;
 	int err;
 
-	if (kind != TDR_PLAN_AUTO)
-		return tdr_plan__build(opts, kind, out);
-	/* Best first. Each attempt is a fresh build: plans share no state, and
-	 * rereading a few sysfs files costs microseconds. Only "does not fit"
-	 * moves on; damage and usage errors stop here (docs/plans.md). */
+	/* Each attempt is a fresh build from the same snapshot: plans share
+	 * no state. Only "does not fit" moves on; damage and usage errors
+	 * stop here (docs/plans.md). */
 	for (int k = TDR_PLAN_TOPDOWN_L2; k <= TDR_PLAN_SOFTWARE; k++) {
 		char why[256] = "";
 
-		err = build_kind(opts, (enum tdr_plan_kind)k, why, sizeof(why), &plan);
+		err = build_kind(opts, sys, (enum tdr_plan_kind)k, why, sizeof(why), &plan);
 		if (err == -TDR_E_NOPLAN && k != TDR_PLAN_SOFTWARE) {
 			fmt(skipped[n++], sizeof(skipped[0]), "%s not available: %s", kind_names[k],
 			    why);
@@ -594,6 +601,22 @@ int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 		return 0;
 	}
 	return -TDR_E_NOPLAN; /* not reached: the software plan always fits */
+}
+
+int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
+		     struct tdr_plan **out)
+{
+	struct tdr_sysfs *sys;
+	int err;
+
+	if (kind != TDR_PLAN_AUTO)
+		return tdr_plan__build(opts, kind, out);
+	err = read_sysfs(opts, &sys);
+	if (err)
+		return err;
+	err = choose_auto(opts, sys, out);
+	tdr_sysfs__free(sys);
+	return err;
 }
 
 void tdr_plan__free(struct tdr_plan *plan)

@@ -1,11 +1,13 @@
 /*
- * plan/plan_int.h - private interfaces of the plan code (pmu.c,
+ * plan/plan_int.h - private interfaces of the plan code (sysfs.c, pmu.c,
  * event_spec.c, plan.c).
  *
- * Responsibility: the sysfs side of plans. A struct tdr_pmu names one PMU
- * directory under <root>/bus/event_source/devices and its attr type; event
- * strings and format files are read on demand, because a real machine has
- * dozens of uncore PMUs with hundreds of events we never need.
+ * Responsibility: the sysfs side of plans. sysfs.c reads what plans need
+ * once into a struct tdr_sysfs snapshot (only the core PMUs and the -e
+ * PMU in full, because a real machine has dozens of uncore PMUs with
+ * hundreds of events we never need); pmu.c answers questions about one PMU
+ * of the snapshot (struct tdr_pmu); plan.c and event_spec.c build from
+ * them without touching the file system.
  * Nothing here is used outside plan/ and its tests.
  * See: docs/kernel.md "sysfs event and format files"; docs/plans.md.
  */
@@ -22,11 +24,64 @@
 /* Longest sysfs file we read (an event string, a format, a CPU list). */
 #define TDR_SYSFS_MAX 4096
 
-/* One PMU directory. Plain data: nothing to free. */
+/* One file of the snapshot: its bytes as read, or the error reading gave. */
+struct tdr_sysfs_file {
+	char *name;   /* the file name, for files of a directory (events/, format/) */
+	bool present; /* the path exists */
+	bool is_reg;  /* and is a regular file */
+	int err;      /* -errno of open or read, 0 */
+	size_t len;   /* bytes read, at most TDR_SYSFS_MAX */
+	char *text;   /* those bytes, NUL-terminated */
+};
+
+/* One directory of <root>/bus/event_source/devices. */
+struct tdr_sysfs_pmu {
+	char name[64];
+	bool is_dir; /* a directory (through its symlink) */
+	bool loaded; /* the files below were read (the PMUs a plan may use) */
+	struct tdr_sysfs_file type, cpus, caps_name;
+	size_t event_cnt; /* events/, in readdir order */
+	struct tdr_sysfs_file *events;
+	size_t format_cnt; /* format/ */
+	struct tdr_sysfs_file *formats;
+};
+
+/* What plans read of sysfs, read once (sysfs.c). */
+struct tdr_sysfs {
+	char *root;
+	struct tdr_sysfs_file online; /* devices/system/cpu/online */
+	size_t pmu_cnt;		      /* every PMU directory, in readdir order */
+	struct tdr_sysfs_pmu *pmus;
+};
+
+/*
+ * Read the snapshot of root: the PMU list, and the type, cpus,
+ * caps/pmu_name, events/ and format/ files of "cpu", "cpu_*" and extra_pmu
+ * (NULL: none; the PMU of an -e PMU/TERMS/ sampler), and the online CPU
+ * list. File errors are kept in the snapshot for its readers to judge.
+ * Returns: 0 with *out (caller owns, tdr_sysfs__free), -ENOMEM.
+ */
+int tdr_sysfs__read(const char *root, const char *extra_pmu, struct tdr_sysfs **out);
+void tdr_sysfs__free(struct tdr_sysfs *s);
+/* The PMU directory name of s, or NULL. */
+const struct tdr_sysfs_pmu *tdr_sysfs__pmu(const struct tdr_sysfs *s, const char *name);
+/* The file name among files, or NULL. */
+const struct tdr_sysfs_file *tdr_sysfs_pmu__file(const struct tdr_sysfs_file *files, size_t cnt,
+						 const char *name);
+/*
+ * f's text as reading the file into buf[sz] gave it: trailing white space
+ * stripped. Returns the length, -ENOENT (f NULL or missing), the read's
+ * -errno, or -EFBIG when it does not fit sz.
+ */
+int tdr_sysfs_file__text(const struct tdr_sysfs_file *f, char *buf, size_t sz);
+
+/* One PMU of a snapshot. Plain data: nothing to free; valid while the
+ * snapshot is. */
 struct tdr_pmu {
 	char name[64];
-	char dir[PATH_MAX]; /* <root>/bus/event_source/devices/<name> */
+	char dir[PATH_MAX]; /* <root>/bus/event_source/devices/<name>, for messages */
 	uint32_t type;	    /* from <dir>/type */
+	const struct tdr_sysfs_pmu *sp;
 };
 
 /* The sysfs root: opt when non-NULL, else $TDREC_SYSFS when set and
@@ -35,12 +90,12 @@ struct tdr_pmu {
 const char *tdr_sysfs_root(const char *opt);
 
 /*
- * Open PMU name under root: check its directory and read its type.
- * Returns: 0, -ENOENT when there is no such PMU directory, -TDR_E_CORRUPT
- * (logged) when the directory exists but type is missing, unreadable or not
- * a number, -ENAMETOOLONG.
+ * Open PMU name of snapshot sys: check its directory and read its type.
+ * Returns: 0, -ENOENT when there is no such PMU directory (or sys did not
+ * read it), -TDR_E_CORRUPT (logged) when the directory exists but type is
+ * missing, unreadable or not a number, -ENAMETOOLONG.
  */
-int tdr_pmu__open(const char *root, const char *name, struct tdr_pmu *out);
+int tdr_pmu__open(const struct tdr_sysfs *sys, const char *name, struct tdr_pmu *out);
 
 /* True when <dir>/events/<event> exists. Names ending in ".scale",
  * ".unit", ".per-pkg" or ".snapshot" are attributes of an event, not
@@ -89,9 +144,10 @@ int tdr_cpulist__parse(const char *text, int **cpus, size_t *cnt);
 /* Format a sorted CPU array as a CPU list ("0-3,8"), truncated to sz. */
 void tdr_cpulist__format(const int *cpus, size_t cnt, char *buf, size_t sz);
 
-/* Read <root>/devices/system/cpu/online. Same returns as tdr_cpulist__parse,
- * plus -errno when the file cannot be read (logged). */
-int tdr_sysfs__online_cpus(const char *root, int **cpus, size_t *cnt);
+/* The online CPUs of the snapshot (<root>/devices/system/cpu/online). Same
+ * returns as tdr_cpulist__parse, plus -errno when the file could not be
+ * read (logged). */
+int tdr_sysfs__online_cpus(const struct tdr_sysfs *sys, int **cpus, size_t *cnt);
 
 /*
  * What the sampler resolution needs to know about the machine: the core PMU
@@ -99,6 +155,7 @@ int tdr_sysfs__online_cpus(const char *root, int **cpus, size_t *cnt);
  */
 struct tdr_plan_env {
 	const char *root;
+	const struct tdr_sysfs *sys; /* everything read of root */
 	bool has_core;
 	bool hybrid; /* the core PMU is cpu_core */
 	struct tdr_pmu core;

@@ -1,16 +1,18 @@
 /*
- * plan/pmu.c - PMU discovery from sysfs: types, event aliases, format
+ * plan/pmu.c - PMUs of a sysfs snapshot: types, event aliases, format
  * bit ranges, CPU lists.
  *
- * Responsibility: read <root>/bus/event_source/devices/<pmu>/{type, events/,
- * format/, cpus, caps/pmu_name} and <root>/devices/system/cpu/online, and
- * turn event terms ("event=0x00,umask=0x4") into config words through the
+ * Responsibility: judge the files sysfs.c read once from
+ * <root>/bus/event_source/devices/<pmu>/{type, events/, format/, cpus,
+ * caps/pmu_name} and <root>/devices/system/cpu/online (it touches no file
+ * itself), and turn event terms ("event=0x00,umask=0x4") into config words through the
  * PMU's format files ("config:0-7", "config:0-7,32-35", "config1:0-23",
  * "config:21"). No config value is hard-coded anywhere: the kernel prints
  * both the terms and their bit positions (docs/kernel.md "sysfs event and format files").
  * It does not choose plans (plan.c) or parse -e text (event_spec.c).
  * Objects and lifecycle: struct tdr_pmu is plain data filled by
- * tdr_pmu__open; every other read happens on demand.
+ * tdr_pmu__open, pointing into the snapshot; errors of a file are logged
+ * when the file is used, as when it was read on demand.
  * Invariants: a format's value bits are placed into the format's config bits
  * in ascending bit order, as the perf tool does (pmu_format_value), so
  * "config:0-7,32-35" puts value bits 0-7 at 0-7 and value bits 8-11 at 32-35.
@@ -21,71 +23,15 @@
 #include "plan_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
 #define MAX_CPU 65535
-
-const char *tdr_sysfs_root(const char *opt)
-{
-	const char *env;
-
-	if (opt)
-		return opt;
-	env = getenv("TDREC_SYSFS");
-	if (env && env[0])
-		return env;
-	return "/sys";
-}
-
-/* Read a small text file into buf (NUL-terminated) and strip trailing white
- * space. Returns the length, -errno, or -EFBIG when it does not fit. */
-static int read_text(const char *path, char *buf, size_t sz)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		n = read(fd, buf + len, sz - 1 - len);
-		if (n < 0) {
-			err = -errno;
-			if (err == -EINTR)
-				continue;
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == sz - 1) {
-			char c;
-
-			/* Full buffer: more data means the file is too long. */
-			if (read(fd, &c, 1) != 0) {
-				close(fd);
-				return -EFBIG;
-			}
-			break;
-		}
-	}
-	close(fd);
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-		len--;
-	buf[len] = '\0';
-	return (int)len;
-}
 
 /* A name that is safe as one path component. */
 static bool valid_component(const char *name)
@@ -134,30 +80,32 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-int tdr_pmu__open(const char *root, const char *name, struct tdr_pmu *out)
+int tdr_pmu__open(const struct tdr_sysfs *sys, const char *name, struct tdr_pmu *out)
 {
 	char path[PATH_MAX], buf[64];
 	struct tdr_pmu pmu = {0};
-	struct stat st;
+	const struct tdr_sysfs_pmu *sp;
 	uint64_t type;
 	int err;
 
 	/* name may come from -e: keep it to one path component. */
 	if (!valid_component(name) || strlen(name) >= sizeof(pmu.name))
 		return -ENOENT;
-	err = join(pmu.dir, sizeof(pmu.dir), root, "bus/event_source/devices", name);
+	err = join(pmu.dir, sizeof(pmu.dir), sys->root, "bus/event_source/devices", name);
 	if (err)
 		return err;
 	/* No directory: no such PMU, which callers treat as "not this
 	 * machine". A directory without a readable numeric type is damage,
 	 * reported as such, never guessed around. */
-	if (stat(pmu.dir, &st) || !S_ISDIR(st.st_mode))
+	sp = tdr_sysfs__pmu(sys, name);
+	if (!sp || !sp->is_dir || !sp->loaded)
 		return -ENOENT;
 	strcpy(pmu.name, name);
+	pmu.sp = sp;
 	err = join(path, sizeof(path), pmu.dir, "type", NULL);
 	if (err)
 		return err;
-	err = read_text(path, buf, sizeof(buf));
+	err = tdr_sysfs_file__text(&sp->type, buf, sizeof(buf));
 	if (err < 0) {
 		tdr_warn("failed to read PMU type %s: %s", path, tdr_strerror(err));
 		return -TDR_E_CORRUPT;
@@ -185,16 +133,23 @@ static bool is_event_attribute(const char *name)
 	       ends_with(name, ".per-pkg") || ends_with(name, ".snapshot");
 }
 
-bool tdr_pmu__has_event(const struct tdr_pmu *pmu, const char *event)
+/* The snapshot's events/<event>, NULL when there is none. */
+static const struct tdr_sysfs_file *event_file(const struct tdr_pmu *pmu, const char *event)
 {
 	char path[PATH_MAX];
-	struct stat st;
 
 	if (!valid_component(event) || is_event_attribute(event))
-		return false;
+		return NULL;
 	if (join(path, sizeof(path), pmu->dir, "events", event))
-		return false;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		return NULL;
+	return tdr_sysfs_pmu__file(pmu->sp->events, pmu->sp->event_cnt, event);
+}
+
+bool tdr_pmu__has_event(const struct tdr_pmu *pmu, const char *event)
+{
+	const struct tdr_sysfs_file *f = event_file(pmu, event);
+
+	return f && f->is_reg;
 }
 
 int tdr_pmu__event_terms(const struct tdr_pmu *pmu, const char *event, char *buf, size_t sz)
@@ -207,7 +162,7 @@ int tdr_pmu__event_terms(const struct tdr_pmu *pmu, const char *event, char *buf
 	err = join(path, sizeof(path), pmu->dir, "events", event);
 	if (err)
 		return err;
-	err = read_text(path, buf, sz);
+	err = tdr_sysfs_file__text(event_file(pmu, event), buf, sz);
 	if (err <= 0) {
 		tdr_warn("failed to read event %s: %s", path,
 			 err ? tdr_strerror(err) : "empty file");
@@ -288,7 +243,8 @@ static int read_format(const struct tdr_pmu *pmu, const char *term, struct forma
 	err = join(path, sizeof(path), pmu->dir, "format", term);
 	if (err)
 		return err;
-	err = read_text(path, buf, sizeof(buf));
+	err = tdr_sysfs_file__text(
+	    tdr_sysfs_pmu__file(pmu->sp->formats, pmu->sp->format_cnt, term), buf, sizeof(buf));
 	if (err == -ENOENT)
 		return -ENOENT;
 	if (err < 0) {
@@ -416,7 +372,8 @@ void tdr_pmu__caps_name(const struct tdr_pmu *pmu, char *buf, size_t sz)
 	char path[PATH_MAX];
 
 	buf[0] = '\0';
-	if (join(path, sizeof(path), pmu->dir, "caps", "pmu_name") || read_text(path, buf, sz) < 0)
+	if (join(path, sizeof(path), pmu->dir, "caps", "pmu_name") ||
+	    tdr_sysfs_file__text(&pmu->sp->caps_name, buf, sz) < 0)
 		buf[0] = '\0';
 }
 
@@ -487,15 +444,15 @@ void tdr_cpulist__format(const int *cpus, size_t cnt, char *buf, size_t sz)
 	}
 }
 
-/* Read and parse a CPU list file; what names it in messages. */
-static int read_cpulist(const char *path, int **cpus, size_t *cnt)
+/* Parse the CPU list file f of the snapshot; path names it in messages. */
+static int read_cpulist(const struct tdr_sysfs_file *f, const char *path, int **cpus, size_t *cnt)
 {
 	char buf[TDR_SYSFS_MAX];
 	int err;
 
 	/* A missing file is for the caller to judge (non-hybrid PMUs have no
 	 * cpus file); any other failure means a damaged sysfs. */
-	err = read_text(path, buf, sizeof(buf));
+	err = tdr_sysfs_file__text(f, buf, sizeof(buf));
 	if (err == -ENOENT)
 		return err;
 	if (err < 0) {
@@ -514,18 +471,18 @@ int tdr_pmu__cpus(const struct tdr_pmu *pmu, int **cpus, size_t *cnt)
 	int err;
 
 	err = join(path, sizeof(path), pmu->dir, "cpus", NULL);
-	return err ? err : read_cpulist(path, cpus, cnt);
+	return err ? err : read_cpulist(&pmu->sp->cpus, path, cpus, cnt);
 }
 
-int tdr_sysfs__online_cpus(const char *root, int **cpus, size_t *cnt)
+int tdr_sysfs__online_cpus(const struct tdr_sysfs *sys, int **cpus, size_t *cnt)
 {
 	char path[PATH_MAX];
 	int err;
 
-	err = join(path, sizeof(path), root, "devices/system/cpu/online", NULL);
+	err = join(path, sizeof(path), sys->root, "devices/system/cpu/online", NULL);
 	if (err)
 		return err;
-	err = read_cpulist(path, cpus, cnt);
+	err = read_cpulist(&sys->online, path, cpus, cnt);
 	if (err == -ENOENT)
 		tdr_warn("failed to read online CPUs %s: %s", path, tdr_strerror(err));
 	return err;

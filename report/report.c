@@ -18,52 +18,29 @@
 
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/topdown.h"
 
 #define LOG_PREFIX "report: "
 #include "tdrec/tdr_log.h"
 
-/*
- * Bottleneck thresholds, as fractions of a row's slots. Level 1 follows
- * VTune's rule of thumb; retiring and its level-2 children are never a
- * bottleneck. Category names not listed are never flagged.
- * See docs/report.md "Thresholds".
- */
-static const struct {
-	const char *name;
-	double threshold;
-	const char *label; /* text column label, at most 6 characters */
-	char glyph;	   /* text bar */
-} known_cats[] = {
-    {"retiring", NAN, "Retire", 'r'},	    {"bad-spec", 0.15, "BadSpc", 's'},
-    {"fe-bound", 0.15, "FE-Bnd", 'f'},	    {"be-bound", 0.20, "BE-Bnd", 'b'},
-    {"heavy-ops", NAN, "heavy", 'h'},	    {"light-ops", NAN, "light", 'l'},
-    {"br-mispredict", 0.10, "brmisp", 'm'}, {"machine-clears", 0.10, "mclear", 'c'},
-    {"fetch-lat", 0.10, "fetlat", 'L'},	    {"fetch-bw", 0.10, "fetbw", 'W'},
-    {"mem-bound", 0.20, "mem", 'M'},	    {"core-bound", 0.10, "core", 'C'},
-};
-
+/* Labels, glyphs and thresholds come from the TopDown table
+ * (tdrec/topdown.h); a category the table does not know (a file from a
+ * newer tdrec) is shown by its own name and its first letter, and is never
+ * flagged. See docs/report.md "Thresholds". */
 char report_category_glyph(const char *name)
 {
-	for (size_t i = 0; i < TDR_ARRAY_SIZE(known_cats); i++)
-		if (!strcmp(known_cats[i].name, name))
-			return known_cats[i].glyph;
+	const struct tdr_td_category *c = tdr_topdown_category(name);
+
+	if (c)
+		return c->glyph;
 	return name[0] >= 'A' && name[0] <= 'Z' ? (char)(name[0] + 32) : name[0] ? name[0] : '?';
 }
 
 const char *report_category_label(const char *name)
 {
-	for (size_t i = 0; i < TDR_ARRAY_SIZE(known_cats); i++)
-		if (!strcmp(known_cats[i].name, name))
-			return known_cats[i].label;
-	return name;
-}
+	const struct tdr_td_category *c = tdr_topdown_category(name);
 
-static double known_threshold(const char *name)
-{
-	for (size_t i = 0; i < TDR_ARRAY_SIZE(known_cats); i++)
-		if (!strcmp(known_cats[i].name, name))
-			return known_cats[i].threshold;
-	return NAN;
+	return c ? c->label : name;
 }
 
 const char *tdr_report_by_name(enum tdr_report_by by)
@@ -187,7 +164,7 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 		if (!c->name || (mc->parent && !c->parent))
 			return -ENOMEM;
 		c->level = mc->level ? mc->level : 1;
-		c->threshold = known_threshold(c->name);
+		c->threshold = tdr_topdown_threshold(c->name);
 		c->num_cnt = mc->num_cnt;
 		c->den_cnt = mc->den_cnt;
 		err = copy_terms(mc->num, mc->num_cnt, meta->event_cnt, &c->num);
@@ -524,11 +501,6 @@ uint32_t tdr_report__category_level(const struct tdr_report *r, size_t idx)
 double tdr_report__threshold(const struct tdr_report *r, size_t idx)
 {
 	return idx < r->cat_cnt ? r->cats[idx].threshold : NAN;
-}
-
-double tdr_report_category_threshold(const char *name)
-{
-	return name ? known_threshold(name) : NAN;
 }
 
 const char *tdr_report__plan(const struct tdr_report *r)

@@ -269,7 +269,7 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 	if (!err)
 		err = open_total(st);
 	if (!err)
-		err = stat_schema__init(&st->sc, st->plan, opts->threshold, opts->what.system_wide);
+		err = stat_schema__init(&st->sc, st->plan, opts->what.system_wide);
 	for (size_t i = 0; !err && i < st->fallback_cnt; i++)
 		err = stat_schema__note(&st->sc, st->fallback[i]);
 	if (!err && st->per_thread && plan_uses_pmu(st->plan)) {

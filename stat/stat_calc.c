@@ -13,7 +13,8 @@
  * instead of turning into a huge delta (docs/parser.md "Deltas and re-bases").
  * Objects and lifecycle: struct stat_schema (init -> use -> clear); the
  * rest are plain functions on plain structs.
- * See: docs/stat.md "How the numbers are made"; report.md "Thresholds".
+ * See: docs/stat.md "How the numbers are made"; report.md "Thresholds"
+ * (the thresholds are the TopDown table's, tdrec/topdown.h).
  */
 #include "stat_int.h"
 
@@ -22,9 +23,9 @@
 #include <string.h>
 
 #include "tdrec/tdr_mem.h"
+#include "tdrec/topdown.h"
 
-int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan,
-		      tdr_stat_threshold_fn threshold, bool system_wide)
+int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool system_wide)
 {
 	size_t base = 0;
 	int err;
@@ -47,7 +48,8 @@ int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan,
 	for (size_t i = 0; i < sc->meta.category_cnt; i++) {
 		const struct tdr_category *c = &sc->meta.categories[i];
 
-		sc->threshold[i] = threshold && c->name ? threshold(c->name) : NAN;
+		/* The TopDown table's, as report's: both mark the same rows. */
+		sc->threshold[i] = tdr_topdown_threshold(c->name);
 		sc->parent[i] = -1;
 		if (c->level <= 1 && sc->slots_cat < 0)
 			sc->slots_cat = (int)i;

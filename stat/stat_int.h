@@ -62,11 +62,11 @@ struct stat_schema {
 	bool system_wide;		  /* -a: time_enabled tells multiplexing */
 };
 
-/* Fill sc from plan (tdr_plan__to_meta; borrowed for the call) and the
- * thresholds (NULL: none). Returns 0, -ENOMEM, -E2BIG (too many events or
- * categories). sc is valid for stat_schema__clear in every case. */
-int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan,
-		      tdr_stat_threshold_fn threshold, bool system_wide);
+/* Fill sc from plan (tdr_plan__to_meta; borrowed for the call), with the
+ * thresholds of the TopDown table (tdrec/topdown.h). Returns 0, -ENOMEM,
+ * -E2BIG (too many events or categories). sc is valid for
+ * stat_schema__clear in every case. */
+int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool system_wide);
 void stat_schema__clear(struct stat_schema *sc);
 /* Add a note line to sc->meta (plan fallbacks). Returns 0 or -ENOMEM. */
 int stat_schema__note(struct stat_schema *sc, const char *line);

@@ -103,6 +103,36 @@ static void test_spec__parse_too_long(void **state)
 	assert_int_equal(tdr_event_spec__parse(text, &s), 0);
 }
 
+/* ---- snapshots ----------------------------------------------------------
+ * The plan code reads sysfs once (tdr_sysfs__read) and judges the files
+ * when it uses them; these tests open one PMU of a fresh snapshot of root
+ * (so a file written since is seen) and free every snapshot at the end. */
+static struct tdr_sysfs *snaps[64];
+static size_t snap_cnt;
+
+static struct tdr_sysfs *snap_of(const char *root, const char *pmu)
+{
+	struct tdr_sysfs *s = NULL;
+
+	assert_true(snap_cnt < sizeof(snaps) / sizeof(snaps[0]));
+	assert_int_equal(tdr_sysfs__read(root, pmu, &s), 0);
+	snaps[snap_cnt++] = s;
+	return s;
+}
+
+static int pmu_open(const char *root, const char *name, struct tdr_pmu *pmu)
+{
+	return tdr_pmu__open(snap_of(root, name), name, pmu);
+}
+
+static int snaps_free(void **state)
+{
+	(void)state;
+	while (snap_cnt)
+		tdr_sysfs__free(snaps[--snap_cnt]);
+	return 0;
+}
+
 /* ---- format encoding through real fixture files ---------------------- */
 
 static void encode_ok(const struct tdr_pmu *pmu, const char *terms, uint64_t config,
@@ -124,7 +154,7 @@ static void test_encode__intel_formats(void **state)
 
 	(void)state;
 	log_reset();
-	assert_int_equal(tdr_pmu__open(fixture("icelake-server"), "cpu", &cpu), 0);
+	assert_int_equal(pmu_open(fixture("icelake-server"), "cpu", &cpu), 0);
 	assert_int_equal(cpu.type, 4);
 	assert_string_equal(cpu.name, "cpu");
 	/* event config:0-7, umask config:8-15 */
@@ -152,7 +182,7 @@ static void test_encode__errors_name_the_term(void **state)
 	struct perf_event_attr a = {0};
 
 	(void)state;
-	assert_int_equal(tdr_pmu__open(fixture("icelake-server"), "cpu", &cpu), 0);
+	assert_int_equal(pmu_open(fixture("icelake-server"), "cpu", &cpu), 0);
 	log_reset();
 	assert_int_equal(tdr_pmu__encode(&cpu, "event=0x3c,bogus=1", &a), -ENOENT);
 	assert_non_null(strstr(log_text, "'bogus'"));
@@ -177,7 +207,7 @@ static void test_encode__amd_split_range(void **state)
 
 	(void)state;
 	log_reset();
-	assert_int_equal(tdr_pmu__open(fixture("amd-zen4"), "cpu", &cpu), 0);
+	assert_int_equal(pmu_open(fixture("amd-zen4"), "cpu", &cpu), 0);
 	/* event = config:0-7,32-35: value bits 0-7 at 0-7, bits 8-11 at 32-35 */
 	encode_ok(&cpu, "event=0x1a0", 0x1000000a0ull, 0);
 	encode_ok(&cpu, "event=0xfff,umask=0x1", 0xf000001ffull, 0);
@@ -202,12 +232,13 @@ static void test_encode__bad_format_files(void **state)
 	strcpy(rootc, root);
 	tree_write(rootc, "bus/event_source/devices/x/type", "30\n");
 	tree_write(rootc, "bus/event_source/devices/x/format/lo", "config2:0-3,60-63\n");
-	assert_int_equal(tdr_pmu__open(rootc, "x", &pmu), 0);
+	assert_int_equal(pmu_open(rootc, "x", &pmu), 0);
 	assert_int_equal(pmu.type, 30);
 	assert_int_equal(tdr_pmu__encode(&pmu, "lo=0xab", &a), 0);
 	assert_true(a.config2 == 0xa00000000000000bull);
 	for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
 		tree_write(rootc, "bus/event_source/devices/x/format/t", broken[i]);
+		assert_int_equal(pmu_open(rootc, "x", &pmu), 0);
 		log_text[0] = '\0';
 		assert_int_equal(tdr_pmu__encode(&pmu, "t=1", &a), -TDR_E_CORRUPT);
 		assert_non_null(strstr(log_text, "format"));
@@ -227,20 +258,20 @@ static void test_pmu__open_errors(void **state)
 	tree_write(rootc, "bus/event_source/devices/words/type", "four\n");
 	tree_write(rootc, "bus/event_source/devices/empty/type", "");
 	tree_write(rootc, "bus/event_source/devices/notype/format/event", "config:0-7\n");
-	assert_int_equal(tdr_pmu__open(rootc, "words", &pmu), -TDR_E_CORRUPT);
+	assert_int_equal(pmu_open(rootc, "words", &pmu), -TDR_E_CORRUPT);
 	assert_non_null(strstr(log_text, "'four' is not a number"));
-	assert_int_equal(tdr_pmu__open(rootc, "empty", &pmu), -TDR_E_CORRUPT);
-	assert_int_equal(tdr_pmu__open(rootc, "notype", &pmu), -TDR_E_CORRUPT);
-	assert_int_equal(tdr_pmu__open(rootc, "absent", &pmu), -ENOENT);
-	assert_int_equal(tdr_pmu__open(rootc, "..", &pmu), -ENOENT);
+	assert_int_equal(pmu_open(rootc, "empty", &pmu), -TDR_E_CORRUPT);
+	assert_int_equal(pmu_open(rootc, "notype", &pmu), -TDR_E_CORRUPT);
+	assert_int_equal(pmu_open(rootc, "absent", &pmu), -ENOENT);
+	assert_int_equal(pmu_open(rootc, "..", &pmu), -ENOENT);
 	tree_rm(rootc);
 	/* the damaged fixture: type is a directory */
-	assert_int_equal(tdr_pmu__open(fixture("broken-type"), "cpu", &pmu), -TDR_E_CORRUPT);
+	assert_int_equal(pmu_open(fixture("broken-type"), "cpu", &pmu), -TDR_E_CORRUPT);
 	/* the software PMU exists with type 1 and has no events directory */
-	assert_int_equal(tdr_pmu__open(fixture("vm"), "software", &pmu), 0);
+	assert_int_equal(pmu_open(fixture("vm"), "software", &pmu), 0);
 	assert_int_equal(pmu.type, PERF_TYPE_SOFTWARE);
 	assert_false(tdr_pmu__has_event(&pmu, "cpu-clock"));
-	assert_int_equal(tdr_pmu__open(fixture("vm"), "cpu", &pmu), -ENOENT);
+	assert_int_equal(pmu_open(fixture("vm"), "cpu", &pmu), -ENOENT);
 }
 
 /* ---- CPU lists -------------------------------------------------------- */
@@ -288,12 +319,15 @@ static void test_cpulist__online_from_fixture(void **state)
 	size_t cnt;
 
 	(void)state;
-	assert_int_equal(tdr_sysfs__online_cpus(fixture("alderlake-hybrid"), &cpus, &cnt), 0);
+	assert_int_equal(tdr_sysfs__online_cpus(snap_of(fixture("alderlake-hybrid"), NULL), &cpus,
+						&cnt),
+			 0);
 	assert_int_equal(cnt, 24);
 	assert_int_equal(cpus[23], 23);
 	free(cpus);
 	log_reset();
-	assert_int_equal(tdr_sysfs__online_cpus("/nonexistent", &cpus, &cnt), -ENOENT);
+	assert_int_equal(tdr_sysfs__online_cpus(snap_of("/nonexistent", NULL), &cpus, &cnt),
+			 -ENOENT);
 	assert_non_null(strstr(log_text, "online"));
 }
 
@@ -369,12 +403,14 @@ static void test_spec__resolve_table(void **state)
 
 		strcpy(root, env.root);
 		env.root = root;
-		/* the env the plan code would build: cpu_core first, then cpu */
-		if (!tdr_pmu__open(root, "cpu_core", &env.core))
-			env.has_core = env.hybrid = true;
-		else if (!tdr_pmu__open(root, "cpu", &env.core))
-			env.has_core = true;
 		assert_int_equal(tdr_event_spec__parse(c->text, &spec), 0);
+		/* the env the plan code would build: one snapshot with the PMU
+		 * -e names, then cpu_core first, then cpu */
+		env.sys = snap_of(root, spec.kind == TDR_SPEC_PMU ? spec.name : NULL);
+		if (!tdr_pmu__open(env.sys, "cpu_core", &env.core))
+			env.has_core = env.hybrid = true;
+		else if (!tdr_pmu__open(env.sys, "cpu", &env.core))
+			env.has_core = true;
 		if (tdr_event_spec__resolve(&spec, &env, &ev) != c->err)
 			fail_msg("%s on %s: want %d", c->text, c->tree, c->err);
 		if (c->err)
@@ -392,16 +428,16 @@ static void test_spec__resolve_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_spec__parse_table),
-	    cmocka_unit_test(test_spec__parse_too_long),
-	    cmocka_unit_test(test_encode__intel_formats),
-	    cmocka_unit_test(test_encode__errors_name_the_term),
-	    cmocka_unit_test(test_encode__amd_split_range),
-	    cmocka_unit_test(test_encode__bad_format_files),
-	    cmocka_unit_test(test_pmu__open_errors),
-	    cmocka_unit_test(test_cpulist__parse_and_format),
-	    cmocka_unit_test(test_cpulist__online_from_fixture),
-	    cmocka_unit_test(test_spec__resolve_table),
+	    cmocka_unit_test_teardown(test_spec__parse_table, snaps_free),
+	    cmocka_unit_test_teardown(test_spec__parse_too_long, snaps_free),
+	    cmocka_unit_test_teardown(test_encode__intel_formats, snaps_free),
+	    cmocka_unit_test_teardown(test_encode__errors_name_the_term, snaps_free),
+	    cmocka_unit_test_teardown(test_encode__amd_split_range, snaps_free),
+	    cmocka_unit_test_teardown(test_encode__bad_format_files, snaps_free),
+	    cmocka_unit_test_teardown(test_pmu__open_errors, snaps_free),
+	    cmocka_unit_test_teardown(test_cpulist__parse_and_format, snaps_free),
+	    cmocka_unit_test_teardown(test_cpulist__online_from_fixture, snaps_free),
+	    cmocka_unit_test_teardown(test_spec__resolve_table, snaps_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "stat_test_util.h"
+#include "tdrec/topdown.h"
 
 #define RF_STAT                                                                                    \
 	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                     \
@@ -121,7 +122,7 @@ static void test_stat_calc__schema_from_spr(void **state)
 	struct stat_schema sc;
 
 	(void)state;
-	assert_int_equal(stat_schema__init(&sc, p, tdr_report_category_threshold, false), 0);
+	assert_int_equal(stat_schema__init(&sc, p, false), 0);
 	assert_int_equal(sc.meta.event_cnt, SPR_EVENTS);
 	assert_int_equal(sc.meta.category_cnt, 12);
 	assert_int_equal(sc.group_cnt, 1);
@@ -144,10 +145,13 @@ static void test_stat_calc__schema_from_spr(void **state)
 	assert_true(fabs(sc.threshold[cat_idx(&sc, "be-bound")] - 0.20) < 1e-12);
 	assert_true(fabs(sc.threshold[cat_idx(&sc, "fe-bound")] - 0.15) < 1e-12);
 	assert_true(fabs(sc.threshold[cat_idx(&sc, "core-bound")] - 0.10) < 1e-12);
-	/* Without a threshold function nothing is ever a bottleneck. */
-	stat_schema__clear(&sc);
-	assert_int_equal(stat_schema__init(&sc, p, NULL, false), 0);
-	assert_true(isnan(sc.threshold[cat_idx(&sc, "be-bound")]));
+	/* They are the TopDown table's, category by category (report reads
+	 * the same table). */
+	for (size_t i = 0; i < 12; i++) {
+		double t = tdr_topdown_threshold(sc.meta.categories[i].name);
+
+		assert_true(isnan(t) ? isnan(sc.threshold[i]) : sc.threshold[i] == t);
+	}
 	stat_schema__clear(&sc);
 	tdr_plan__free(p);
 }
@@ -164,7 +168,7 @@ static int fx_setup(void **state)
 	struct fx *f = calloc(1, sizeof(*f));
 
 	f->plan = stat_plan("sapphire-rapids", TDR_PLAN_AUTO);
-	if (stat_schema__init(&f->sc, f->plan, tdr_report_category_threshold, false))
+	if (stat_schema__init(&f->sc, f->plan, false))
 		return -1;
 	*state = f;
 	return 0;
@@ -419,7 +423,7 @@ static void test_stat_calc__icl_level1_only(void **state)
 	(void)state;
 	assert_int_equal(p->kind, TDR_PLAN_TOPDOWN_L1);
 	check_counting_group(&p->groups[0], true, true);
-	assert_int_equal(stat_schema__init(&sc, p, tdr_report_category_threshold, false), 0);
+	assert_int_equal(stat_schema__init(&sc, p, false), 0);
 	assert_int_equal(sc.meta.category_cnt, 4);
 	memcpy(v.v, in, sizeof(in));
 	stat_topdown(&sc, &v, vals, &bn, &bn2);
@@ -441,7 +445,7 @@ static void test_stat_calc__software_has_no_topdown(void **state)
 
 	(void)state;
 	assert_int_equal(p->kind, TDR_PLAN_SOFTWARE);
-	assert_int_equal(stat_schema__init(&sc, p, tdr_report_category_threshold, false), 0);
+	assert_int_equal(stat_schema__init(&sc, p, false), 0);
 	assert_int_equal(sc.meta.category_cnt, 0);
 	assert_int_equal(sc.slots_cat, -1);
 	/* The notes say which TopDown plans were skipped and why. */

@@ -40,7 +40,6 @@ static int setup(void **state)
 	log_reset();
 	f->out = open_memstream(&f->text, &f->len);
 	f->o.out = f->out;
-	f->o.threshold = tdr_report_category_threshold;
 	f->o.what.sysfs_root = fixture("sapphire-rapids");
 	f->o.what.argv = true_argv;
 	*state = f;

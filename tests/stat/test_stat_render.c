@@ -49,11 +49,10 @@ static void make(struct fx *f, const char *tree, enum tdr_stat_format fmt, const
 	f->out = open_memstream(&f->text, &f->len);
 	f->o.out = f->out;
 	f->o.fmt = fmt;
-	f->o.threshold = tdr_report_category_threshold;
 	st->opts = &f->o;
 	st->sw.fd = -1;
 	st->plan = stat_plan(tree, TDR_PLAN_AUTO);
-	assert_int_equal(stat_schema__init(&st->sc, st->plan, f->o.threshold, false), 0);
+	assert_int_equal(stat_schema__init(&st->sc, st->plan, false), 0);
 	st->total = unit_with(v, n, run, ref);
 	st->tg.pids = calloc(1, sizeof(pid_t));
 	st->tg.pids[0] = 4242;

@@ -36,7 +36,7 @@ static int fx_setup(void **state)
 	o.inherit = false;
 	o.enable_on_exec = false;
 	if (tdr_plan__build(&o, TDR_PLAN_SOFTWARE, &f->plan) ||
-	    stat_schema__init(&f->sc, f->plan, NULL, false))
+	    stat_schema__init(&f->sc, f->plan, false))
 		return -1;
 	log_reset();
 	f->th.plan = f->plan;

@@ -124,15 +124,16 @@ void tdr_meta__clear(struct tdr_meta *meta);
 int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
 
 /*
- * Add the TopDown categories that fit the events of meta, found by event name
- * ("slots" and "topdown-*"): level 1 (retiring, bad-spec, fe-bound, be-bound
- * over slots) when all four metrics and slots are present, and level 2
- * (heavy-ops, br-mispredict, fetch-lat, mem-bound measured; light-ops,
- * machine-clears, fetch-bw, core-bound derived) when the four level-2 metrics
- * are present too. Used by the recorder's plans and by perf.data import, so the
- * formulas exist once. Categories already present are kept; nothing is added
- * for a plan without TopDown events.
- * Returns: the number of categories added, or -ENOMEM.
+ * Add the TopDown categories that fit the events of meta, found by event name:
+ * the formulas of the first family of the TopDown table (tdrec/topdown.h,
+ * best first) whose events meta has all of, resolved to meta's event
+ * indexes (level 1 retiring, bad-spec, fe-bound, be-bound over slots with
+ * slots and the four level-1 metrics; the eight level-2 categories too with
+ * the four level-2 metrics). Used by the recorder's plans and by perf.data
+ * import, so the formulas exist once. Categories already present are kept;
+ * nothing is added for a plan without TopDown events.
+ * Returns: the number of categories added, -ENOMEM, or -ENOENT when a
+ * formula of the table names an unknown category (a table bug).
  */
 int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
 

@@ -262,13 +262,10 @@ uint64_t tdr_report__samples_kept(const struct tdr_report *r);
 /*
  * Threshold above which category idx is a bottleneck (fraction of slots), or
  * NAN when the category is never flagged (retiring and its children,
- * unknown names). See docs/report.md "Thresholds".
+ * unknown names): the TopDown table's (tdrec/topdown.h), which tdrec stat
+ * reads too. See docs/report.md "Thresholds".
  */
 double tdr_report__threshold(const struct tdr_report *r, size_t idx);
-
-/* The same threshold by category name, without a report (tdrec stat marks
- * its bottlenecks by the same table). NAN for names never flagged. */
-double tdr_report_category_threshold(const char *name);
 
 enum tdr_report_format {
 	TDR_FMT_TEXT = 0,

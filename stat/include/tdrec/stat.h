@@ -53,11 +53,6 @@ enum tdr_stat_format {
 	TDR_STAT_CSV,  /* a header line, interval rows as they happen, then the rest */
 };
 
-/* Bottleneck threshold of a TopDown category (fraction of slots), or NAN
- * when the category is never a bottleneck (cli passes the report's table,
- * tdr_report_category_threshold). */
-typedef double (*tdr_stat_threshold_fn)(const char *category);
-
 #define TDR_STAT_READ_MS 1000	    /* every group is read at least this often */
 #define TDR_STAT_MIN_INTERVAL_MS 10 /* the smallest -I */
 #define TDR_STAT_MAX_INTERVAL_MS 3600000
@@ -68,7 +63,6 @@ struct tdr_stat_opts {
 	uint64_t interval_ms;	     /* -I: a row per interval; 0 = whole run only */
 	FILE *out;		     /* where rows go (borrowed), e.g. stdout */
 	enum tdr_stat_format fmt;
-	tdr_stat_threshold_fn threshold; /* NULL: no bottleneck marks */
 };
 
 /* How the run ended. */

@@ -1,0 +1,150 @@
+/*
+ * topdown/include/tdrec/topdown.h - the TopDown table: every event a plan
+ * opens, every category a report shows, and the formulas between them.
+ *
+ * Responsibility: one home for the TopDown vocabulary. A family is one
+ * way of measuring TopDown on some CPUs (today: Intel perf-metrics level 1
+ * on Ice Lake+, level 2 on Sapphire Rapids+, and the software plan, which
+ * has events but no categories). For each event of a family the table
+ * gives its name (the name plans and files use), how it is opened (the
+ * sysfs alias of the core PMU, or a software config), the raw config the
+ * perf.data importer recognises, and the category whose formula it is
+ * measured for. For each category it gives the key stored in files, the
+ * parent, the level, the text label and glyph, and the bottleneck
+ * threshold. plan/ builds groups from it, format/meta.c turns its formulas
+ * into the categories stored in a file, parser/perfdata.c names imported
+ * events with it, report/ and stat/ read labels and thresholds from it.
+ * Nothing else names a TopDown event, config or threshold.
+ *
+ * Why a module of its own at the bottom of the graph (it depends on libc
+ * and linux/perf_event.h only, and format/ links it): the table is not
+ * part of the file format (docs/format.md stays the byte specification;
+ * files store the formulas, not a reference to this table), but every
+ * module from plan/ to report/ must read it, and a new family should be
+ * rows in one folder, not edits across four.
+ *
+ * A formula is value = max(0, sum(num)) / sum(den), each term
+ * coef * (W if per_width) * delta(event), with W the family's pipeline
+ * width. That is exactly what a file stores (format.h struct tdr_category,
+ * with coef already multiplied out), and it carries the generic-counter
+ * families: "backend_stalls / (6 * cycles)" is num {backend_stalls, 1},
+ * den {cycles, 1, per_width}; "(dispatched - retired) / (W * cycles)" is
+ * two num terms; "1 - a/S - b/S" is {cycles, 1, per_width}, {a, -1},
+ * {b, -1} over S.
+ *
+ * Objects and lifecycle: static constant data; nothing to free. Every
+ * pointer returned is valid for the life of the program. Thread-safe.
+ * See: docs/plans.md "The TopDown table"; docs/report.md "Thresholds";
+ * Linux tools/perf/Documentation/topdown.txt.
+ */
+#ifndef TDREC_TOPDOWN_H
+#define TDREC_TOPDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One category of the TopDown tree. */
+struct tdr_td_category {
+	const char *key;    /* stored in files as the category name: "bad-spec" */
+	const char *parent; /* key of the level-1 parent; NULL at level 1 */
+	uint32_t level;	    /* 1 or 2 */
+	const char *label;  /* text column label, at most 6 characters: "BadSpc" */
+	char glyph;	    /* the text bar's character */
+	double threshold;   /* bottleneck above this fraction of slots; NAN: never */
+};
+
+/* How a table event is opened. */
+enum tdr_td_source {
+	TDR_TD_CORE_ALIAS = 0, /* sysfs alias in the core PMU's events/, encoded
+				* through its format/ files */
+	TDR_TD_SOFTWARE,       /* PERF_TYPE_SOFTWARE with config */
+};
+
+/* Event roles in a family's group. */
+#define TDR_TD_LEADER (1u << 0) /* leads the group (and is the slots count) */
+
+struct tdr_td_event {
+	const char *name;	    /* in plans and files: "topdown-retiring" */
+	enum tdr_td_source source;
+	const char *alias;	    /* CORE_ALIAS: the sysfs alias it is opened by */
+	uint64_t config;	    /* SOFTWARE: attr.config; CORE_ALIAS: the raw
+				     * config (PERF_TYPE_RAW) the perf.data
+				     * importer recognises it by */
+	uint32_t flags;		    /* TDR_TD_LEADER */
+	const char *category;	    /* key of the category it is measured for,
+				     * NULL for the leader and software events */
+};
+
+#define TDR_TD_MAX_TERMS 6
+
+/* coef * (W when per_width) * delta(event). */
+struct tdr_td_term {
+	const char *event; /* a name of the family's events; NULL ends the list */
+	double coef;
+	bool per_width;
+};
+
+struct tdr_td_formula {
+	const char *category; /* its key */
+	bool derived;	      /* computed from other measured values
+			       * (TDR_CATEGORY_DERIVED in files) */
+	struct tdr_td_term num[TDR_TD_MAX_TERMS];
+	struct tdr_td_term den[TDR_TD_MAX_TERMS];
+};
+
+/*
+ * One way of measuring. A family that extends a base has the base's events
+ * (first) and formulas (first) plus its own. Plans open events in that
+ * order, the leader first (a sampler, when there is one, goes second).
+ */
+struct tdr_td_family {
+	const char *name;		     /* the plan name: "topdown-l2" */
+	const struct tdr_td_family *base;    /* NULL or the family it extends */
+	const char *vendor;		     /* importer: where the raw configs mean
+					      * these events ("GenuineIntel") */
+	uint32_t width;			     /* W of per_width terms; 0: none */
+	size_t event_cnt;
+	const struct tdr_td_event *events;   /* own events, group order */
+	size_t count_event_cnt;		     /* counting plans: other members */
+	const struct tdr_td_event *count_events; /* NULL: events */
+	size_t formula_cnt;
+	const struct tdr_td_formula *formulas; /* own formulas, stored order */
+};
+
+/* All categories, level 1 first. */
+size_t tdr_topdown_category_cnt(void);
+const struct tdr_td_category *tdr_topdown_category_at(size_t idx);
+/* The category with key, or NULL. */
+const struct tdr_td_category *tdr_topdown_category(const char *key);
+/* Its threshold, NAN for NULL, unknown keys and never-bottleneck ones. */
+double tdr_topdown_threshold(const char *key);
+
+/* All families, best first (TopDown level 2, level 1, software). */
+size_t tdr_topdown_family_cnt(void);
+const struct tdr_td_family *tdr_topdown_family_at(size_t idx);
+/* The family serving plan name, or NULL. */
+const struct tdr_td_family *tdr_topdown_family(const char *name);
+
+/*
+ * The family's events including its base's, base first: idx from 0 to
+ * tdr_td_family__event_cnt - 1. counting selects count_events where a
+ * family has them. Returns NULL past the end.
+ */
+size_t tdr_td_family__event_cnt(const struct tdr_td_family *f, bool counting);
+const struct tdr_td_event *tdr_td_family__event(const struct tdr_td_family *f, bool counting,
+						size_t idx);
+/* The same for formulas. */
+size_t tdr_td_family__formula_cnt(const struct tdr_td_family *f);
+const struct tdr_td_formula *tdr_td_family__formula(const struct tdr_td_family *f, size_t idx);
+/* A term's coefficient with the family's width multiplied in. */
+double tdr_td_family__coef(const struct tdr_td_family *f, const struct tdr_td_term *t);
+
+/*
+ * The table event a perf.data attr of PERF_TYPE_RAW with config names, on a
+ * CPU of vendor (NULL: the file does not say; any family matches), or NULL.
+ * Raw configs mean other events on other vendors, hence the vendor.
+ */
+const struct tdr_td_event *tdr_topdown_event_by_raw(const char *vendor, uint64_t config);
+
+#endif /* TDREC_TOPDOWN_H */
