@@ -240,7 +240,7 @@ static int read_read(const struct tdr_read_layout *l, const uint8_t **pp, const 
 }
 
 int tdr_sample__parse(const struct tdr_sample_layout *l, const uint8_t *p, const uint8_t *end,
-		      struct tdr_sample *s, struct tdr_sample_id *sid)
+		      struct tdr_sample_rec *s, struct tdr_sample_id *sid)
 {
 	const uint8_t *q;
 	int err;

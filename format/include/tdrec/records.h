@@ -225,6 +225,10 @@ size_t tdr_sample_id__write(const struct tdr_sid_layout *l, uint8_t *p,
  * ips[nr] }, RAW { u32 size; data }, and later fields tdrec does not read.
  */
 
+/* PERF_SAMPLE_IDENTIFIER, when sample_type has it, is the body's first u64
+ * whatever else the sample holds: the one field found without the layout. */
+#define TDR_SAMPLE_IDENTIFIER 0u
+
 /* PERF_SAMPLE_READ's layout for a read_format. */
 struct tdr_read_layout {
 	bool group;	/* PERF_FORMAT_GROUP: { nr; [enabled]; [running]; entries[nr] } */
@@ -268,7 +272,7 @@ struct tdr_sample_read {
 };
 
 /* The SAMPLE fields tdrec uses; identity fields go to a struct tdr_sample_id. */
-struct tdr_sample {
+struct tdr_sample_rec {
 	uint64_t ip, addr, period;
 	bool has_ip, has_period, has_read;
 	struct tdr_sample_read read;
@@ -282,7 +286,7 @@ struct tdr_sample {
  * CALLCHAIN nr or RAW size past the end).
  */
 int tdr_sample__parse(const struct tdr_sample_layout *l, const uint8_t *p, const uint8_t *end,
-		      struct tdr_sample *s, struct tdr_sample_id *sid);
+		      struct tdr_sample_rec *s, struct tdr_sample_id *sid);
 
 /* ---------------------------------------------------------------------------
  * Other records: a fixed body, maybe a NUL-terminated string padded to 8
