@@ -26,6 +26,7 @@
 int tdr_records__next(struct tdr_record_iter *it, const struct perf_event_header **hdr)
 {
 	const struct perf_event_header *h;
+	uint16_t size;
 
 	if (it->pos >= it->sz)
 		return it->pos == it->sz ? 0 : -TDR_E_CORRUPT;
@@ -33,10 +34,11 @@ int tdr_records__next(struct tdr_record_iter *it, const struct perf_event_header
 		return -TDR_E_CORRUPT;
 	/* The buffer need not be aligned: the size is read with memcpy. */
 	h = (const struct perf_event_header *)(it->data + it->pos);
-	if (!tdr_record__size_ok(tdr_record__size(h), it->sz - it->pos))
+	size = tdr_record__size(h);
+	if (!tdr_record__size_ok(size, it->sz - it->pos))
 		return -TDR_E_CORRUPT;
 	*hdr = h;
-	it->pos += tdr_record__size(h);
+	it->pos += size;
 	return 1;
 }
 
