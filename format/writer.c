@@ -5,10 +5,10 @@
  * Responsibility: append self-describing blocks to a file so that at every
  * moment the file ends after its last complete block (docs/format.md
  * section 11). It compresses frames with zstd (codec 0) or splits their
- * samples into columns first (codec 1, codec_cols.c), counts totals from record
- * headers, and keeps the frame and section index for the trailer. It never
- * decodes record bodies beyond the header (and the 'lost' field of
- * PERF_RECORD_LOST).
+ * samples into columns first (codec 1, codec_cols.c), counts totals from the
+ * records (tdr_record_counts__add: types, and the 'lost' field of
+ * PERF_RECORD_LOST), and keeps the frame and section index for the trailer.
+ * Record layouts come from tdrec/records.h only.
  * Objects and lifecycle: tdr_writer__open -> __add_frame / __add_section
  * (repeat) -> __finish -> __free. __free without __finish leaves the file as
  * it is, readable by scanning, under its current name.
@@ -149,13 +149,13 @@ static int write_block(struct tdr_writer *w, uint16_t type, const void *p1, size
 /*
  * Codec 1 key columns (docs/format.md section 6.1): the sample id and the
  * pid/tid word, when every event has the same sample_type (so the words are
- * at the same place in every sample). PERF_SAMPLE_IDENTIFIER is the first
- * word, then IP, then TID (perf_event_open(2), "sample layout").
+ * at the same place in every sample): PERF_SAMPLE_IDENTIFIER's and
+ * PERF_SAMPLE_TID's u64 index in the body (tdrec/records.h).
  */
 static void cols_keys(struct tdr_writer *w, const struct tdr_meta *meta)
 {
+	struct tdr_sample_layout l;
 	uint64_t st;
-	uint32_t idx = 0;
 
 	w->cols_key_cnt = 0;
 	if (!meta->event_cnt)
@@ -164,12 +164,11 @@ static void cols_keys(struct tdr_writer *w, const struct tdr_meta *meta)
 	for (size_t i = 1; i < meta->event_cnt; i++)
 		if (meta->events[i].attr.sample_type != st)
 			return;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		w->cols_keys[w->cols_key_cnt++] = idx++;
-	if (st & PERF_SAMPLE_IP)
-		idx++;
-	if (st & PERF_SAMPLE_TID)
-		w->cols_keys[w->cols_key_cnt++] = idx;
+	tdr_sample_layout__init(&l, st, 0);
+	if (l.identifier >= 0)
+		w->cols_keys[w->cols_key_cnt++] = (uint32_t)l.identifier / 8;
+	if (l.tid >= 0)
+		w->cols_keys[w->cols_key_cnt++] = (uint32_t)l.tid / 8;
 }
 
 static int writer_create(struct tdr_writer *w, const struct tdr_writer_opts *opts)
@@ -279,56 +278,23 @@ err_out:
 	return err;
 }
 
-/* Count records by type from their headers (host-endian kernel records,
- * read through the LE helpers so any alignment is fine). */
-struct frame_counts {
-	uint64_t records, samples, lost_records, lost_samples, throttles, unthrottles;
-};
-
-static int count_records(const uint8_t *p, size_t sz, struct frame_counts *c)
+/* Count the records of a frame by type (tdrec/records.h), refusing one
+ * that breaks the walker's size rule, so every frame written loads again. */
+static int count_records(const uint8_t *p, size_t sz, struct tdr_record_counts *c)
 {
-	size_t pos = 0;
+	struct tdr_record_iter it = { .data = p, .sz = sz };
+	const struct perf_event_header *h;
+	int err;
 
-	while (pos < sz) {
-		uint32_t type;
-		uint16_t rsz;
-
-		TDR_BAIL_IF(sz - pos < sizeof(struct perf_event_header), -TDR_E_CORRUPT,
-			    "partial record header at %zu of %zu", pos, sz);
-		type = tdr_get_le32(p + pos);
-		rsz = tdr_get_le16(p + pos + 6); /* perf_event_header.size */
-		/* The same rule as tdr_records__next, so every frame written
-		 * loads again. */
-		TDR_BAIL_IF(rsz < sizeof(struct perf_event_header) || rsz % 8 || rsz > sz - pos,
-			    -TDR_E_CORRUPT, "record of %u bytes at %zu of %zu", rsz, pos, sz);
-		c->records++;
-		switch (type) {
-		case PERF_RECORD_SAMPLE:
-			c->samples++;
-			break;
-		case PERF_RECORD_LOST:
-			/* { header; u64 id; u64 lost; sample_id } */
-			c->lost_records++;
-			if (rsz >= 24)
-				c->lost_samples += tdr_get_le64(p + pos + 16);
-			break;
-		case PERF_RECORD_THROTTLE:
-			c->throttles++;
-			break;
-		case PERF_RECORD_UNTHROTTLE:
-			c->unthrottles++;
-			break;
-		default:
-			break;
-		}
-		pos += rsz;
-	}
+	while ((err = tdr_records__next(&it, &h)) > 0)
+		tdr_record_counts__add(c, h);
+	TDR_BAIL_IF(err < 0, err, "bad record header at %zu of %zu", it.pos, sz);
 	return 0;
 }
 
 int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *records, size_t sz)
 {
-	struct frame_counts c = { 0 };
+	struct tdr_record_counts c = { 0 };
 	struct tdr_frame_info fi = { 0 };
 	uint8_t fh[TDR_FRAME_HDR_SZ];
 	const uint8_t *data = NULL;

@@ -9,7 +9,9 @@
  * Invariants: decoded records point into the record buffer they came from
  * (no copies); mapping objects and interned strings live until the parser is
  * freed, so samples may keep pointers to them.
- * See: docs/kernel.md "Record layouts and sample ids"; uapi linux/perf_event.h.
+ * See: tdrec/records.h (record layouts), uapi perf_event.h; perf's
+ * tools/perf/util/evsel.c __perf_evsel__calc_id_pos / calc_is_pos;
+ * docs/kernel.md "Record layouts and sample ids".
  */
 #ifndef TDREC_PARSER_INT_H
 #define TDREC_PARSER_INT_H
@@ -22,41 +24,25 @@
 #include "tdrec/parser.h"
 #include "tdrec/tdr_arena.h"
 #include "tdrec/tdr_hmap.h"
+#include "tdrec/records.h"
 
-/* Unaligned-safe host-endian loads from kernel records (compile to one mov). */
+/* Unaligned-safe host-endian loads from kernel records (records.h's). */
 static inline uint64_t ld64(const uint8_t *p)
 {
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
+	return tdr_rec_ld64(p);
 }
 
 static inline uint32_t ld32(const uint8_t *p)
 {
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
+	return tdr_rec_ld32(p);
 }
 
 /* ---------------------------------------------------------------------------
  * Decoder (decode.c).
  */
 
-/* PERF_SAMPLE_READ contents; entries are read in place. */
-struct dec_read {
-	bool group;	   /* PERF_FORMAT_GROUP */
-	bool has_id;	   /* PERF_FORMAT_ID */
-	bool has_enabled, has_running;
-	uint64_t nr;	   /* entries (1 for the non-group form) */
-	uint64_t time_enabled, time_running;
-	const uint8_t *ent; /* group form: first entry (value, then id when has_id) */
-	uint32_t stride;    /* group form: bytes per entry */
-	uint64_t value, id; /* non-group form: the one entry */
-};
-
-/* Layout of one event's records, computed from its attr. */
+/* Layout of one event's records, computed from its attr (tdrec/records.h
+ * holds the field order; nothing here repeats it). */
 struct ev_info {
 	uint64_t sample_type;
 	uint64_t read_format;
@@ -66,23 +52,16 @@ struct ev_info {
 	uint32_t slot;	    /* position of the event in its group */
 	uint32_t group_sz;  /* members in the event's group */
 	uint32_t group_first; /* meta index of the group's first event */
-	uint32_t trailer_sz;  /* bytes of the sample_id trailer (0 without sample_id_all) */
-	/* SAMPLE records whose fields up to PERF_SAMPLE_READ have fixed sizes
-	 * and nothing the decoder must bounds-check after them: the byte
-	 * offset of each field (-1 when absent), and fixed_sz, the bytes up
-	 * to the end of READ's fixed part (tdr_decoder__decode's short way). */
-	bool fixed;
-	int16_t off_ip, off_tid, off_time, off_addr, off_id, off_stream_id, off_cpu, off_period;
-	int16_t off_read;
-	uint16_t fixed_sz;
-	struct dec_read read_tmpl; /* READ's flags and stride; values filled per record */
+	struct tdr_sample_layout sl; /* its SAMPLE records */
+	/* its sample_id trailer (sz 0 without sample_id_all) */
+	struct tdr_sid_layout tl;
 };
 
 struct tdr_decoder {
 	size_t ev_cnt;
 	struct ev_info *ev;
 	struct tdr_u64map ids; /* kernel id -> meta event index */
-	/* Where the id sits when the event is not known yet (docs/kernel.md "Record layouts"):
+	/* Where the id sits when the event is not known yet (perf id_pos/is_pos):
 	 * u64 index in a SAMPLE body, and u64 index counted back from the end
 	 * of other records (1 = last). -1 when no id is recorded. */
 	int id_pos;
@@ -96,32 +75,22 @@ struct tdr_decoder {
 	bool any_build_id; /* some event has attr.build_id */
 };
 
-/* Fields of the sample_id trailer, or the same fields of a SAMPLE. */
-#define DEC_HAVE_TID (1u << 0)
-#define DEC_HAVE_TIME (1u << 1)
-#define DEC_HAVE_ID (1u << 2)
-#define DEC_HAVE_CPU (1u << 3)
-#define DEC_HAVE_STREAM_ID (1u << 4)
-
-struct dec_sid {
-	uint32_t have; /* DEC_HAVE_* */
-	uint32_t pid, tid, cpu;
-	uint64_t time, id, stream_id;
-};
-
+/* Fields of the sample_id trailer, or the same fields of a SAMPLE
+ * (struct tdr_sample_id's have bits). */
+#define DEC_HAVE_TID TDR_SID_TID
+#define DEC_HAVE_TIME TDR_SID_TIME
+#define DEC_HAVE_ID TDR_SID_ID
+#define DEC_HAVE_CPU TDR_SID_CPU
+#define DEC_HAVE_STREAM_ID TDR_SID_STREAM_ID
 
 struct dec_rec {
 	uint32_t type;
 	uint16_t misc;
 	int ev;		/* meta event index, -1 when unknown */
 	bool unknown_id; /* an id was recorded but matches no event */
-	struct dec_sid sid;
+	struct tdr_sample_id sid;
 	union {
-		struct {
-			uint64_t ip, addr, period;
-			bool has_ip, has_period, has_read;
-			struct dec_read read;
-		} sample;
+		struct tdr_sample_rec sample;
 		struct {
 			uint32_t pid, tid;
 			uint64_t addr, len, pgoff;

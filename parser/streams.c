@@ -177,7 +177,7 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 	struct stream_tab *t = &p->streams;
 	const struct ev_info *evs = p->dec.ev;
 	const struct ev_info *e = &evs[r->ev];
-	const struct dec_read *rd = &r->sample.read;
+	const struct tdr_sample_read *rd = &r->sample.read;
 	size_t gsz = e->group_sz, idx, j;
 	uint64_t key_id = (r->sid.have & DEC_HAVE_ID) ? r->sid.id : 0;
 	uint32_t x;

@@ -15,6 +15,8 @@
  * other events of the same mapping, so another tool recording the same
  * processes (perf record without --buildid-mmap) reads device and inode as
  * a build-id and fails (docs/record.md "Build-ids").
+ * Record layouts (MMAP2, the sample_id trailer, the walk) come from
+ * tdrec/records.h.
  * Cost: the scan walks record headers on the writer thread, where the frame
  * is compressed anyway, and looks up MMAP2 records only (one hash of the
  * path); it allocates only for a file not seen before. The end costs a
@@ -45,41 +47,11 @@
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
-/* PERF_RECORD_MMAP2 body: u32 pid, tid; u64 addr, len, pgoff; u32 maj, min;
- * u64 ino, ino_generation; u32 prot, flags; char filename[] (uapi). */
-#define MMAP2_PID 0
-#define MMAP2_MAJ 32
-#define MMAP2_MIN 36
-#define MMAP2_INO 40
-#define MMAP2_PROT 56
-#define MMAP2_NAME 64
-
-static uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4); /* kernel records are host-endian */
-	return v;
-}
-
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 void tdr_dso_set__init(struct tdr_dso_set *s, uint64_t sample_type)
 {
 	memset(s, 0, sizeof(*s));
-	/* The sample_id trailer is {pid, tid}, time, id, stream_id, {cpu,
-	 * res}, identifier, each when sample_type has it: TIME is followed
-	 * by the fields after it. */
-	if (sample_type & PERF_SAMPLE_TIME)
-		s->time_back = 1 + (unsigned)__builtin_popcountll(
-				       sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-						      PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+	/* The trailer's TIME gives the time a file was first seen mapped. */
+	tdr_sid_layout__init(&s->sid, sample_type);
 }
 
 static uint64_t file_hash(const char *path, size_t len, uint32_t maj, uint32_t min, uint64_t ino)
@@ -136,28 +108,28 @@ static void add_file(struct tdr_dso_set *s, size_t pos, const struct tdr_dso_fil
 	tdr_hmap__add(&s->index, pos);
 }
 
-/* One MMAP2 record of sz bytes (header included). */
-static void note_mmap2(struct tdr_dso_set *s, const uint8_t *rec, size_t sz)
+/* One MMAP2 record. */
+static void note_mmap2(struct tdr_dso_set *s, const struct perf_event_header *h)
 {
-	const uint8_t *body = rec + sizeof(struct perf_event_header);
-	size_t body_sz = sz - sizeof(struct perf_event_header);
+	struct tdr_sample_id sid = {0};
 	struct tdr_dso_file f = {0};
-	const char *path, *nul;
+	struct tdr_mmap_rec m;
+	const char *path;
 	struct file_key k = {.f = &f};
 	size_t pos;
 
-	if (body_sz <= MMAP2_NAME || !(ld32(body + MMAP2_PROT) & PROT_EXEC))
+	/* A record too short for a name, or a name without its NUL, is not
+	 * one to trust. */
+	if (tdr_mmap__parse(h, &m) || !(m.prot & PROT_EXEC))
 		return;
-	path = (const char *)body + MMAP2_NAME;
-	nul = memchr(path, 0, body_sz - MMAP2_NAME);
-	/* Files only ("//anon" is the kernel's name for anonymous memory);
-	 * a name without its NUL is not a record to trust. */
-	if (path[0] != '/' || path[1] == '/' || !nul || nul - path > TDR_DSO_PATH_MAX)
+	path = m.filename;
+	/* Files only ("//anon" is the kernel's name for anonymous memory). */
+	if (path[0] != '/' || path[1] == '/' || m.filename_len > TDR_DSO_PATH_MAX)
 		return;
-	f.path_len = (uint16_t)(nul - path);
-	f.maj = ld32(body + MMAP2_MAJ);
-	f.min = ld32(body + MMAP2_MIN);
-	f.ino = ld64(body + MMAP2_INO);
+	f.path_len = (uint16_t)m.filename_len;
+	f.maj = m.maj;
+	f.min = m.min;
+	f.ino = m.ino;
 	f.hash = file_hash(path, f.path_len, f.maj, f.min, f.ino);
 	if (tdr_hmap__reserve(&s->index, 64, file_hash_of, s)) {
 		s->dropped++;
@@ -166,30 +138,23 @@ static void note_mmap2(struct tdr_dso_set *s, const uint8_t *rec, size_t sz)
 	k.path = path;
 	if (tdr_hmap__find(&s->index, f.hash, file_eq, s, &k, &pos) != TDR_HMAP_NONE)
 		return; /* the usual case: a file seen before */
-	f.pid = ld32(body + MMAP2_PID);
-	/* The trailer's TIME, when the record is long enough to have one
-	 * after its name (synthesized and kernel records alike). */
-	if (s->time_back && (size_t)((const uint8_t *)nul + 1 - rec) + 8 * s->time_back <= sz)
-		f.first_ns = ld64(rec + sz - 8 * s->time_back);
+	f.pid = m.pid;
+	/* The trailer's TIME, when the record has a trailer after its name
+	 * (synthesized and kernel records alike). */
+	if (tdr_sample_id__read_tail(&s->sid, h, m.tail, &sid) && (sid.have & TDR_SID_TIME))
+		f.first_ns = sid.time;
 	add_file(s, pos, &f, path);
 }
 
 void tdr_dso_set__scan(struct tdr_dso_set *s, const void *records, size_t sz)
 {
-	const uint8_t *p = records;
-	size_t pos = 0;
+	struct tdr_record_iter it = {.data = records, .sz = sz};
+	const struct perf_event_header *h;
 
-	while (sz - pos >= sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-
-		memcpy(&h, p + pos, sizeof(h));
-		/* The writer refuses such a frame anyway: stop here. */
-		if (h.size < sizeof(h) || h.size > sz - pos)
-			return;
-		if (h.type == PERF_RECORD_MMAP2)
-			note_mmap2(s, p + pos, h.size);
-		pos += h.size;
-	}
+	/* A bad header ends the scan: the writer refuses such a frame anyway. */
+	while (tdr_records__next(&it, &h) > 0)
+		if (tdr_record__type(h) == PERF_RECORD_MMAP2)
+			note_mmap2(s, h);
 }
 
 /* ---- the end: read each file's build-id ---- */

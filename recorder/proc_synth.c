@@ -14,6 +14,8 @@
  * read before the events were opened, so these records sort before every
  * kernel record; ID/IDENTIFIER is the sampler's id on the first CPU of the
  * first group (docs/record.md "Synthesized records").
+ * The layouts and the writing are tdrec/records.h's (tdr_comm__write,
+ * tdr_mmap2__write, tdr_sample_id__write).
  * Objects and lifecycle: functions appending to a struct tdr_synth_buf.
  * Ownership: the caller frees buf->data.
  * Invariants: records are 8-byte aligned and at most 64 KiB (u16 size).
@@ -34,48 +36,14 @@
 
 #define SYNTH_MAX_NAME 4096
 
-static size_t id_trailer_sz(const struct tdr_synth_id *sid)
+/* The trailer layout and values of sid, as records.h writes them: the
+ * sampler's id goes in ID, STREAM_ID and IDENTIFIER alike. */
+static void trailer_of(const struct tdr_synth_id *sid, uint32_t pid, uint32_t tid,
+		       struct tdr_sid_layout *l, struct tdr_sample_id *v)
 {
-	uint64_t t = sid->sample_type;
-
-	return 8 * (!!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ID) +
-		    !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) +
-		    !!(t & PERF_SAMPLE_IDENTIFIER));
-}
-
-static void put_u32(uint8_t **p, uint32_t v)
-{
-	memcpy(*p, &v, 4); /* kernel records are host-endian */
-	*p += 4;
-}
-
-static void put_u64(uint8_t **p, uint64_t v)
-{
-	memcpy(*p, &v, 8);
-	*p += 8;
-}
-
-/* The sample_id trailer, in the order of the uapi struct sample_id. */
-static void put_trailer(uint8_t **p, const struct tdr_synth_id *sid, uint32_t pid, uint32_t tid)
-{
-	uint64_t t = sid->sample_type;
-
-	if (t & PERF_SAMPLE_TID) {
-		put_u32(p, pid);
-		put_u32(p, tid);
-	}
-	if (t & PERF_SAMPLE_TIME)
-		put_u64(p, sid->time_ns);
-	if (t & PERF_SAMPLE_ID)
-		put_u64(p, sid->id);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		put_u64(p, sid->id);
-	if (t & PERF_SAMPLE_CPU) {
-		put_u32(p, sid->cpu);
-		put_u32(p, 0);
-	}
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		put_u64(p, sid->id);
+	tdr_sid_layout__init(l, sid->sample_type);
+	*v = (struct tdr_sample_id){.pid = pid, .tid = tid, .cpu = sid->cpu,
+				    .time = sid->time_ns, .id = sid->id, .stream_id = sid->id};
 }
 
 /* Room for one record of sz bytes at the end of buf. */
@@ -90,21 +58,16 @@ static uint8_t *buf_reserve(struct tdr_synth_buf *buf, size_t sz)
 static int emit_comm(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid, uint32_t pid,
 		     uint32_t tid, const char *comm)
 {
-	size_t name_sz = (strlen(comm) + 1 + 7) & ~(size_t)7;
-	size_t sz = 8 + 8 + name_sz + id_trailer_sz(sid);
-	struct perf_event_header h = {.type = PERF_RECORD_COMM, .misc = 0, .size = (uint16_t)sz};
-	uint8_t *p = buf_reserve(buf, sz);
+	struct tdr_sid_layout l;
+	struct tdr_sample_id v;
+	size_t len = strlen(comm);
+	uint8_t *p;
 
+	trailer_of(sid, pid, tid, &l, &v);
+	p = buf_reserve(buf, tdr_comm__size(len, l.sz));
 	if (!p)
 		return -ENOMEM;
-	memcpy(p, &h, sizeof(h));
-	p += sizeof(h);
-	put_u32(&p, pid);
-	put_u32(&p, tid);
-	memcpy(p, comm, strlen(comm)); /* NUL and padding already zero */
-	p += name_sz;
-	put_trailer(&p, sid, pid, tid);
-	buf->sz += sz;
+	buf->sz += tdr_comm__write(p, 0, pid, tid, comm, len, &l, &v);
 	return 0;
 }
 
@@ -143,34 +106,30 @@ static int emit_mmap2(struct tdr_synth_buf *buf, const struct tdr_synth_id *sid,
 		      const struct maps_line *m)
 {
 	const char *name = m->name[0] ? m->name : "//anon";
-	size_t len = strnlen(name, SYNTH_MAX_NAME - 1);
-	size_t name_sz = (len + 1 + 7) & ~(size_t)7;
-	/* header, pid tid, addr len pgoff, maj min, ino ino_generation, prot flags */
-	size_t sz = 8 + 8 + 3 * 8 + 2 * 4 + 2 * 8 + 2 * 4 + name_sz + id_trailer_sz(sid);
-	struct perf_event_header h = {
-	    .type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER, .size = (uint16_t)sz};
+	struct tdr_mmap_rec r = {
+	    .pid = pid,
+	    .tid = pid, /* the mapping belongs to the whole process */
+	    .addr = m->start,
+	    .len = m->end - m->start,
+	    .pgoff = m->pgoff,
+	    .maj = m->maj,
+	    .min = m->min,
+	    .ino = m->ino,
+	    .ino_generation = 0, /* not in /proc */
+	    .prot = m->prot,
+	    .flags = m->flags,
+	    .filename = name,
+	    .filename_len = strnlen(name, SYNTH_MAX_NAME - 1),
+	};
+	struct tdr_sid_layout l;
+	struct tdr_sample_id v;
 	uint8_t *p;
 
-	p = buf_reserve(buf, sz);
+	trailer_of(sid, pid, pid, &l, &v);
+	p = buf_reserve(buf, tdr_mmap2__size(r.filename_len, l.sz));
 	if (!p)
 		return -ENOMEM;
-	memcpy(p, &h, sizeof(h));
-	p += sizeof(h);
-	put_u32(&p, pid);
-	put_u32(&p, pid); /* tid: the mapping belongs to the whole process */
-	put_u64(&p, m->start);
-	put_u64(&p, m->end - m->start);
-	put_u64(&p, m->pgoff);
-	put_u32(&p, m->maj);
-	put_u32(&p, m->min);
-	put_u64(&p, m->ino);
-	put_u64(&p, 0); /* ino_generation: not in /proc */
-	put_u32(&p, m->prot);
-	put_u32(&p, m->flags);
-	memcpy(p, name, len);
-	p += name_sz;
-	put_trailer(&p, sid, pid, pid);
-	buf->sz += sz;
+	buf->sz += tdr_mmap2__write(p, PERF_RECORD_MISC_USER, &r, &l, &v);
 	return 0;
 }
 

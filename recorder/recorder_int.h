@@ -153,7 +153,7 @@ struct tdr_dso_set {
 	struct tdr_hmap index; /* files by path, device and inode */
 	char *names;
 	size_t names_sz, names_cap;
-	unsigned time_back; /* TIME's u64 index from a record's end (1 = last); 0: none */
+	struct tdr_sid_layout sid; /* the sampler's sample_id trailer (for its TIME) */
 	uint64_t dropped;   /* MMAP2 records of files not kept (caps, no memory) */
 };
 

@@ -4,7 +4,8 @@
  * Responsibility: read data_head, copy whole records out (reassembling the
  * ones whose body wraps past the end of the data area), release them with
  * data_tail, and count what went by (samples per sampler, PERF_RECORD_LOST,
- * throttles). It does not decide where the bytes go (drain.c) and never
+ * throttles; with tdrec/records.h's size rule and counts, as the file's
+ * totals are). It does not decide where the bytes go (drain.c) and never
  * allocates or logs per record (docs/architecture.md "Conventions"): problems are counted.
  * Objects and lifecycle: tdr_ring__mmap (or __init_mem) -> __add_id ->
  * __read (repeat) -> __release.
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tdrec/records.h"
 #include "tdrec/tdr_mem.h"
 
 void tdr_ring__init_mem(struct tdr_ring *r, void *base, size_t page_sz, uint64_t data_sz)
@@ -94,27 +96,25 @@ static void ring_copy(const struct tdr_ring *r, uint64_t pos, void *dst, uint64_
 	memcpy((uint8_t *)dst + first, r->data, n - first);
 }
 
-static uint64_t ring_u64(const struct tdr_ring *r, uint64_t pos)
+/* Count the records of one read, now contiguous at dst (the walk cannot
+ * fail: tdr_ring__read took only records tdr_record__size_ok accepts).
+ * The counting rules are the file totals' own (tdr_record_counts__add). */
+static void ring_count(struct tdr_ring *r, const uint8_t *dst, size_t sz)
 {
-	uint64_t v;
+	struct tdr_record_iter it = {.data = dst, .sz = sz};
+	struct tdr_record_counts c = {0};
+	const struct perf_event_header *h;
 
-	ring_copy(r, pos, &v, sizeof(v));
-	return v;
-}
-
-/* Count one record that starts at pos (its header is h). */
-static void ring_count(struct tdr_ring *r, uint64_t pos, const struct perf_event_header *h)
-{
-	r->cnt.records++;
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		r->cnt.samples++;
+	while (tdr_records__next(&it, &h) > 0) {
+		tdr_record_counts__add(&c, h);
+		if (tdr_record__type(h) != PERF_RECORD_SAMPLE)
+			continue;
 		if (!r->count_by_id) {
 			r->group_samples[0]++;
-		} else if (h->size >= 16) {
-			/* PERF_SAMPLE_IDENTIFIER is the first u64 of the body. For
-			 * inherited events it is the parent's id (primary_event_id). */
-			uint64_t id = ring_u64(r, pos + 8);
+		} else if (tdr_record__body_sz(h) >= 8) {
+			/* For inherited events the id is the parent's
+			 * (primary_event_id), the one the session recorded. */
+			uint64_t id = tdr_rec_ld64(tdr_record__body(h) + TDR_SAMPLE_IDENTIFIER);
 
 			for (size_t i = 0; i < r->id_cnt; i++) {
 				if (r->ids[i] == id) {
@@ -123,19 +123,12 @@ static void ring_count(struct tdr_ring *r, uint64_t pos, const struct perf_event
 				}
 			}
 		}
-		break;
-	case PERF_RECORD_LOST:
-		/* { u64 id; u64 lost; } + sample_id */
-		r->cnt.lost_records++;
-		if (h->size >= 24)
-			r->cnt.lost_samples += ring_u64(r, pos + 16);
-		break;
-	case PERF_RECORD_THROTTLE:
-		r->cnt.throttles++;
-		break;
-	default:
-		break;
 	}
+	r->cnt.records += c.records;
+	r->cnt.samples += c.samples;
+	r->cnt.lost_records += c.lost_records;
+	r->cnt.lost_samples += c.lost_samples;
+	r->cnt.throttles += c.throttles;
 }
 
 int tdr_ring__read(struct tdr_ring *r, uint8_t *dst, size_t cap, size_t *copied)
@@ -161,7 +154,8 @@ int tdr_ring__read(struct tdr_ring *r, uint8_t *dst, size_t cap, size_t *copied)
 			break;
 		}
 		ring_copy(r, pos, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - pos) {
+		/* The walker's size rule: the writer would refuse the frame. */
+		if (!tdr_record__size_ok(h.size, head - pos)) {
 			r->cnt.resyncs++;
 			break;
 		}
@@ -169,10 +163,10 @@ int tdr_ring__read(struct tdr_ring *r, uint8_t *dst, size_t cap, size_t *copied)
 			more = 1;
 			break;
 		}
-		ring_count(r, pos, &h);
 		pos += h.size;
 	}
 	ring_copy(r, start, dst, pos - start);
+	ring_count(r, dst, pos - start);
 	*copied = pos - start;
 	r->cnt.bytes += pos - start;
 	if (!more && pos != head) /* a bad header: skip the rest */
@@ -195,7 +189,7 @@ void tdr_ring__skip(struct tdr_ring *r)
 		return;
 	ring_copy(r, pos, &h, sizeof(h));
 	r->cnt.oversized++;
-	pos = (h.size < sizeof(h) || h.size > head - pos) ? head : pos + h.size;
+	pos = tdr_record__size_ok(h.size, head - pos) ? pos + h.size : head;
 	r->tail = pos;
 	/* Release: see tdr_ring__read. */
 	__atomic_store_n(&r->pg->data_tail, pos, __ATOMIC_RELEASE);

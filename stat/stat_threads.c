@@ -167,57 +167,47 @@ int stat_threads__add(struct stat_threads *t, pid_t pid, pid_t tid, const char *
 	return 0;
 }
 
-/* The u32 at word idx of a record body, when the body has it. */
-static bool body_u32(const struct perf_event_header *h, size_t idx, uint32_t *out)
-{
-	if (sizeof(*h) + (idx + 1) * 4 > h->size)
-		return false;
-	memcpy(out, (const uint8_t *)(h + 1) + idx * 4, 4);
-	return true;
-}
-
-/* FORK and EXIT: { u32 pid, ppid, tid, ptid; u64 time }. */
+/* FORK (tdrec/records.h's view; so is every layout here). */
 static int on_fork(struct stat_threads *t, const struct perf_event_header *h)
 {
-	uint32_t pid, tid, ptid;
 	struct stat_thread *parent;
+	struct tdr_task_rec r;
 
-	if (!body_u32(h, 0, &pid) || !body_u32(h, 2, &tid) || !body_u32(h, 3, &ptid)) {
+	if (tdr_task__parse(h, &r)) {
 		t->bad_recs++;
 		return 0;
 	}
-	if (stat_threads__find(t, (pid_t)tid))
+	if (stat_threads__find(t, (pid_t)r.tid))
 		return 0;
 	/* A new thread is named like the thread that made it until a COMM. */
-	parent = stat_threads__find(t, (pid_t)ptid);
-	return stat_threads__add(t, (pid_t)pid, (pid_t)tid, parent ? parent->comm : "", NULL);
+	parent = stat_threads__find(t, (pid_t)r.ptid);
+	return stat_threads__add(t, (pid_t)r.pid, (pid_t)r.tid, parent ? parent->comm : "", NULL);
 }
 
-/* COMM: { u32 pid, tid; char comm[] } (NUL-terminated, padded). */
 static void on_comm(struct stat_threads *t, const struct perf_event_header *h)
 {
 	struct stat_thread *th;
-	uint32_t tid;
+	struct tdr_comm_rec r;
 
-	if (!body_u32(h, 1, &tid) || h->size <= sizeof(*h) + 8) {
+	if (tdr_comm__parse(h, &r)) {
 		t->bad_recs++;
 		return;
 	}
-	th = stat_threads__find(t, (pid_t)tid);
+	th = stat_threads__find(t, (pid_t)r.tid);
 	if (th)
-		set_comm(th, (const char *)(h + 1) + 8, h->size - sizeof(*h) - 8);
+		set_comm(th, r.comm, r.comm_len);
 }
 
 static void on_exit_rec(struct stat_threads *t, const struct perf_event_header *h)
 {
 	struct stat_thread *th;
-	uint32_t tid;
+	struct tdr_task_rec r;
 
-	if (!body_u32(h, 2, &tid)) {
+	if (tdr_task__parse(h, &r)) {
 		t->bad_recs++;
 		return;
 	}
-	th = stat_threads__find(t, (pid_t)tid);
+	th = stat_threads__find(t, (pid_t)r.tid);
 	if (th)
 		th->exiting = true;
 }
@@ -234,13 +224,14 @@ int stat_threads__handle(struct stat_threads *t, const uint8_t *data, size_t sz)
 		int r;
 
 		while ((r = tdr_records__next(&it, &h)) > 0) {
+			uint32_t type = tdr_record__type(h);
 			int err = 0;
 
-			if (h->type != order[pass])
+			if (type != order[pass])
 				continue;
-			if (h->type == PERF_RECORD_FORK)
+			if (type == PERF_RECORD_FORK)
 				err = on_fork(t, h);
-			else if (h->type == PERF_RECORD_COMM)
+			else if (type == PERF_RECORD_COMM)
 				on_comm(t, h);
 			else
 				on_exit_rec(t, h);

@@ -2,9 +2,9 @@
  * format/include/tdrec/format.h - the .tdr profile container: writer and reader.
  *
  * Responsibility: turn a recording (metadata, frames of raw kernel records,
- * optional sections, totals) into a .tdr file and back. It knows the record
- * *header* layout (to count and bounds-check records) but never decodes record
- * bodies: that is parser/'s job.
+ * optional sections, totals) into a .tdr file and back. It counts and
+ * bounds-checks records with tdrec/records.h (the record layouts, included
+ * here) but never interprets record bodies: that is parser/'s job.
  * Objects and lifecycle:
  *   writer: tdr_writer__open -> __add_frame / __add_section (repeat)
  *           -> __finish -> __free
@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tdrec/records.h"
 
 #define TDR_FORMAT_MAJOR 1
 #define TDR_FORMAT_MINOR 2
@@ -432,23 +434,7 @@ int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **
 
 void tdr_reader__free(struct tdr_reader *r);
 
-/* ---------------------------------------------------------------------------
- * Walking the records of a buffer (a loaded frame, or a ring copy).
- *
- *   struct tdr_record_iter it = { .data = buf.data, .sz = buf.sz };
- *   const struct perf_event_header *h;
- *   while ((err = tdr_records__next(&it, &h)) > 0)
- *           use(h);   // h->size bytes, 8-byte aligned when data is
- *   if (err < 0) ... // -TDR_E_CORRUPT: a header with size < 8, not a
- *                     // multiple of 8 (the kernel pads every record), or past the end
- */
-struct tdr_record_iter {
-	const uint8_t *data;
-	size_t sz;
-	size_t pos;
-};
-
-/* Returns 1 with *hdr set, 0 at the end, -TDR_E_CORRUPT on a bad header. */
-int tdr_records__next(struct tdr_record_iter *it, const struct perf_event_header **hdr);
+/* Walking the records of a buffer (struct tdr_record_iter,
+ * tdr_records__next) and reading their bodies: tdrec/records.h. */
 
 #endif /* TDREC_FORMAT_H */
