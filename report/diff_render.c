@@ -49,6 +49,7 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	unsigned width = o->width ? o->width : 100;
 	size_t cols[MAX_COLS], col_cnt = 0, n = d->row_cnt, name_w, fixed;
 	char a[512], b[512], line[1200];
+	struct tdr_wrap plain = {0}, warn = {.prefix = "warning: ", .indent = 9};
 
 	if (width < TDR_RENDER_WIDTH_MIN)
 		width = TDR_RENDER_WIDTH_MIN;
@@ -69,10 +70,10 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		 " samples",
 		 d->side[0].plan ? d->side[0].plan : "?", d->side[0].samples,
 		 d->side[1].plan ? d->side[1].plan : "?", d->side[1].samples);
-	tdr_text_wrap(f, &(struct tdr_wrap){.width = width}, line);
+	plain.width = warn.width = width;
+	tdr_text_wrap(f, &plain, line);
 	for (size_t i = 0; i < d->warnings.cnt; i++)
-		tdr_text_wrap(f, &(struct tdr_wrap){.width = width, .prefix = "warning: ", .indent = 9},
-			      d->warnings.v[i]);
+		tdr_text_wrap(f, &warn, d->warnings.v[i]);
 	fprintf(f, "\n %6s %6s %7s", "old%", "new%", "change");
 	for (size_t i = 0; i < col_cnt; i++)
 		fprintf(f, " %6.6s", report_category_label(d->cat_names[cols[i]]));

@@ -183,8 +183,8 @@ static void print_event_detail(const struct tdr_event_desc *e, FILE *f)
 {
 	tdr_attr__print(&e->attr, e->pmu_name, f);
 	if (e->attr_disk_sz != sizeof(e->attr))
-		fprintf(f, "    (%u attr bytes in the file, this tdrec knows %zu)\n", e->attr_disk_sz,
-		       sizeof(e->attr));
+		fprintf(f, "    (%u attr bytes in the file, this tdrec knows %zu)\n",
+			e->attr_disk_sz, sizeof(e->attr));
 	fprintf(f, "    ids                 ");
 	for (size_t j = 0; j < e->id_cnt; j++)
 		fprintf(f, "%s%" PRIu64 " (cpu %d pid %d)", j ? ", " : "", e->ids[j].id,
@@ -257,7 +257,8 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	fprintf(f, "duration:    %.3f s\n", (double)dur / 1e9);
 	fprintf(f, "samples:     %" PRIu64 " (%" PRIu64 " attributed), %zu threads with samples\n",
 	       st->samples, st->samples_delivered, in->tid_cnt);
-	fprintf(f, "records:     %" PRIu64 " in %" PRIu64 " frames\n", st->records, info_frames(in));
+	fprintf(f, "records:     %" PRIu64 " in %" PRIu64 " frames\n", st->records,
+		info_frames(in));
 	fprintf(f, "lost:        %" PRIu64 " records (%" PRIu64 " samples), %" PRIu64
 	       " samples dropped by the PMU\n",
 	       st->lost_records, st->lost_samples, st->lost_samples_pmu);

@@ -69,8 +69,10 @@ struct field {
 #define F_U32(k, s, T, m) {.key = k, .type = T_U32, .src = s, .off = OFF(T, m, 4)}
 #define F_I32(k, s, T, m) {.key = k, .type = T_I32, .src = s, .off = OFF(T, m, 4)}
 #define F_BOOL(k, s, T, m) {.key = k, .type = T_BOOL, .src = s, .off = OFF(T, m, sizeof(bool))}
-#define F_FLAG(k, s, T, m, bit) {.key = k, .type = T_FLAG, .src = s, .off = OFF(T, m, 4), .flag = bit}
-#define F_OBJ(k, s, tab) {.key = k, .type = T_OBJ, .src = s, .sub = tab, .sub_cnt = TDR_ARRAY_SIZE(tab)}
+#define F_FLAG(k, s, T, m, bit)                                                                    \
+	{.key = k, .type = T_FLAG, .src = s, .off = OFF(T, m, 4), .flag = bit}
+#define F_OBJ(k, s, tab)                                                                           \
+	{.key = k, .type = T_OBJ, .src = s, .sub = tab, .sub_cnt = TDR_ARRAY_SIZE(tab)}
 #define F_FN(k, f) {.key = k, .type = T_FN, .fn = f}
 
 #define META struct tdr_meta

@@ -232,8 +232,8 @@ static void csv_events(const struct tdr_report *r, const char *kind, const uint6
 int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
 	static const char *const head[] = {
-	    "kind", "name",    "dso",   "inlined_into", "file",	       "line",	     "pid",
-	    "tid",  "samples", "share", "slots_share",  "low_confidence", "bottleneck",
+	    "kind", "name", "dso", "inlined_into", "file", "line", "pid", "tid", "samples",
+	    "share", "slots_share", "low_confidence", "bottleneck",
 	};
 	size_t n = r->visible_cnt;
 	struct tdr_csv c;

@@ -164,7 +164,8 @@ size_t text_name_room(size_t w, const char *obj, const char *tag)
 void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
 		   const char *tag, const char *on, const char *off)
 {
-	size_t n = tdr_text_cols(name), o = obj ? tdr_text_cols(obj) : 0, t = tag ? tdr_text_cols(tag) : 0;
+	size_t n = tdr_text_cols(name), o = obj ? tdr_text_cols(obj) : 0;
+	size_t t = tag ? tdr_text_cols(tag) : 0;
 	size_t avail = w > t ? w - t : 0, obj_w = o;
 
 	if (n + (o ? 2 + o : 0) > avail) {

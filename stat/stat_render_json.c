@@ -80,7 +80,8 @@ static void json_schema(const struct tdr_stat *st, struct tdr_json *j)
 		tdr_json__key_string(j, "name", stat_ev_name(st, i));
 		tdr_json__key_string(j, "pmu", m->events[i].pmu_name);
 		tdr_json__key_uint(j, "group", m->events[i].group_idx);
-		tdr_json__key_string(j, "unit", stat_is_clock(stat_ev_name(st, i)) ? "ns" : "count");
+		tdr_json__key_string(j, "unit",
+				     stat_is_clock(stat_ev_name(st, i)) ? "ns" : "count");
 		tdr_json__end_object(j);
 	}
 	tdr_json__end_array(j);
