@@ -63,7 +63,6 @@ static int tid_add(struct info *in, uint32_t tid)
 	return 0;
 }
 
-
 static int on_sample(const struct tdr_sample *s, void *ctx)
 {
 	struct info *in = ctx;
@@ -80,7 +79,6 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	in->have_time = true;
 	return tid_add(in, s->tid);
 }
-
 
 const char *info_source_name(const struct info *in)
 {
@@ -142,7 +140,7 @@ static void print_settings(const struct tdr_meta *m, FILE *f)
 	fprintf(f, "started:     %s", when);
 	if (m->start_clock_ns)
 		fprintf(f, "; sample clock (clockid %d) at %.6f s", m->clockid,
-		       (double)m->start_clock_ns / 1e9);
+			(double)m->start_clock_ns / 1e9);
 	fputc('\n', f);
 	if (m->sample_freq)
 		fprintf(f, "sampling:    %" PRIu64 " Hz", m->sample_freq);
@@ -151,11 +149,11 @@ static void print_settings(const struct tdr_meta *m, FILE *f)
 	else
 		fprintf(f, "sampling:    (unknown)");
 	fprintf(f, "; %s%s%s",
-	       m->flags & TDR_META_SYSTEM_WIDE ? "system-wide"
-	       : m->flags & TDR_META_ATTACHED	 ? "attached to running processes"
-					       : "launched program",
-	       m->flags & TDR_META_INHERIT ? ", children and threads inherited" : "",
-	       m->flags & TDR_META_KERNEL ? ", kernel samples" : ", user samples only");
+		m->flags & TDR_META_SYSTEM_WIDE ? "system-wide"
+		: m->flags & TDR_META_ATTACHED	? "attached to running processes"
+						: "launched program",
+		m->flags & TDR_META_INHERIT ? ", children and threads inherited" : "",
+		m->flags & TDR_META_KERNEL ? ", kernel samples" : ", user samples only");
 	if (m->page_sz)
 		fprintf(f, "; page size %u", m->page_sz);
 	fputc('\n', f);
@@ -168,7 +166,7 @@ static void print_run_end(const struct tdr_run_end *end, FILE *f)
 		fprintf(f, "program:     none launched (-p or -a)");
 	else if (end->flags & TDR_END_SIGNALLED)
 		fprintf(f, "program:     killed by signal %d (%s)", end->term_signal,
-		       strsignal(end->term_signal));
+			strsignal(end->term_signal));
 	else
 		fprintf(f, "program:     exit code %d", end->exit_code);
 	if (end->flags & TDR_END_INTERRUPTED)
@@ -188,7 +186,7 @@ static void print_event_detail(const struct tdr_event_desc *e, FILE *f)
 	fprintf(f, "    ids                 ");
 	for (size_t j = 0; j < e->id_cnt; j++)
 		fprintf(f, "%s%" PRIu64 " (cpu %d pid %d)", j ? ", " : "", e->ids[j].id,
-		       (int32_t)e->ids[j].cpu, (int32_t)e->ids[j].pid);
+			(int32_t)e->ids[j].cpu, (int32_t)e->ids[j].pid);
 	fprintf(f, "%s\n", e->id_cnt ? "" : "(none)");
 }
 
@@ -198,7 +196,7 @@ static void print_counted(const struct tdr_event_totals *t, uint64_t delta_total
 	fprintf(f, "  %-24s counted %" PRIu64 " over the run", "", t->counted);
 	if (t->counted)
 		fprintf(f, ", %.1f%% of it in the samples' deltas",
-		       100.0 * (double)delta_total / (double)t->counted);
+			100.0 * (double)delta_total / (double)t->counted);
 	fputc('\n', f);
 }
 
@@ -217,15 +215,15 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	fprintf(f, "file:        %s (%s", path, info_source_name(in));
 	if (tdr_parser__source(p) == TDR_SOURCE_TDR)
 		fprintf(f, " format %u.%u", tdr_parser__file_status(p)->major,
-		       tdr_parser__file_status(p)->minor);
+			tdr_parser__file_status(p)->minor);
 	fprintf(f, ")\n");
 	if (m->tdrec_version)
 		fprintf(f, "recorded by: tdrec %s\n", m->tdrec_version);
 	fprintf(f, "host:        %s, kernel %s\n", or_unknown(m->hostname),
-	       or_unknown(m->kernel_release));
+		or_unknown(m->kernel_release));
 	fprintf(f, "cpu:         %s family %u model %u stepping %u, %s, %u CPUs\n",
-	       or_unknown(m->cpu_vendor), m->cpu_family, m->cpu_model, m->cpu_stepping,
-	       or_unknown(m->cpu_model_name), m->nr_cpus);
+		or_unknown(m->cpu_vendor), m->cpu_family, m->cpu_model, m->cpu_stepping,
+		or_unknown(m->cpu_model_name), m->nr_cpus);
 	fprintf(f, "command:    ");
 	for (i = 0; i < m->argc; i++)
 		fprintf(f, " %s", m->argv[i]);
@@ -238,17 +236,18 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	for (i = 0; i < m->event_cnt; i++) {
 		const struct tdr_event_desc *e = &m->events[i];
 
-		fprintf(f, "  %-24s %-10s %-8s samples %-10" PRIu64 " total %-12" PRIu64
-		       " type %u config %#" PRIx64 ", %zu ids\n",
-		       e->name, or_unknown(e->pmu_name),
-		       e->flags & TDR_EVENT_SAMPLER  ? "sampler"
-		       : e->flags & TDR_EVENT_LEADER ? "leader"
-						     : "",
-		       in->ev_samples[i], in->ev_delta[i], e->attr.type, (uint64_t)e->attr.config,
-		       e->id_cnt);
+		fprintf(f,
+			"  %-24s %-10s %-8s samples %-10" PRIu64 " total %-12" PRIu64
+			" type %u config %#" PRIx64 ", %zu ids\n",
+			e->name, or_unknown(e->pmu_name),
+			e->flags & TDR_EVENT_SAMPLER  ? "sampler"
+			: e->flags & TDR_EVENT_LEADER ? "leader"
+						      : "",
+			in->ev_samples[i], in->ev_delta[i], e->attr.type, (uint64_t)e->attr.config,
+			e->id_cnt);
 		if (tot && i < tot->event_cnt && tot->events[i].lost_samples)
 			fprintf(f, "  %-24s %" PRIu64 " samples lost (PERF_FORMAT_LOST)\n", "",
-			       tot->events[i].lost_samples);
+				tot->events[i].lost_samples);
 		if (tot && i < tot->event_cnt && tot->events[i].has_counted)
 			print_counted(&tot->events[i], in->ev_delta[i], f);
 		if (verbose)
@@ -256,28 +255,32 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	}
 	fprintf(f, "duration:    %.3f s\n", (double)dur / 1e9);
 	fprintf(f, "samples:     %" PRIu64 " (%" PRIu64 " attributed), %zu threads with samples\n",
-	       st->samples, st->samples_delivered, in->tid_cnt);
+		st->samples, st->samples_delivered, in->tid_cnt);
 	fprintf(f, "records:     %" PRIu64 " in %" PRIu64 " frames\n", st->records,
 		info_frames(in));
-	fprintf(f, "lost:        %" PRIu64 " records (%" PRIu64 " samples), %" PRIu64
-	       " samples dropped by the PMU\n",
-	       st->lost_records, st->lost_samples, st->lost_samples_pmu);
+	fprintf(f,
+		"lost:        %" PRIu64 " records (%" PRIu64 " samples), %" PRIu64
+		" samples dropped by the PMU\n",
+		st->lost_records, st->lost_samples, st->lost_samples_pmu);
 	fprintf(f, "throttled:   %" PRIu64 " times (%" PRIu64 " unthrottles)\n", st->throttles,
-	       st->unthrottles);
+		st->unthrottles);
 	fprintf(f, "re-based:   ");
 	for (i = 0; i < TDR_REBASE_REASON_CNT; i++)
 		fprintf(f, " %s %" PRIu64 "%s", tdr_rebase_reason_name((enum tdr_rebase_reason)i),
-		       st->rebases[i], i + 1 < TDR_REBASE_REASON_CNT ? "," : "\n");
+			st->rebases[i], i + 1 < TDR_REBASE_REASON_CNT ? "," : "\n");
 	if (st->multiplexed_samples)
-		fprintf(f, "warning:     %" PRIu64 " samples from a multiplexed group: numbers are "
-		       "suspect\n", st->multiplexed_samples);
+		fprintf(f,
+			"warning:     %" PRIu64 " samples from a multiplexed group: numbers are "
+			"suspect\n",
+			st->multiplexed_samples);
 	if (st->malformed_records || st->unknown_records || st->unknown_ids)
-		fprintf(f, "skipped:     %" PRIu64 " malformed records, %" PRIu64
-		       " of unknown type, %" PRIu64 " with unknown ids\n",
-		       st->malformed_records, st->unknown_records, st->unknown_ids);
+		fprintf(f,
+			"skipped:     %" PRIu64 " malformed records, %" PRIu64
+			" of unknown type, %" PRIu64 " with unknown ids\n",
+			st->malformed_records, st->unknown_records, st->unknown_ids);
 	if (st->dso_entries || st->dso_damaged)
 		fprintf(f, "build-ids:   %" PRIu64 " of %" PRIu64 " mapped files (DSO table)%s\n",
-		       st->dso_build_ids, st->dso_entries, st->dso_damaged ? ", damaged" : "");
+			st->dso_build_ids, st->dso_entries, st->dso_damaged ? ", damaged" : "");
 	if (end)
 		print_run_end(end, f);
 	if (!fs)
@@ -285,22 +288,22 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	if (!fs->truncated && !fs->bad_frames && !st->bad_frames) {
 		/* Whole as a file, but not as a recording: say so here too. */
 		fprintf(f, "file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
-		       end && (end->flags & TDR_END_WRITE_ERROR)
-			   ? ", but the recording stopped early at a write error"
-			   : "");
+			end && (end->flags & TDR_END_WRITE_ERROR)
+			    ? ", but the recording stopped early at a write error"
+			    : "");
 		return;
 	}
-	fprintf(f, "file status: %s%s; %" PRIu64 " of %" PRIu64 " bytes intact (%" PRIu64
-	       " bytes missing or unreadable)",
-	       fs->truncated ? "TRUNCATED" : "damaged",
-	       fs->has_trailer ? "" : ", no trailer (recording did not finish)", fs->intact_sz,
-	       fs->file_sz, fs->file_sz - fs->intact_sz);
+	fprintf(f,
+		"file status: %s%s; %" PRIu64 " of %" PRIu64 " bytes intact (%" PRIu64
+		" bytes missing or unreadable)",
+		fs->truncated ? "TRUNCATED" : "damaged",
+		fs->has_trailer ? "" : ", no trailer (recording did not finish)", fs->intact_sz,
+		fs->file_sz, fs->file_sz - fs->intact_sz);
 	if (fs->bad_frames || st->bad_frames)
 		fprintf(f, ", %" PRIu64 " bad frames",
-		       st->bad_frames > fs->bad_frames ? st->bad_frames : fs->bad_frames);
+			st->bad_frames > fs->bad_frames ? st->bad_frames : fs->bad_frames);
 	fprintf(f, "\n");
 }
-
 
 int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *out)
 {
