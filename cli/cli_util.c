@@ -20,9 +20,9 @@
 
 #include "tdrec/plan.h"
 #include "tdrec/report.h"
+#include "tdrec/tdr_json.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
-#include "tdrec/tdr_textout.h"
 
 static bool err_json;
 static const char *command_name = "";
@@ -56,9 +56,12 @@ void cli_err(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (err_json) {
-		fputs("{\"error\": ", stdout);
-		tdr_json_put_string(stdout, msg);
-		fputs("}\n", stdout);
+		struct tdr_json j;
+
+		tdr_json__init(&j, stdout);
+		tdr_json__begin_object(&j, TDR_JSON_INLINE);
+		tdr_json__key_string(&j, "error", msg);
+		tdr_json__end_object(&j);
 		fflush(stdout);
 		return;
 	}

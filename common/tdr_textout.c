@@ -1,11 +1,15 @@
 /*
- * common/tdr_textout.c - JSON string and CSV field writers (tdr_textout.h).
+ * common/tdr_textout.c - JSON string escaping, CSV fields and rows, UTF-8
+ * columns and line wrapping (tdr_textout.h).
  *
- * Responsibility: the escaping rules only; numbers and layout stay with
- * each renderer.
+ * Responsibility: the escaping and quoting rules, the CSV row's commas, and
+ * the one paragraph wrapper of the text outputs (report, diff, stat). What a
+ * line, a row or a document holds stays with each renderer; the JSON
+ * documents' layout and numbers are in tdr_json.c.
  */
 #include "tdrec/tdr_textout.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -102,4 +106,100 @@ void tdr_csv_put_field(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+void tdr_csv__init(struct tdr_csv *c, FILE *f)
+{
+	*c = (struct tdr_csv){.f = f};
+}
+
+void tdr_csv__field(struct tdr_csv *c, const char *s)
+{
+	if (c->in_row)
+		fputc(',', c->f);
+	c->in_row = true;
+	tdr_csv_put_field(c->f, s);
+}
+
+void tdr_csv__fieldf(struct tdr_csv *c, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	tdr_csv__field(c, buf);
+}
+
+void tdr_csv__end_row(struct tdr_csv *c)
+{
+	fputc('\n', c->f);
+	c->in_row = false;
+}
+
+size_t tdr_text_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+size_t tdr_text_bytes_for_cols(const char *s, size_t cols)
+{
+	size_t i = 0, n = 0;
+
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (n == cols)
+				break;
+			n++;
+		}
+	}
+	return i;
+}
+
+/* n bytes of s with control characters as '?'. */
+static void put_printable(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
+}
+
+void tdr_text_wrap(FILE *f, const struct tdr_wrap *w, const char *text)
+{
+	const char *p = text;
+	size_t lead = w->prefix ? tdr_text_cols(w->prefix) : 0;
+	bool first = true;
+
+	while (*p) {
+		size_t room = w->width > lead + 10 ? w->width - lead : 10;
+		size_t n = tdr_text_bytes_for_cols(p, room);
+
+		if (p[n]) {
+			/* Break at the last space that fits (the one just after
+			 * the room included), else cut the word. */
+			size_t b = n;
+
+			while (b > 0 && p[b] != ' ')
+				b--;
+			if (b > 0)
+				n = b;
+		}
+		if (first)
+			fputs(w->prefix ? w->prefix : "", f);
+		else
+			fprintf(f, "%*s", (int)w->indent, "");
+		fputs(w->on ? w->on : "", f);
+		put_printable(f, p, n);
+		fputs(w->off ? w->off : "", f);
+		fputc('\n', f);
+		p += n;
+		while (*p == ' ')
+			p++;
+		first = false;
+		lead = w->indent;
+	}
 }

@@ -6,7 +6,8 @@
  * change in points, and the change of each level-1 category in points of the
  * function's own slots (when the plans match); functions present on one side
  * only are marked. Fits the width (100 by default). JSON: the schema in
- * docs/report.md "Diff JSON schema", fractions not points.
+ * docs/report.md "Diff JSON schema", fractions not points, through the
+ * common JSON writer (tdr_json.h).
  */
 #include "diff_int.h"
 
@@ -48,6 +49,7 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	unsigned width = o->width ? o->width : 100;
 	size_t cols[MAX_COLS], col_cnt = 0, n = d->row_cnt, name_w, fixed;
 	char a[512], b[512], line[1200];
+	struct tdr_wrap plain = {0}, warn = {.prefix = "warning: ", .indent = 9};
 
 	if (width < TDR_RENDER_WIDTH_MIN)
 		width = TDR_RENDER_WIDTH_MIN;
@@ -68,9 +70,10 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		 " samples",
 		 d->side[0].plan ? d->side[0].plan : "?", d->side[0].samples,
 		 d->side[1].plan ? d->side[1].plan : "?", d->side[1].samples);
-	text_put_wrapped(f, width, "", "", "", line);
+	plain.width = warn.width = width;
+	tdr_text_wrap(f, &plain, line);
 	for (size_t i = 0; i < d->warnings.cnt; i++)
-		text_put_wrapped(f, width, "warning: ", "", "", d->warnings.v[i]);
+		tdr_text_wrap(f, &warn, d->warnings.v[i]);
 	fprintf(f, "\n %6s %6s %7s", "old%", "new%", "change");
 	for (size_t i = 0; i < col_cnt; i++)
 		fprintf(f, " %6.6s", report_category_label(d->cat_names[cols[i]]));
@@ -113,77 +116,85 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 	return 0;
 }
 
-static void json_side_info(const struct tdr_diff *d, int s, FILE *f)
+static void json_side_info(const struct tdr_diff *d, int s, struct tdr_json *j)
 {
-	fputs("{\"file\": ", f);
-	tdr_json_put_string(f, d->side[s].file);
-	fputs(", \"plan\": ", f);
-	tdr_json_put_string(f, d->side[s].plan);
-	fprintf(f, ", \"samples\": %" PRIu64 "}", d->side[s].samples);
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	tdr_json__key_string(j, "file", d->side[s].file);
+	tdr_json__key_string(j, "plan", d->side[s].plan);
+	tdr_json__key_uint(j, "samples", d->side[s].samples);
+	tdr_json__end_object(j);
 }
 
-static void json_topdown(const struct tdr_diff *d, const double *v, FILE *f)
+/* Category name -> value, or null without values. */
+static void json_topdown(const struct tdr_diff *d, const double *v, struct tdr_json *j)
 {
 	if (!v) {
-		fputs("null", f);
+		tdr_json__null(j);
 		return;
 	}
-	fputc('{', f);
-	json_put_names(f, d->cat_names, d->cat_cnt, v);
-	fputc('}', f);
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	for (size_t c = 0; c < d->cat_cnt; c++)
+		tdr_json__key_double(j, d->cat_names[c], v[c]);
+	tdr_json__end_object(j);
 }
 
-static void json_side(const struct tdr_diff *d, const struct tdr_diff_side *s, FILE *f)
+static void json_side(const struct tdr_diff *d, const struct tdr_diff_side *s, struct tdr_json *j)
 {
-	fprintf(f, "{\"samples\": %" PRIu64 ", \"share\": ", s->samples);
-	json_put_number(f, s->share);
-	fputs(", \"topdown\": ", f);
-	json_topdown(d, s->topdown, f);
-	fputc('}', f);
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	tdr_json__key_uint(j, "samples", s->samples);
+	tdr_json__key_double(j, "share", s->share);
+	tdr_json__key(j, "topdown");
+	json_topdown(d, s->topdown, j);
+	tdr_json__end_object(j);
+}
+
+static void json_row(const struct tdr_diff *d, const struct tdr_diff_row *row, struct tdr_json *j)
+{
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	tdr_json__key_string(j, "name", row->name);
+	tdr_json__key_string(j, "dso", row->dso);
+	if (d->by == TDR_BY_INLINE)
+		tdr_json__key_string(j, "inlined_into", row->inlined_into);
+	tdr_json__key_string(j, "only_in", row->only_old ? "old" : row->only_new ? "new" : NULL);
+	tdr_json__key(j, "old");
+	json_side(d, &row->old, j);
+	tdr_json__key(j, "new");
+	json_side(d, &row->new, j);
+	tdr_json__key_double(j, "share_change", row->share_change);
+	tdr_json__key(j, "topdown_change");
+	json_topdown(d, row->topdown_change, j);
+	tdr_json__end_object(j);
 }
 
 static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *f)
 {
 	size_t n = d->row_cnt;
+	struct tdr_json j;
 
 	if (o->limit && o->limit < n)
 		n = o->limit;
-	fputs("{\n  \"schema\": \"tdrec-diff/1\",\n  \"by\": ", f);
-	tdr_json_put_string(f, tdr_report_by_name(d->by));
-	fputs(",\n  \"old\": ", f);
-	json_side_info(d, 0, f);
-	fputs(",\n  \"new\": ", f);
-	json_side_info(d, 1, f);
-	fputs(",\n  \"categories_compared\": [", f);
-	json_put_names(f, d->cat_names, d->cat_cnt, NULL);
-	fputs("],\n  \"warnings\": ", f);
-	json_put_lines(f, &d->warnings);
-	fprintf(f, ",\n  \"rows_total\": %zu,\n  \"rows\": [", d->row_cnt);
-	for (size_t i = 0; i < n; i++) {
-		const struct tdr_diff_row *row = &d->rows[i];
-
-		fputs(i ? ",\n    " : "\n    ", f);
-		fputs("{\"name\": ", f);
-		tdr_json_put_string(f, row->name);
-		fputs(", \"dso\": ", f);
-		tdr_json_put_string(f, row->dso);
-		if (d->by == TDR_BY_INLINE) {
-			fputs(", \"inlined_into\": ", f);
-			tdr_json_put_string(f, row->inlined_into);
-		}
-		fputs(", \"only_in\": ", f);
-		tdr_json_put_string(f, row->only_old ? "old" : row->only_new ? "new" : NULL);
-		fputs(", \"old\": ", f);
-		json_side(d, &row->old, f);
-		fputs(", \"new\": ", f);
-		json_side(d, &row->new, f);
-		fputs(", \"share_change\": ", f);
-		json_put_number(f, row->share_change);
-		fputs(", \"topdown_change\": ", f);
-		json_topdown(d, row->topdown_change, f);
-		fputc('}', f);
-	}
-	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
+	tdr_json__init(&j, f);
+	tdr_json__begin_object(&j, TDR_JSON_LINES);
+	tdr_json__key_string(&j, "schema", "tdrec-diff/1");
+	tdr_json__key_string(&j, "by", tdr_report_by_name(d->by));
+	tdr_json__key(&j, "old");
+	json_side_info(d, 0, &j);
+	tdr_json__key(&j, "new");
+	json_side_info(d, 1, &j);
+	tdr_json__key(&j, "categories_compared");
+	tdr_json__begin_array(&j, TDR_JSON_INLINE);
+	for (size_t c = 0; c < d->cat_cnt; c++)
+		tdr_json__string(&j, d->cat_names[c]);
+	tdr_json__end_array(&j);
+	tdr_json__key(&j, "warnings");
+	json_put_strings(&j, &d->warnings);
+	tdr_json__key_uint(&j, "rows_total", d->row_cnt);
+	tdr_json__key(&j, "rows");
+	tdr_json__begin_array(&j, TDR_JSON_LINES);
+	for (size_t i = 0; i < n; i++)
+		json_row(d, &d->rows[i], &j);
+	tdr_json__end_array(&j);
+	tdr_json__end_object(&j);
 	return 0;
 }
 

@@ -2,8 +2,10 @@
  * report/render_json.c - the report as JSON and as CSV.
  *
  * Responsibility: write a finished report in the machine-readable schemas of
- * docs/report.md ("JSON schema", "CSV schema"). Fractions stay fractions
- * (0..1), deltas stay raw counter units; nothing is rounded beyond %.10g.
+ * docs/report.md ("JSON schema", "CSV schema") through the common writers
+ * (tdr_json.h, struct tdr_csv). Fractions stay fractions (0..1), deltas
+ * stay raw counter units; JSON numbers are in tdr_json.h's one format, CSV
+ * fractions are %.10g.
  * Keys present in every row: name, dso, samples, share, slots_share,
  * low_confidence, bottleneck, bottleneck_l2, events, topdown; plus
  * inlined_into (--inline), file and line (--lines), pid and tid (--by thread
@@ -17,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "tdrec/tdr_json.h"
 #include "tdrec/tdr_mem.h"
 
 #define JSON_SCHEMA "tdrec-report/1"
@@ -26,78 +29,66 @@ static const char *cat_name_or_null(const struct tdr_report *r, int idx)
 	return idx >= 0 ? r->cats[idx].name : NULL;
 }
 
-/* ", "key": {event name: value, ...}" with null where known says so. */
+/* "key": {event name: value, ...} with null where known says so. */
 static void put_events(const struct tdr_report *r, const char *key, const uint64_t *v,
-		       const bool *known, FILE *f)
+		       const bool *known, struct tdr_json *j)
 {
-	fprintf(f, ", \"%s\": {", key);
+	tdr_json__key(j, key);
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
 	for (size_t e = 0; e < r->event_cnt; e++) {
-		fputs(e ? ", " : "", f);
-		tdr_json_put_string(f, r->event_names[e]);
 		if (!known || known[e])
-			fprintf(f, ": %" PRIu64, v[e]);
+			tdr_json__key_uint(j, r->event_names[e], v[e]);
 		else
-			fputs(": null", f);
+			tdr_json__key_null(j, r->event_names[e]);
 	}
-	fputc('}', f);
+	tdr_json__end_object(j);
 }
 
-static void put_row(const struct tdr_report *r, const struct tdr_report_row *row, FILE *f)
+static void put_row(const struct tdr_report *r, const struct tdr_report_row *row,
+		    struct tdr_json *j)
 {
-	fputs("{\"name\": ", f);
-	tdr_json_put_string(f, row->name);
-	fputs(", \"dso\": ", f);
-	tdr_json_put_string(f, row->dso);
-	if (r->opts.by == TDR_BY_INLINE) {
-		fputs(", \"inlined_into\": ", f);
-		tdr_json_put_string(f, row->inlined_into);
-	}
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	tdr_json__key_string(j, "name", row->name);
+	tdr_json__key_string(j, "dso", row->dso);
+	if (r->opts.by == TDR_BY_INLINE)
+		tdr_json__key_string(j, "inlined_into", row->inlined_into);
 	if (r->opts.by == TDR_BY_LINE) {
-		fputs(", \"file\": ", f);
-		tdr_json_put_string(f, row->file);
-		fputs(", \"line\": ", f);
+		tdr_json__key_string(j, "file", row->file);
 		if (row->file)
-			fprintf(f, "%" PRIu32, row->line);
+			tdr_json__key_uint(j, "line", row->line);
 		else
-			fputs("null", f);
+			tdr_json__key_null(j, "line");
 	}
 	if (r->opts.by == TDR_BY_THREAD || r->opts.by == TDR_BY_PROCESS)
-		fprintf(f, ", \"pid\": %" PRIu32, row->pid);
+		tdr_json__key_uint(j, "pid", row->pid);
 	if (r->opts.by == TDR_BY_THREAD)
-		fprintf(f, ", \"tid\": %" PRIu32, row->tid);
-	fprintf(f, ", \"samples\": %" PRIu64 ", \"share\": ", row->samples);
-	json_put_number(f, row->share);
-	fputs(", \"slots_share\": ", f);
-	json_put_number(f, row->slots_share);
-	fprintf(f, ", \"low_confidence\": %s, \"bottleneck\": ",
-		row->low_confidence ? "true" : "false");
-	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck));
-	fputs(", \"bottleneck_l2\": ", f);
-	tdr_json_put_string(f, cat_name_or_null(r, row->bottleneck_l2));
-	put_events(r, "events", row->events, NULL, f);
-	fputs(", \"topdown\": ", f);
+		tdr_json__key_uint(j, "tid", row->tid);
+	tdr_json__key_uint(j, "samples", row->samples);
+	tdr_json__key_double(j, "share", row->share);
+	tdr_json__key_double(j, "slots_share", row->slots_share);
+	tdr_json__key_bool(j, "low_confidence", row->low_confidence);
+	tdr_json__key_string(j, "bottleneck", cat_name_or_null(r, row->bottleneck));
+	tdr_json__key_string(j, "bottleneck_l2", cat_name_or_null(r, row->bottleneck_l2));
+	put_events(r, "events", row->events, NULL, j);
+	tdr_json__key(j, "topdown");
 	if (!row->topdown) {
-		fputs("null", f);
+		tdr_json__null(j);
 	} else {
-		fputc('{', f);
-		for (size_t c = 0; c < r->cat_cnt; c++) {
-			fputs(c ? ", " : "", f);
-			tdr_json_put_string(f, r->cats[c].name);
-			fputs(": ", f);
-			json_put_number(f, row->topdown[c]);
-		}
-		fputc('}', f);
+		tdr_json__begin_object(j, TDR_JSON_INLINE);
+		for (size_t c = 0; c < r->cat_cnt; c++)
+			tdr_json__key_double(j, r->cats[c].name, row->topdown[c]);
+		tdr_json__end_object(j);
 	}
 	/* The totals' attributed (all samples, before filters) and counted
 	 * (the whole run) totals: counted.c. */
 	if (row == &r->totals) {
-		put_events(r, "attributed", r->attributed, NULL, f);
-		put_events(r, "counted", r->counted, r->has_counted, f);
+		put_events(r, "attributed", r->attributed, NULL, j);
+		put_events(r, "counted", r->counted, r->has_counted, j);
 	}
-	fputc('}', f);
+	tdr_json__end_object(j);
 }
 
-static void put_recording(const struct tdr_report *r, FILE *f)
+static void put_recording(const struct tdr_report *r, struct tdr_json *j)
 {
 	uint64_t ns;
 	bool from_samples;
@@ -108,160 +99,161 @@ static void put_recording(const struct tdr_report *r, FILE *f)
 	    {"host", r->host}, {"cpu", r->cpu},				  {"plan", r->plan},
 	};
 
-	fputs("  \"recording\": {", f);
-	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++) {
-		fprintf(f, "%s\"%s\": ", i ? ", " : "", strs[i][0]);
-		tdr_json_put_string(f, strs[i][1]);
+	tdr_json__key(j, "recording");
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++)
+		tdr_json__key_string(j, strs[i][0], strs[i][1]);
+	if (report_duration(r, &ns, &from_samples)) {
+		tdr_json__key_uint(j, "duration_ns", ns);
+		tdr_json__key_bool(j, "duration_from_samples", from_samples);
+	} else {
+		tdr_json__key_null(j, "duration_ns");
+		tdr_json__key_bool(j, "duration_from_samples", false);
 	}
-	fputs(", \"duration_ns\": ", f);
-	if (report_duration(r, &ns, &from_samples))
-		fprintf(f, "%" PRIu64 ", \"duration_from_samples\": %s", ns,
-			from_samples ? "true" : "false");
-	else
-		fputs("null, \"duration_from_samples\": false", f);
 	report_describe_end(r, end, sizeof(end));
-	fputs(", \"end\": ", f);
-	tdr_json_put_string(f, r->have_end ? end : NULL);
+	tdr_json__key_string(j, "end", r->have_end ? end : NULL);
 	if (r->have_end && !(r->end.flags & (TDR_END_SIGNALLED | TDR_END_NO_PROGRAM)))
-		fprintf(f, ", \"exit_code\": %" PRId32, r->end.exit_code);
+		tdr_json__key_int(j, "exit_code", r->end.exit_code);
 	else
-		fputs(", \"exit_code\": null", f);
-	fputs("},\n", f);
+		tdr_json__key_null(j, "exit_code");
+	tdr_json__end_object(j);
 }
 
 int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
 	size_t n = r->visible_cnt;
+	struct tdr_json j;
 
 	if (o->limit && o->limit < n)
 		n = o->limit;
-	fputs("{\n  \"schema\": \"" JSON_SCHEMA "\",\n", f);
-	put_recording(r, f);
-	fputs("  \"by\": ", f);
-	tdr_json_put_string(f, tdr_report_by_name(r->opts.by));
-	fprintf(f,
-		",\n  \"samples_seen\": %" PRIu64 ", \"samples_kept\": %" PRIu64
-		", \"min_samples\": %" PRIu64 ", \"min_share\": ",
-		r->seen ? r->seen : r->totals.samples, r->seen ? r->kept : r->totals.samples,
-		r->opts.min_samples);
-	json_put_number(f, r->opts.min_share);
-	fputs(",\n  \"events\": [", f);
+	tdr_json__init(&j, f);
+	tdr_json__begin_object(&j, TDR_JSON_LINES);
+	tdr_json__key_string(&j, "schema", JSON_SCHEMA);
+	put_recording(r, &j);
+	tdr_json__key_string(&j, "by", tdr_report_by_name(r->opts.by));
+	tdr_json__key_uint(&j, "samples_seen", r->seen ? r->seen : r->totals.samples);
+	tdr_json__key_uint(&j, "samples_kept", r->seen ? r->kept : r->totals.samples);
+	tdr_json__key_uint(&j, "min_samples", r->opts.min_samples);
+	tdr_json__key_double(&j, "min_share", r->opts.min_share);
+	tdr_json__key(&j, "events");
+	tdr_json__begin_array(&j, TDR_JSON_INLINE);
 	for (size_t e = 0; e < r->event_cnt; e++) {
-		fputs(e ? ", " : "", f);
-		fputs("{\"name\": ", f);
-		tdr_json_put_string(f, r->event_names[e]);
-		fprintf(f, ", \"unit\": \"%s\"}", r->event_units[e] == UNIT_NS ? "ns" : "count");
+		tdr_json__begin_object(&j, TDR_JSON_INLINE);
+		tdr_json__key_string(&j, "name", r->event_names[e]);
+		tdr_json__key_string(&j, "unit", r->event_units[e] == UNIT_NS ? "ns" : "count");
+		tdr_json__end_object(&j);
 	}
-	fputs("],\n  \"categories\": [", f);
+	tdr_json__end_array(&j);
+	tdr_json__key(&j, "categories");
+	tdr_json__begin_array(&j, TDR_JSON_INLINE);
 	for (size_t c = 0; c < r->cat_cnt; c++) {
-		fputs(c ? ", " : "", f);
-		fputs("{\"name\": ", f);
-		tdr_json_put_string(f, r->cats[c].name);
-		fprintf(f, ", \"level\": %" PRIu32 ", \"parent\": ", r->cats[c].level);
-		tdr_json_put_string(f, r->cats[c].parent);
-		fputs(", \"threshold\": ", f);
-		json_put_number(f, r->cats[c].threshold);
-		fputc('}', f);
+		tdr_json__begin_object(&j, TDR_JSON_INLINE);
+		tdr_json__key_string(&j, "name", r->cats[c].name);
+		tdr_json__key_uint(&j, "level", r->cats[c].level);
+		tdr_json__key_string(&j, "parent", r->cats[c].parent);
+		tdr_json__key_double(&j, "threshold", r->cats[c].threshold);
+		tdr_json__end_object(&j);
 	}
-	fputs("],\n  \"warnings\": ", f);
-	json_put_lines(f, &r->warnings);
-	fputs(",\n  \"totals\": ", f);
-	put_row(r, &r->totals, f);
-	fprintf(f, ",\n  \"rows_total\": %zu,\n  \"rows\": [", r->visible_cnt);
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		put_row(r, r->visible[i], f);
-	}
-	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
+	tdr_json__end_array(&j);
+	tdr_json__key(&j, "warnings");
+	json_put_strings(&j, &r->warnings);
+	tdr_json__key(&j, "totals");
+	put_row(r, &r->totals, &j);
+	tdr_json__key_uint(&j, "rows_total", r->visible_cnt);
+	tdr_json__key(&j, "rows");
+	tdr_json__begin_array(&j, TDR_JSON_LINES);
+	for (size_t i = 0; i < n; i++)
+		put_row(r, r->visible[i], &j);
+	tdr_json__end_array(&j);
+	tdr_json__end_object(&j);
 	return 0;
 }
 
 /* ---- CSV ---- */
 
-static void csv_number(FILE *f, double v)
+/* A fraction as a CSV field: %.10g, empty when it does not exist. */
+static void csv_number(struct tdr_csv *c, double v)
 {
 	if (isfinite(v))
-		fprintf(f, "%.10g", v);
+		tdr_csv__fieldf(c, "%.10g", v);
+	else
+		tdr_csv__field(c, NULL);
 }
 
 static void csv_row(const struct tdr_report *r, const char *kind, const struct tdr_report_row *row,
-		    FILE *f)
+		    struct tdr_csv *c)
 {
-	const char *const strs[] = {row->name, row->dso, row->inlined_into, row->file};
+	const char *const strs[] = {kind, row->name, row->dso, row->inlined_into, row->file};
 
-	fputs(kind, f);
-	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++) {
-		fputc(',', f);
-		tdr_csv_put_field(f, strs[i]);
-	}
-	fputc(',', f);
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++)
+		tdr_csv__field(c, strs[i]);
 	if (row->file)
-		fprintf(f, "%" PRIu32, row->line);
-	fputc(',', f);
+		tdr_csv__fieldf(c, "%" PRIu32, row->line);
+	else
+		tdr_csv__field(c, NULL);
 	if (r->opts.by == TDR_BY_THREAD || r->opts.by == TDR_BY_PROCESS)
-		fprintf(f, "%" PRIu32, row->pid);
-	fputc(',', f);
+		tdr_csv__fieldf(c, "%" PRIu32, row->pid);
+	else
+		tdr_csv__field(c, NULL);
 	if (r->opts.by == TDR_BY_THREAD)
-		fprintf(f, "%" PRIu32, row->tid);
-	fprintf(f, ",%" PRIu64 ",", row->samples);
-	csv_number(f, row->share);
-	fputc(',', f);
-	csv_number(f, row->slots_share);
-	fprintf(f, ",%d,", row->low_confidence ? 1 : 0);
-	tdr_csv_put_field(f, cat_name_or_null(r, row->bottleneck));
-	for (size_t c = 0; c < r->cat_cnt; c++) {
-		fputc(',', f);
-		csv_number(f, row->topdown ? row->topdown[c] : NAN);
-	}
+		tdr_csv__fieldf(c, "%" PRIu32, row->tid);
+	else
+		tdr_csv__field(c, NULL);
+	tdr_csv__fieldf(c, "%" PRIu64, row->samples);
+	csv_number(c, row->share);
+	csv_number(c, row->slots_share);
+	tdr_csv__field(c, row->low_confidence ? "1" : "0");
+	tdr_csv__field(c, cat_name_or_null(r, row->bottleneck));
+	for (size_t k = 0; k < r->cat_cnt; k++)
+		csv_number(c, row->topdown ? row->topdown[k] : NAN);
 	for (size_t e = 0; e < r->event_cnt; e++)
-		fprintf(f, ",%" PRIu64, row->events[e]);
-	fputc('\n', f);
+		tdr_csv__fieldf(c, "%" PRIu64, row->events[e]);
+	tdr_csv__end_row(c);
 }
 
 /* A line of per-event totals only: kind, empty fields up to the events,
  * then each value (empty where known is given and false). */
 static void csv_events(const struct tdr_report *r, const char *kind, const uint64_t *v,
-		       const bool *known, FILE *f)
+		       const bool *known, struct tdr_csv *c)
 {
-	fputs(kind, f);
+	tdr_csv__field(c, kind);
 	/* name .. bottleneck: 12 fields, then one per category. */
 	for (size_t i = 0; i < 12 + r->cat_cnt; i++)
-		fputc(',', f);
+		tdr_csv__field(c, NULL);
 	for (size_t e = 0; e < r->event_cnt; e++) {
-		fputc(',', f);
 		if (!known || known[e])
-			fprintf(f, "%" PRIu64, v[e]);
+			tdr_csv__fieldf(c, "%" PRIu64, v[e]);
+		else
+			tdr_csv__field(c, NULL);
 	}
-	fputc('\n', f);
+	tdr_csv__end_row(c);
 }
 
 int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
+	static const char *const head[] = {
+	    "kind", "name", "dso", "inlined_into", "file", "line", "pid", "tid", "samples",
+	    "share", "slots_share", "low_confidence", "bottleneck",
+	};
 	size_t n = r->visible_cnt;
-	char col[512];
+	struct tdr_csv c;
 
 	if (o->limit && o->limit < n)
 		n = o->limit;
-	fputs("kind,name,dso,inlined_into,file,line,pid,tid,samples,share,slots_share,"
-	      "low_confidence,bottleneck",
-	      f);
-	for (size_t c = 0; c < r->cat_cnt; c++) {
-		snprintf(col, sizeof(col), "topdown:%s", r->cats[c].name);
-		fputc(',', f);
-		tdr_csv_put_field(f, col);
-	}
-	for (size_t e = 0; e < r->event_cnt; e++) {
-		snprintf(col, sizeof(col), "event:%s", r->event_names[e]);
-		fputc(',', f);
-		tdr_csv_put_field(f, col);
-	}
-	fputc('\n', f);
-	csv_row(r, "total", &r->totals, f);
+	tdr_csv__init(&c, f);
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(head); i++)
+		tdr_csv__field(&c, head[i]);
+	for (size_t k = 0; k < r->cat_cnt; k++)
+		tdr_csv__fieldf(&c, "topdown:%s", r->cats[k].name);
+	for (size_t e = 0; e < r->event_cnt; e++)
+		tdr_csv__fieldf(&c, "event:%s", r->event_names[e]);
+	tdr_csv__end_row(&c);
+	csv_row(r, "total", &r->totals, &c);
 	if (r->any_counted) {
-		csv_events(r, "attributed", r->attributed, NULL, f);
-		csv_events(r, "counted", r->counted, r->has_counted, f);
+		csv_events(r, "attributed", r->attributed, NULL, &c);
+		csv_events(r, "counted", r->counted, r->has_counted, &c);
 	}
 	for (size_t i = 0; i < n; i++)
-		csv_row(r, "row", r->visible[i], f);
+		csv_row(r, "row", r->visible[i], &c);
 	return 0;
 }

@@ -59,8 +59,15 @@ static void colour_off(const struct text *t)
 static void put_wrapped(const struct text *t, const char *prefix, const char *code,
 			const char *text)
 {
-	text_put_wrapped(t->f, t->width, prefix, t->colour ? code : "",
-			 t->colour && *code ? C_RESET : "", text);
+	const struct tdr_wrap w = {
+	    .width = t->width,
+	    .prefix = prefix,
+	    .indent = (unsigned)tdr_text_cols(prefix),
+	    .on = t->colour ? code : "",
+	    .off = t->colour && *code ? C_RESET : "",
+	};
+
+	tdr_text_wrap(t->f, &w, text);
 }
 
 /* One header line "  key       value", cut to the width. */

@@ -1,47 +1,23 @@
 /*
  * report/render_util.c - small writers shared by the JSON, CSV and text renderers.
  *
- * Responsibility: JSON string and number output (NAN and infinities become
- * null), CSV field quoting (RFC 4180: quote a field holding a comma, quote,
- * CR or LF, doubling inner quotes), the text pieces that report and diff
- * tables share (columns of UTF-8 text, cutting to a width, wrapping, the
- * name column with its object), and the tdr_report__render dispatcher.
+ * Responsibility: the pieces report and diff output share on top of the
+ * common writers (tdr_json.h, tdr_textout.h): a list of strings as a JSON
+ * array, the text pieces of the report and diff tables (cutting to a width,
+ * the name column with its object), and the tdr_report__render dispatcher.
  */
 #include "report_int.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-void json_put_names(FILE *f, char *const *names, size_t n, const double *vals)
+void json_put_strings(struct tdr_json *j, const struct strlist *l)
 {
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ", " : "", f);
-		tdr_json_put_string(f, names[i]);
-		if (vals) {
-			fputs(": ", f);
-			json_put_number(f, vals[i]);
-		}
-	}
-}
-
-void json_put_lines(FILE *f, const struct strlist *l)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < l->cnt; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		tdr_json_put_string(f, l->v[i]);
-	}
-	fputs(l->cnt ? "\n  ]" : "]", f);
-}
-
-void json_put_number(FILE *f, double v)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.10g", v);
+	tdr_json__begin_array(j, TDR_JSON_LINES);
+	for (size_t i = 0; i < l->cnt; i++)
+		tdr_json__string(j, l->v[i]);
+	tdr_json__end_array(j);
 }
 
 const char *report_event_short(const char *name)
@@ -71,30 +47,6 @@ const char *report_event_short(const char *name)
 /* Below this many columns for the name, the object is left out instead. */
 #define NAME_MIN_W 12
 
-size_t text_cols(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-/* Byte length of the first cols code points of s. */
-static size_t bytes_for_cols(const char *s, size_t cols)
-{
-	size_t i = 0, n = 0;
-
-	for (; s[i]; i++) {
-		if (((unsigned char)s[i] & 0xc0) != 0x80) {
-			if (n == cols)
-				break;
-			n++;
-		}
-	}
-	return i;
-}
-
 /* Copy s into buf (sz bytes) with control characters shown as '?', so a
  * name holding a newline or tab cannot break the table. */
 static const char *printable(const char *s, char *buf, size_t sz)
@@ -118,68 +70,33 @@ static void put_cut_middle(FILE *f, const char *s, size_t cols, size_t w, size_t
 		keep = avail - avail / 4;
 	head = keep + (avail - keep) * 2 / 5;
 	tail = avail - head;
-	fwrite(s, 1, bytes_for_cols(s, head), f);
+	fwrite(s, 1, tdr_text_bytes_for_cols(s, head), f);
 	fputs("...", f);
-	fputs(s + bytes_for_cols(s, cols - tail), f);
+	fputs(s + tdr_text_bytes_for_cols(s, cols - tail), f);
 }
 
 void text_put_fit(FILE *f, const char *raw, size_t w, enum text_cut cut)
 {
 	char buf[2048];
 	const char *s = printable(raw, buf, sizeof(buf));
-	size_t cols = text_cols(s);
+	size_t cols = tdr_text_cols(s);
 
 	if (cols <= w) {
 		fputs(s, f);
 		return;
 	}
 	if (w <= 3) {
-		fwrite(s, 1, bytes_for_cols(s, w), f);
+		fwrite(s, 1, tdr_text_bytes_for_cols(s, w), f);
 		return;
 	}
 	if (cut == CUT_START) {
 		fputs("...", f);
-		fputs(s + bytes_for_cols(s, cols - (w - 3)), f);
+		fputs(s + tdr_text_bytes_for_cols(s, cols - (w - 3)), f);
 	} else if (cut == CUT_MIDDLE) {
 		put_cut_middle(f, s, cols, w, 0);
 	} else {
-		fwrite(s, 1, bytes_for_cols(s, w - 3), f);
+		fwrite(s, 1, tdr_text_bytes_for_cols(s, w - 3), f);
 		fputs("...", f);
-	}
-}
-
-void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on,
-		      const char *off, const char *text)
-{
-	size_t indent = strlen(prefix), avail = width > indent + 10 ? width - indent : 10;
-	char buf[2048];
-	const char *p = printable(text, buf, sizeof(buf));
-	bool first = true;
-
-	while (*p) {
-		size_t n = bytes_for_cols(p, avail);
-
-		if (p[n]) {
-			/* Break at the last space that fits, else hard-cut. */
-			size_t b = n;
-
-			while (b > 0 && p[b] != ' ')
-				b--;
-			if (b > 0)
-				n = b;
-		}
-		if (first)
-			fputs(prefix, f);
-		else
-			fprintf(f, "%*s", (int)indent, "");
-		fputs(on, f);
-		fwrite(p, 1, n, f);
-		fputs(off, f);
-		fputc('\n', f);
-		first = false;
-		p += n;
-		while (*p == ' ')
-			p++;
 	}
 }
 
@@ -194,11 +111,11 @@ static size_t row_name_at(char *buf, size_t sz, unsigned level, const char *pref
 	if (inlined_into) {
 		report_cxx_shorten(inlined_into, level, b, sizeof(b));
 		snprintf(buf, sz, "%s (inlined into %s)", a, b);
-		return text_cols(a);
+		return tdr_text_cols(a);
 	}
 	if (prefix) {
 		snprintf(buf, sz, "%s%s", prefix, a);
-		return text_cols(prefix);
+		return tdr_text_cols(prefix);
 	}
 	/* A versioned symbol keeps its name before its version
 	 * ("clock_gettime@@GLIBC_2.17"). */
@@ -207,7 +124,7 @@ static size_t row_name_at(char *buf, size_t sz, unsigned level, const char *pref
 	if (!at || at == a)
 		return 0;
 	a[at - a] = '\0';
-	return text_cols(a);
+	return tdr_text_cols(a);
 }
 
 size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
@@ -220,7 +137,7 @@ size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const
 	 * (a cut in the middle still shows most of it); else the shortest. */
 	for (level = 0; level < REPORT_CXX_LEVELS; level++) {
 		row_name_at(buf, sz, level, prefix, name, inlined_into);
-		cols[level] = text_cols(buf);
+		cols[level] = tdr_text_cols(buf);
 		if (cols[level] <= fit)
 			break;
 	}
@@ -236,8 +153,8 @@ size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const
 
 size_t text_name_room(size_t w, const char *obj, const char *tag)
 {
-	size_t t = tag ? text_cols(tag) : 0, avail = w > t ? w - t : 0;
-	size_t o = obj ? text_cols(obj) : 0, obj_w = o < OBJ_MIN_W ? o : OBJ_MIN_W;
+	size_t t = tag ? tdr_text_cols(tag) : 0, avail = w > t ? w - t : 0;
+	size_t o = obj ? tdr_text_cols(obj) : 0, obj_w = o < OBJ_MIN_W ? o : OBJ_MIN_W;
 
 	if (avail < obj_w + 2 + NAME_MIN_W)
 		obj_w = 0;
@@ -247,7 +164,8 @@ size_t text_name_room(size_t w, const char *obj, const char *tag)
 void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
 		   const char *tag, const char *on, const char *off)
 {
-	size_t n = text_cols(name), o = obj ? text_cols(obj) : 0, t = tag ? text_cols(tag) : 0;
+	size_t n = tdr_text_cols(name), o = obj ? tdr_text_cols(obj) : 0;
+	size_t t = tag ? tdr_text_cols(tag) : 0;
 	size_t avail = w > t ? w - t : 0, obj_w = o;
 
 	if (n + (o ? 2 + o : 0) > avail) {
@@ -270,7 +188,7 @@ void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char 
 		if (n <= name_w || name_w <= 3)
 			text_put_fit(f, p, name_w, CUT_END);
 		else
-			put_cut_middle(f, p, text_cols(p), name_w, keep);
+			put_cut_middle(f, p, tdr_text_cols(p), name_w, keep);
 	}
 	if (obj_w) {
 		fputs("  ", f);

@@ -20,6 +20,7 @@
 #include "tdrec/report.h"
 #include "tdrec/tdr_arena.h"
 #include "tdrec/tdr_hmap.h"
+#include "tdrec/tdr_json.h"
 #include "tdrec/tdr_textout.h"
 
 /* ---- string pool (strpool.c) --------------------------------------------- */
@@ -234,9 +235,8 @@ const char *report_basename(const char *path);
  * "cpu-clock" or perf's "cpu-clock:ppp"), or NULL. --sort takes it too. */
 const char *report_event_short(const char *name);
 
-/* Text (report and diff tables). Widths are display columns (code points);
- * control characters print as '?'. */
-size_t text_cols(const char *s);
+/* Text (report and diff tables). Widths are display columns (code points,
+ * tdr_text_cols); control characters print as '?'. */
 /* Where text_put_fit cuts what does not fit. */
 enum text_cut {
 	CUT_END,    /* "abc..." (header values, notes) */
@@ -247,11 +247,6 @@ enum text_cut {
 };
 /* s in at most w columns, cut as `cut` says. */
 void text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
-/* text wrapped at spaces to width, the first line after prefix, the others
- * indented by strlen(prefix); each line's text between on and off (colour
- * codes, "" for none). */
-void text_put_wrapped(FILE *f, unsigned width, const char *prefix, const char *on, const char *off,
-		      const char *text);
 /* A C++ name for the text tables (cxxname.c): level 0 as it is, 1 without
  * the return type of a template function, 2 also with parameter lists as
  * "(...)", 3 also with template arguments nested in others as "<...>", 4
@@ -277,12 +272,8 @@ size_t text_name_room(size_t w, const char *obj, const char *tag);
 void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
 		   const char *tag, const char *on, const char *off);
 
-void json_put_number(FILE *f, double v); /* null for NAN / inf */
-/* "a", "b", ... (the inside of an array), or with vals "a": 1.5, "b": 2
- * (the inside of an object). */
-void json_put_names(FILE *f, char *const *names, size_t n, const double *vals);
 /* The list as a JSON array of strings, one per line ("[]" when empty). */
-void json_put_lines(FILE *f, const struct strlist *l);
+void json_put_strings(struct tdr_json *j, const struct strlist *l);
 
 int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
 int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);

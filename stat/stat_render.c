@@ -183,51 +183,76 @@ bool stat_unattributed_row(const struct tdr_stat *st, struct stat_row *r)
  */
 static void csv_header(const struct tdr_stat *st, FILE *f)
 {
-	fputs("type,start_s,end_s,pid,tid,name", f);
-	for (size_t i = 0; i < st->sc.meta.event_cnt; i++) {
-		fputc(',', f);
-		tdr_csv_put_field(f, stat_ev_name(st, i));
-	}
-	fputs(",time_enabled_ns,time_running_ns,task_run_ns,counted,slots", f);
-	for (size_t c = 0; c < st->sc.meta.category_cnt; c++) {
-		fputc(',', f);
-		tdr_csv_put_field(f, stat_cat_name(st, (int)c));
-	}
-	fputs(",bottleneck,bottleneck_l2\n", f);
+	static const char *const head[] = {"type", "start_s", "end_s", "pid", "tid", "name"};
+	static const char *const mid[] = {"time_enabled_ns", "time_running_ns", "task_run_ns",
+					  "counted", "slots"};
+	struct tdr_csv c;
+
+	tdr_csv__init(&c, f);
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(head); i++)
+		tdr_csv__field(&c, head[i]);
+	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
+		tdr_csv__field(&c, stat_ev_name(st, i));
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(mid); i++)
+		tdr_csv__field(&c, mid[i]);
+	for (size_t k = 0; k < st->sc.meta.category_cnt; k++)
+		tdr_csv__field(&c, stat_cat_name(st, (int)k));
+	tdr_csv__field(&c, "bottleneck");
+	tdr_csv__field(&c, "bottleneck_l2");
+	tdr_csv__end_row(&c);
+}
+
+/* A fraction with four decimals, empty when it cannot be told. */
+static void csv_fraction(struct tdr_csv *c, double v)
+{
+	if (isnan(v))
+		tdr_csv__field(c, NULL);
+	else
+		tdr_csv__fieldf(c, "%.4f", v);
 }
 
 static void csv_row(const struct tdr_stat *st, const struct stat_row *r, FILE *f)
 {
 	static const char *const kinds[] = {"total", "interval", "thread", "not-attributed"};
 	struct stat_view v;
+	struct tdr_csv c;
 
 	stat_view_of(st, r, &v);
-	fprintf(f, "%s,", kinds[r->kind]);
-	if (r->kind == STAT_ROW_TOTAL || r->kind == STAT_ROW_INTERVAL)
-		fprintf(f, "%.6f,%.6f,,,", (double)r->start_ns / 1e9, (double)r->end_ns / 1e9);
-	else if (r->kind == STAT_ROW_THREAD)
-		fprintf(f, ",,%d,%d,", (int)r->pid, (int)r->tid);
-	else
-		fputs(",,,,", f);
-	tdr_csv_put_field(f, r->name);
-	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
-		fprintf(f, ",%" PRIu64, r->vals.v[i]);
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->vals.enabled_ns[0], r->vals.running_ns[0]);
-	if (!st->opts->what.system_wide && r->vals.ref_ns)
-		fprintf(f, "%" PRIu64, r->vals.ref_ns);
-	fputc(',', f);
-	if (!isnan(v.counted))
-		fprintf(f, "%.4f", v.counted);
-	fputc(',', f);
-	if (stat_has_topdown(st))
-		fprintf(f, "%.0f", v.slots);
-	for (size_t c = 0; c < st->sc.meta.category_cnt; c++) {
-		fputc(',', f);
-		if (!isnan(v.cats[c]))
-			fprintf(f, "%.4f", v.cats[c]);
+	tdr_csv__init(&c, f);
+	tdr_csv__field(&c, kinds[r->kind]);
+	if (r->kind == STAT_ROW_TOTAL || r->kind == STAT_ROW_INTERVAL) {
+		tdr_csv__fieldf(&c, "%.6f", (double)r->start_ns / 1e9);
+		tdr_csv__fieldf(&c, "%.6f", (double)r->end_ns / 1e9);
+	} else {
+		tdr_csv__field(&c, NULL);
+		tdr_csv__field(&c, NULL);
 	}
-	fprintf(f, ",%s,%s\n", v.bn >= 0 ? stat_cat_name(st, v.bn) : "",
-		v.bn_l2 >= 0 ? stat_cat_name(st, v.bn_l2) : "");
+	if (r->kind == STAT_ROW_THREAD) {
+		tdr_csv__fieldf(&c, "%d", (int)r->pid);
+		tdr_csv__fieldf(&c, "%d", (int)r->tid);
+	} else {
+		tdr_csv__field(&c, NULL);
+		tdr_csv__field(&c, NULL);
+	}
+	tdr_csv__field(&c, r->name);
+	for (size_t i = 0; i < st->sc.meta.event_cnt; i++)
+		tdr_csv__fieldf(&c, "%" PRIu64, r->vals.v[i]);
+	tdr_csv__fieldf(&c, "%" PRIu64, r->vals.enabled_ns[0]);
+	tdr_csv__fieldf(&c, "%" PRIu64, r->vals.running_ns[0]);
+	if (!st->opts->what.system_wide && r->vals.ref_ns)
+		tdr_csv__fieldf(&c, "%" PRIu64, r->vals.ref_ns);
+	else
+		tdr_csv__field(&c, NULL);
+	csv_fraction(&c, v.counted);
+	if (stat_has_topdown(st))
+		tdr_csv__fieldf(&c, "%.0f", v.slots);
+	else
+		tdr_csv__field(&c, NULL);
+	for (size_t k = 0; k < st->sc.meta.category_cnt; k++)
+		csv_fraction(&c, v.cats[k]);
+	tdr_csv__field(&c, v.bn >= 0 ? stat_cat_name(st, v.bn) : NULL);
+	tdr_csv__field(&c, v.bn_l2 >= 0 ? stat_cat_name(st, v.bn_l2) : NULL);
+	tdr_csv__end_row(&c);
 }
 
 static void render_csv(const struct tdr_stat *st, FILE *f)

@@ -4,124 +4,164 @@
  * Responsibility: one document at the end of the run with the plan, its
  * events and categories (with thresholds), notes, warnings, the total, the
  * intervals kept during the run, and the thread rows. Numbers that cannot
- * be computed are null, never NaN. Strings are escaped by
- * tdr_json_put_string (common/).
+ * be computed are null, never NaN. Written through the common JSON writer
+ * (tdr_json.h: its one number format, its escaping).
  * Ownership and threads: writes to the stream it is given; one thread.
  * See: docs/stat.md "JSON schema".
  */
 #include "stat_int.h"
 
-#include <inttypes.h>
-#include <math.h>
 #include <string.h>
 
-#include "tdrec/tdr_textout.h"
+#include "tdrec/tdr_json.h"
 
-static void json_num(FILE *f, double v)
+/* A category name by index, null for none (bottlenecks). */
+static void json_cat(const struct tdr_stat *st, const char *key, int idx, struct tdr_json *j)
 {
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.6g", v);
+	tdr_json__key_string(j, key, idx >= 0 ? stat_cat_name(st, idx) : NULL);
 }
 
-static void json_row(const struct tdr_stat *st, const struct stat_row *r, FILE *f)
+static void json_row(const struct tdr_stat *st, const struct stat_row *r, struct tdr_json *j)
 {
 	const struct tdr_meta *m = &st->sc.meta;
 	struct stat_view v;
 
 	stat_view_of(st, r, &v);
-	fputc('{', f);
-	if (r->kind == STAT_ROW_THREAD)
-		fprintf(f, "\"pid\": %d, \"tid\": %d, ", (int)r->pid, (int)r->tid);
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	if (r->kind == STAT_ROW_THREAD) {
+		tdr_json__key_int(j, "pid", r->pid);
+		tdr_json__key_int(j, "tid", r->tid);
+	}
 	if (r->kind == STAT_ROW_THREAD || r->kind == STAT_ROW_UNATTRIBUTED) {
-		fputs("\"name\": ", f);
-		tdr_json_put_string(f, r->name);
-		fputs(", ", f);
+		tdr_json__key_string(j, "name", r->name);
 	} else {
-		fprintf(f, "\"start_s\": %.6f, \"end_s\": %.6f, ", (double)r->start_ns / 1e9,
-			(double)r->end_ns / 1e9);
+		tdr_json__key_double(j, "start_s", (double)r->start_ns / 1e9);
+		tdr_json__key_double(j, "end_s", (double)r->end_ns / 1e9);
 	}
-	fputs("\"events\": {", f);
-	for (size_t i = 0; i < m->event_cnt; i++) {
-		fputs(i ? ", " : "", f);
-		tdr_json_put_string(f, stat_ev_name(st, i));
-		fprintf(f, ": %" PRIu64, r->vals.v[i]);
-	}
-	fprintf(f, "}, \"time_enabled_ns\": %" PRIu64 ", \"time_running_ns\": %" PRIu64,
-		r->vals.enabled_ns[0], r->vals.running_ns[0]);
-	fputs(", \"task_run_ns\": ", f);
+	tdr_json__key(j, "events");
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	for (size_t i = 0; i < m->event_cnt; i++)
+		tdr_json__key_uint(j, stat_ev_name(st, i), r->vals.v[i]);
+	tdr_json__end_object(j);
+	tdr_json__key_uint(j, "time_enabled_ns", r->vals.enabled_ns[0]);
+	tdr_json__key_uint(j, "time_running_ns", r->vals.running_ns[0]);
 	if (st->opts->what.system_wide || !r->vals.ref_ns)
-		fputs("null", f);
+		tdr_json__key_null(j, "task_run_ns");
 	else
-		fprintf(f, "%" PRIu64, r->vals.ref_ns);
-	fputs(", \"counted\": ", f);
-	json_num(f, v.counted);
+		tdr_json__key_uint(j, "task_run_ns", r->vals.ref_ns);
+	tdr_json__key_double(j, "counted", v.counted);
 	if (!stat_has_topdown(st)) {
-		fputs(", \"slots\": null, \"topdown\": null, \"bottleneck\": null, "
-		      "\"bottleneck_l2\": null}",
-		      f);
+		tdr_json__key_null(j, "slots");
+		tdr_json__key_null(j, "topdown");
+		tdr_json__key_null(j, "bottleneck");
+		tdr_json__key_null(j, "bottleneck_l2");
+		tdr_json__end_object(j);
 		return;
 	}
-	fprintf(f, ", \"slots\": %.0f, \"topdown\": {", v.slots);
-	for (size_t c = 0; c < m->category_cnt; c++) {
-		fputs(c ? ", " : "", f);
-		tdr_json_put_string(f, stat_cat_name(st, (int)c));
-		fputs(": ", f);
-		json_num(f, v.cats[c]);
-	}
-	fputs("}, \"bottleneck\": ", f);
-	if (v.bn >= 0)
-		tdr_json_put_string(f, stat_cat_name(st, v.bn));
-	else
-		fputs("null", f);
-	fputs(", \"bottleneck_l2\": ", f);
-	if (v.bn_l2 >= 0)
-		tdr_json_put_string(f, stat_cat_name(st, v.bn_l2));
-	else
-		fputs("null", f);
-	fputc('}', f);
+	tdr_json__key_double(j, "slots", v.slots);
+	tdr_json__key(j, "topdown");
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	for (size_t c = 0; c < m->category_cnt; c++)
+		tdr_json__key_double(j, stat_cat_name(st, (int)c), v.cats[c]);
+	tdr_json__end_object(j);
+	json_cat(st, "bottleneck", v.bn, j);
+	json_cat(st, "bottleneck_l2", v.bn_l2, j);
+	tdr_json__end_object(j);
 }
 
-static void json_schema(const struct tdr_stat *st, FILE *f)
+static void json_schema(const struct tdr_stat *st, struct tdr_json *j)
 {
 	const struct tdr_meta *m = &st->sc.meta;
 
-	fputs("  \"events\": [", f);
+	tdr_json__key(j, "events");
+	tdr_json__begin_array(j, TDR_JSON_INLINE);
 	for (size_t i = 0; i < m->event_cnt; i++) {
-		fputs(i ? ", " : "", f);
-		fputs("{\"name\": ", f);
-		tdr_json_put_string(f, stat_ev_name(st, i));
-		fputs(", \"pmu\": ", f);
-		tdr_json_put_string(f, m->events[i].pmu_name);
-		fprintf(f, ", \"group\": %u, \"unit\": \"%s\"}", m->events[i].group_idx,
-			stat_is_clock(stat_ev_name(st, i)) ? "ns" : "count");
+		tdr_json__begin_object(j, TDR_JSON_INLINE);
+		tdr_json__key_string(j, "name", stat_ev_name(st, i));
+		tdr_json__key_string(j, "pmu", m->events[i].pmu_name);
+		tdr_json__key_uint(j, "group", m->events[i].group_idx);
+		tdr_json__key_string(j, "unit",
+				     stat_is_clock(stat_ev_name(st, i)) ? "ns" : "count");
+		tdr_json__end_object(j);
 	}
-	fputs("],\n  \"categories\": [", f);
+	tdr_json__end_array(j);
+	tdr_json__key(j, "categories");
+	tdr_json__begin_array(j, TDR_JSON_INLINE);
 	for (size_t c = 0; c < m->category_cnt; c++) {
 		const struct tdr_category *k = &m->categories[c];
 
-		fputs(c ? ", " : "", f);
-		fputs("{\"name\": ", f);
-		tdr_json_put_string(f, k->name);
-		fprintf(f, ", \"level\": %u, \"parent\": ", k->level ? k->level : 1);
-		tdr_json_put_string(f, k->parent); /* null for level 1 */
-		fprintf(f, ", \"derived\": %s, \"threshold\": ",
-			k->flags & TDR_CATEGORY_DERIVED ? "true" : "false");
-		json_num(f, st->sc.threshold[c]);
-		fputc('}', f);
+		tdr_json__begin_object(j, TDR_JSON_INLINE);
+		tdr_json__key_string(j, "name", k->name);
+		tdr_json__key_uint(j, "level", k->level ? k->level : 1);
+		tdr_json__key_string(j, "parent", k->parent); /* null for level 1 */
+		tdr_json__key_bool(j, "derived", k->flags & TDR_CATEGORY_DERIVED);
+		tdr_json__key_double(j, "threshold", st->sc.threshold[c]);
+		tdr_json__end_object(j);
 	}
-	fputs("],\n", f);
+	tdr_json__end_array(j);
 }
 
-static void json_strings(FILE *f, const char *key, char **v, size_t n, bool last)
+static void json_program(const struct tdr_stat *st, struct tdr_json *j)
 {
-	fprintf(f, "  \"%s\": [", key);
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ", " : "", f);
-		tdr_json_put_string(f, v[i]);
+	const struct tdr_stat_summary *s = &st->sum;
+
+	tdr_json__key(j, "program");
+	if (!s->launched) {
+		tdr_json__null(j);
+		return;
 	}
-	fprintf(f, "]%s\n", last ? "" : ",");
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	tdr_json__key_int(j, "pid",
+			  st->launch ? (int)tdr_launch__pid(st->launch) : (int)st->tg.pids[0]);
+	if (s->exited && !s->term_signal)
+		tdr_json__key_int(j, "exit_code", s->exit_code);
+	else
+		tdr_json__key_null(j, "exit_code");
+	if (s->term_signal)
+		tdr_json__key_int(j, "signal", s->term_signal);
+	else
+		tdr_json__key_null(j, "signal");
+	tdr_json__end_object(j);
+}
+
+/* The notes of the plan, then the kernel note when there is one. */
+static void json_notes(const struct tdr_stat *st, struct tdr_json *j)
+{
+	tdr_json__key(j, "notes");
+	tdr_json__begin_array(j, TDR_JSON_INLINE);
+	for (size_t i = 0; i < st->sc.meta.note_cnt; i++)
+		tdr_json__string(j, st->sc.meta.notes[i]);
+	if (stat_kernel_note(st))
+		tdr_json__string(j, stat_kernel_note(st));
+	tdr_json__end_array(j);
+}
+
+/* "threads" and "not_attributed": null without --per-thread. */
+static void json_threads(const struct tdr_stat *st, struct tdr_json *j)
+{
+	struct stat_row r;
+
+	if (!st->per_thread) {
+		tdr_json__key_null(j, "threads");
+		tdr_json__key_null(j, "not_attributed");
+		return;
+	}
+	tdr_json__key(j, "threads");
+	tdr_json__begin_array(j, TDR_JSON_LINES);
+	for (size_t i = 0; i < st->th.cnt; i++) {
+		if (!st->th.v[i].unit)
+			continue;
+		stat_thread_row(&st->th.v[i], &r);
+		json_row(st, &r, j);
+	}
+	tdr_json__end_array(j);
+	tdr_json__key(j, "not_attributed");
+	if (st->total_is_threads) {
+		tdr_json__null(j);
+		return;
+	}
+	stat_unattributed_row(st, &r);
+	json_row(st, &r, j);
 }
 
 void stat_render_json(const struct tdr_stat *st, FILE *f)
@@ -129,90 +169,41 @@ void stat_render_json(const struct tdr_stat *st, FILE *f)
 	const struct tdr_stat_summary *s = &st->sum;
 	struct stat_row r;
 	struct stat_warnings w;
-	char why[1024], *wl[STAT_MAX_WARNINGS];
-	bool first = true;
+	char why[1024];
+	struct tdr_json j;
 
-	fputs("{\n  \"tdrec_version\": ", f);
-	tdr_json_put_string(f, TDREC_VERSION);
-	fputs(",\n  \"target\": ", f);
-	tdr_json_put_string(f, st->what);
-	fputs(",\n  \"plan\": ", f);
-	tdr_json_put_string(f, st->sc.meta.plan_name);
-	fprintf(f, ",\n  \"cpus\": %zu,\n  \"system_wide\": %s,\n", st->plan->groups[0].cpu_cnt,
-		st->opts->what.system_wide ? "true" : "false");
+	tdr_json__init(&j, f);
+	tdr_json__begin_object(&j, TDR_JSON_LINES);
+	tdr_json__key_string(&j, "tdrec_version", TDREC_VERSION);
+	tdr_json__key_string(&j, "target", st->what);
+	tdr_json__key_string(&j, "plan", st->sc.meta.plan_name);
+	tdr_json__key_uint(&j, "cpus", st->plan->groups[0].cpu_cnt);
+	tdr_json__key_bool(&j, "system_wide", st->opts->what.system_wide);
 	stat_topdown_why(st, why, sizeof(why));
-	fprintf(f, "  \"topdown\": %s,\n  \"topdown_unavailable\": ",
-		stat_has_topdown(st) ? "true" : "false");
-	if (why[0])
-		tdr_json_put_string(f, why);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n  \"duration_s\": %.6f,\n  \"interval_ms\": ", (double)s->duration_ns / 1e9);
+	tdr_json__key_bool(&j, "topdown", stat_has_topdown(st));
+	tdr_json__key_string(&j, "topdown_unavailable", why[0] ? why : NULL);
+	tdr_json__key_double(&j, "duration_s", (double)s->duration_ns / 1e9);
 	if (st->opts->interval_ms)
-		fprintf(f, "%" PRIu64, st->opts->interval_ms);
+		tdr_json__key_uint(&j, "interval_ms", st->opts->interval_ms);
 	else
-		fputs("null", f);
-	fputs(",\n  \"program\": ", f);
-	if (!s->launched) {
-		fputs("null", f);
-	} else {
-		fprintf(f, "{\"pid\": %d, \"exit_code\": ",
-			st->launch ? (int)tdr_launch__pid(st->launch) : (int)st->tg.pids[0]);
-		if (s->exited && !s->term_signal)
-			fprintf(f, "%d", s->exit_code);
-		else
-			fputs("null", f);
-		fputs(", \"signal\": ", f);
-		if (s->term_signal)
-			fprintf(f, "%d", s->term_signal);
-		else
-			fputs("null", f);
-		fputc('}', f);
-	}
-	fputs(",\n", f);
-	json_schema(st, f);
-	fputs("  \"notes\": [", f);
-	for (size_t i = 0; i < st->sc.meta.note_cnt; i++) {
-		fputs(i ? ", " : "", f);
-		tdr_json_put_string(f, st->sc.meta.notes[i]);
-	}
-	if (stat_kernel_note(st)) {
-		fputs(st->sc.meta.note_cnt ? ", " : "", f);
-		tdr_json_put_string(f, stat_kernel_note(st));
-	}
-	fputs("],\n", f);
+		tdr_json__key_null(&j, "interval_ms");
+	json_program(st, &j);
+	json_schema(st, &j);
+	json_notes(st, &j);
 	stat_collect_warnings(st, &w);
+	tdr_json__key(&j, "warnings");
+	tdr_json__begin_array(&j, TDR_JSON_INLINE);
 	for (size_t i = 0; i < w.cnt; i++)
-		wl[i] = w.line[i];
-	json_strings(f, "warnings", wl, w.cnt, false);
+		tdr_json__string(&j, w.line[i]);
+	tdr_json__end_array(&j);
 	stat_total_row(st, &r);
-	fputs("  \"total\": ", f);
-	json_row(st, &r, f);
-	fputs(",\n  \"intervals\": [", f);
-	for (size_t i = 0; i < st->row_cnt; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_row(st, &st->rows[i], f);
-	}
-	fputs(st->row_cnt ? "\n  ],\n  \"threads\": " : "],\n  \"threads\": ", f);
-	if (!st->per_thread) {
-		fputs("null,\n  \"not_attributed\": null\n}\n", f);
-		return;
-	}
-	fputc('[', f);
-	for (size_t i = 0; i < st->th.cnt; i++) {
-		if (!st->th.v[i].unit)
-			continue;
-		stat_thread_row(&st->th.v[i], &r);
-		fputs(first ? "\n    " : ",\n    ", f);
-		json_row(st, &r, f);
-		first = false;
-	}
-	fputs(first ? "],\n  \"not_attributed\": " : "\n  ],\n  \"not_attributed\": ", f);
-	if (st->total_is_threads) {
-		fputs("null\n}\n", f);
-		return;
-	}
-	stat_unattributed_row(st, &r);
-	json_row(st, &r, f);
-	fputs("\n}\n", f);
+	tdr_json__key(&j, "total");
+	json_row(st, &r, &j);
+	tdr_json__key(&j, "intervals");
+	tdr_json__begin_array(&j, TDR_JSON_LINES);
+	for (size_t i = 0; i < st->row_cnt; i++)
+		json_row(st, &st->rows[i], &j);
+	tdr_json__end_array(&j);
+	json_threads(st, &j);
+	tdr_json__end_object(&j);
 }

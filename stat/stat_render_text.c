@@ -18,6 +18,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "tdrec/tdr_textout.h"
+
 #define WIDTH 100
 
 static int clock_idx(const struct tdr_stat *st)
@@ -73,30 +75,7 @@ static int ev_width(const struct tdr_stat *st, size_t i)
  * indented by two spaces. */
 static void put_wrapped(FILE *f, const char *prefix, const char *text)
 {
-	size_t col = strlen(prefix);
-	const char *p = text;
-
-	fputs(prefix, f);
-	while (*p) {
-		size_t room = WIDTH > col ? WIDTH - col : 1, n = strlen(p), cut = n;
-
-		if (n > room) {
-			cut = room;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (!cut)
-				cut = room;
-		}
-		fwrite(p, 1, cut, f);
-		fputc('\n', f);
-		p += cut;
-		while (*p == ' ')
-			p++;
-		if (*p) {
-			fputs("  ", f);
-			col = 2;
-		}
-	}
+	tdr_text_wrap(f, &(struct tdr_wrap){.width = WIDTH, .prefix = prefix, .indent = 2}, text);
 }
 
 /* The exit of the program (or what stopped counting), for the header. */

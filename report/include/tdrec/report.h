@@ -15,6 +15,7 @@
  *            symbolized once and folded into its row)
  *   table:   tdr_report__finish -> __row_cnt / __row / __totals, __sort
  *   output:  tdr_report__render(text | json | csv) ; tdr_diff__new -> __render
+ *   info:    tdr_report_info(parser) writes what a recording holds.
  *   files:   tdr_report__load(path) does all of the above for one recording.
  *
  * Objects and lifecycle: tdr_report__new -> __add / __add_sample (repeat) ->
@@ -356,5 +357,24 @@ const char *tdr_diff__warning(const struct tdr_diff *d, size_t idx);
 int tdr_diff__render(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *out);
 
 void tdr_diff__free(struct tdr_diff *d);
+
+/* ---------------------------------------------------------------------------
+ * What a recording holds ('tdrec info').
+ */
+struct tdr_info_opts {
+	const char *path;	     /* the file as the user named it (shown only) */
+	enum tdr_report_format fmt; /* TDR_FMT_TEXT or TDR_FMT_JSON */
+	bool verbose;		     /* text: every event's attr and ids */
+};
+
+/*
+ * Read the open recording p once (samples per sampler event, the sum of each
+ * event's deltas, distinct threads with samples) and write its metadata,
+ * those counts and the file's health to out: text, or one JSON object (keys
+ * in docs/format.md section 13). p is borrowed for the call and is read to
+ * its end. Write errors are left in out (ferror) for the caller.
+ * Returns: 0, -EINVAL (fmt), -ENOMEM, or the error of tdr_parser__run.
+ */
+int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *out);
 
 #endif /* TDREC_REPORT_H */
