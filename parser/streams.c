@@ -169,82 +169,86 @@ static int plain_sample(struct tdr_parser *p, const struct dec_rec *r)
 	return 1;
 }
 
-/* Is group slot i in this sample (a bit of present[])? */
-#define PRESENT(i) ((present[(i) / 64] >> ((i) % 64)) & 1)
+/* One sample's group read matched to its stream's members. */
+struct match {
+	uint64_t *prev, *cid, *cev; /* the stream's pool: values, cached ids, cached events */
+	uint64_t present[TDR_MAX_GROUP / 64]; /* bit per group slot */
+	bool backwards;			      /* a value went below its previous one */
+	bool all; /* the short way: every member, entry j at slot j */
+};
 
-int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, bool *first)
+/* Is group slot i in this sample? */
+static bool present_at(const struct match *m, size_t i)
+{
+	return (m->present[i / 64] >> (i % 64)) & 1;
+}
+
+/* The index of the sample's stream, added when new (*first set).
+ * Returns the index, or a negative error (-ENOMEM). */
+static long stream_of(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, size_t gsz,
+		      bool *first)
 {
 	struct stream_tab *t = &p->streams;
-	const struct ev_info *evs = p->dec.ev;
-	const struct ev_info *e = &evs[r->ev];
-	const struct tdr_sample_read *rd = &r->sample.read;
-	size_t gsz = e->group_sz, idx, j;
 	uint64_t key_id = (r->sid.have & DEC_HAVE_ID) ? r->sid.id : 0;
+	size_t idx = t->last;
 	uint32_t x;
-	struct stream *s;
-	uint64_t *prev, *cid, *cev;
-	int reason = -1;
-	bool backwards = false;
-	bool all = false; /* the short way: every member, entry j at slot j */
-	uint64_t present[TDR_MAX_GROUP / 64] = { 0 }; /* bit per group slot */
-
-	*first = false;
-	if (!r->sample.has_read)
-		return plain_sample(p, r);
-	if (gsz > TDR_MAX_GROUP)
-		return 0; /* refused at setup: such events never get here */
 
 	if (p->system_wide)
 		x = (r->sid.have & DEC_HAVE_CPU) ? r->sid.cpu : ring;
 	else
 		x = (r->sid.have & DEC_HAVE_TID) ? r->sid.tid : 0;
-
-	idx = t->last;
 	if (idx >= t->cnt || t->s[idx].id != key_id || t->s[idx].x != x) {
 		idx = find(t, key_id, x);
 		if (idx == SIZE_MAX) {
 			long n = add(t, key_id, x, (uint32_t)r->ev, gsz);
 
 			if (n < 0)
-				return (int)n;
+				return n;
 			idx = (size_t)n;
 			*first = true;
 			p->stats.streams = t->cnt;
 		}
 		t->last = idx;
 	}
-	s = &t->s[idx];
-	if (evs[s->ev].group_first != e->group_first) {
-		/* The same id now names another group: corrupt input. */
-		p->stats.unknown_ids++;
-		return 0;
+	return (long)idx;
+}
+
+/* The short way: every entry's id is the one cached at its position, and
+ * that position is its slot (the stream is in_order). Returns false when an
+ * id differs: the general match then redoes the whole sample. */
+static bool match_in_order(struct tdr_parser *p, const struct tdr_sample_read *rd, size_t gsz,
+			   struct match *m)
+{
+	const uint8_t *en = rd->ent;
+	size_t j;
+
+	for (j = 0; j < gsz && ld64(en + 8) == m->cid[j]; j++, en += rd->stride) {
+		uint64_t v = ld64(en);
+
+		p->cur[j] = v;
+		p->cur_ev[j] = (uint32_t)m->cev[j];
+		m->backwards |= v < m->prev[j];
 	}
-	prev = t->pool + s->pool_off;
-	cid = prev + gsz;
-	cev = cid + gsz;
-
-	/* The short way: every entry's id is the one cached at its position,
-	 * and that position is its slot (in_order). Otherwise, or when an id
-	 * differs, the general match below redoes the whole sample. */
-	if (s->in_order && rd->group && rd->has_id && rd->nr == gsz && gsz <= 64) {
-		const uint8_t *en = rd->ent;
-
-		for (j = 0; j < gsz && ld64(en + 8) == cid[j]; j++, en += rd->stride) {
-			uint64_t v = ld64(en);
-
-			p->cur[j] = v;
-			p->cur_ev[j] = (uint32_t)cev[j];
-			backwards |= v < prev[j];
-		}
-		if (j == gsz) {
-			present[0] = gsz == 64 ? UINT64_MAX : (1ull << gsz) - 1;
-			all = true;
-			goto matched;
-		}
-		backwards = false;
+	if (j < gsz) {
+		m->backwards = false;
+		return false;
 	}
+	m->present[0] = gsz == 64 ? UINT64_MAX : (1ull << gsz) - 1;
+	m->all = true;
+	return true;
+}
 
-	/* Match every entry to its member by id (never by position). */
+/* Match every entry to its member by id (never by position), caching the
+ * ids and events seen at each position, and say whether the stream's next
+ * sample may take the short way. */
+static void match_by_id(struct tdr_parser *p, struct stream *s, const struct dec_rec *r,
+			size_t gsz, struct match *m)
+{
+	const struct ev_info *evs = p->dec.ev;
+	const struct ev_info *e = &evs[r->ev];
+	const struct tdr_sample_read *rd = &r->sample.read;
+	size_t j;
+
 	for (j = 0; j < rd->nr; j++) {
 		const uint8_t *en = rd->group ? rd->ent + j * rd->stride : NULL;
 		uint64_t v = en ? ld64(en) : rd->value;
@@ -254,19 +258,19 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 		if (rd->has_id) {
 			uint64_t id = en ? ld64(en + 8) : rd->id;
 
-			if (j < gsz && cid[j] == id && cev[j] < p->meta.event_cnt) {
-				evi = cev[j];
+			if (j < gsz && m->cid[j] == id && m->cev[j] < p->meta.event_cnt) {
+				evi = m->cev[j];
 			} else {
-				uint32_t m = tdr_u64map__get(&p->dec.ids, id);
+				uint32_t ev = tdr_u64map__get(&p->dec.ids, id);
 
-				if (m == TDR_HMAP_NONE || evs[m].group_first != e->group_first) {
+				if (ev == TDR_HMAP_NONE || evs[ev].group_first != e->group_first) {
 					p->stats.unknown_ids++;
 					continue;
 				}
-				evi = m;
+				evi = ev;
 				if (j < gsz) {
-					cid[j] = id;
-					cev[j] = m;
+					m->cid[j] = id;
+					m->cev[j] = ev;
 				}
 			}
 		} else if (rd->group) {
@@ -277,37 +281,95 @@ int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
 			evi = (uint64_t)r->ev;
 		}
 		slot = evs[evi].slot;
-		if (PRESENT(slot))
+		if (present_at(m, slot))
 			continue; /* a duplicate id: keep the first */
-		present[slot / 64] |= 1ull << (slot % 64);
+		m->present[slot / 64] |= 1ull << (slot % 64);
 		p->cur[slot] = v;
 		p->cur_ev[slot] = (uint32_t)evi;
-		if (v < prev[slot])
-			backwards = true;
+		if (v < m->prev[slot])
+			m->backwards = true;
 	}
-	/* Whether the next sample of this stream may take the short way. */
 	s->in_order = rd->group && rd->has_id && rd->nr == gsz && gsz <= 64;
 	for (j = 0; s->in_order && j < gsz; j++)
-		s->in_order = cev[j] < p->meta.event_cnt && evs[cev[j]].slot == j && PRESENT(j) &&
-			      p->cur_ev[j] == cev[j] && cid[j] == ld64(rd->ent + j * rd->stride + 8);
+		s->in_order = m->cev[j] < p->meta.event_cnt && evs[m->cev[j]].slot == j &&
+			      present_at(m, j) && p->cur_ev[j] == m->cev[j] &&
+			      m->cid[j] == ld64(rd->ent + j * rd->stride + 8);
+}
 
-matched:
-	if (!*first) {
-		uint64_t ls = s->lost_seq;
+/* Why the stream re-bases at this sample (TDR_REBASE_*), or -1. Only a
+ * stream seen before can: its first sample has nothing to differ from. */
+static int rebase_reason(const struct stream_tab *t, const struct stream *s, uint32_t ring,
+			 const struct tdr_sample_read *rd, bool backwards)
+{
+	uint64_t ls = s->lost_seq;
 
-		if (ring_seq(t, s->ring) > ls || ring_seq(t, ring) > ls || t->lost_any_seq > ls)
-			reason = TDR_REBASE_LOST;
-		else if (s->pending & (1u << TDR_REBASE_THROTTLE))
-			reason = TDR_REBASE_THROTTLE;
-		else if (backwards || (rd->has_running && rd->time_running < s->time_running))
-			reason = TDR_REBASE_BACKWARDS;
-		else if (rd->has_running && rd->time_running == s->time_running)
-			reason = TDR_REBASE_NOT_RUNNING;
+	if (ring_seq(t, s->ring) > ls || ring_seq(t, ring) > ls || t->lost_any_seq > ls)
+		return TDR_REBASE_LOST;
+	if (s->pending & (1u << TDR_REBASE_THROTTLE))
+		return TDR_REBASE_THROTTLE;
+	if (backwards || (rd->has_running && rd->time_running < s->time_running))
+		return TDR_REBASE_BACKWARDS;
+	if (rd->has_running && rd->time_running == s->time_running)
+		return TDR_REBASE_NOT_RUNNING;
+	return -1;
+}
+
+/* p->deltas from the matched values; they become the stream's previous. */
+static void take_deltas(struct tdr_parser *p, size_t gsz, struct match *m)
+{
+	size_t j;
+
+	/* A plain loop: a memset of a size known only at run time became a
+	 * slow 'rep stos' here (per-sample profile). Not needed when the
+	 * sample has every member of a group that holds every event. */
+	if (!m->all || gsz != p->meta.event_cnt)
+		for (j = 0; j < p->meta.event_cnt; j++)
+			p->deltas[j] = 0;
+	for (j = 0; j < gsz; j++) {
+		if (!m->all && !present_at(m, j))
+			continue;
+		p->deltas[p->cur_ev[j]] = p->cur[j] - m->prev[j];
+		m->prev[j] = p->cur[j];
 	}
-	if (rd->has_enabled && rd->has_running && rd->time_running < rd->time_enabled &&
-	    tdr_u64map__get(&p->id_everywhere, key_id) != TDR_HMAP_NONE)
-		p->stats.multiplexed_samples++;
+}
 
+int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, bool *first)
+{
+	struct stream_tab *t = &p->streams;
+	const struct ev_info *evs = p->dec.ev;
+	const struct tdr_sample_read *rd = &r->sample.read;
+	size_t gsz = evs[r->ev].group_sz, j;
+	struct match m = {0};
+	struct stream *s;
+	int reason = -1;
+	long idx;
+
+	*first = false;
+	if (!r->sample.has_read)
+		return plain_sample(p, r);
+	if (gsz > TDR_MAX_GROUP)
+		return 0; /* refused at setup: such events never get here */
+	idx = stream_of(p, ring, r, gsz, first);
+	if (idx < 0)
+		return (int)idx;
+	s = &t->s[idx];
+	if (evs[s->ev].group_first != evs[r->ev].group_first) {
+		/* The same id now names another group: corrupt input. */
+		p->stats.unknown_ids++;
+		return 0;
+	}
+	m.prev = t->pool + s->pool_off;
+	m.cid = m.prev + gsz;
+	m.cev = m.cid + gsz;
+	if (!(s->in_order && rd->group && rd->has_id && rd->nr == gsz && gsz <= 64 &&
+	      match_in_order(p, rd, gsz, &m)))
+		match_by_id(p, s, r, gsz, &m);
+
+	if (!*first)
+		reason = rebase_reason(t, s, ring, rd, m.backwards);
+	if (rd->has_enabled && rd->has_running && rd->time_running < rd->time_enabled &&
+	    tdr_u64map__get(&p->id_everywhere, s->id) != TDR_HMAP_NONE)
+		p->stats.multiplexed_samples++;
 	s->pending = 0;
 	s->ring = ring;
 	s->lost_seq = t->lost_seq;
@@ -317,22 +379,11 @@ matched:
 	if (reason >= 0) {
 		p->stats.rebases[reason]++;
 		for (j = 0; j < gsz; j++)
-			if (PRESENT(j))
-				prev[j] = p->cur[j];
+			if (present_at(&m, j))
+				m.prev[j] = p->cur[j];
 		return 0;
 	}
-	/* A plain loop: a memset of a size known only at run time became a
-	 * slow 'rep stos' here (per-sample profile). Not needed when the
-	 * sample has every member of a group that holds every event. */
-	if (!all || gsz != p->meta.event_cnt)
-		for (j = 0; j < p->meta.event_cnt; j++)
-			p->deltas[j] = 0;
-	for (j = 0; j < gsz; j++) {
-		if (!all && !PRESENT(j))
-			continue;
-		p->deltas[p->cur_ev[j]] = p->cur[j] - prev[j];
-		prev[j] = p->cur[j];
-	}
+	take_deltas(p, gsz, &m);
 	if (*first)
 		p->stats.first_samples++;
 	return 1;
