@@ -26,14 +26,6 @@
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
 
-#define CHUNK_MAPS 128
-
-struct map_chunk {
-	struct map_chunk *next;
-	size_t used;
-	struct tdr_mapping m[CHUNK_MAPS];
-};
-
 /* ---------------------------------------------------------------------------
  * Setup.
  */
@@ -62,13 +54,10 @@ static void space_free(struct space *s)
 
 void maps_fini(struct maps *m)
 {
-	struct map_chunk *c, *n;
 	size_t i;
 
-	for (c = m->chunks; c; c = n) {
-		n = c->next;
-		free(c);
-	}
+	tdr_arena__fini(&m->mem);
+	zfree(&m->all);
 	for (i = 0; i < m->space_cnt; i++) {
 		space_free(m->spaces[i]);
 		free(m->spaces[i]);
@@ -96,18 +85,19 @@ enum tdr_map_kind maps_classify(const char *path, bool kernel)
 	return TDR_MAP_FILE;
 }
 
+/* A zeroed mapping with a stable address, listed in m->all. */
 static struct tdr_mapping *new_mapping(struct maps *m)
 {
-	struct map_chunk *c = m->chunks;
+	struct tdr_mapping *map;
 
-	if (!c || c->used == CHUNK_MAPS) {
-		c = tdr_calloc(1, sizeof(*c));
-		if (!c)
-			return NULL;
-		c->next = m->chunks;
-		m->chunks = c;
-	}
-	return &c->m[c->used++];
+	if (tdr_ensure_cap(&m->all, &m->all_cap, sizeof(*m->all), m->all_cnt + 1))
+		return NULL;
+	map = tdr_arena__alloc(&m->mem, sizeof(*map));
+	if (!map)
+		return NULL;
+	memset(map, 0, sizeof(*map));
+	m->all[m->all_cnt++] = map;
+	return map;
 }
 
 /* ---------------------------------------------------------------------------
@@ -356,7 +346,6 @@ static int add_build_id(struct maps *m, const char *path, size_t len, const stru
 {
 	const char *ip = tdr_intern__strn(&m->strs, path, len);
 	struct build_id *b;
-	struct map_chunk *c;
 	size_t i;
 
 	if (!ip)
@@ -380,10 +369,9 @@ static int add_build_id(struct maps *m, const char *path, size_t len, const stru
 	if (tdr_u64map__put(&m->build_ids, (uint64_t)(uintptr_t)ip, (uint32_t)m->bid_cnt))
 		return -ENOMEM;
 	m->bid_cnt++;
-	for (c = m->chunks; c; c = c->next)
-		for (i = 0; i < c->used; i++)
-			if (c->m[i].path == ip && !c->m[i].build_id_sz)
-				apply_known_build_id(m, &c->m[i]);
+	for (i = 0; i < m->all_cnt; i++)
+		if (m->all[i]->path == ip && !m->all[i]->build_id_sz)
+			apply_known_build_id(m, m->all[i]);
 	return 0;
 }
 

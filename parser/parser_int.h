@@ -202,11 +202,11 @@ struct space {
 	size_t last;			 /* last-hit cache */
 };
 
-struct map_chunk;
-
 struct maps {
 	struct tdr_intern strs;
-	struct map_chunk *chunks; /* arena of tdr_mapping, freed at the end only */
+	struct tdr_arena mem;		   /* every tdr_mapping, freed at the end only */
+	struct tdr_mapping **all;	   /* each of them, in creation order */
+	size_t all_cnt, all_cap;
 	struct tdr_u64map pids;	  /* pid -> index into spaces */
 	struct space **spaces;
 	size_t space_cnt, space_cap;

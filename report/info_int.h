@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "tdrec/parser.h"
+#include "tdrec/tdr_hmap.h"
 
 /* Counts gathered while running the parser. */
 struct info {
@@ -19,9 +20,7 @@ struct info {
 	const struct tdr_meta *meta;
 	uint64_t *ev_samples; /* samples per sampler event */
 	uint64_t *ev_delta;   /* sum of deltas per event */
-	uint32_t *tids;	      /* open-addressing set, 0 = empty slot (tid 0 kept apart) */
-	size_t tid_cap, tid_cnt;
-	bool tid0;
+	struct tdr_u64map tids; /* the threads seen (values unused) */
 	uint64_t first_ns, last_ns;
 	bool have_time;
 };

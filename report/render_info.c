@@ -26,43 +26,6 @@
 /* ---------------------------------------------------------------------------
  * Counting.
  */
-static int tid_add(struct info *in, uint32_t tid)
-{
-	size_t i;
-
-	if (!tid) {
-		in->tid_cnt += !in->tid0;
-		in->tid0 = true;
-		return 0;
-	}
-	if ((in->tid_cnt + 1) * 2 > in->tid_cap) {
-		size_t ncap = in->tid_cap ? in->tid_cap * 2 : 1024, j;
-		uint32_t *n = tdr_calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (j = 0; j < in->tid_cap; j++) {
-			uint32_t t = in->tids[j];
-
-			if (!t)
-				continue;
-			for (i = (t * 2654435761u) & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = t;
-		}
-		free(in->tids);
-		in->tids = n;
-		in->tid_cap = ncap;
-	}
-	for (i = (tid * 2654435761u) & (in->tid_cap - 1); in->tids[i];
-	     i = (i + 1) & (in->tid_cap - 1))
-		if (in->tids[i] == tid)
-			return 0;
-	in->tids[i] = tid;
-	in->tid_cnt++;
-	return 0;
-}
-
 static int on_sample(const struct tdr_sample *s, void *ctx)
 {
 	struct info *in = ctx;
@@ -77,7 +40,7 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	if (!in->have_time || s->time_ns > in->last_ns)
 		in->last_ns = s->time_ns;
 	in->have_time = true;
-	return tid_add(in, s->tid);
+	return tdr_u64map__put(&in->tids, s->tid, 0); /* the set of threads seen */
 }
 
 const char *info_source_name(const struct info *in)
@@ -255,7 +218,7 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	}
 	fprintf(f, "duration:    %.3f s\n", (double)dur / 1e9);
 	fprintf(f, "samples:     %" PRIu64 " (%" PRIu64 " attributed), %zu threads with samples\n",
-		st->samples, st->samples_delivered, in->tid_cnt);
+		st->samples, st->samples_delivered, tdr_u64map__cnt(&in->tids));
 	fprintf(f, "records:     %" PRIu64 " in %" PRIu64 " frames\n", st->records,
 		info_frames(in));
 	fprintf(f,
@@ -321,6 +284,6 @@ int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *o
 		print_text(&in, o->verbose, out);
 	free(in.ev_samples);
 	free(in.ev_delta);
-	free(in.tids);
+	tdr_u64map__fini(&in.tids);
 	return err;
 }

@@ -203,7 +203,7 @@ static void fn_frames(const struct doc *d, struct tdr_json *j)
 
 static void fn_threads(const struct doc *d, struct tdr_json *j)
 {
-	tdr_json__uint(j, d->in->tid_cnt);
+	tdr_json__uint(j, tdr_u64map__cnt(&d->in->tids));
 }
 
 static void fn_truncated(const struct doc *d, struct tdr_json *j)
