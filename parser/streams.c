@@ -222,7 +222,7 @@ static bool match_in_order(struct tdr_parser *p, const struct tdr_sample_read *r
 	const uint8_t *en = rd->ent;
 	size_t j;
 
-	for (j = 0; j < gsz && ld64(en + 8) == m->cid[j]; j++, en += rd->stride) {
+	for (j = 0; j < gsz && ld64(en + TDR_READ_ENTRY_ID) == m->cid[j]; j++, en += rd->stride) {
 		uint64_t v = ld64(en);
 
 		p->cur[j] = v;
@@ -256,7 +256,7 @@ static void match_by_id(struct tdr_parser *p, struct stream *s, const struct dec
 		uint32_t slot;
 
 		if (rd->has_id) {
-			uint64_t id = en ? ld64(en + 8) : rd->id;
+			uint64_t id = en ? ld64(en + TDR_READ_ENTRY_ID) : rd->id;
 
 			if (j < gsz && m->cid[j] == id && m->cev[j] < p->meta.event_cnt) {
 				evi = m->cev[j];
@@ -293,7 +293,7 @@ static void match_by_id(struct tdr_parser *p, struct stream *s, const struct dec
 	for (j = 0; s->in_order && j < gsz; j++)
 		s->in_order = m->cev[j] < p->meta.event_cnt && evs[m->cev[j]].slot == j &&
 			      present_at(m, j) && p->cur_ev[j] == m->cev[j] &&
-			      m->cid[j] == ld64(rd->ent + j * rd->stride + 8);
+			      m->cid[j] == ld64(rd->ent + j * rd->stride + TDR_READ_ENTRY_ID);
 }
 
 /* Why the stream re-bases at this sample (TDR_REBASE_*), or -1. Only a
