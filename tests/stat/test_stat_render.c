@@ -425,6 +425,83 @@ static void test_stat_render__names_missing_topdown_events(void **state)
 	jm_free(doc);
 }
 
+/* The public view the renderers read: categories with the TopDown table's
+ * label and threshold, rows with their numbers made in stat/, thread rows
+ * by index (none for a thread without groups). */
+static void test_stat_render__view(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t a[9] = {600, 300, 60, 100, 140, 100, 30, 60, 100};
+	const uint64_t b[9] = {300, 0, 30, 60, 210, 0, 20, 60, 140};
+	struct tdr_stat_category c;
+	struct tdr_stat_event e;
+	struct tdr_stat_view v;
+	struct tdr_stat_row r;
+	int be = -1;
+
+	make(f, "sapphire-rapids", TDR_FMT_TEXT, spr_total, 9, 600, 1000);
+	add_threads(f, a, b, 9);
+	tdr_stat__view(f->st, &v);
+	assert_true(v.topdown && v.per_thread && v.complete);
+	assert_string_equal(v.plan, "topdown-l2");
+	assert_int_equal(v.event_cnt, 9);
+	assert_int_equal(v.category_cnt, 12);
+	assert_int_equal(v.thread_cnt, 3);
+	assert_int_equal(v.program_pid, 4242);
+	tdr_stat__event(f->st, 0, &e);
+	assert_string_equal(e.name, "slots");
+	assert_false(e.clock);
+	for (size_t i = 0; i < v.category_cnt; i++) {
+		tdr_stat__category(f->st, i, &c);
+		if (!strcmp(c.key, "be-bound"))
+			be = (int)i;
+	}
+	assert_true(be >= 0);
+	tdr_stat__category(f->st, 11, &c);
+	assert_string_equal(c.key, "core-bound");
+	assert_int_equal(c.level, 2);
+	assert_int_equal(c.parent_idx, be);
+	assert_non_null(c.label);
+	assert_true(fabs(c.threshold - 0.10) < 1e-9);
+
+	tdr_stat__total_row(f->st, &r);
+	assert_int_equal(r.kind, TDR_STAT_ROW_TOTAL);
+	assert_true(fabs(r.slots - 1000) < 1e-9);
+	assert_true(fabs(r.counted - 0.6) < 1e-9);
+	assert_true(r.multiplexed);
+	assert_int_equal(r.bn, be);
+	assert_int_equal(r.task_run_ns, 1000);
+	assert_true(isnan(r.cpus)); /* no clock event */
+	assert_true(tdr_stat__thread_row(f->st, 1, &r));
+	assert_int_equal(r.tid, 4243);
+	assert_false(tdr_stat__thread_row(f->st, 2, &r)); /* gone before its groups */
+	assert_true(tdr_stat__unattributed_row(f->st, &r));
+	assert_true(isnan(r.counted));
+	assert_false(r.multiplexed);
+}
+
+/* CPUs utilized is the clock's time over the row's wall time; -a rows have
+ * no task time. */
+static void test_stat_render__view_software(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t v4[4] = {260000000, 3, 1, 120};
+	struct tdr_stat_event e;
+	struct tdr_stat_row r;
+
+	make(f, "vm", TDR_FMT_TEXT, v4, 4, 260000000, 260000000);
+	tdr_stat__event(f->st, 0, &e);
+	assert_string_equal(e.name, "task-clock");
+	assert_true(e.clock);
+	tdr_stat__total_row(f->st, &r);
+	assert_true(fabs(r.cpus - 0.13) < 1e-9);
+	assert_int_equal(r.task_run_ns, 260000000);
+	f->o.what.system_wide = true;
+	f->st->sc.system_wide = true;
+	tdr_stat__total_row(f->st, &r);
+	assert_int_equal(r.task_run_ns, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +512,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stat_render__csv, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__total_from_threads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__software, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__view, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__view_software, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__names_missing_topdown_events, setup,
 					    teardown),
 	};
