@@ -3,7 +3,9 @@
  * the exit status.
  *
  * Responsibility: parse argv once into struct tdr_stat_opts (typed, bounds
- * checked: docs/architecture.md "Conventions"), run tdr_stat__new/__run/__render, and turn the
+ * checked: docs/architecture.md "Conventions"), run tdr_stat__new/__run with
+ * the output of report/ (struct tdr_stat_out: interval rows written as each
+ * interval ends, then the whole run), and turn the
  * summary into the exit status with cli_run_status, as 'tdrec record': the program's
  * own status (128+N with a line when it died of signal N), 127/126 when it
  * could not be started, 1 for a failure of tdrec itself (or a failed write
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "tdrec/plan.h"
+#include "tdrec/report.h"
 #include "tdrec/stat.h"
 #include "tdrec/tdr_err.h"
 
@@ -130,7 +133,10 @@ static void empty_output(FILE *f)
 
 int cmd_stat(int argc, char **argv)
 {
-	struct tdr_stat_opts o = {.fmt = TDR_STAT_TEXT};
+	struct tdr_stat_opts o = {0};
+	struct tdr_stat_out so;
+	const struct tdr_stat_summary *sum;
+	struct cli_run_end end;
 	struct tdr_stat *st = NULL;
 	const char *output;
 	struct cli_targets t = {0};
@@ -168,7 +174,6 @@ int cmd_stat(int argc, char **argv)
 		cli_err("give --json or --csv, not both");
 		return CLI_EXIT_USAGE;
 	}
-	o.fmt = json ? TDR_STAT_JSON : csv ? TDR_STAT_CSV : TDR_STAT_TEXT;
 	if (cli_targets_finish(&t, argc, argv, false, "count"))
 		return CLI_EXIT_USAGE;
 	o.what = t.what;
@@ -182,7 +187,9 @@ int cmd_stat(int argc, char **argv)
 		if (!out)
 			return 1;
 	}
-	o.out = out;
+	tdr_stat_out__init(&so, out, json ? TDR_FMT_JSON : csv ? TDR_FMT_CSV : TDR_FMT_TEXT);
+	o.on_interval = tdr_stat_out__interval;
+	o.interval_arg = &so;
 
 	err = tdr_stat__new(&o, &st);
 	if (!err)
@@ -201,13 +208,22 @@ int cmd_stat(int argc, char **argv)
 			empty_output(out);
 		err = tdr_stat__run(st);
 		if (!err)
-			tdr_stat__render(st);
+			tdr_stat_out__render(&so, st);
 	}
-	status = cli_run_status(&CLI_RUN_END(tdr_stat__summary(st)));
-	if (err && !status && !tdr_stat__summary(st)->exec_err)
+	sum = tdr_stat__summary(st);
+	/* Not CLI_RUN_END: the write error is the output's (stat writes nothing). */
+	end = (struct cli_run_end){.exec_err = sum->exec_err,
+				   .launched = sum->launched,
+				   .exited = sum->exited,
+				   .exit_code = sum->exit_code,
+				   .term_signal = sum->term_signal,
+				   .write_err = so.write_err};
+	status = cli_run_status(&end);
+	if (err && !status && !sum->exec_err)
 		status = 1;
-	err = tdr_stat__summary(st)->write_err;
+	err = so.write_err;
 	tdr_stat__free(st);
+	tdr_stat_out__clear(&so);
 	if (out != stdout && fclose(out) && !err) {
 		err = -errno;
 		if (!status)

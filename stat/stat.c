@@ -11,8 +11,9 @@
  * perf_event_paranoid), the schema
  * (events, categories, notes), and with --per-thread the side-band rings and
  * the groups of the threads that already exist. tdr_stat__run (stat_loop.c)
- * releases the program; stat_render.c writes.
- * Objects and lifecycle: tdr_stat__new -> __run -> __render -> __summary ->
+ * releases the program; stat_view.c shows the rows, which the caller writes
+ * (report/render_stat*.c).
+ * Objects and lifecycle: tdr_stat__new -> __run -> the view -> __summary ->
  * __free.
  * Ownership and threads: the object owns everything it creates; opts is
  * borrowed for its life. One thread.
@@ -52,15 +53,14 @@ static int check_opts(const struct tdr_stat_opts *o, struct tdr_targets *tg)
 			 TDR_STAT_MAX_INTERVAL_MS);
 		return -TDR_E_USAGE;
 	}
-	if (!o->out || (unsigned)o->fmt > TDR_STAT_CSV)
-		return -EINVAL;
 	return 0;
 }
 
 /*
  * SIGPIPE: a reader that goes away (| head) must not kill tdrec while the
- * program runs, or the program is left running uncounted and its status
- * lost. Blocked, a write to a closed pipe fails with EPIPE instead: the
+ * program runs (the caller writes interval rows while counting), or the
+ * program is left running uncounted and its status lost. Blocked until
+ * tdr_stat__free, a write to a closed pipe fails with EPIPE instead: the
  * counting goes on until the program ends and the write error is reported
  * (docs/stat.md "Signals and exit status"). The launched program gets the
  * mask from before (sw.old_mask), so its own SIGPIPE is untouched.
@@ -316,7 +316,6 @@ void tdr_stat__free(struct tdr_stat *st)
 	tdr_plan__free(st->main_plan);
 	stat_schema__clear(&st->sc);
 	tdr_targets__release(&st->tg);
-	free(st->rows);
 	drop_sigpipe(st);
 	tdr_sigwatch__close(&st->sw);
 	free(st);

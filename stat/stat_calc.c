@@ -11,6 +11,8 @@
  * keeps event->count monotonic even though it resets the hardware registers
  * on every read (docs/kernel.md "TopDown metric values"); a value that goes down anyway re-bases
  * instead of turning into a huge delta (docs/parser.md "Deltas and re-bases").
+ * Every number the output shows is made here (stat_row_view); the
+ * renderers in report/ only format it.
  * Objects and lifecycle: struct stat_schema (init -> use -> clear); the
  * rest are plain functions on plain structs.
  * See: docs/stat.md "How the numbers are made"; report.md "Thresholds"
@@ -32,6 +34,7 @@ int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool 
 
 	memset(sc, 0, sizeof(*sc));
 	sc->slots_cat = -1;
+	sc->clock_ev = -1;
 	sc->system_wide = system_wide;
 	if (plan->group_cnt > TDR_PLAN_MAX_GROUPS)
 		return -E2BIG;
@@ -45,6 +48,9 @@ int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool 
 		return err;
 	if (sc->meta.event_cnt > STAT_MAX_EVENTS || sc->meta.category_cnt > STAT_MAX_CATS)
 		return -E2BIG;
+	for (size_t i = 0; i < sc->meta.event_cnt && sc->clock_ev < 0; i++)
+		if (sc->meta.events[i].name && stat_is_clock(sc->meta.events[i].name))
+			sc->clock_ev = (int)i;
 	for (size_t i = 0; i < sc->meta.category_cnt; i++) {
 		const struct tdr_category *c = &sc->meta.categories[i];
 
@@ -216,4 +222,37 @@ void stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, doubl
 		vals[i] = tdr_category__value(&sc->meta.categories[i], v->v, sc->meta.event_cnt);
 	*bn = pick(sc, vals, -1);
 	*bn_l2 = *bn >= 0 ? pick(sc, vals, *bn) : -1;
+}
+
+/* Software clocks count nanoseconds (shown in milliseconds, and as CPUs
+ * utilized over the wall time). */
+bool stat_is_clock(const char *name)
+{
+	return !strcmp(name, "task-clock") || !strcmp(name, "cpu-clock");
+}
+
+void stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
+		   struct tdr_stat_row *out)
+{
+	const struct stat_vals *v = &row->vals;
+	double wall_ns = (double)(row->end_ns - row->start_ns);
+
+	memset(out, 0, sizeof(*out));
+	out->kind = row->kind;
+	out->start_ns = row->start_ns;
+	out->end_ns = row->end_ns;
+	out->pid = row->pid;
+	out->tid = row->tid;
+	out->name = row->name;
+	memcpy(out->values, v->v, sizeof(out->values));
+	out->time_enabled_ns = v->enabled_ns[0];
+	out->time_running_ns = v->running_ns[0];
+	/* System-wide there are no tasks to time. */
+	out->task_run_ns = sc->system_wide ? 0 : v->ref_ns;
+	stat_topdown(sc, v, out->cats, &out->bn, &out->bn_l2);
+	/* A difference of running times says nothing about multiplexing. */
+	out->counted = row->kind == TDR_STAT_ROW_UNATTRIBUTED ? NAN : stat_counted(sc, v);
+	out->multiplexed = !isnan(out->counted) && out->counted < STAT_COUNTED_FULL;
+	out->slots = stat_slots(sc, v);
+	out->cpus = sc->clock_ev >= 0 && wall_ns > 0 ? (double)v->v[sc->clock_ev] / wall_ns : NAN;
 }

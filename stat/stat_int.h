@@ -1,8 +1,9 @@
 /*
  * stat/stat_int.h - structs and functions shared by the files of
  * 'tdrec stat' (stat.c, stat_calc.c, stat_unit.c, stat_threads.c,
- * stat_loop.c, stat_render.c) and their tests. Not visible outside
- * stat/ and tests/stat.
+ * stat_loop.c, stat_view.c) and their tests. Not visible outside
+ * stat/ and tests/stat: the output (report/render_stat*.c) reads the
+ * public view of tdrec/stat.h.
  *
  * Vocabulary:
  *   - a *unit* is one set of counting groups: every plan group on every CPU
@@ -11,8 +12,9 @@
  *   - *vals* are summed deltas of a unit (one per plan event, in meta order,
  *     plus the time the groups were enabled and running, and the time the
  *     measured tasks ran);
- *   - a *row* is what is printed: the total, an interval, a thread, or what
- *     the thread rows did not catch.
+ *   - a *row* is what is shown: the total, an interval, a thread, or what
+ *     the thread rows did not catch (struct stat_row here: its sums; struct
+ *     tdr_stat_row in the view: the sums and the numbers made from them).
  */
 #ifndef TDREC_STAT_INT_H
 #define TDREC_STAT_INT_H
@@ -28,8 +30,8 @@
 #include "tdrec/plan.h"
 #include "tdrec/stat.h"
 
-#define STAT_MAX_EVENTS (TDR_PLAN_MAX_EVENTS * TDR_PLAN_MAX_GROUPS)
-#define STAT_MAX_CATS 32
+#define STAT_MAX_EVENTS TDR_STAT_MAX_EVENTS
+#define STAT_MAX_CATS TDR_STAT_MAX_CATS
 #define STAT_COUNTED_FULL 0.99 /* below this fraction, multiplexing is reported */
 
 /* ---------------------------------------------------------------------------
@@ -59,6 +61,7 @@ struct stat_schema {
 	double threshold[STAT_MAX_CATS];  /* NAN: never a bottleneck */
 	int parent[STAT_MAX_CATS];	  /* index of the level-1 parent, -1 */
 	int slots_cat;			  /* first level-1 category, -1 without TopDown */
+	int clock_ev;			  /* first event counting ns (task-clock), -1 */
 	bool system_wide;		  /* -a: time_enabled tells multiplexing */
 };
 
@@ -111,6 +114,14 @@ double stat_slots(const struct stat_schema *sc, const struct stat_vals *v);
  */
 void stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, double *vals, int *bn,
 		  int *bn_l2);
+
+/* task-clock and cpu-clock count nanoseconds. */
+bool stat_is_clock(const char *name);
+
+struct stat_row;
+/* Everything a row shows (tdrec/stat.h struct tdr_stat_row) from its sums. */
+void stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
+		   struct tdr_stat_row *out);
 
 /* ---------------------------------------------------------------------------
  * stat_unit.c: one set of counting groups and its running sums.
@@ -209,17 +220,10 @@ uint64_t stat_threads__lost(const struct stat_threads *t);
 void stat_threads__free(struct stat_threads *t);
 
 /* ---------------------------------------------------------------------------
- * The stat object (stat.c, stat_loop.c, stat_render.c).
+ * The stat object (stat.c, stat_loop.c, stat_view.c).
  */
-enum stat_row_kind {
-	STAT_ROW_TOTAL = 0,
-	STAT_ROW_INTERVAL,
-	STAT_ROW_THREAD,
-	STAT_ROW_UNATTRIBUTED, /* total minus the thread rows */
-};
-
 struct stat_row {
-	enum stat_row_kind kind;
+	enum tdr_stat_row_kind kind;
 	uint64_t start_ns, end_ns; /* since the start of counting */
 	pid_t pid, tid;		   /* thread rows */
 	const char *name;	   /* thread rows: borrowed */
@@ -245,74 +249,23 @@ struct tdr_stat {
 	 * multiplex each other, so the total keeps only its reference clocks
 	 * and its counts are the sum of the thread rows. */
 	bool total_is_threads;
-	/* Interval rows kept for JSON. */
-	struct stat_row *rows;
-	size_t row_cnt, row_cap;
 	uint64_t start_ns, mark_ns, end_ns; /* CLOCK_MONOTONIC */
 	bool started, ran, done;
 	struct tdr_sigstate sig;
 	bool pipe_blocked; /* SIGPIPE blocked by tdr_stat__new (stat.c) */
-	bool header_done;  /* text interval header / CSV header written */
 	char what[256];	   /* "./app args", "process 123", "all CPUs" */
 	/* Plan fallbacks while opening, added to the schema's notes. */
 	char fallback[TDR_PLAN_KIND_CNT][256];
 	size_t fallback_cnt;
 };
 
-/* ---------------------------------------------------------------------------
- * stat_render.c, stat_render_text.c, stat_render_json.c: the output.
- */
-
-/* The numbers of one row that are computed rather than summed. */
-struct stat_view {
-	double cats[STAT_MAX_CATS];
-	int bn, bn_l2;
-	double counted; /* NAN: cannot be told (always for "not attributed") */
-	double slots;
-};
-
-#define STAT_MAX_WARNINGS 8
-
-/* Lines about the run's quality: re-based values, failed reads, a missing
- * reference clock, lost side-band records, threads without groups. */
-struct stat_warnings {
-	size_t cnt;
-	char line[STAT_MAX_WARNINGS][256];
-};
-
-void stat_view_of(const struct tdr_stat *st, const struct stat_row *row, struct stat_view *v);
-bool stat_has_topdown(const struct tdr_stat *st);
-const char *stat_ev_name(const struct tdr_stat *st, size_t i);
-/* Category i's name, "-" for -1. */
-const char *stat_cat_name(const struct tdr_stat *st, int i);
-/* task-clock and cpu-clock count nanoseconds. */
-bool stat_is_clock(const char *name);
-void stat_collect_warnings(const struct tdr_stat *st, struct stat_warnings *w);
-/* Events that happen only in the kernel read 0 without --kernel: the line
- * saying so, or NULL. */
-const char *stat_kernel_note(const struct tdr_stat *st);
-/* Why there is no TopDown (from the plan's notes), or "" when there is. */
-void stat_topdown_why(const struct tdr_stat *st, char *buf, size_t sz);
-/* The whole-run rows. */
-void stat_total_row(const struct tdr_stat *st, struct stat_row *r);
-void stat_thread_row(const struct stat_thread *th, struct stat_row *r);
-/* Total minus the thread rows; false when nothing is left (or the total is
- * the threads' sum). */
-bool stat_unattributed_row(const struct tdr_stat *st, struct stat_row *r);
-/* stat_render_text.c */
-void stat_text_interval_header(const struct tdr_stat *st, FILE *f);
-void stat_text_interval(const struct tdr_stat *st, const struct stat_row *r, FILE *f);
-void stat_render_text(const struct tdr_stat *st, FILE *f);
-/* stat_render_json.c */
-void stat_render_json(const struct tdr_stat *st, FILE *f);
-
 /* stat_loop.c */
 int stat__loop(struct tdr_stat *st);
 /* The total's sums (total_is_threads: the threads' plus the reference
  * clock's), since the start (cur = false) or the last interval mark. */
 void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out);
-/* stat_render.c: one interval row as it happens (text and CSV; JSON keeps
- * it). Returns 0 or -ENOMEM. */
+/* stat_view.c: one interval row as it happens, to opts->on_interval.
+ * Returns 0 or what the callback returned. */
 int stat__interval(struct tdr_stat *st, const struct stat_row *row);
 
 #endif /* TDREC_STAT_INT_H */

@@ -121,7 +121,7 @@ void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out)
 static int emit_interval(struct tdr_stat *st, uint64_t now)
 {
 	struct stat_row row = {
-	    .kind = STAT_ROW_INTERVAL,
+	    .kind = TDR_STAT_ROW_INTERVAL,
 	    .start_ns = st->mark_ns - st->start_ns,
 	    .end_ns = now - st->start_ns,
 	};
@@ -210,6 +210,9 @@ static int finish(struct sloop *L)
 		sum->exit_code = tdr_launch__exit_code(st->launch, &sum->term_signal);
 		sum->exited = tdr_launch__poll(st->launch) == 1;
 	}
+	sum->threads = 0;
+	for (size_t i = 0; i < st->th.cnt; i++)
+		sum->threads += st->th.v[i].unit != NULL;
 	st->done = true;
 	return err;
 }

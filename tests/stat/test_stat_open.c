@@ -39,7 +39,6 @@ static int setup(void **state)
 	fake_sys_reset();
 	log_reset();
 	f->out = open_memstream(&f->text, &f->len);
-	f->o.out = f->out;
 	f->o.what.sysfs_root = fixture("sapphire-rapids");
 	f->o.what.argv = true_argv;
 	*state = f;

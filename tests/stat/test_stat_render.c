@@ -22,6 +22,7 @@ enum { SLOTS, RET, BAD, FE, BE, HEAVY, BR, FLAT, MEM };
 
 struct fx {
 	struct tdr_stat_opts o;
+	struct tdr_stat_out so;
 	struct tdr_stat *st;
 	char *text;
 	size_t len;
@@ -41,14 +42,15 @@ static struct stat_unit *unit_with(const uint64_t *v, size_t n, uint64_t run, ui
 }
 
 /* A finished stat of tree's plan whose total is v (n events). */
-static void make(struct fx *f, const char *tree, enum tdr_stat_format fmt, const uint64_t *v,
+static void make(struct fx *f, const char *tree, enum tdr_report_format fmt, const uint64_t *v,
 		 size_t n, uint64_t run, uint64_t ref)
 {
 	struct tdr_stat *st = calloc(1, sizeof(*st));
 
 	f->out = open_memstream(&f->text, &f->len);
-	f->o.out = f->out;
-	f->o.fmt = fmt;
+	tdr_stat_out__init(&f->so, f->out, fmt);
+	f->o.on_interval = tdr_stat_out__interval;
+	f->o.interval_arg = &f->so;
 	st->opts = &f->o;
 	st->sw.fd = -1;
 	st->plan = stat_plan(tree, TDR_PLAN_AUTO);
@@ -92,7 +94,7 @@ static char *finish(struct fx *f)
 /* The whole-run output of the stat made by make(). */
 static char *rendered(struct fx *f)
 {
-	assert_int_equal(tdr_stat__render(f->st), 0);
+	assert_int_equal(tdr_stat_out__render(&f->so, f->st), 0);
 	return finish(f);
 }
 
@@ -124,6 +126,7 @@ static int teardown(void **state)
 
 	if (f->st)
 		tdr_stat__free(f->st);
+	tdr_stat_out__clear(&f->so);
 	if (f->out)
 		fclose(f->out);
 	free(f->text);
@@ -156,7 +159,7 @@ static void test_stat_render__text_topdown(void **state)
 	const char *t;
 	char *s;
 
-	make(f, "sapphire-rapids", TDR_STAT_TEXT, spr_total, 9, 1000, 1000);
+	make(f, "sapphire-rapids", TDR_FMT_TEXT, spr_total, 9, 1000, 1000);
 	t = rendered(f);
 	s = squeeze(t);
 	assert_non_null(strstr(s, "tdrec stat: ./app --flag\n"));
@@ -186,7 +189,7 @@ static void test_stat_render__multiplexing_is_shown_not_scaled(void **state)
 	char *s;
 
 	/* The groups ran 600 of the 1000 ns the program ran. */
-	make(f, "sapphire-rapids", TDR_STAT_TEXT, spr_total, 9, 600, 1000);
+	make(f, "sapphire-rapids", TDR_FMT_TEXT, spr_total, 9, 600, 1000);
 	t = rendered(f);
 	s = squeeze(t);
 	assert_non_null(strstr(s, "counted only 60.0% of the time the program ran"));
@@ -204,10 +207,10 @@ static void test_stat_render__json(void **state)
 	const uint64_t a[9] = {600, 300, 60, 100, 140, 100, 30, 60, 100};
 	const uint64_t b[9] = {300, 0, 30, 60, 210, 0, 20, 60, 140};
 	const struct jm *total, *td, *threads, *row, *na;
-	struct stat_row iv = {.kind = STAT_ROW_INTERVAL, .start_ns = 0, .end_ns = 100000000};
+	struct stat_row iv = {.kind = TDR_STAT_ROW_INTERVAL, .start_ns = 0, .end_ns = 100000000};
 	struct jm *doc;
 
-	make(f, "sapphire-rapids", TDR_STAT_JSON, spr_total, 9, 1000, 1000);
+	make(f, "sapphire-rapids", TDR_FMT_JSON, spr_total, 9, 1000, 1000);
 	add_threads(f, a, b, 9);
 	f->o.interval_ms = 100;
 	memcpy(iv.vals.v, spr_total, sizeof(spr_total));
@@ -295,12 +298,12 @@ static void test_stat_render__csv(void **state)
 	struct fx *f = *state;
 	const uint64_t a[9] = {600, 300, 60, 100, 140, 100, 30, 60, 100};
 	const uint64_t b[9] = {300, 0, 30, 60, 210, 0, 20, 60, 140};
-	struct stat_row iv = {.kind = STAT_ROW_INTERVAL, .end_ns = 100000000};
+	struct stat_row iv = {.kind = TDR_STAT_ROW_INTERVAL, .end_ns = 100000000};
 	char fields[64][64], head[64][64];
 	size_t n_head, lines = 0;
 	const char *t;
 
-	make(f, "sapphire-rapids", TDR_STAT_CSV, spr_total, 9, 1000, 1000);
+	make(f, "sapphire-rapids", TDR_FMT_CSV, spr_total, 9, 1000, 1000);
 	add_threads(f, a, b, 9);
 	memcpy(iv.vals.v, spr_total, sizeof(spr_total));
 	assert_int_equal(stat__interval(f->st, &iv), 0);
@@ -342,7 +345,7 @@ static void test_stat_render__total_from_threads(void **state)
 	const struct jm *total;
 	struct jm *doc;
 
-	make(f, "sapphire-rapids", TDR_STAT_JSON, none, 9, 0, 2000);
+	make(f, "sapphire-rapids", TDR_FMT_JSON, none, 9, 0, 2000);
 	add_threads(f, a, b, 9);
 	f->st->total_is_threads = true;
 	doc = rendered_json(f);
@@ -362,11 +365,11 @@ static void test_stat_render__software(void **state)
 	struct fx *f = *state;
 	/* task-clock 260 ms, 3 switches, 1 migration, 120 faults */
 	const uint64_t v[4] = {260000000, 3, 1, 120};
-	struct stat_row iv = {.kind = STAT_ROW_INTERVAL, .end_ns = 500000000};
+	struct stat_row iv = {.kind = TDR_STAT_ROW_INTERVAL, .end_ns = 500000000};
 	const char *t;
 	char *s;
 
-	make(f, "vm", TDR_STAT_TEXT, v, 4, 260000000, 260000000);
+	make(f, "vm", TDR_FMT_TEXT, v, 4, 260000000, 260000000);
 	f->o.interval_ms = 500;
 	memcpy(iv.vals.v, v, sizeof(v));
 	assert_int_equal(stat__interval(f->st, &iv), 0);
@@ -397,7 +400,7 @@ static void test_stat_render__names_missing_topdown_events(void **state)
 	struct jm *doc;
 	char *s, *t;
 
-	make(f, "amd-zen4", TDR_STAT_TEXT, v, 4, 1000000, 1000000);
+	make(f, "amd-zen4", TDR_FMT_TEXT, v, 4, 1000000, 1000000);
 	assert_int_equal(f->st->plan->kind, TDR_PLAN_SOFTWARE);
 	s = squeeze(rendered(f));
 	/* Undo the wrapping at 100 columns ("\n" + indent). */
@@ -414,12 +417,89 @@ static void test_stat_render__names_missing_topdown_events(void **state)
 	teardown(state);
 	setup(state);
 	f = *state;
-	make(f, "amd-zen4", TDR_STAT_JSON, v, 4, 1000000, 1000000);
+	make(f, "amd-zen4", TDR_FMT_JSON, v, 4, 1000000, 1000000);
 	doc = rendered_json(f);
 	assert_false(jm_get(doc, "topdown")->b);
 	assert_non_null(strstr(jm_get(doc, "topdown_unavailable")->str,
 			       "topdown-l1 not available: the cpu PMU has no slots, "));
 	jm_free(doc);
+}
+
+/* The public view the renderers read: categories with the TopDown table's
+ * label and threshold, rows with their numbers made in stat/, thread rows
+ * by index (none for a thread without groups). */
+static void test_stat_render__view(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t a[9] = {600, 300, 60, 100, 140, 100, 30, 60, 100};
+	const uint64_t b[9] = {300, 0, 30, 60, 210, 0, 20, 60, 140};
+	struct tdr_stat_category c;
+	struct tdr_stat_event e;
+	struct tdr_stat_view v;
+	struct tdr_stat_row r;
+	int be = -1;
+
+	make(f, "sapphire-rapids", TDR_FMT_TEXT, spr_total, 9, 600, 1000);
+	add_threads(f, a, b, 9);
+	tdr_stat__view(f->st, &v);
+	assert_true(v.topdown && v.per_thread && v.complete);
+	assert_string_equal(v.plan, "topdown-l2");
+	assert_int_equal(v.event_cnt, 9);
+	assert_int_equal(v.category_cnt, 12);
+	assert_int_equal(v.thread_cnt, 3);
+	assert_int_equal(v.program_pid, 4242);
+	tdr_stat__event(f->st, 0, &e);
+	assert_string_equal(e.name, "slots");
+	assert_false(e.clock);
+	for (size_t i = 0; i < v.category_cnt; i++) {
+		tdr_stat__category(f->st, i, &c);
+		if (!strcmp(c.key, "be-bound"))
+			be = (int)i;
+	}
+	assert_true(be >= 0);
+	tdr_stat__category(f->st, 11, &c);
+	assert_string_equal(c.key, "core-bound");
+	assert_int_equal(c.level, 2);
+	assert_int_equal(c.parent_idx, be);
+	assert_non_null(c.label);
+	assert_true(fabs(c.threshold - 0.10) < 1e-9);
+
+	tdr_stat__total_row(f->st, &r);
+	assert_int_equal(r.kind, TDR_STAT_ROW_TOTAL);
+	assert_true(fabs(r.slots - 1000) < 1e-9);
+	assert_true(fabs(r.counted - 0.6) < 1e-9);
+	assert_true(r.multiplexed);
+	assert_int_equal(r.bn, be);
+	assert_int_equal(r.task_run_ns, 1000);
+	assert_true(isnan(r.cpus)); /* no clock event */
+	assert_true(tdr_stat__thread_row(f->st, 1, &r));
+	assert_int_equal(r.tid, 4243);
+	assert_false(tdr_stat__thread_row(f->st, 2, &r)); /* gone before its groups */
+	assert_true(tdr_stat__unattributed_row(f->st, &r));
+	assert_true(isnan(r.counted));
+	assert_false(r.multiplexed);
+}
+
+/* CPUs utilized is the clock's time over the row's wall time; -a rows have
+ * no task time. */
+static void test_stat_render__view_software(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t v4[4] = {260000000, 3, 1, 120};
+	struct tdr_stat_event e;
+	struct tdr_stat_row r;
+
+	make(f, "vm", TDR_FMT_TEXT, v4, 4, 260000000, 260000000);
+	tdr_stat__event(f->st, 0, &e);
+	assert_string_equal(e.name, "task-clock");
+	assert_true(e.clock);
+	tdr_stat__total_row(f->st, &r);
+	assert_true(fabs(r.cpus - 0.13) < 1e-9);
+	assert_int_equal(r.task_run_ns, 260000000);
+	f->o.what.system_wide = true;
+	f->st->sc.system_wide = true;
+	tdr_stat__total_row(f->st, &r);
+	assert_int_equal(r.task_run_ns, 0);
 }
 
 int main(void)
@@ -432,6 +512,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stat_render__csv, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__total_from_threads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__software, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__view, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__view_software, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__names_missing_topdown_events, setup,
 					    teardown),
 	};

@@ -16,6 +16,8 @@
  *   table:   tdr_report__finish -> __row_cnt / __row / __totals, __sort
  *   output:  tdr_report__render(text | json | csv) ; tdr_diff__new -> __render
  *   info:    tdr_report_info(parser) writes what a recording holds.
+ *   stat:    struct tdr_stat_out writes 'tdrec stat' from the stat view
+ *            (tdrec/stat.h): interval rows as they happen, then the run.
  *   files:   tdr_report__load(path) does all of the above for one recording.
  *
  * Objects and lifecycle: tdr_report__new -> __add / __add_sample (repeat) ->
@@ -37,6 +39,7 @@
 
 #include "tdrec/format.h"
 #include "tdrec/parser.h"
+#include "tdrec/stat.h"
 #include "tdrec/symbolize.h"
 
 struct tdr_report;
@@ -376,5 +379,39 @@ struct tdr_info_opts {
  * Returns: 0, -EINVAL (fmt), -ENOMEM, or the error of tdr_parser__run.
  */
 int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *out);
+
+/* ---------------------------------------------------------------------------
+ * The output of 'tdrec stat' (render_stat*.c), from the read-only view of a
+ * stat run (tdrec/stat.h); the schemas are in docs/stat.md.
+ *   tdr_stat_out__init -> opts.on_interval = tdr_stat_out__interval,
+ *   opts.interval_arg = the out (during tdr_stat__run) -> __render -> __clear
+ */
+struct tdr_stat_out {
+	FILE *f;		    /* borrowed */
+	enum tdr_report_format fmt; /* text, JSON (one document at the end) or CSV */
+	bool header_done;	    /* text interval header / CSV header written */
+	struct tdr_stat_row *rows;  /* JSON: the interval rows, kept for the document */
+	size_t row_cnt, row_cap;
+	int write_err; /* -errno of the first failed write (not logged), else 0 */
+};
+
+void tdr_stat_out__init(struct tdr_stat_out *o, FILE *f, enum tdr_report_format fmt);
+/*
+ * A tdr_stat_interval_fn (arg is the struct tdr_stat_out): text and CSV
+ * write the row at once (the header first) and flush; JSON keeps it.
+ * Returns 0 or -ENOMEM; a failed write only sets write_err.
+ */
+int tdr_stat_out__interval(void *arg, const struct tdr_stat *st, const struct tdr_stat_row *row);
+/*
+ * Write the whole run: the total (slots and the TopDown breakdown with the
+ * main bottleneck marked, or the software counts and why TopDown is not
+ * available), the per-thread rows, and for JSON the intervals.
+ * Returns: 0, -EINVAL (before a completed tdr_stat__run), or the write
+ * error (-errno, also in write_err; not logged: the caller knows the
+ * stream's name).
+ */
+int tdr_stat_out__render(struct tdr_stat_out *o, const struct tdr_stat *st);
+/* Free the kept rows. */
+void tdr_stat_out__clear(struct tdr_stat_out *o);
 
 #endif /* TDREC_REPORT_H */
