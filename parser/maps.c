@@ -72,7 +72,7 @@ void maps_fini(struct maps *m)
 	memset(m, 0, sizeof(*m));
 }
 
-enum tdr_map_kind maps_classify(const char *path, bool kernel)
+static enum tdr_map_kind maps_classify(const char *path, bool kernel)
 {
 	if (kernel)
 		return TDR_MAP_KERNEL;

@@ -234,7 +234,6 @@ int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_
  * this device and inode (the .tdr DSO table). */
 int maps_set_file_build_id(struct maps *m, const char *path, size_t len, uint32_t maj,
 			   uint32_t min, uint64_t ino, const uint8_t *id, size_t sz);
-enum tdr_map_kind maps_classify(const char *path, bool kernel);
 
 /* ---------------------------------------------------------------------------
  * Threads (comm per tid).

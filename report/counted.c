@@ -77,7 +77,10 @@ double tdr_report__slots_attributed(const struct tdr_report *r)
 	return r->finished ? r->slots_attributed : NAN;
 }
 
-bool report_counted__short(const struct tdr_report *r, size_t e)
+/* Is event e's attributed total clearly short of its counted one (below
+ * TDR_REPORT_ATTRIBUTED_MIN of it, by TDR_REPORT_UNATTRIBUTED_MIN_GAP
+ * units at least)? */
+static bool report_counted__short(const struct tdr_report *r, size_t e)
 {
 	uint64_t c = r->counted[e], a = r->attributed[e];
 

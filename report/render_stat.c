@@ -26,7 +26,7 @@
 #include "tdrec/tdr_mem.h"
 #include "tdrec/tdr_textout.h"
 
-void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_stat *st)
+static void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_stat *st)
 {
 	d->st = st;
 	tdr_stat__view(st, &d->v);

@@ -23,7 +23,6 @@ struct report_stat_doc {
 	int clock_ev; /* the first event counting ns (CPUs utilized), -1 */
 };
 
-void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_stat *st);
 /* Category i's key, "-" for -1. */
 const char *report_stat_cat_name(const struct report_stat_doc *d, int i);
 

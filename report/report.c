@@ -503,16 +503,6 @@ double tdr_report__threshold(const struct tdr_report *r, size_t idx)
 	return idx < r->cat_cnt ? r->cats[idx].threshold : NAN;
 }
 
-const char *tdr_report__plan(const struct tdr_report *r)
-{
-	return r->plan;
-}
-
-enum tdr_report_by tdr_report__by(const struct tdr_report *r)
-{
-	return r->opts.by;
-}
-
 size_t tdr_report__warning_cnt(const struct tdr_report *r)
 {
 	return r->warnings.cnt;

@@ -33,8 +33,6 @@ struct strpool {
 
 /* Interned copy of s (NULL for NULL), or NULL with *err = -ENOMEM. */
 const char *strpool__intern(struct strpool *p, const char *s, int *err);
-/* Interned copy of the first n bytes of s. */
-const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err);
 void strpool__release(struct strpool *p);
 
 /* A growable list of owned strings (the warnings of a report or a diff). A
@@ -44,8 +42,6 @@ struct strlist {
 	size_t cnt, cap;
 };
 
-/* Append a copy of s. Returns 0 or -ENOMEM (the list unchanged). */
-int strlist__add(struct strlist *l, const char *s);
 /* Append a formatted line (cut at 1 KiB). Returns 0 or -ENOMEM. */
 int strlist__addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
@@ -219,10 +215,6 @@ void report_counted__release(struct tdr_report *r);
 /* At __finish, after the totals: the attributed totals of a report without
  * samples, the slots share, and the note. */
 void report_counted__finish(struct tdr_report *r);
-/* Is event e's attributed total clearly short of its counted one (below
- * TDR_REPORT_ATTRIBUTED_MIN of it, by TDR_REPORT_UNATTRIBUTED_MIN_GAP
- * units at least)? */
-bool report_counted__short(const struct tdr_report *r, size_t e);
 /* v in event e's unit for text: "12850", "218.3 ms". Returns the length. */
 size_t report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf, size_t sz);
 

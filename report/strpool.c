@@ -20,7 +20,8 @@
 
 #include "tdrec/tdr_mem.h"
 
-const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err)
+/* Interned copy of the first n bytes of s. */
+static const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err)
 {
 	const char *t;
 
@@ -42,7 +43,8 @@ void strpool__release(struct strpool *p)
 	tdr_intern__fini(&p->in);
 }
 
-int strlist__add(struct strlist *l, const char *s)
+/* Append a copy of s. Returns 0 or -ENOMEM (the list unchanged). */
+static int strlist__add(struct strlist *l, const char *s)
 {
 	char *copy;
 

@@ -260,7 +260,6 @@ struct tdr_stat {
 };
 
 /* stat_loop.c */
-int stat__loop(struct tdr_stat *st);
 /* The total's sums (total_is_threads: the threads' plus the reference
  * clock's), since the start (cur = false) or the last interval mark. */
 void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out);

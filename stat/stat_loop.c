@@ -217,7 +217,7 @@ static int finish(struct sloop *L)
 	return err;
 }
 
-int stat__loop(struct tdr_stat *st)
+static int stat__loop(struct tdr_stat *st)
 {
 	struct sloop L = {.st = st};
 	int err;

@@ -83,7 +83,7 @@ struct ktab_build {
 	uint64_t ref_addr[SYM_KREF_CNT];
 };
 
-void sym_ktab__free(struct sym_ktab *t)
+static void sym_ktab__free(struct sym_ktab *t)
 {
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(t->heap); i++)
 		free(t->heap[i]);

@@ -187,7 +187,6 @@ struct sym_ktab {
 	size_t map_sz;
 };
 
-void sym_ktab__free(struct sym_ktab *t);
 
 /* cachefile.c: files in the cache directory (docs/symbolize.md). */
 /* dir/name suffix in new memory (caller frees), or NULL. */

@@ -25,7 +25,7 @@
  * is inline. A key and its value are separated by ": ". The document ends
  * with a line break when its outermost container closes.
  *
- * Numbers: integers exactly (tdr_json__uint, __int). A double (tdr_json__double)
+ * Numbers: integers exactly (tdr_json__uint, __int). A double (tdr_json__key_double)
  * is written in the one format all documents share: an integral value below
  * 2^53 as an integer ("1000"), any other finite value with the fewest
  * significant digits, from 15 to 17, that read back as the same double
@@ -78,7 +78,6 @@ void tdr_json__key(struct tdr_json *j, const char *key);
 void tdr_json__string(struct tdr_json *j, const char *s);
 void tdr_json__uint(struct tdr_json *j, uint64_t v);
 void tdr_json__int(struct tdr_json *j, int64_t v);
-void tdr_json__double(struct tdr_json *j, double v);
 void tdr_json__bool(struct tdr_json *j, bool v);
 void tdr_json__null(struct tdr_json *j);
 
@@ -90,7 +89,7 @@ void tdr_json__key_double(struct tdr_json *j, const char *key, double v);
 void tdr_json__key_bool(struct tdr_json *j, const char *key, bool v);
 void tdr_json__key_null(struct tdr_json *j, const char *key);
 
-/* The number format of tdr_json__double into buf (at least 32 bytes);
+/* The number format of tdr_json__key_double into buf (at least 32 bytes);
  * "null" when v is not finite. Returns buf. */
 char *tdr_json_format_double(double v, char *buf, size_t sz);
 

@@ -1,8 +1,8 @@
 /*
  * common/include/tdrec/tdr_mem.h - allocation, cleanup and growable arrays.
  *
- * All tdrec allocations go through tdr_malloc/tdr_calloc/tdr_realloc/
- * tdr_strdup so that tests can make the Nth allocation fail
+ * All tdrec allocations go through tdr_malloc/tdr_calloc/tdr_strdup/
+ * tdr_ensure_cap so that tests can make the Nth allocation fail
  * (tdr_mem_fail_after) and check that every error path is clean and leak-free.
  * The wrappers behave exactly like the libc functions otherwise.
  */
@@ -15,7 +15,6 @@
 
 void *tdr_malloc(size_t sz);
 void *tdr_calloc(size_t n, size_t sz);
-void *tdr_realloc(void *p, size_t sz);
 char *tdr_strdup(const char *s);
 /* Copy of the first n bytes of s plus a NUL (s need not be terminated). */
 char *tdr_strndup(const char *s, size_t n);

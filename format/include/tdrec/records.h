@@ -241,7 +241,6 @@ struct tdr_read_layout {
 	uint16_t stride;  /* bytes per group entry { value; [id]; [lost] } */
 };
 
-void tdr_read_layout__init(struct tdr_read_layout *l, uint64_t read_format);
 
 /* Byte offset of the id in a group entry (after its value). */
 #define TDR_READ_ENTRY_ID 8u

@@ -177,8 +177,6 @@ struct tdr_report_symbols {
 	void *ctx;
 };
 
-/* Symbols from a tdr_symbolizer (borrowed; must outlive the __resolve call). */
-void tdr_report_symbols__init(struct tdr_report_symbols *rs, struct tdr_symbolizer *s);
 
 /*
  * Symbolize every unique address added by __add_sample once and fold it into
@@ -254,8 +252,6 @@ const char *tdr_report__event_name(const struct tdr_report *r, size_t idx);
 size_t tdr_report__category_cnt(const struct tdr_report *r);
 const char *tdr_report__category_name(const struct tdr_report *r, size_t idx);
 uint32_t tdr_report__category_level(const struct tdr_report *r, size_t idx);
-const char *tdr_report__plan(const struct tdr_report *r);
-enum tdr_report_by tdr_report__by(const struct tdr_report *r);
 size_t tdr_report__warning_cnt(const struct tdr_report *r);
 const char *tdr_report__warning(const struct tdr_report *r, size_t idx);
 

@@ -184,18 +184,15 @@ int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **
  */
 void tdr_session__prepare_plan(struct tdr_plan *plan, size_t mmap_pages);
 
-/* Enable / disable every group (ioctl on each leader with PERF_IOC_FLAG_GROUP).
+/* Disable every group (ioctl on each leader with PERF_IOC_FLAG_GROUP).
  * Returns: 0 or the first -errno. */
-int tdr_session__enable(struct tdr_session *s);
 int tdr_session__disable(struct tdr_session *s);
 
 /* Data pages per ring actually mapped (0 without rings). */
 size_t tdr_session__mmap_pages(const struct tdr_session *s);
 
-/* Targets (pids) and CPUs of group g. */
-size_t tdr_session__pid_cnt(const struct tdr_session *s);
+/* CPUs of group g. */
 size_t tdr_session__cpu_cnt(const struct tdr_session *s, size_t g);
-int tdr_session__cpu(const struct tdr_session *s, size_t g, size_t cpu_idx);
 
 /* The attr as opened (after the session's own changes) of event e of group g. */
 const struct perf_event_attr *tdr_session__attr(const struct tdr_session *s, size_t g, size_t e);
