@@ -32,8 +32,8 @@ struct strpool {
 };
 
 /* Interned copy of s (NULL for NULL), or NULL with *err = -ENOMEM. */
-const char *strpool__intern(struct strpool *p, const char *s, int *err);
-void strpool__release(struct strpool *p);
+const char *tdr_report_strpool__intern(struct strpool *p, const char *s, int *err);
+void tdr_report_strpool__release(struct strpool *p);
 
 /* A growable list of owned strings (the warnings of a report or a diff). A
  * zeroed struct is empty. */
@@ -43,12 +43,13 @@ struct strlist {
 };
 
 /* Append a formatted line (cut at 1 KiB). Returns 0 or -ENOMEM. */
-int strlist__addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
+int tdr_report_strlist__addf(struct strlist *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int tdr_report_strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 /* Entry idx, or NULL past the end. */
-const char *strlist__at(const struct strlist *l, size_t idx);
-void strlist__release(struct strlist *l);
+const char *tdr_report_strlist__at(const struct strlist *l, size_t idx);
+void tdr_report_strlist__release(struct strlist *l);
 
 /* Is the sample in kernel code (its mode, or a kernel mapping)? */
 static inline bool report_kernel_sample(const struct tdr_sample *s)
@@ -64,7 +65,7 @@ static inline bool report_kernel_sample(const struct tdr_sample *s)
 /* Room for need entries of event_cnt sums each (*cap counts entries); the
  * new sums are zero. Nothing to do when event_cnt is 0. Returns 0 or
  * -ENOMEM. */
-int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need);
+int tdr_report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need);
 
 /* ---- row table (aggregate.c) --------------------------------------------- */
 
@@ -84,8 +85,9 @@ struct rowtab {
 
 /* Row of an interned key, created with zero sums when new. Returns the row
  * index (>= 0) or -ENOMEM. */
-int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row_key *key);
-void rowtab__release(struct rowtab *t);
+int tdr_report_rowtab__find_or_add(struct rowtab *t, size_t event_cnt,
+				   const struct tdr_row_key *key);
+void tdr_report_rowtab__release(struct rowtab *t);
 
 /* ---- address table (collect.c) ------------------------------------------ */
 
@@ -118,7 +120,7 @@ struct addrtab {
 	struct tdr_hmap index;
 };
 
-void addrtab__release(struct addrtab *t);
+void tdr_report_addrtab__release(struct addrtab *t);
 
 /* ---- schema --------------------------------------------------------------- */
 
@@ -202,34 +204,35 @@ struct tdr_report {
 };
 
 /* Value of category c over summed deltas: max(0, num) / den, NAN when den <= 0. */
-double report_category_value(const struct tdr_report *r, const struct rep_category *c,
-			     const uint64_t *sums);
+double tdr_report_category_value(const struct tdr_report *r, const struct rep_category *c,
+				 const uint64_t *sums);
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
-double report_slots(const struct tdr_report *r, const uint64_t *sums);
+double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums);
 
 /* ---- counted totals (counted.c) ------------------------------------------ */
 
 /* Allocate the per-event arrays (tdr_report__new). Returns 0 or -ENOMEM. */
-int report_counted__init(struct tdr_report *r);
-void report_counted__release(struct tdr_report *r);
+int tdr_report_counted__init(struct tdr_report *r);
+void tdr_report_counted__release(struct tdr_report *r);
 /* At __finish, after the totals: the attributed totals of a report without
  * samples, the slots share, and the note. */
-void report_counted__finish(struct tdr_report *r);
+void tdr_report_counted__finish(struct tdr_report *r);
 /* v in event e's unit for text: "12850", "218.3 ms". Returns the length. */
-size_t report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf, size_t sz);
+size_t tdr_report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf,
+			       size_t sz);
 
 /* Base name of a path ("" stays ""). */
-const char *report_basename(const char *path);
+const char *tdr_report_basename(const char *path);
 
 /* ---- rendering helpers (render_util.c) ----------------------------------- */
 
 /* The text table's column label of a software event ("cpu-ms" for
  * "cpu-clock" or perf's "cpu-clock:ppp"), or NULL. --sort takes it too. */
-const char *report_event_short(const char *name);
+const char *tdr_report_event_short(const char *name);
 
 /* Text (report and diff tables). Widths are display columns (code points,
  * tdr_text_cols); control characters print as '?'. */
-/* Where text_put_fit cuts what does not fit. */
+/* Where tdr_report_text_put_fit cuts what does not fit. */
 enum text_cut {
 	CUT_END,    /* "abc..." (header values, notes) */
 	CUT_START,  /* "...xyz" (paths) */
@@ -238,48 +241,48 @@ enum text_cut {
 		     * "(inlined into f)") both tell rows apart */
 };
 /* s in at most w columns, cut as `cut` says. */
-void text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
+void tdr_report_text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
 /* A C++ name for the text tables (cxxname.c): level 0 as it is, 1 without
  * the return type of a template function, 2 also with parameter lists as
  * "(...)", 3 also with template arguments nested in others as "<...>", 4
  * with only the first template argument ("<double, ...>"), 5 with every
  * template argument list as "<...>". */
 #define REPORT_CXX_LEVELS 6
-void report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz);
+void tdr_report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz);
 /* A row's text name in buf: "name", "prefix name" ("file:line name") or
  * "name (inlined into f)", its C++ names shortened level by level until it
  * fits fit columns (or as short as it gets). Returns the columns at its
- * start that a cut keeps whole (see text_put_name). */
-size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
-		     const char *inlined_into);
-/* The columns text_put_name leaves a name of a row with object obj and tag
+ * start that a cut keeps whole (see tdr_report_text_put_name). */
+size_t tdr_report_text_row_name(char *buf, size_t sz, size_t fit, const char *prefix,
+				const char *name, const char *inlined_into);
+/* The columns tdr_report_text_put_name leaves a name of a row with object obj and tag
  * in w columns when both do not fit. */
-size_t text_name_room(size_t w, const char *obj, const char *tag);
+size_t tdr_report_text_name_room(size_t w, const char *obj, const char *tag);
 /* A table's last column in w columns: name, two spaces and obj (between on
  * and off; NULL or "" for none), then tag (NULL for none). When all does
  * not fit, the name is cut first, in the middle, its first keep columns
  * (what tells the row apart: "f" of "f (inlined into g)", "file:line ")
  * kept whole when they leave the end a quarter of the column; the object
  * keeps at least a few columns, so it never silently disappears. */
-void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
-		   const char *tag, const char *on, const char *off);
+void tdr_report_text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
+			      const char *tag, const char *on, const char *off);
 
 /* The list as a JSON array of strings, one per line ("[]" when empty). */
-void json_put_strings(struct tdr_json *j, const struct strlist *l);
+void tdr_report_json_put_strings(struct tdr_json *j, const struct strlist *l);
 
-int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
-int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
-int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int tdr_report_render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int tdr_report_render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int tdr_report_render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
 
 /* Short column label of a category ("retiring" -> "Retire"; unknown names
  * are returned as they are), and its one-character glyph for text bars. */
-const char *report_category_label(const char *name);
-char report_category_glyph(const char *name);
+const char *tdr_report_category_label(const char *name);
+char tdr_report_category_glyph(const char *name);
 /* Duration of the recording: the run end's, else first to last sample.
  * Returns false when unknown. */
-bool report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_samples);
-const char *report_source_name(enum tdr_source_kind k);
+bool tdr_report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_samples);
+const char *tdr_report_source_name(enum tdr_source_kind k);
 /* Describe the run end ("exit 0", "killed by signal 9", ...) into buf. */
-void report_describe_end(const struct tdr_report *r, char *buf, size_t sz);
+void tdr_report_describe_end(const struct tdr_report *r, char *buf, size_t sz);
 
 #endif /* TDREC_REPORT_INT_H */
