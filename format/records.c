@@ -16,6 +16,7 @@
  * layout" (struct perf_event_header).
  */
 #include "tdrec/records.h"
+#include "format_int.h" /* the trailer and KSYMBOL functions only format/ calls */
 
 #include "tdrec/tdr_err.h"
 

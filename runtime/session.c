@@ -20,7 +20,7 @@
  * one); members are opened after their leader and closed before it.
  * See: docs/kernel.md "inherit and PERF_SAMPLE_READ", "Ring buffer"; perf_event_open(2).
  */
-#include "tdrec/runtime.h"
+#include "runtime_int.h"
 
 #include <errno.h>
 #include <string.h>

@@ -367,4 +367,10 @@ void tdr_symbolize_kernel__free(struct sym_kernel *k);
 const char *tdr_symbolize_demangle(struct tdr_symbolizer *s, const char *name);
 void tdr_symbolize_demangle__free(struct tdr_symbolizer *s);
 
+/* ---------------------------------------------------------------------------
+ * Used inside the module and by its tests only (no other module calls these).
+ */
+/* Name of a status, e.g. "changed". */
+const char *tdr_sym_status_name(enum tdr_sym_status st);
+
 #endif /* TDREC_SYMBOLIZE_INT_H */

@@ -139,9 +139,6 @@ int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
  */
 int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
 
-/* Index of the event named name in meta (first match), or -1. */
-int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name);
-
 /*
  * The value of category c for one vector of member deltas (deltas[i] belongs
  * to meta event i; event_cnt entries): max(0, sum(num)) / sum(den), so a
@@ -407,9 +404,6 @@ void tdr_frame_buf__release(struct tdr_frame_buf *buf);
  * tdr_reader__status().
  */
 int tdr_reader__open(const char *path, struct tdr_reader **out);
-
-/* The same from memory (borrowed, must outlive the reader). For fuzzing and tests. */
-int tdr_reader__open_mem(const void *data, size_t sz, struct tdr_reader **out);
 
 const struct tdr_meta *tdr_reader__meta(const struct tdr_reader *r);
 const struct tdr_file_status *tdr_reader__status(const struct tdr_reader *r);

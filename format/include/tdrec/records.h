@@ -202,11 +202,6 @@ struct tdr_sample_id {
 	uint64_t time, id, stream_id;
 };
 
-/* Read the trailer from its first byte p (l->sz bytes readable); sets the
- * fields l has and their TDR_SID_* bits in out->have (others untouched). */
-void tdr_sample_id__read(const struct tdr_sid_layout *l, const uint8_t *p,
-			 struct tdr_sample_id *out);
-
 /*
  * The trailer of the record h whose body proper ends at body_end (a view's
  * tail): read when at least l->sz bytes follow it (records tdrec or perf
@@ -214,11 +209,6 @@ void tdr_sample_id__read(const struct tdr_sid_layout *l, const uint8_t *p,
  */
 bool tdr_sample_id__read_tail(const struct tdr_sid_layout *l, const struct perf_event_header *h,
 			      const uint8_t *body_end, struct tdr_sample_id *out);
-
-/* Write the trailer at p (l->sz bytes) from sid (every field l has, whatever
- * sid->have says; CPU's res word is 0). Returns l->sz. */
-size_t tdr_sample_id__write(const struct tdr_sid_layout *l, uint8_t *p,
-			    const struct tdr_sample_id *sid);
 
 /* ---------------------------------------------------------------------------
  * PERF_RECORD_SAMPLE. The fields up to PERF_SAMPLE_PERIOD are one u64 each,
@@ -240,7 +230,6 @@ struct tdr_read_layout {
 	uint16_t head_sz; /* group: nr and times; non-group: the whole read */
 	uint16_t stride;  /* bytes per group entry { value; [id]; [lost] } */
 };
-
 
 /* Byte offset of the id in a group entry (after its value). */
 #define TDR_READ_ENTRY_ID 8u
@@ -554,7 +543,5 @@ struct tdr_ksymbol_rec {
 	size_t name_len;
 	const uint8_t *tail;
 };
-
-int tdr_ksymbol__parse(const struct perf_event_header *h, struct tdr_ksymbol_rec *k);
 
 #endif /* TDREC_RECORDS_H */

@@ -13,7 +13,7 @@
  *   tdr_sigwatch__open -> __read (repeat) -> __close        signals as an fd
  *   tdr_launch__start -> __go -> __poll / __wait -> __free  the program
  *   tdr_targets__init -> __make -> ... -> __release         what is measured
- *   tdr_session__open -> __enable / __read_group -> __free  the fds
+ *   tdr_session__open -> __read_group -> __disable -> __free  the fds
  *   tdr_ring__mmap -> __add_id -> __read (repeat) -> __release
  * Ownership and threads: single owner objects, used from one thread.
  * See: docs/record.md; docs/kernel.md.
@@ -64,11 +64,6 @@ struct tdr_sigwatch {
 	sigset_t old_mask;
 };
 
-/* Block the signals and open the fd. Call before starting any thread.
- * Returns: 0 or -errno. */
-int tdr_sigwatch__open(struct tdr_sigwatch *sw);
-/* Read one pending signal. Returns 1 with *si set, 0 when none is pending, -errno. */
-int tdr_sigwatch__read(struct tdr_sigwatch *sw, struct signalfd_siginfo *si);
 /* Close the fd and restore the old mask (signals still pending are then
  * delivered as usual). Safe on a zeroed or closed struct with fd = -1. */
 void tdr_sigwatch__close(struct tdr_sigwatch *sw);
@@ -77,15 +72,6 @@ void tdr_sigwatch__close(struct tdr_sigwatch *sw);
  * Launching a program.
  */
 struct tdr_launch;
-
-/*
- * Fork a child that waits on a start pipe, then (after tdr_launch__go)
- * restores child_mask (NULL: empty mask) and execvp()s argv[0]. The child is
- * in tdrec's process group, so the terminal's Ctrl-C reaches it directly.
- * argv is borrowed for the call (the child has its own copy).
- * Returns: 0 or -errno (pipe, fork).
- */
-int tdr_launch__start(char *const argv[], const sigset_t *child_mask, struct tdr_launch **out);
 
 /* The child's pid (perf_event_open's pid for it). */
 pid_t tdr_launch__pid(const struct tdr_launch *l);
@@ -96,13 +82,6 @@ pid_t tdr_launch__pid(const struct tdr_launch *l);
  * missing program; the child has then exited with 127, and been reaped).
  */
 int tdr_launch__go(struct tdr_launch *l);
-
-/* Send sig to the child unless it has been reaped. Returns 0 or -errno. */
-int tdr_launch__signal(struct tdr_launch *l, int sig);
-
-/* Whether the child has moved to a process group of its own (setsid,
- * setpgid): a terminal's signals to tdrec's group then miss it. */
-bool tdr_launch__left_pgrp(const struct tdr_launch *l);
 
 /* Reap the child if it has ended, without waiting. Returns 1 when it has
  * ended (now or before), 0 when it still runs, -errno. */
@@ -194,9 +173,6 @@ size_t tdr_session__mmap_pages(const struct tdr_session *s);
 /* CPUs of group g. */
 size_t tdr_session__cpu_cnt(const struct tdr_session *s, size_t g);
 
-/* The attr as opened (after the session's own changes) of event e of group g. */
-const struct perf_event_attr *tdr_session__attr(const struct tdr_session *s, size_t g, size_t e);
-
 /* One group read (read(2) on the leader, PERF_FORMAT_GROUP). */
 struct tdr_group_read {
 	uint64_t time_enabled, time_running; /* 0 when not in read_format */
@@ -280,16 +256,9 @@ struct tdr_ring {
 	struct tdr_ring_counts cnt;
 };
 
-/* Use memory at base (one page_sz header page, then data_sz bytes, a power
- * of two) as a ring. For tests and benchmarks. */
-void tdr_ring__init_mem(struct tdr_ring *r, void *base, size_t page_sz, uint64_t data_sz);
-
 /* Map 1 + pages pages of fd. Returns 0 or -errno (-EPERM: over the mlock
  * budget). */
 int tdr_ring__mmap(struct tdr_ring *r, int fd, int cpu, size_t pages);
-
-/* Add a sampler id to count samples by (group). Returns 0 or -ENOMEM. */
-int tdr_ring__add_id(struct tdr_ring *r, uint64_t id, uint32_t group);
 
 /*
  * Copy whole records from the ring to dst (at most cap bytes), reassembling
@@ -365,13 +334,9 @@ int tdr_proc__pids(const char *proc_root, pid_t **pids);
  * Returns: 0 or -ENOMEM (facts that cannot be read stay NULL / 0). */
 int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
 
-/* perf_event_paranoid's value, or INT_MIN when it cannot be read. */
-int tdr_machine__paranoid(const char *proc_root);
 /* kernel.perf_event_max_sample_rate (the highest -F the kernel accepts), or
  * INT_MIN when it cannot be read. */
 int tdr_machine__max_sample_rate(const char *proc_root);
-/* kernel.perf_event_mlock_kb, or INT_MIN. */
-int tdr_machine__mlock_kb(const char *proc_root);
 
 /* ---------------------------------------------------------------------------
  * targets.c: what 'record' and 'stat' measure, and the perf_event_open pids
@@ -487,6 +452,5 @@ struct tdr_ladder {
  * Returns: 0, -ENOMEM (not logged), or the error of the last try.
  */
 int tdr_ladder__open(struct tdr_ladder *l);
-
 
 #endif /* TDREC_RUNTIME_H */

@@ -122,9 +122,6 @@ int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 /* Symbolize a kernel address. Returns: 0 or -ENOMEM. */
 int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
 
-/* Name of a status, e.g. "changed". */
-const char *tdr_sym_status_name(enum tdr_sym_status st);
-
 void tdr_symbolizer__free(struct tdr_symbolizer *s);
 
 /*

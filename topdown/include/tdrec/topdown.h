@@ -112,9 +112,6 @@ struct tdr_td_family {
 	const struct tdr_td_formula *formulas; /* own formulas, stored order */
 };
 
-/* All categories, level 1 first. */
-size_t tdr_topdown_category_cnt(void);
-const struct tdr_td_category *tdr_topdown_category_at(size_t idx);
 /* The category with key, or NULL. */
 const struct tdr_td_category *tdr_topdown_category(const char *key);
 /* Its threshold, NAN for NULL, unknown keys and never-bottleneck ones. */
