@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/format.h"
 #include "tdrec/parser.h"
 #include "tdrec/stat.h"
@@ -56,7 +57,7 @@ enum tdr_report_by {
 };
 
 /* "function", "inline", "lines", "dso", "thread", "process". */
-const char *tdr_report_by_name(enum tdr_report_by by);
+TDR_API const char *tdr_report_by_name(enum tdr_report_by by);
 
 enum tdr_sort_key {
 	TDR_SORT_DEFAULT = 0, /* slots share with TopDown, else samples */
@@ -73,8 +74,8 @@ struct tdr_report_sort {
 };
 
 /* The same against a report's own events and categories (after __load). */
-int tdr_report__parse_sort(const struct tdr_report *r, const char *text,
-			   struct tdr_report_sort *out);
+TDR_API int tdr_report__parse_sort(const struct tdr_report *r, const char *text,
+				   struct tdr_report_sort *out);
 
 /* Which samples count. An empty list lets everything through. Lists are borrowed
  * during tdr_report__new only (copied). */
@@ -101,16 +102,16 @@ struct tdr_report_opts {
 };
 
 /* Defaults: by function, no filter, min_share 0, min_samples 30, default sort. */
-void tdr_report_opts__init(struct tdr_report_opts *opts);
+TDR_API void tdr_report_opts__init(struct tdr_report_opts *opts);
 
 /* Re-sort a finished report. Returns 0 or -EINVAL (idx out of range, not finished). */
-int tdr_report__sort(struct tdr_report *r, const struct tdr_report_sort *sort);
+TDR_API int tdr_report__sort(struct tdr_report *r, const struct tdr_report_sort *sort);
 
 /* The schema the report was made with (borrowed). */
-size_t tdr_report__event_cnt(const struct tdr_report *r);
-const char *tdr_report__event_name(const struct tdr_report *r, size_t idx);
-size_t tdr_report__category_cnt(const struct tdr_report *r);
-const char *tdr_report__category_name(const struct tdr_report *r, size_t idx);
+TDR_API size_t tdr_report__event_cnt(const struct tdr_report *r);
+TDR_API const char *tdr_report__event_name(const struct tdr_report *r, size_t idx);
+TDR_API size_t tdr_report__category_cnt(const struct tdr_report *r);
+TDR_API const char *tdr_report__category_name(const struct tdr_report *r, size_t idx);
 
 enum tdr_report_format {
 	TDR_FMT_TEXT = 0,
@@ -131,9 +132,10 @@ struct tdr_render_opts {
 #define TDR_RENDER_WIDTH_MAX 4096
 
 /* Write a finished report to out. Returns: 0, -EINVAL (not finished), -EIO. */
-int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+TDR_API int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o,
+			       FILE *out);
 
-void tdr_report__free(struct tdr_report *r);
+TDR_API void tdr_report__free(struct tdr_report *r);
 
 /* ---------------------------------------------------------------------------
  * Whole files.
@@ -155,8 +157,8 @@ struct tdr_report_load_opts {
  * add the warnings and finish. Returns: 0 or the parser's / symbolizer's
  * error (-errno, -TDR_E_*); *out is set only on success.
  */
-int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
-		     const struct tdr_report_load_opts *lopts, struct tdr_report **out);
+TDR_API int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
+			     const struct tdr_report_load_opts *lopts, struct tdr_report **out);
 
 /* ---------------------------------------------------------------------------
  * Diff: two finished reports by function, matched by (object basename,
@@ -170,13 +172,14 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
  * call; file names are copied for the summary line (may be NULL).
  * Returns: 0, -ENOMEM, -EINVAL (unfinished reports or different modes).
  */
-int tdr_diff__new(const struct tdr_report *old, const char *old_file, const struct tdr_report *new,
-		  const char *new_file, struct tdr_diff **out);
+TDR_API int tdr_diff__new(const struct tdr_report *old, const char *old_file,
+			  const struct tdr_report *new, const char *new_file,
+			  struct tdr_diff **out);
 
 /* Text or JSON (CSV is -EINVAL). Returns 0, -EINVAL or -EIO. */
-int tdr_diff__render(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *out);
+TDR_API int tdr_diff__render(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *out);
 
-void tdr_diff__free(struct tdr_diff *d);
+TDR_API void tdr_diff__free(struct tdr_diff *d);
 
 /* ---------------------------------------------------------------------------
  * What a recording holds ('tdrec info').
@@ -195,7 +198,7 @@ struct tdr_info_opts {
  * its end. Write errors are left in out (ferror) for the caller.
  * Returns: 0, -EINVAL (fmt), -ENOMEM, or the error of tdr_parser__run.
  */
-int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *out);
+TDR_API int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *out);
 
 /* ---------------------------------------------------------------------------
  * The output of 'tdrec stat' (render_stat*.c), from the read-only view of a
@@ -212,13 +215,14 @@ struct tdr_stat_out {
 	int write_err; /* -errno of the first failed write (not logged), else 0 */
 };
 
-void tdr_stat_out__init(struct tdr_stat_out *o, FILE *f, enum tdr_report_format fmt);
+TDR_API void tdr_stat_out__init(struct tdr_stat_out *o, FILE *f, enum tdr_report_format fmt);
 /*
  * A tdr_stat_interval_fn (arg is the struct tdr_stat_out): text and CSV
  * write the row at once (the header first) and flush; JSON keeps it.
  * Returns 0 or -ENOMEM; a failed write only sets write_err.
  */
-int tdr_stat_out__interval(void *arg, const struct tdr_stat *st, const struct tdr_stat_row *row);
+TDR_API int tdr_stat_out__interval(void *arg, const struct tdr_stat *st,
+				   const struct tdr_stat_row *row);
 /*
  * Write the whole run: the total (slots and the TopDown breakdown with the
  * main bottleneck marked, or the software counts and why TopDown is not
@@ -227,8 +231,8 @@ int tdr_stat_out__interval(void *arg, const struct tdr_stat *st, const struct td
  * error (-errno, also in write_err; not logged: the caller knows the
  * stream's name).
  */
-int tdr_stat_out__render(struct tdr_stat_out *o, const struct tdr_stat *st);
+TDR_API int tdr_stat_out__render(struct tdr_stat_out *o, const struct tdr_stat *st);
 /* Free the kept rows. */
-void tdr_stat_out__clear(struct tdr_stat_out *o);
+TDR_API void tdr_stat_out__clear(struct tdr_stat_out *o);
 
 #endif /* TDREC_REPORT_H */
