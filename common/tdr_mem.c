@@ -35,7 +35,7 @@ void *tdr_calloc(size_t n, size_t sz)
 	return alloc_allowed() ? calloc(n, sz) : NULL;
 }
 
-void *tdr_realloc(void *p, size_t sz)
+static void *mem_realloc(void *p, size_t sz)
 {
 	return alloc_allowed() ? realloc(p, sz) : NULL;
 }
@@ -72,7 +72,7 @@ int tdr_ensure_cap(void *p, size_t *cap, size_t elem_sz, size_t need)
 	}
 	if (elem_sz && new_cap > SIZE_MAX / elem_sz)
 		return -EOVERFLOW;
-	n = tdr_realloc(*data, new_cap * elem_sz);
+	n = mem_realloc(*data, new_cap * elem_sz);
 	if (!n)
 		return -ENOMEM;
 	*data = n;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "tdrec/format.h"
+#include "tdrec/records.h"
 #include "tdrec/tdr_log.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -334,5 +335,28 @@ static inline uint64_t tdr_cols__max_comp(uint64_t raw_sz)
 {
 	return raw_sz + raw_sz / 4 + 16384;
 }
+
+/* ---------------------------------------------------------------------------
+ * Used inside the module and by its tests only (no other module calls these).
+ */
+/* Read the trailer from its first byte p (l->sz bytes readable); sets the
+ * fields l has and their TDR_SID_* bits in out->have (others untouched). */
+void tdr_sample_id__read(const struct tdr_sid_layout *l, const uint8_t *p,
+			 struct tdr_sample_id *out);
+
+/* Write the trailer at p (l->sz bytes) from sid (every field l has, whatever
+ * sid->have says; CPU's res word is 0). Returns l->sz. */
+size_t tdr_sample_id__write(const struct tdr_sid_layout *l, uint8_t *p,
+			    const struct tdr_sample_id *sid);
+
+/* PERF_RECORD_KSYMBOL's body into k (layout in tdrec/records.h). */
+int tdr_ksymbol__parse(const struct perf_event_header *h, struct tdr_ksymbol_rec *k);
+
+/* Index of the event named name in meta (first match), or -1. */
+int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name);
+
+/* tdr_reader__open on a file held in memory (borrowed, must outlive the
+ * reader). For fuzzing and tests. */
+int tdr_reader__open_mem(const void *data, size_t sz, struct tdr_reader **out);
 
 #endif /* TDREC_FORMAT_INT_H */

@@ -11,7 +11,7 @@
  * struct it is given.
  * See: docs/format.md section 5 (metadata); docs/plans.md "The TopDown table".
  */
-#include "tdrec/format.h"
+#include "format_int.h"
 
 #include <errno.h>
 #include <string.h>

@@ -16,6 +16,7 @@
  * layout" (struct perf_event_header).
  */
 #include "tdrec/records.h"
+#include "format_int.h" /* the trailer and KSYMBOL functions only format/ calls */
 
 #include "tdrec/tdr_err.h"
 
@@ -92,7 +93,7 @@ void tdr_sid_layout__init(struct tdr_sid_layout *l, uint64_t sample_type)
 	l->sz = (uint16_t)off;
 }
 
-void tdr_read_layout__init(struct tdr_read_layout *l, uint64_t rf)
+static void read_layout_init(struct tdr_read_layout *l, uint64_t rf)
 {
 	l->group = rf & PERF_FORMAT_GROUP;
 	l->has_id = rf & PERF_FORMAT_ID;
@@ -122,7 +123,7 @@ void tdr_sample_layout__init(struct tdr_sample_layout *l, uint64_t st, uint64_t 
 	l->period = take_field(st, PERF_SAMPLE_PERIOD, &off);
 	/* perf's __perf_evsel__calc_id_pos: IDENTIFIER first, else ID. */
 	l->event_id = l->identifier >= 0 ? l->identifier : l->id;
-	tdr_read_layout__init(&l->rd, rf);
+	read_layout_init(&l->rd, rf);
 	l->read = -1;
 	if (st & PERF_SAMPLE_READ) {
 		l->read = (int16_t)off;

@@ -8,10 +8,10 @@
  * ip -> mapping with a last-hit cache and a binary search. Kernel IPs go to
  * the kernel's mappings (pid -1 records) or the shared "[kernel.kallsyms]"
  * pseudo mapping with map offset = ip.
- * Objects and lifecycle: struct maps inside the parser; maps_init ->
- * maps_mmap/fork/exec/exit/find (repeat) -> maps_fini.
+ * Objects and lifecycle: struct maps inside the parser; tdr_parser_maps_init ->
+ * tdr_parser_maps_mmap/fork/exec/exit/find (repeat) -> tdr_parser_maps_fini.
  * Ownership: mapping objects and path strings live in arenas until
- * maps_fini, so samples may keep pointers to them; a mapping is never changed
+ * tdr_parser_maps_fini, so samples may keep pointers to them; a mapping is never changed
  * once published except for a build-id learned later. An mmap over part of
  * an existing mapping splits it into new objects.
  * See: docs/parser.md "Address spaces".
@@ -29,7 +29,7 @@
 /* ---------------------------------------------------------------------------
  * Setup.
  */
-int maps_init(struct maps *m)
+int tdr_parser_maps_init(struct maps *m)
 {
 	const char *k;
 
@@ -52,7 +52,7 @@ static void space_free(struct space *s)
 	s->last = 0;
 }
 
-void maps_fini(struct maps *m)
+void tdr_parser_maps_fini(struct maps *m)
 {
 	size_t i;
 
@@ -72,7 +72,7 @@ void maps_fini(struct maps *m)
 	memset(m, 0, sizeof(*m));
 }
 
-enum tdr_map_kind maps_classify(const char *path, bool kernel)
+static enum tdr_map_kind maps_classify(const char *path, bool kernel)
 {
 	if (kernel)
 		return TDR_MAP_KERNEL;
@@ -249,7 +249,7 @@ static void apply_known_build_id(struct maps *m, struct tdr_mapping *mp)
 	}
 }
 
-int maps_mmap(struct maps *m, const struct dec_rec *r)
+int tdr_parser_maps_mmap(struct maps *m, const struct dec_rec *r)
 {
 	bool kernel = r->mmap.pid == UINT32_MAX ||
 		      (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
@@ -285,7 +285,7 @@ int maps_mmap(struct maps *m, const struct dec_rec *r)
 	return space_insert(m, s, mp);
 }
 
-int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid)
+int tdr_parser_maps_fork(struct maps *m, uint32_t pid, uint32_t ppid)
 {
 	struct space *parent, *child;
 
@@ -306,7 +306,7 @@ int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid)
 	return 0;
 }
 
-void maps_exec(struct maps *m, uint32_t pid)
+void tdr_parser_maps_exec(struct maps *m, uint32_t pid)
 {
 	struct space *s = space_get(m, pid, false);
 
@@ -316,7 +316,7 @@ void maps_exec(struct maps *m, uint32_t pid)
 	}
 }
 
-void maps_exit(struct maps *m, uint32_t pid)
+void tdr_parser_maps_exit(struct maps *m, uint32_t pid)
 {
 	struct space *s = space_get(m, pid, false);
 
@@ -325,8 +325,8 @@ void maps_exit(struct maps *m, uint32_t pid)
 		space_free(s);
 }
 
-const struct tdr_mapping *maps_find(struct maps *m, uint32_t pid, uint64_t ip,
-				    enum tdr_cpumode mode)
+const struct tdr_mapping *tdr_parser_maps_find(struct maps *m, uint32_t pid, uint64_t ip,
+					       enum tdr_cpumode mode)
 {
 	const struct tdr_mapping *mp;
 	struct space *s;
@@ -375,13 +375,13 @@ static int add_build_id(struct maps *m, const char *path, size_t len, const stru
 	return 0;
 }
 
-int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz)
+int tdr_parser_maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz)
 {
 	return add_build_id(m, path, strlen(path), NULL, id, sz);
 }
 
-int maps_set_file_build_id(struct maps *m, const char *path, size_t len, uint32_t maj, uint32_t min,
-			   uint64_t ino, const uint8_t *id, size_t sz)
+int tdr_parser_maps_set_file_build_id(struct maps *m, const char *path, size_t len, uint32_t maj,
+				      uint32_t min, uint64_t ino, const uint8_t *id, size_t sz)
 {
 	const struct build_id dev = {.maj = maj, .min = min, .ino = ino};
 

@@ -4,13 +4,13 @@
  * Responsibility: own the decoder, streams, address spaces and thread names
  * for one recording, and turn each fed record into state changes or, for a
  * SAMPLE, an attributed tdr_sample handed to the caller's callback. Reading
- * files (.tdr in run.c, perf.data in perfdata.c) ends up in parser_feed.
+ * files (.tdr in run.c, perf.data in perfdata.c) ends up in tdr_parser__feed.
  * Objects and lifecycle: tdr_parser__new(meta) -> __feed (repeat) -> __free;
  * the file sources (tdr_parser__open/__run) live in run.c so that a program
  * using only __new/__feed does not pull the file reader in.
  * Ownership and threads: one parser per thread; no locking. A sample's deltas
  * and comm are valid during the callback, its mapping until __free.
- * Hot path: parser_feed allocates only when a new stream, thread or mapping
+ * Hot path: tdr_parser__feed allocates only when a new stream, thread or mapping
  * appears; per-record problems are counted in stats, never logged per record.
  * See: parser/include/tdrec/parser.h; docs/parser.md.
  */
@@ -67,7 +67,7 @@ static int on_comm(struct tdr_parser *p, const struct dec_rec *r)
 	}
 	/* exec: the old image's mappings are gone; the new ones follow. */
 	if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
-		maps_exec(&p->maps, r->comm.pid);
+		tdr_parser_maps_exec(&p->maps, r->comm.pid);
 	return 0;
 }
 
@@ -81,7 +81,7 @@ static int on_fork(struct tdr_parser *p, const struct dec_rec *r)
 		return -ENOMEM;
 	t->pid = r->task.pid;
 	t->comm = comm;
-	return maps_fork(&p->maps, r->task.pid, r->task.ppid);
+	return tdr_parser_maps_fork(&p->maps, r->task.pid, r->task.ppid);
 }
 
 /* ---------------------------------------------------------------------------
@@ -114,8 +114,8 @@ static int apply_dso_table(struct tdr_parser *p)
 		if (e.status != TDR_DSO_BUILD_ID)
 			continue;
 		st->dso_build_ids++;
-		err = maps_set_file_build_id(&p->maps, e.path, e.path_len, e.maj, e.min, e.ino,
-					     e.build_id, e.build_id_sz);
+		err = tdr_parser_maps_set_file_build_id(&p->maps, e.path, e.path_len, e.maj, e.min,
+							e.ino, e.build_id, e.build_id_sz);
 		if (err)
 			return err; /* -ENOMEM */
 	}
@@ -133,7 +133,7 @@ static int apply_dso_table(struct tdr_parser *p)
 	return 0;
 }
 
-int parser_setup(struct tdr_parser *p)
+int tdr_parser_setup(struct tdr_parser *p)
 {
 	size_t i, j, max_gsz = 1;
 	int err;
@@ -168,7 +168,7 @@ int parser_setup(struct tdr_parser *p)
 				return err;
 		}
 	}
-	err = maps_init(&p->maps);
+	err = tdr_parser_maps_init(&p->maps);
 	if (!err && p->reader)
 		err = apply_dso_table(p);
 	return err;
@@ -184,7 +184,7 @@ int tdr_parser__new(const struct tdr_meta *meta, struct tdr_parser **out)
 	p->source = TDR_SOURCE_DIRECT;
 	err = tdr_meta__copy(&p->meta, meta);
 	if (!err)
-		err = parser_setup(p);
+		err = tdr_parser_setup(p);
 	if (err) {
 		tdr_parser__free(p);
 		return err;
@@ -200,8 +200,8 @@ void tdr_parser__free(struct tdr_parser *p)
 	if (p->source_fini)
 		p->source_fini(p);
 	tdr_decoder__fini(&p->dec);
-	streams_fini(&p->streams);
-	maps_fini(&p->maps);
+	tdr_parser_streams_fini(&p->streams);
+	tdr_parser_maps_fini(&p->maps);
 	zfree(&p->threads.t);
 	tdr_u64map__fini(&p->threads.idx);
 	tdr_u64map__fini(&p->id_everywhere);
@@ -227,7 +227,7 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	p->stats.samples++;
 	if (r->ev < 0 || r->unknown_id)
 		return 0; /* counted in unknown_ids */
-	ret = streams_sample(p, ring, r, &first);
+	ret = tdr_parser_streams_sample(p, ring, r, &first);
 	if (ret <= 0)
 		return ret;
 
@@ -241,7 +241,7 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	s.cpumode = mode <= PERF_RECORD_MISC_GUEST_USER ? (enum tdr_cpumode)mode
 							: TDR_MODE_UNKNOWN;
 	if (r->sample.has_ip) {
-		s.map = maps_find(&p->maps, s.pid, s.ip, s.cpumode);
+		s.map = tdr_parser_maps_find(&p->maps, s.pid, s.ip, s.cpumode);
 		if (s.map)
 			s.map_off = s.ip - s.map->start + s.map->pgoff;
 		else if (s.cpumode == TDR_MODE_USER)
@@ -257,8 +257,8 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	return cb ? cb(&s, ctx) : 0;
 }
 
-int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
-		tdr_sample_fn cb, void *ctx)
+int tdr_parser__feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
+		     tdr_sample_fn cb, void *ctx)
 {
 	struct dec_rec r;
 	uint32_t x;
@@ -288,7 +288,7 @@ int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_hea
 		return on_sample(p, ring, &r, cb, ctx);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		return maps_mmap(&p->maps, &r);
+		return tdr_parser_maps_mmap(&p->maps, &r);
 	case PERF_RECORD_COMM:
 		return on_comm(p, &r);
 	case PERF_RECORD_FORK:
@@ -296,12 +296,12 @@ int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_hea
 	case PERF_RECORD_EXIT:
 		/* The process is gone when its main thread exits. */
 		if (r.task.pid == r.task.tid)
-			maps_exit(&p->maps, r.task.pid);
+			tdr_parser_maps_exit(&p->maps, r.task.pid);
 		return 0;
 	case PERF_RECORD_LOST:
 		p->stats.lost_records++;
 		p->stats.lost_samples += r.lost.lost;
-		return streams_lost(&p->streams, ring);
+		return tdr_parser_streams_lost(&p->streams, ring);
 	case PERF_RECORD_LOST_SAMPLES:
 		p->stats.lost_samples_pmu += r.lost_samples.lost;
 		return 0;
@@ -315,17 +315,11 @@ int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_hea
 			x = (r.sid.have & DEC_HAVE_CPU) ? r.sid.cpu : ring;
 		else
 			x = (r.sid.have & DEC_HAVE_TID) ? r.sid.tid : UINT32_MAX;
-		streams_throttle(&p->streams, r.throttle.id, x);
+		tdr_parser_streams_throttle(&p->streams, r.throttle.id, x);
 		return 0;
 	default:
 		return 0;
 	}
-}
-
-int tdr_parser__feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
-		     tdr_sample_fn cb, void *ctx)
-{
-	return parser_feed(p, ring, hdr, cb, ctx);
 }
 
 /* ---------------------------------------------------------------------------

@@ -148,7 +148,7 @@ struct stream {
 	uint32_t pending; /* bit per enum tdr_rebase_reason, applied at the next sample */
 	/* The cached entry ids cover every member, entry j being group slot j
 	 * (the kernel's order): a sample whose ids all match the cache takes
-	 * the short way in streams_sample. */
+	 * the short way in tdr_parser_streams_sample. */
 	bool in_order;
 	uint64_t lost_seq; /* parser lost sequence at the previous sample */
 	uint64_t time_enabled, time_running;
@@ -171,17 +171,18 @@ struct stream_tab {
 
 struct tdr_parser; /* forward */
 
-void streams_fini(struct stream_tab *t);
+void tdr_parser_streams_fini(struct stream_tab *t);
 /* A LOST record on ring (TDR_RING_SYNTHETIC when unknown). Returns 0 or -ENOMEM. */
-int streams_lost(struct stream_tab *t, uint32_t ring);
+int tdr_parser_streams_lost(struct stream_tab *t, uint32_t ring);
 /* THROTTLE/UNTHROTTLE for sampler id; x is the tid/cpu, UINT32_MAX when unknown. */
-void streams_throttle(struct stream_tab *t, uint64_t id, uint32_t x);
+void tdr_parser_streams_throttle(struct stream_tab *t, uint64_t id, uint32_t x);
 /*
  * Compute the deltas of one decoded sample into p->deltas. Returns 1 when
  * the sample is to be delivered, 0 when it re-based its stream or carried no
  * values, -ENOMEM.
  */
-int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, bool *first);
+int tdr_parser_streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
+			      bool *first);
 
 /* ---------------------------------------------------------------------------
  * Strings and address spaces (maps.c).
@@ -218,23 +219,22 @@ struct maps {
 	size_t bid_cnt, bid_cap;
 };
 
-int maps_init(struct maps *m);
-void maps_fini(struct maps *m);
-int maps_mmap(struct maps *m, const struct dec_rec *r);
-int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid);
-void maps_exec(struct maps *m, uint32_t pid);
-void maps_exit(struct maps *m, uint32_t pid);
+int tdr_parser_maps_init(struct maps *m);
+void tdr_parser_maps_fini(struct maps *m);
+int tdr_parser_maps_mmap(struct maps *m, const struct dec_rec *r);
+int tdr_parser_maps_fork(struct maps *m, uint32_t pid, uint32_t ppid);
+void tdr_parser_maps_exec(struct maps *m, uint32_t pid);
+void tdr_parser_maps_exit(struct maps *m, uint32_t pid);
 /* Find the mapping of ip for pid; NULL when none. */
-const struct tdr_mapping *maps_find(struct maps *m, uint32_t pid, uint64_t ip,
-				    enum tdr_cpumode mode);
+const struct tdr_mapping *tdr_parser_maps_find(struct maps *m, uint32_t pid, uint64_t ip,
+					       enum tdr_cpumode mode);
 /* Attach a build-id to every mapping of path (perf.data's BUILD_ID feature).
  * Mappings created later with that path get it too. Returns 0 or -ENOMEM. */
-int maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz);
+int tdr_parser_maps_set_build_id(struct maps *m, const char *path, const uint8_t *id, size_t sz);
 /* The same for the mappings of path (len bytes) whose MMAP2 records had
  * this device and inode (the .tdr DSO table). */
-int maps_set_file_build_id(struct maps *m, const char *path, size_t len, uint32_t maj,
-			   uint32_t min, uint64_t ino, const uint8_t *id, size_t sz);
-enum tdr_map_kind maps_classify(const char *path, bool kernel);
+int tdr_parser_maps_set_file_build_id(struct maps *m, const char *path, size_t len, uint32_t maj,
+				      uint32_t min, uint64_t ino, const uint8_t *id, size_t sz);
 
 /* ---------------------------------------------------------------------------
  * Threads (comm per tid).
@@ -280,20 +280,18 @@ struct tdr_parser {
 };
 
 /* Set up everything that depends on p->meta (decoder, scratch). */
-int parser_setup(struct tdr_parser *p);
-/* Feed with a thread table / maps update; shared by __feed and the file paths. */
-int parser_feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
-		tdr_sample_fn cb, void *ctx);
+int tdr_parser_setup(struct tdr_parser *p);
 /* Frames loaded on a helper thread (preload.c): one slot per ring, at most
  * one job in flight per slot; __wait returns tdr_reader__load_frame's result. */
 struct preload;
-int preload__new(const struct tdr_reader *r, size_t slot_cnt, struct preload **out);
-void preload__submit(struct preload *pl, size_t slot, size_t frame, struct tdr_frame_buf *buf);
-int preload__wait(struct preload *pl, size_t slot);
-void preload__free(struct preload *pl);
+int tdr_parser_preload__new(const struct tdr_reader *r, size_t slot_cnt, struct preload **out);
+void tdr_parser_preload__submit(struct preload *pl, size_t slot, size_t frame,
+				struct tdr_frame_buf *buf);
+int tdr_parser_preload__wait(struct preload *pl, size_t slot);
+void tdr_parser_preload__free(struct preload *pl);
 
 /* perf.data files (perfdata.c): open fills p->meta and p->pd, sets up the
- * parser and its source_fini; perfdata_read_data (perfdata_int.h) feeds. */
-int perfdata_open(struct tdr_parser *p, const char *path);
+ * parser and its source_fini; tdr_parser_perfdata_read_data (perfdata_int.h) feeds. */
+int tdr_parser_perfdata_open(struct tdr_parser *p, const char *path);
 
 #endif /* TDREC_PARSER_INT_H */

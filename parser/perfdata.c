@@ -10,7 +10,7 @@
  * the attrs' sample periods, TopDown categories by event name. The data
  * section is read by perfdata_read.c. Pipe-mode files and the other byte
  * order are refused with a clear error.
- * Objects and lifecycle: perfdata_open (from tdr_parser__open) -> run ->
+ * Objects and lifecycle: tdr_parser_perfdata_open (from tdr_parser__open) -> run ->
  * perfdata_fini (the parser's source_fini).
  * Ownership: the file stays mapped read-only until the parser is freed.
  * Every offset and size read from the file is checked against the mapping.
@@ -526,7 +526,7 @@ static int apply_build_ids(struct tdr_parser *p, struct perfdata *pd)
 		if (misc & (1u << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
 			idsz = b[pos + 12 + 20] <= 20 ? b[pos + 12 + 20] : 20;
 		if (memchr(name, '\0', sz - 36u)) {
-			err = maps_set_build_id(&p->maps, name, b + pos + 12, idsz);
+			err = tdr_parser_maps_set_build_id(&p->maps, name, b + pos + 12, idsz);
 			if (err)
 				return err;
 		}
@@ -541,7 +541,7 @@ static void perfdata_fini(struct tdr_parser *p)
 
 	if (!pd)
 		return;
-	perfdata_read_fini(pd);
+	tdr_parser_perfdata_read_fini(pd);
 	if (pd->map)
 		munmap((void *)pd->map, pd->sz);
 	zclose(pd->fd);
@@ -552,7 +552,7 @@ static void perfdata_fini(struct tdr_parser *p)
 
 static int parse_file(struct tdr_parser *p, const char *name);
 
-int perfdata_open(struct tdr_parser *p, const char *path)
+int tdr_parser_perfdata_open(struct tdr_parser *p, const char *path)
 {
 	struct perfdata *pd = tdr_calloc(1, sizeof(*pd));
 	const uint8_t *h;
@@ -648,7 +648,7 @@ static int parse_file(struct tdr_parser *p, const char *name)
 	pd->status.has_trailer = !pd->status.truncated;
 	err = finish_meta(pd, &p->meta, have_groups);
 	if (!err)
-		err = parser_setup(p);
+		err = tdr_parser_setup(p);
 	if (err)
 		return err;
 	/* Without per-id CPU information, running < enabled cannot be told from a

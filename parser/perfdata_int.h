@@ -2,7 +2,7 @@
  * parser/perfdata_int.h - private state of the perf.data importer.
  *
  * Responsibility: what perfdata.c (header, attrs, feature sections -> meta)
- * and perfdata_read.c (data section, zstd, rounds -> parser_feed) share.
+ * and perfdata_read.c (data section, zstd, rounds -> tdr_parser__feed) share.
  * See: docs/kernel.md "perf.data files"; tools/perf/Documentation/perf.data-file-format.txt.
  */
 #ifndef TDREC_PERFDATA_INT_H
@@ -91,10 +91,10 @@ struct perfdata {
 };
 
 /* perfdata_read.c */
-int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
+int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
 /* Sort ents[0..n) by (time, seq) using tmp (n entries) as scratch; returns
  * the sorted array, ents or tmp. */
-struct pd_ent *perfdata_sort_ents(struct pd_ent *ents, struct pd_ent *tmp, size_t n);
-void perfdata_read_fini(struct perfdata *pd);
+struct pd_ent *tdr_parser_perfdata_sort_ents(struct pd_ent *ents, struct pd_ent *tmp, size_t n);
+void tdr_parser_perfdata_read_fini(struct perfdata *pd);
 
 #endif /* TDREC_PERFDATA_INT_H */

@@ -10,7 +10,7 @@
  * and, because perf writes the per-CPU buffers one after the other, sort the
  * kernel records of each round by time (stable) before feeding them to the
  * parser, as perf report does.
- * Objects and lifecycle: state in struct perfdata; perfdata_read_fini frees it.
+ * Objects and lifecycle: state in struct perfdata; tdr_parser_perfdata_read_fini frees it.
  * Ownership: records of the mapped data section at 8-byte aligned offsets
  * with sizes that are multiples of 8 are fed in place; the others (and all
  * decompressed ones) are copied into an 8-byte aligned round buffer, so a
@@ -38,7 +38,7 @@
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
 
-void perfdata_read_fini(struct perfdata *pd)
+void tdr_parser_perfdata_read_fini(struct perfdata *pd)
 {
 	if (pd->zds)
 		ZSTD_freeDStream(pd->zds);
@@ -77,7 +77,7 @@ static void merge_runs(const struct pd_ent *a, size_t n, const struct pd_ent *b,
  * this is one pass to find the runs and log2(runs) passes to merge them.
  * Returns the sorted array: ents or tmp.
  */
-struct pd_ent *perfdata_sort_ents(struct pd_ent *ents, struct pd_ent *tmp, size_t n)
+struct pd_ent *tdr_parser_perfdata_sort_ents(struct pd_ent *ents, struct pd_ent *tmp, size_t n)
 {
 	struct pd_ent *src = ents, *dst = tmp, *t;
 
@@ -131,10 +131,10 @@ static int flush_round(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 		err = tdr_ensure_cap(&pd->tmp, &pd->tmp_cap, sizeof(*pd->tmp), pd->ent_cnt);
 		if (err)
 			return err;
-		ents = perfdata_sort_ents(pd->ents, pd->tmp, pd->ent_cnt);
+		ents = tdr_parser_perfdata_sort_ents(pd->ents, pd->tmp, pd->ent_cnt);
 	}
 	for (i = 0; i < pd->ent_cnt && !err; i++)
-		err = parser_feed(p, TDR_RING_SYNTHETIC, ent_rec(pd, &ents[i]), cb, ctx);
+		err = tdr_parser__feed(p, TDR_RING_SYNTHETIC, ent_rec(pd, &ents[i]), cb, ctx);
 	pd->ent_cnt = 0;
 	pd->round_sz = 0;
 	pd->round_held = 0;
@@ -306,7 +306,7 @@ static void release_read(struct perfdata *pd, uint64_t pos)
 	pd->released = hi - (uintptr_t)pd->map;
 }
 
-int perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
+int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 {
 	struct perfdata *pd = p->pd;
 	const uint8_t *base = pd->map + pd->data_off;

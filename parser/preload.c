@@ -7,7 +7,7 @@
  * or more CPUs loading overlaps parsing. Each ring has one slot: at most one
  * job in flight, into the ring's spare buffer. Jobs run in the order they
  * were submitted.
- * Objects and lifecycle: preload__new -> (__submit -> __wait) per frame ->
+ * Objects and lifecycle: tdr_parser_preload__new -> (__submit -> __wait) per frame ->
  * __free (waits for a running job, then joins the thread).
  * Ownership and threads: the parser's thread submits and waits; the helper
  * only loads into the buffer it was given, which the parser does not touch
@@ -76,7 +76,7 @@ static void *preload_main(void *arg)
 	return NULL;
 }
 
-int preload__new(const struct tdr_reader *r, size_t slot_cnt, struct preload **out)
+int tdr_parser_preload__new(const struct tdr_reader *r, size_t slot_cnt, struct preload **out)
 {
 	struct preload *pl;
 	int err;
@@ -94,12 +94,12 @@ int preload__new(const struct tdr_reader *r, size_t slot_cnt, struct preload **o
 	pthread_cond_init(&pl->work, NULL);
 	pthread_cond_init(&pl->done, NULL);
 	if (!pl->slots || !pl->queue) {
-		preload__free(pl);
+		tdr_parser_preload__free(pl);
 		return -ENOMEM;
 	}
 	err = -pthread_create(&pl->thread, NULL, preload_main, pl);
 	if (err) {
-		preload__free(pl);
+		tdr_parser_preload__free(pl);
 		return err;
 	}
 	pl->started = true;
@@ -107,7 +107,8 @@ int preload__new(const struct tdr_reader *r, size_t slot_cnt, struct preload **o
 	return 0;
 }
 
-void preload__submit(struct preload *pl, size_t slot, size_t frame, struct tdr_frame_buf *buf)
+void tdr_parser_preload__submit(struct preload *pl, size_t slot, size_t frame,
+				struct tdr_frame_buf *buf)
 {
 	struct preload_slot *s = &pl->slots[slot];
 
@@ -122,7 +123,7 @@ void preload__submit(struct preload *pl, size_t slot, size_t frame, struct tdr_f
 	pthread_mutex_unlock(&pl->mu);
 }
 
-int preload__wait(struct preload *pl, size_t slot)
+int tdr_parser_preload__wait(struct preload *pl, size_t slot)
 {
 	struct preload_slot *s = &pl->slots[slot];
 	int err;
@@ -136,7 +137,7 @@ int preload__wait(struct preload *pl, size_t slot)
 	return err;
 }
 
-void preload__free(struct preload *pl)
+void tdr_parser_preload__free(struct preload *pl)
 {
 	if (!pl)
 		return;

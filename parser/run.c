@@ -90,7 +90,7 @@ int tdr_parser__open(const char *path, struct tdr_parser **out)
 	if (!p)
 		return -ENOMEM;
 	if (n == 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8))) {
-		err = perfdata_open(p, path);
+		err = tdr_parser_perfdata_open(p, path);
 	} else {
 		p->source = TDR_SOURCE_TDR;
 		p->source_fini = tdr_source_fini;
@@ -98,7 +98,7 @@ int tdr_parser__open(const char *path, struct tdr_parser **out)
 		if (!err)
 			err = tdr_meta__copy(&p->meta, tdr_reader__meta(p->reader));
 		if (!err)
-			err = parser_setup(p);
+			err = tdr_parser_setup(p);
 	}
 	if (err) {
 		tdr_parser__free(p);
@@ -150,14 +150,16 @@ static int ring_load_next(struct merge *m, size_t i, const struct tdr_reader *re
 		return tdr_reader__load_frame(reader, rc->frames[rc->next_frame++], &rc->bufs[0]);
 	}
 	if (!rc->pending)
-		preload__submit(m->pl, i, rc->frames[rc->next_frame], &rc->bufs[rc->cur ^ 1]);
-	err = preload__wait(m->pl, i);
+		tdr_parser_preload__submit(m->pl, i, rc->frames[rc->next_frame],
+					   &rc->bufs[rc->cur ^ 1]);
+	err = tdr_parser_preload__wait(m->pl, i);
 	rc->pending = false;
 	rc->next_frame++;
 	rc->cur ^= 1;
 	/* The buffer of the frame just finished is free: load ahead into it. */
 	if (rc->next_frame < rc->frame_cnt) {
-		preload__submit(m->pl, i, rc->frames[rc->next_frame], &rc->bufs[rc->cur ^ 1]);
+		tdr_parser_preload__submit(m->pl, i, rc->frames[rc->next_frame],
+					   &rc->bufs[rc->cur ^ 1]);
 		rc->pending = true;
 	}
 	return err;
@@ -205,7 +207,7 @@ static void merge_fini(struct merge *m)
 {
 	size_t i;
 
-	preload__free(m->pl); /* first: it may be loading into a buffer */
+	tdr_parser_preload__free(m->pl); /* first: it may be loading into a buffer */
 	for (i = 0; i < m->ring_cnt; i++) {
 		free(m->rings[i].frames);
 		tdr_frame_buf__release(&m->rings[i].bufs[0]);
@@ -246,7 +248,7 @@ static int merge_build(struct tdr_parser *p, struct merge *m, size_t *syn_idx)
 	/* A helper thread pays off with a few frames and a second CPU. Debug
 	 * messages stay on one thread (the log sink is not thread-safe). */
 	if (cnt > 2 && sysconf(_SC_NPROCESSORS_ONLN) > 1 && tdr_log_get_level() < TDR_LOG_DEBUG &&
-	    preload__new(p->reader, m->ring_cnt, &m->pl))
+	    tdr_parser_preload__new(p->reader, m->ring_cnt, &m->pl))
 		m->pl = NULL; /* no thread: load on this one */
 	return 0;
 }
@@ -268,14 +270,14 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 
 		if (!rc->frame_cnt)
 			continue;
-		preload__submit(m.pl, i, rc->frames[0], &rc->bufs[rc->cur ^ 1]);
+		tdr_parser_preload__submit(m.pl, i, rc->frames[0], &rc->bufs[rc->cur ^ 1]);
 		rc->pending = true;
 	}
 	/* tdrec's own records (initial mmaps, comms) come before every ring. */
 	if (syn != SIZE_MAX) {
 		for (err = ring_advance(p, &m, syn); !err && m.rings[syn].rec;
 		     err = ring_advance(p, &m, syn)) {
-			err = parser_feed(p, TDR_RING_SYNTHETIC, m.rings[syn].rec, cb, ctx);
+			err = tdr_parser__feed(p, TDR_RING_SYNTHETIC, m.rings[syn].rec, cb, ctx);
 			if (err)
 				goto out;
 		}
@@ -296,7 +298,7 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	while (m.heap_cnt) {
 		struct ring_cur *rc = &m.rings[m.heap[0]];
 
-		err = parser_feed(p, rc->ring, rc->rec, cb, ctx);
+		err = tdr_parser__feed(p, rc->ring, rc->rec, cb, ctx);
 		if (!err)
 			err = ring_advance(p, &m, m.heap[0]);
 		if (err)
@@ -316,7 +318,7 @@ int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 		return -EINVAL;
 	p->ran = true;
 	if (p->source == TDR_SOURCE_PERF_DATA)
-		return perfdata_read_data(p, cb, ctx);
+		return tdr_parser_perfdata_read_data(p, cb, ctx);
 	return run_tdr(p, cb, ctx);
 }
 

@@ -16,7 +16,7 @@
  * re-bases its stream (delta dropped, values become the baseline), counted
  * per reason: LOST on a ring the stream used, THROTTLE/UNTHROTTLE of the
  * stream, a value or time_running going backwards, time_running not moving.
- * Objects and lifecycle: a stream_tab inside the parser; streams_fini frees it.
+ * Objects and lifecycle: a stream_tab inside the parser; tdr_parser_streams_fini frees it.
  * Hot path: no allocation once a stream exists; a last-hit cache and a
  * per-stream cache of entry ids avoid hash lookups for repeated samples.
  * See: docs/parser.md "Streams"; docs/report.md "Attribution"; docs/kernel.md
@@ -40,7 +40,7 @@ static uint64_t key_hash(uint64_t id, uint32_t x)
 	return tdr_hash_u64(id * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)x << 1));
 }
 
-void streams_fini(struct stream_tab *t)
+void tdr_parser_streams_fini(struct stream_tab *t)
 {
 	zfree(&t->s);
 	tdr_hmap__fini(&t->index);
@@ -113,7 +113,7 @@ static long add(struct stream_tab *t, uint64_t id, uint32_t x, uint32_t ev, size
 	return (long)j;
 }
 
-int streams_lost(struct stream_tab *t, uint32_t ring)
+int tdr_parser_streams_lost(struct stream_tab *t, uint32_t ring)
 {
 	int err;
 
@@ -135,7 +135,7 @@ int streams_lost(struct stream_tab *t, uint32_t ring)
 	return 0;
 }
 
-void streams_throttle(struct stream_tab *t, uint64_t id, uint32_t x)
+void tdr_parser_streams_throttle(struct stream_tab *t, uint64_t id, uint32_t x)
 {
 	size_t i;
 
@@ -333,7 +333,8 @@ static void take_deltas(struct tdr_parser *p, size_t gsz, struct match *m)
 	}
 }
 
-int streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r, bool *first)
+int tdr_parser_streams_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *r,
+			      bool *first)
 {
 	struct stream_tab *t = &p->streams;
 	const struct ev_info *evs = p->dec.ev;

@@ -50,7 +50,7 @@ static bool row_eq(const void *ctx, uint32_t idx, const void *key)
 	       a->line == b->line && a->pid == b->pid && a->tid == b->tid;
 }
 
-int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need)
+int tdr_report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need)
 {
 	size_t old = *cap;
 	int err;
@@ -64,7 +64,8 @@ int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t 
 	return 0;
 }
 
-int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row_key *key)
+int tdr_report_rowtab__find_or_add(struct rowtab *t, size_t event_cnt,
+				   const struct tdr_row_key *key)
 {
 	struct row_key k = {.k = key, .hash = key_hash(key)};
 	uint32_t idx;
@@ -81,7 +82,7 @@ int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row
 		return (int)idx;
 	err = tdr_ensure_cap(&t->rows, &t->cap, sizeof(*t->rows), t->cnt + 1);
 	if (!err)
-		err = report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
+		err = tdr_report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
 	if (err)
 		return err;
 	t->rows[t->cnt] = (struct row_ent){.key = *key, .hash = k.hash};
@@ -89,7 +90,7 @@ int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row
 	return (int)t->cnt++;
 }
 
-void rowtab__release(struct rowtab *t)
+void tdr_report_rowtab__release(struct rowtab *t)
 {
 	free(t->rows);
 	free(t->sums);
@@ -106,13 +107,13 @@ int tdr_report__add(struct tdr_report *r, const struct tdr_row_key *key, const u
 
 	if (r->finished || !key->name)
 		return -EINVAL;
-	k.name = strpool__intern(&r->pool, key->name, &err);
-	k.dso = strpool__intern(&r->pool, key->dso, &err);
-	k.inlined_into = strpool__intern(&r->pool, key->inlined_into, &err);
-	k.file = strpool__intern(&r->pool, key->file, &err);
+	k.name = tdr_report_strpool__intern(&r->pool, key->name, &err);
+	k.dso = tdr_report_strpool__intern(&r->pool, key->dso, &err);
+	k.inlined_into = tdr_report_strpool__intern(&r->pool, key->inlined_into, &err);
+	k.file = tdr_report_strpool__intern(&r->pool, key->file, &err);
 	if (err)
 		return err;
-	idx = rowtab__find_or_add(&r->rows, r->event_cnt, &k);
+	idx = tdr_report_rowtab__find_or_add(&r->rows, r->event_cnt, &k);
 	if (idx < 0)
 		return idx;
 	r->rows.rows[idx].samples += samples;

@@ -28,7 +28,7 @@
 
 #define KERNEL_DSO "[kernel.kallsyms]"
 
-void addrtab__release(struct addrtab *t)
+void tdr_report_addrtab__release(struct addrtab *t)
 {
 	free(t->ents);
 	free(t->sums);
@@ -81,7 +81,7 @@ static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct a
 		return (long)idx;
 	err = tdr_ensure_cap(&t->ents, &t->cap, sizeof(*t->ents), t->cnt + 1);
 	if (!err)
-		err = report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
+		err = tdr_report_sums__reserve(&t->sums, &t->sums_cap, event_cnt, t->cnt + 1);
 	if (err)
 		return err;
 	t->ents[t->cnt] = *key;
@@ -101,7 +101,7 @@ static const char *sample_dso(const struct tdr_sample *s)
 
 static bool dso_matches(const struct tdr_report *r, const char *path)
 {
-	const char *base = report_basename(path);
+	const char *base = tdr_report_basename(path);
 
 	for (size_t i = 0; path && i < r->opts.filter.dso_cnt; i++)
 		if (!strcmp(r->f_dsos[i], path) || !strcmp(r->f_dsos[i], base))
@@ -231,7 +231,7 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 					     : s->tid == s->pid && strcmp(e->comm, s->comm));
 
 		if (take && *s->comm) {
-			e->comm = strpool__intern(&r->pool, s->comm, &err);
+			e->comm = tdr_report_strpool__intern(&r->pool, s->comm, &err);
 			if (err)
 				return err;
 		}
@@ -401,7 +401,7 @@ static void warn_no_line(struct tdr_report *r, const struct unsym_counts *uc)
 	objs[0] = '\0';
 	for (size_t i = 0; i < NO_LINE_DSOS && uc->no_line_dsos[i].dso && len < sizeof(objs); i++)
 		len += (size_t)snprintf(objs + len, sizeof(objs) - len, "%s%s %.1f%%",
-					i ? ", " : "", report_basename(uc->no_line_dsos[i].dso),
+					i ? ", " : "", tdr_report_basename(uc->no_line_dsos[i].dso),
 					100.0 * (double)uc->no_line_dsos[i].samples / tot);
 	tdr_report__warn(r,
 			 "note: %.1f%% of samples have no source line (their object has no DWARF "
@@ -488,6 +488,6 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 	if (r->opts.by <= TDR_BY_LINE)
 		warn_unsymbolized(r, &uc);
 	warn_no_line(r, &uc);
-	addrtab__release(&r->addrs);
+	tdr_report_addrtab__release(&r->addrs);
 	return 0;
 }

@@ -17,7 +17,7 @@
  * thread runs in the kernel, so a kernel-heavy tail (page faults, I/O) can
  * fall entirely after the last sample.
  * Invariants: attributed[] and counted[] are event_cnt long (allocated in
- * report_counted__init); counted[e] means something only where has_counted[e].
+ * tdr_report_counted__init); counted[e] means something only where has_counted[e].
  * See: docs/report.md "Counted totals"; docs/format.md 8.1.
  */
 #include "report_int.h"
@@ -30,7 +30,7 @@
 
 #include "tdrec/tdr_mem.h"
 
-int report_counted__init(struct tdr_report *r)
+int tdr_report_counted__init(struct tdr_report *r)
 {
 	r->attributed = tdr_calloc(r->event_cnt + 1, sizeof(*r->attributed));
 	r->counted = tdr_calloc(r->event_cnt + 1, sizeof(*r->counted));
@@ -39,7 +39,7 @@ int report_counted__init(struct tdr_report *r)
 	return r->attributed && r->counted && r->has_counted ? 0 : -ENOMEM;
 }
 
-void report_counted__release(struct tdr_report *r)
+void tdr_report_counted__release(struct tdr_report *r)
 {
 	zfree(&r->attributed);
 	zfree(&r->counted);
@@ -77,7 +77,10 @@ double tdr_report__slots_attributed(const struct tdr_report *r)
 	return r->finished ? r->slots_attributed : NAN;
 }
 
-bool report_counted__short(const struct tdr_report *r, size_t e)
+/* Is event e's attributed total clearly short of its counted one (below
+ * TDR_REPORT_ATTRIBUTED_MIN of it, by TDR_REPORT_UNATTRIBUTED_MIN_GAP
+ * units at least)? */
+static bool report_counted__short(const struct tdr_report *r, size_t e)
 {
 	uint64_t c = r->counted[e], a = r->attributed[e];
 
@@ -86,7 +89,8 @@ bool report_counted__short(const struct tdr_report *r, size_t e)
 	       a + TDR_REPORT_UNATTRIBUTED_MIN_GAP <= c;
 }
 
-size_t report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf, size_t sz)
+size_t tdr_report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf,
+			       size_t sz)
 {
 	int n = r->event_units[e] == UNIT_NS ? snprintf(buf, sz, "%.1f ms", (double)v / 1e6)
 					     : snprintf(buf, sz, "%" PRIu64, v);
@@ -103,8 +107,8 @@ static void add_note(struct tdr_report *r)
 	for (size_t e = 0; e < r->event_cnt && len < 1024; e++) {
 		if (!report_counted__short(r, e))
 			continue;
-		report_counted__fmt(r, e, r->attributed[e], a, sizeof(a));
-		report_counted__fmt(r, e, r->counted[e], c, sizeof(c));
+		tdr_report_counted__fmt(r, e, r->attributed[e], a, sizeof(a));
+		tdr_report_counted__fmt(r, e, r->counted[e], c, sizeof(c));
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s of %s %s (%.1f%%)",
 					shown ? ", " : "", a, c, r->event_names[e],
 					100.0 * (double)r->attributed[e] / (double)r->counted[e]);
@@ -123,7 +127,7 @@ static void add_note(struct tdr_report *r)
 			 r->rebased ? ", or in intervals dropped when a stream was re-based" : "");
 }
 
-void report_counted__finish(struct tdr_report *r)
+void tdr_report_counted__finish(struct tdr_report *r)
 {
 	bool den_known = r->slots_cat >= 0;
 
@@ -137,10 +141,10 @@ void report_counted__finish(struct tdr_report *r)
 			den_known &= r->has_counted[c->den[i].event_idx];
 	}
 	if (den_known) {
-		double counted = report_slots(r, r->counted);
+		double counted = tdr_report_slots(r, r->counted);
 
 		if (counted > 0)
-			r->slots_attributed = report_slots(r, r->attributed) / counted;
+			r->slots_attributed = tdr_report_slots(r, r->attributed) / counted;
 	}
 	add_note(r);
 }

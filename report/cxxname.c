@@ -4,7 +4,7 @@
  * Responsibility: a demangled C++ name can be hundreds of columns
  * ("void std::__introsort_loop<__gnu_cxx::__normal_iterator<int*, std::vector<
  * int, ...> >, long, ...>(...)"); cut in the middle to fit a column, two such
- * names look alike. report_cxx_shorten drops, level by level, what tells
+ * names look alike. tdr_report_cxx_shorten drops, level by level, what tells
  * least: the return type of a template function, then the parameter lists
  * ("(...)"), then template arguments nested in template arguments, then all
  * but the first ("Acc<double, ...>::step(...)"), then all of them
@@ -86,7 +86,7 @@ static size_t name_start(const char *s)
 	return start;
 }
 
-void report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz)
+void tdr_report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz)
 {
 	size_t i = level >= 1 ? name_start(name) : 0, n = 0, angle = 0, end, top_end = 0;
 

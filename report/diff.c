@@ -52,12 +52,12 @@ static int merge_side(struct tdr_diff *d, const struct tdr_report *r, int side)
 		uint64_t *sums;
 		int idx;
 
-		k.name = strpool__intern(&d->pool, row->name, &err);
-		k.dso = strpool__intern(&d->pool, report_basename(row->dso), &err);
-		k.inlined_into = strpool__intern(&d->pool, row->inlined_into, &err);
+		k.name = tdr_report_strpool__intern(&d->pool, row->name, &err);
+		k.dso = tdr_report_strpool__intern(&d->pool, tdr_report_basename(row->dso), &err);
+		k.inlined_into = tdr_report_strpool__intern(&d->pool, row->inlined_into, &err);
 		if (err)
 			return err;
-		idx = rowtab__find_or_add(&d->tab, stride, &k);
+		idx = tdr_report_rowtab__find_or_add(&d->tab, stride, &k);
 		if (idx < 0)
 			return idx;
 		sums = d->tab.sums + (size_t)idx * stride + base;
@@ -79,7 +79,8 @@ static void fill_side(const struct tdr_report *r, const uint64_t *sums, struct t
 	if (!cat_cnt)
 		return;
 	for (size_t c = 0; c < cat_cnt; c++)
-		vals[c] = sums[0] ? report_category_value(r, &r->cats[cat_map[c]], sums + 1) : NAN;
+		vals[c] =
+		    sums[0] ? tdr_report_category_value(r, &r->cats[cat_map[c]], sums + 1) : NAN;
 	s->topdown = vals;
 }
 
@@ -119,7 +120,8 @@ static int copy_side_info(struct tdr_diff *d, int side, const struct tdr_report 
 	 * the comparison: only real warnings are repeated. */
 	for (size_t i = 0; i < r->warnings.cnt; i++)
 		if (strncmp(r->warnings.v[i], "note: ", 6) &&
-		    strlist__addf(&d->warnings, "%s: %s", side ? "NEW" : "OLD", r->warnings.v[i]))
+		    tdr_report_strlist__addf(&d->warnings, "%s: %s", side ? "NEW" : "OLD",
+					     r->warnings.v[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -146,10 +148,11 @@ static int build(struct tdr_diff *d, const struct tdr_report *old, const struct 
 				return -ENOMEM;
 		}
 	} else if (old->cat_cnt || new->cat_cnt) {
-		err = strlist__addf(&d->warnings,
-				"the plans differ (OLD %s, NEW %s): comparing shares of samples "
-				"only, no TopDown changes",
-				old->plan ? old->plan : "?", new->plan ? new->plan : "?");
+		err = tdr_report_strlist__addf(
+		    &d->warnings,
+		    "the plans differ (OLD %s, NEW %s): comparing shares of samples "
+		    "only, no TopDown changes",
+		    old->plan ? old->plan : "?", new->plan ? new->plan : "?");
 		if (err)
 			return err;
 	}
@@ -244,7 +247,7 @@ size_t tdr_diff__warning_cnt(const struct tdr_diff *d)
 
 const char *tdr_diff__warning(const struct tdr_diff *d, size_t idx)
 {
-	return strlist__at(&d->warnings, idx);
+	return tdr_report_strlist__at(&d->warnings, idx);
 }
 
 void tdr_diff__free(struct tdr_diff *d)
@@ -259,10 +262,10 @@ void tdr_diff__free(struct tdr_diff *d)
 		free(d->cat_names[c]);
 	free(d->cat_names);
 	free(d->cat_levels);
-	strlist__release(&d->warnings);
+	tdr_report_strlist__release(&d->warnings);
 	free(d->rows);
 	free(d->vals);
-	rowtab__release(&d->tab);
-	strpool__release(&d->pool);
+	tdr_report_rowtab__release(&d->tab);
+	tdr_report_strpool__release(&d->pool);
 	free(d);
 }

@@ -76,7 +76,7 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		tdr_text_wrap(f, &warn, d->warnings.v[i]);
 	fprintf(f, "\n %6s %6s %7s", "old%", "new%", "change");
 	for (size_t i = 0; i < col_cnt; i++)
-		fprintf(f, " %6.6s", report_category_label(d->cat_names[cols[i]]));
+		fprintf(f, " %6.6s", tdr_report_category_label(d->cat_names[cols[i]]));
 	fprintf(f, "  %s\n", tdr_report_by_name(d->by));
 	for (size_t i = 0; i < n; i++) {
 		const struct tdr_diff_row *row = &d->rows[i];
@@ -97,10 +97,11 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 			else
 				fprintf(f, " %+6.1f", 100 * v);
 		}
-		keep = text_row_name(name, sizeof(name), text_name_room(name_w, row->dso, tag),
-				     NULL, row->name, row->inlined_into);
+		keep = tdr_report_text_row_name(name, sizeof(name),
+						tdr_report_text_name_room(name_w, row->dso, tag),
+						NULL, row->name, row->inlined_into);
 		fputs("  ", f);
-		text_put_name(f, name_w, name, keep, row->dso, tag, "", "");
+		tdr_report_text_put_name(f, name_w, name, keep, row->dso, tag, "", "");
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -187,7 +188,7 @@ static int render_diff_json(const struct tdr_diff *d, const struct tdr_render_op
 		tdr_json__string(&j, d->cat_names[c]);
 	tdr_json__end_array(&j);
 	tdr_json__key(&j, "warnings");
-	json_put_strings(&j, &d->warnings);
+	tdr_report_json_put_strings(&j, &d->warnings);
 	tdr_json__key_uint(&j, "rows_total", d->row_cnt);
 	tdr_json__key(&j, "rows");
 	tdr_json__begin_array(&j, TDR_JSON_LINES);

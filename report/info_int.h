@@ -26,14 +26,14 @@ struct info {
 };
 
 /* "tdr" or "perf.data". */
-const char *info_source_name(const struct info *in);
+const char *tdr_report_info_source_name(const struct info *in);
 /* RUN_END's duration; without a trailer, from the start of recording (or
  * the first sample) to the last sample. */
-uint64_t info_duration(const struct info *in);
+uint64_t tdr_report_info_duration(const struct info *in);
 /* FRAME blocks the file holds, readable or not (0 for perf.data). */
-uint64_t info_frames(const struct info *in);
+uint64_t tdr_report_info_frames(const struct info *in);
 
 /* The JSON object (render_info_json.c; keys in docs/format.md section 13). */
-void info_render_json(const struct info *in, FILE *f);
+void tdr_report_info_render_json(const struct info *in, FILE *f);
 
 #endif /* TDREC_REPORT_INFO_INT_H */

@@ -35,7 +35,8 @@ static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
 	return tdr_symbolizer__lookup_kernel(ctx, ip, out);
 }
 
-void tdr_report_symbols__init(struct tdr_report_symbols *rs, struct tdr_symbolizer *s)
+/* Symbols from a tdr_symbolizer (borrowed; must outlive the __resolve call). */
+static void report_symbols_init(struct tdr_report_symbols *rs, struct tdr_symbolizer *s)
 {
 	rs->lookup = sym_lookup;
 	rs->lookup_kernel = sym_lookup_kernel;
@@ -156,7 +157,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		err = tdr_symbolizer__new(&so, &sym);
 		if (err)
 			goto out;
-		tdr_report_symbols__init(&rs, sym);
+		report_symbols_init(&rs, sym);
 		err = tdr_report__resolve(r, &rs);
 	} else {
 		err = tdr_report__resolve(r, NULL);

@@ -43,12 +43,12 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	return tdr_u64map__put(&in->tids, s->tid, 0); /* the set of threads seen */
 }
 
-const char *info_source_name(const struct info *in)
+const char *tdr_report_info_source_name(const struct info *in)
 {
 	return tdr_parser__source(in->p) == TDR_SOURCE_PERF_DATA ? "perf.data" : "tdr";
 }
 
-uint64_t info_duration(const struct info *in)
+uint64_t tdr_report_info_duration(const struct info *in)
 {
 	const struct tdr_run_end *end = tdr_parser__run_end(in->p);
 
@@ -65,7 +65,7 @@ uint64_t info_duration(const struct info *in)
 }
 
 /* As found by the reader: so also for a file without trailer. */
-uint64_t info_frames(const struct info *in)
+uint64_t tdr_report_info_frames(const struct info *in)
 {
 	const struct tdr_file_status *fs = tdr_parser__file_status(in->p);
 
@@ -172,10 +172,10 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	const struct tdr_parse_stats *st = tdr_parser__stats(p);
 	const struct tdr_file_status *fs = tdr_parser__file_status(p);
 	const struct tdr_run_end *end = tdr_parser__run_end(p);
-	uint64_t dur = info_duration(in);
+	uint64_t dur = tdr_report_info_duration(in);
 	size_t i;
 
-	fprintf(f, "file:        %s (%s", path, info_source_name(in));
+	fprintf(f, "file:        %s (%s", path, tdr_report_info_source_name(in));
 	if (tdr_parser__source(p) == TDR_SOURCE_TDR)
 		fprintf(f, " format %u.%u", tdr_parser__file_status(p)->major,
 			tdr_parser__file_status(p)->minor);
@@ -220,7 +220,7 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	fprintf(f, "samples:     %" PRIu64 " (%" PRIu64 " attributed), %zu threads with samples\n",
 		st->samples, st->samples_delivered, tdr_u64map__cnt(&in->tids));
 	fprintf(f, "records:     %" PRIu64 " in %" PRIu64 " frames\n", st->records,
-		info_frames(in));
+		tdr_report_info_frames(in));
 	fprintf(f,
 		"lost:        %" PRIu64 " records (%" PRIu64 " samples), %" PRIu64
 		" samples dropped by the PMU\n",
@@ -279,7 +279,7 @@ int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *o
 	in.ev_delta = tdr_calloc(in.meta->event_cnt + 1, sizeof(*in.ev_delta));
 	err = in.ev_samples && in.ev_delta ? tdr_parser__run(p, on_sample, &in) : -ENOMEM;
 	if (!err && o->fmt == TDR_FMT_JSON)
-		info_render_json(&in, out);
+		tdr_report_info_render_json(&in, out);
 	else if (!err)
 		print_text(&in, o->verbose, out);
 	free(in.ev_samples);

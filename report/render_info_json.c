@@ -163,7 +163,7 @@ static void fn_file(const struct doc *d, struct tdr_json *j)
 
 static void fn_source(const struct doc *d, struct tdr_json *j)
 {
-	tdr_json__string(j, info_source_name(d->in));
+	tdr_json__string(j, tdr_report_info_source_name(d->in));
 }
 
 static void fn_format_version(const struct doc *d, struct tdr_json *j)
@@ -198,7 +198,7 @@ static void fn_lost_samples(const struct doc *d, struct tdr_json *j)
 
 static void fn_frames(const struct doc *d, struct tdr_json *j)
 {
-	tdr_json__uint(j, info_frames(d->in));
+	tdr_json__uint(j, tdr_report_info_frames(d->in));
 }
 
 static void fn_threads(const struct doc *d, struct tdr_json *j)
@@ -215,7 +215,7 @@ static void fn_truncated(const struct doc *d, struct tdr_json *j)
 
 static void fn_duration(const struct doc *d, struct tdr_json *j)
 {
-	tdr_json__uint(j, info_duration(d->in));
+	tdr_json__uint(j, tdr_report_info_duration(d->in));
 }
 
 static void fn_command_line(const struct doc *d, struct tdr_json *j)
@@ -428,7 +428,7 @@ static const struct field doc_fields[] = {
     F_OBJ("run_end", SRC_END, run_end_fields),
 };
 
-void info_render_json(const struct info *in, FILE *f)
+void tdr_report_info_render_json(const struct info *in, FILE *f)
 {
 	struct doc d = {.in = in};
 	struct tdr_json j;

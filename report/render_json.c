@@ -95,22 +95,26 @@ static void put_recording(const struct tdr_report *r, struct tdr_json *j)
 	char end[64];
 
 	const char *const strs[][2] = {
-	    {"file", r->file}, {"source", report_source_name(r->source)}, {"command", r->command},
-	    {"host", r->host}, {"cpu", r->cpu},				  {"plan", r->plan},
+	    {"file", r->file},
+	    {"source", tdr_report_source_name(r->source)},
+	    {"command", r->command},
+	    {"host", r->host},
+	    {"cpu", r->cpu},
+	    {"plan", r->plan},
 	};
 
 	tdr_json__key(j, "recording");
 	tdr_json__begin_object(j, TDR_JSON_INLINE);
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(strs); i++)
 		tdr_json__key_string(j, strs[i][0], strs[i][1]);
-	if (report_duration(r, &ns, &from_samples)) {
+	if (tdr_report_duration(r, &ns, &from_samples)) {
 		tdr_json__key_uint(j, "duration_ns", ns);
 		tdr_json__key_bool(j, "duration_from_samples", from_samples);
 	} else {
 		tdr_json__key_null(j, "duration_ns");
 		tdr_json__key_bool(j, "duration_from_samples", false);
 	}
-	report_describe_end(r, end, sizeof(end));
+	tdr_report_describe_end(r, end, sizeof(end));
 	tdr_json__key_string(j, "end", r->have_end ? end : NULL);
 	if (r->have_end && !(r->end.flags & (TDR_END_SIGNALLED | TDR_END_NO_PROGRAM)))
 		tdr_json__key_int(j, "exit_code", r->end.exit_code);
@@ -119,7 +123,7 @@ static void put_recording(const struct tdr_report *r, struct tdr_json *j)
 	tdr_json__end_object(j);
 }
 
-int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
+int tdr_report_render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
 	size_t n = r->visible_cnt;
 	struct tdr_json j;
@@ -156,7 +160,7 @@ int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FIL
 	}
 	tdr_json__end_array(&j);
 	tdr_json__key(&j, "warnings");
-	json_put_strings(&j, &r->warnings);
+	tdr_report_json_put_strings(&j, &r->warnings);
 	tdr_json__key(&j, "totals");
 	put_row(r, &r->totals, &j);
 	tdr_json__key_uint(&j, "rows_total", r->visible_cnt);
@@ -229,7 +233,7 @@ static void csv_events(const struct tdr_report *r, const char *kind, const uint6
 	tdr_csv__end_row(c);
 }
 
-int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
+int tdr_report_render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
 	static const char *const head[] = {
 	    "kind", "name", "dso", "inlined_into", "file", "line", "pid", "tid", "samples",

@@ -26,7 +26,7 @@
 #include "tdrec/tdr_mem.h"
 #include "tdrec/tdr_textout.h"
 
-void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_stat *st)
+static void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_stat *st)
 {
 	d->st = st;
 	tdr_stat__view(st, &d->v);
@@ -41,7 +41,7 @@ void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_stat *st)
 		tdr_stat__category(st, c, &d->cat[c]);
 }
 
-const char *report_stat_cat_name(const struct report_stat_doc *d, int i)
+const char *tdr_report_stat_cat_name(const struct report_stat_doc *d, int i)
 {
 	return i >= 0 && d->cat[i].key ? d->cat[i].key : "-";
 }
@@ -64,7 +64,7 @@ static void csv_header(const struct report_stat_doc *d, FILE *f)
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(mid); i++)
 		tdr_csv__field(&c, mid[i]);
 	for (size_t k = 0; k < d->v.category_cnt; k++)
-		tdr_csv__field(&c, report_stat_cat_name(d, (int)k));
+		tdr_csv__field(&c, tdr_report_stat_cat_name(d, (int)k));
 	tdr_csv__field(&c, "bottleneck");
 	tdr_csv__field(&c, "bottleneck_l2");
 	tdr_csv__end_row(&c);
@@ -116,12 +116,12 @@ static void csv_row(const struct report_stat_doc *d, const struct tdr_stat_row *
 		tdr_csv__field(&c, NULL);
 	for (size_t k = 0; k < d->v.category_cnt; k++)
 		csv_fraction(&c, r->cats[k]);
-	tdr_csv__field(&c, r->bn >= 0 ? report_stat_cat_name(d, r->bn) : NULL);
-	tdr_csv__field(&c, r->bn_l2 >= 0 ? report_stat_cat_name(d, r->bn_l2) : NULL);
+	tdr_csv__field(&c, r->bn >= 0 ? tdr_report_stat_cat_name(d, r->bn) : NULL);
+	tdr_csv__field(&c, r->bn_l2 >= 0 ? tdr_report_stat_cat_name(d, r->bn_l2) : NULL);
 	tdr_csv__end_row(&c);
 }
 
-static void render_csv(const struct report_stat_doc *d, FILE *f)
+static void tdr_report_render_csv(const struct report_stat_doc *d, FILE *f)
 {
 	struct tdr_stat_row r;
 
@@ -173,8 +173,8 @@ int tdr_stat_out__interval(void *arg, const struct tdr_stat *st, const struct td
 		csv_row(&d, row, o->f);
 	} else {
 		if (!o->header_done)
-			report_stat_text_interval_header(&d, o->f);
-		report_stat_text_interval(&d, row, o->f);
+			tdr_report_stat_text_interval_header(&d, o->f);
+		tdr_report_stat_text_interval(&d, row, o->f);
 	}
 	o->header_done = true;
 	/* A row is worth nothing late: the reader watches it live. */
@@ -191,16 +191,16 @@ int tdr_stat_out__render(struct tdr_stat_out *o, const struct tdr_stat *st)
 		return -EINVAL;
 	switch (o->fmt) {
 	case TDR_FMT_TEXT:
-		report_stat_text(&d, o->f);
+		tdr_report_stat_text(&d, o->f);
 		break;
 	case TDR_FMT_JSON:
-		report_stat_json(&d, o->rows, o->row_cnt, o->f);
+		tdr_report_stat_json(&d, o->rows, o->row_cnt, o->f);
 		break;
 	case TDR_FMT_CSV:
 		if (!o->header_done)
 			csv_header(&d, o->f);
 		o->header_done = true;
-		render_csv(&d, o->f);
+		tdr_report_render_csv(&d, o->f);
 		break;
 	}
 	flush_out(o);

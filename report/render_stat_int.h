@@ -23,18 +23,17 @@ struct report_stat_doc {
 	int clock_ev; /* the first event counting ns (CPUs utilized), -1 */
 };
 
-void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_stat *st);
 /* Category i's key, "-" for -1. */
-const char *report_stat_cat_name(const struct report_stat_doc *d, int i);
+const char *tdr_report_stat_cat_name(const struct report_stat_doc *d, int i);
 
 /* render_stat_text.c */
-void report_stat_text_interval_header(const struct report_stat_doc *d, FILE *f);
-void report_stat_text_interval(const struct report_stat_doc *d, const struct tdr_stat_row *r,
-			       FILE *f);
-void report_stat_text(const struct report_stat_doc *d, FILE *f);
+void tdr_report_stat_text_interval_header(const struct report_stat_doc *d, FILE *f);
+void tdr_report_stat_text_interval(const struct report_stat_doc *d, const struct tdr_stat_row *r,
+				   FILE *f);
+void tdr_report_stat_text(const struct report_stat_doc *d, FILE *f);
 /* render_stat_json.c: the document, with the interval rows kept by
  * tdr_stat_out. */
-void report_stat_json(const struct report_stat_doc *d, const struct tdr_stat_row *rows,
-		      size_t row_cnt, FILE *f);
+void tdr_report_stat_json(const struct report_stat_doc *d, const struct tdr_stat_row *rows,
+			  size_t row_cnt, FILE *f);
 
 #endif /* TDREC_REPORT_RENDER_STAT_INT_H */

@@ -19,7 +19,7 @@
 /* A category name by index, null for none (bottlenecks). */
 static void json_cat(const struct report_stat_doc *d, const char *key, int idx, struct tdr_json *j)
 {
-	tdr_json__key_string(j, key, idx >= 0 ? report_stat_cat_name(d, idx) : NULL);
+	tdr_json__key_string(j, key, idx >= 0 ? tdr_report_stat_cat_name(d, idx) : NULL);
 }
 
 static void json_row(const struct report_stat_doc *d, const struct tdr_stat_row *r,
@@ -60,7 +60,7 @@ static void json_row(const struct report_stat_doc *d, const struct tdr_stat_row 
 	tdr_json__key(j, "topdown");
 	tdr_json__begin_object(j, TDR_JSON_INLINE);
 	for (size_t c = 0; c < d->v.category_cnt; c++)
-		tdr_json__key_double(j, report_stat_cat_name(d, (int)c), r->cats[c]);
+		tdr_json__key_double(j, tdr_report_stat_cat_name(d, (int)c), r->cats[c]);
 	tdr_json__end_object(j);
 	json_cat(d, "bottleneck", r->bn, j);
 	json_cat(d, "bottleneck_l2", r->bn_l2, j);
@@ -158,8 +158,8 @@ static void json_threads(const struct report_stat_doc *d, struct tdr_json *j)
 	json_row(d, &r, j);
 }
 
-void report_stat_json(const struct report_stat_doc *d, const struct tdr_stat_row *rows,
-		      size_t row_cnt, FILE *f)
+void tdr_report_stat_json(const struct report_stat_doc *d, const struct tdr_stat_row *rows,
+			  size_t row_cnt, FILE *f)
 {
 	struct tdr_stat_warnings w;
 	struct tdr_stat_row r;

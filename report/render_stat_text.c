@@ -106,7 +106,7 @@ static bool text_row_heads(const struct report_stat_doc *d, FILE *f)
 		fprintf(f, " %16s", "slots");
 		for (size_t c = 0; c < d->v.category_cnt; c++)
 			if (d->cat[c].level <= 1)
-				fprintf(f, " %9s", report_stat_cat_name(d, (int)c));
+				fprintf(f, " %9s", tdr_report_stat_cat_name(d, (int)c));
 		fprintf(f, "  bottleneck");
 		return true;
 	}
@@ -130,7 +130,7 @@ static bool text_row_cells(const struct report_stat_doc *d, const struct tdr_sta
 			else
 				fprintf(f, " %8.1f%%", 100 * r->cats[c]);
 		}
-		fprintf(f, "  %s", report_stat_cat_name(d, r->bn_l2 >= 0 ? r->bn_l2 : r->bn));
+		fprintf(f, "  %s", tdr_report_stat_cat_name(d, r->bn_l2 >= 0 ? r->bn_l2 : r->bn));
 		return true;
 	}
 	for (size_t i = 0; i < d->v.event_cnt; i++)
@@ -138,7 +138,7 @@ static bool text_row_cells(const struct report_stat_doc *d, const struct tdr_sta
 	return false;
 }
 
-void report_stat_text_interval_header(const struct report_stat_doc *d, FILE *f)
+void tdr_report_stat_text_interval_header(const struct report_stat_doc *d, FILE *f)
 {
 	fprintf(f, "tdrec stat: %s, a row every %" PRIu64 " ms\n", d->v.target, d->v.interval_ms);
 	fprintf(f, "#%9s", "time(s)");
@@ -153,8 +153,8 @@ static void text_counted_tag(const struct tdr_stat_row *r, FILE *f)
 		fprintf(f, "  counted %.0f%%", 100 * r->counted);
 }
 
-void report_stat_text_interval(const struct report_stat_doc *d, const struct tdr_stat_row *r,
-			       FILE *f)
+void tdr_report_stat_text_interval(const struct report_stat_doc *d, const struct tdr_stat_row *r,
+				   FILE *f)
 {
 	fprintf(f, "%10.3f", (double)r->end_ns / 1e9);
 	if (!text_row_cells(d, r, f) && d->clock_ev >= 0)
@@ -180,7 +180,7 @@ static void text_topdown_total(const struct report_stat_doc *d, const struct tdr
 			if (!l1 && d->cat[k].parent_idx != (int)c)
 				continue;
 			fprintf(f, "%s%-*s", l1 ? "  " : "    ", l1 ? 22 : 20,
-				report_stat_cat_name(d, (int)k));
+				tdr_report_stat_cat_name(d, (int)k));
 			if (isnan(r->cats[k]))
 				fprintf(f, " %16s", "-");
 			else
@@ -280,7 +280,7 @@ static void text_threads(const struct report_stat_doc *d, FILE *f)
 		fprintf(f, "  (no thread could be counted on its own)\n");
 }
 
-void report_stat_text(const struct report_stat_doc *d, FILE *f)
+void tdr_report_stat_text(const struct report_stat_doc *d, FILE *f)
 {
 	const char *kernel_note = tdr_stat__kernel_note(d->st);
 	struct tdr_stat_warnings w;

@@ -74,7 +74,7 @@ static void put_wrapped(const struct text *t, const char *prefix, const char *co
 static void put_field(const struct text *t, const char *key, const char *value)
 {
 	fprintf(t->f, "  %-9s ", key);
-	text_put_fit(t->f, value, t->width > 12 ? t->width - 12 : 1, CUT_END);
+	tdr_report_text_put_fit(t->f, value, t->width > 12 ? t->width - 12 : 1, CUT_END);
 	fputc('\n', t->f);
 }
 
@@ -88,7 +88,7 @@ static void put_header(const struct text *t)
 	colour_on(t, C_BOLD);
 	snprintf(buf, sizeof(buf), "tdrec report: %s%s%s", r->file ? r->file : "(no file)",
 		 r->source == TDR_SOURCE_PERF_DATA ? " (perf.data)" : "", "");
-	text_put_fit(t->f, buf, t->width, CUT_START);
+	tdr_report_text_put_fit(t->f, buf, t->width, CUT_START);
 	colour_off(t);
 	fputc('\n', t->f);
 	if (r->command)
@@ -97,10 +97,10 @@ static void put_header(const struct text *t)
 		 r->cpu ? r->cpu : "");
 	put_field(t, "host", buf);
 	dur[0] = '\0';
-	if (report_duration(r, &ns, &from_samples))
+	if (tdr_report_duration(r, &ns, &from_samples))
 		snprintf(dur, sizeof(dur), ", %s%.3f s", from_samples ? "samples span " : "",
 			 (double)ns / 1e9);
-	report_describe_end(r, end, sizeof(end));
+	tdr_report_describe_end(r, end, sizeof(end));
 	snprintf(buf, sizeof(buf), "%s%s, %" PRIu64 " samples%s%s%s",
 		 r->plan ? r->plan : "unknown plan", t->topdown ? "" : " (no TopDown)",
 		 r->totals.samples, dur, r->have_end ? ", " : "", r->have_end ? end : "");
@@ -159,7 +159,7 @@ static void put_pct(const struct text *t, double v)
 
 static const char *glyph_colour(const char *name)
 {
-	switch (report_category_glyph(name)) {
+	switch (tdr_report_category_glyph(name)) {
 	case 'r':
 		return "\033[32m";
 	case 's':
@@ -213,7 +213,7 @@ static void put_topdown_bar(const struct text *t, const struct tdr_report_row *r
 			continue;
 		colour_on(t, glyph_colour(name));
 		for (size_t c = 0; c < cells[i]; c++)
-			fputc(report_category_glyph(name), t->f);
+			fputc(tdr_report_category_glyph(name), t->f);
 		colour_off(t);
 	}
 }
@@ -250,7 +250,8 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 		if (t->topdown && r->slots_attributed < TDR_REPORT_ATTRIBUTED_MIN) {
 			snprintf(main, sizeof(main), "  covers %.0f%% of counted slots",
 				 100 * r->slots_attributed);
-			text_put_fit(t->f, main, t->name_w > 5 ? t->name_w - 5 : 0, CUT_END);
+			tdr_report_text_put_fit(t->f, main, t->name_w > 5 ? t->name_w - 5 : 0,
+						CUT_END);
 		}
 		return;
 	} else if (r->opts.by == TDR_BY_THREAD) {
@@ -260,25 +261,25 @@ static void put_name(const struct text *t, const struct tdr_report_row *row, boo
 		snprintf(main, sizeof(main), "%s", row->name);
 		snprintf(suffix, sizeof(suffix), "pid %" PRIu32, row->pid);
 	} else if (r->opts.by == TDR_BY_DSO) {
-		text_put_fit(t->f, row->name, t->name_w, CUT_START);
+		tdr_report_text_put_fit(t->f, row->name, t->name_w, CUT_START);
 		return;
 	} else {
 		char prefix[512];
 
 		/* "[unknown] PATH", "PATH+0x..." already name their object. */
 		if (row->dso && !strstr(row->name, row->dso))
-			snprintf(suffix, sizeof(suffix), "%s", report_basename(row->dso));
+			snprintf(suffix, sizeof(suffix), "%s", tdr_report_basename(row->dso));
 		if (row->file)
 			snprintf(prefix, sizeof(prefix), "%s:%" PRIu32 " ",
-				 report_basename(row->file), row->line);
+				 tdr_report_basename(row->file), row->line);
 		/* Long C++ names lose their least telling parts first; a cut
 		 * keeps what tells the row apart. */
-		keep = text_row_name(main, sizeof(main), text_name_room(t->name_w, suffix, NULL),
-				     row->file && !row->inlined_into ? prefix : NULL, row->name,
-				     row->inlined_into);
+		keep = tdr_report_text_row_name(
+		    main, sizeof(main), tdr_report_text_name_room(t->name_w, suffix, NULL),
+		    row->file && !row->inlined_into ? prefix : NULL, row->name, row->inlined_into);
 	}
-	text_put_name(t->f, t->name_w, main, keep, suffix, NULL, t->colour ? C_DIM : "",
-		      t->colour ? C_RESET : "");
+	tdr_report_text_put_name(t->f, t->name_w, main, keep, suffix, NULL, t->colour ? C_DIM : "",
+				 t->colour ? C_RESET : "");
 }
 
 static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
@@ -302,7 +303,7 @@ static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
 					continue;
 				len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s ",
 							first ? (any_group ? " | " : "") : " ",
-							report_category_label(r->cats[c].name));
+							tdr_report_category_label(r->cats[c].name));
 				if (isnan(v))
 					len +=
 					    (size_t)snprintf(line + len, sizeof(line) - len, "-");
@@ -320,7 +321,7 @@ static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
 	}
 	fprintf(t->f, "%*s", (int)indent, "");
 	colour_on(t, C_DIM);
-	text_put_fit(t->f, line, t->width - indent, CUT_END);
+	tdr_report_text_put_fit(t->f, line, t->width - indent, CUT_END);
 	colour_off(t);
 	fputc('\n', t->f);
 }
@@ -393,7 +394,7 @@ static void put_counted(const struct text *t)
 						r->event_names[e]);
 			continue;
 		}
-		report_counted__fmt(r, e, r->counted[e], v, sizeof(v));
+		tdr_report_counted__fmt(r, e, r->counted[e], v, sizeof(v));
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %s", sep,
 					r->event_names[e], v);
 		if (r->counted[e])
@@ -407,7 +408,7 @@ static void put_counted(const struct text *t)
 
 static const char *event_label(const struct tdr_report *r, size_t e, char *buf, size_t sz)
 {
-	const char *label = report_event_short(r->event_names[e]);
+	const char *label = tdr_report_event_short(r->event_names[e]);
 
 	if (label)
 		return label;
@@ -425,7 +426,8 @@ static void put_table_header(const struct text *t)
 	if (t->topdown) {
 		fprintf(t->f, " %6s", "slots");
 		for (size_t i = 0; i < t->col_cnt; i++)
-			fprintf(t->f, " %6.6s", report_category_label(r->cats[t->cols[i]].name));
+			fprintf(t->f, " %6.6s",
+				tdr_report_category_label(r->cats[t->cols[i]].name));
 		fprintf(t->f, " %-*s", BAR_W, "split");
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++)
@@ -450,7 +452,7 @@ static void put_legend(const struct text *t, size_t shown)
 				       "slots; split:");
 		for (size_t i = 0; i < t->col_cnt && len < 900; i++)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %c=%s",
-						report_category_glyph(r->cats[t->cols[i]].name),
+						tdr_report_category_glyph(r->cats[t->cols[i]].name),
 						r->cats[t->cols[i]].name);
 		put_wrapped(t, "", "", buf);
 		len = (size_t)snprintf(buf, sizeof(buf), "* bottleneck: above its threshold (");
@@ -540,7 +542,7 @@ static void plan_columns(struct text *t)
 	t->name_w = t->width > fixed + 10 ? t->width - fixed : 10;
 }
 
-int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
+int tdr_report_render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *f)
 {
 	struct text t = {.r = r, .f = f, .colour = o->colour};
 	size_t n = r->visible_cnt;

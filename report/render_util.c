@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void json_put_strings(struct tdr_json *j, const struct strlist *l)
+void tdr_report_json_put_strings(struct tdr_json *j, const struct strlist *l)
 {
 	tdr_json__begin_array(j, TDR_JSON_LINES);
 	for (size_t i = 0; i < l->cnt; i++)
@@ -20,7 +20,7 @@ void json_put_strings(struct tdr_json *j, const struct strlist *l)
 	tdr_json__end_array(j);
 }
 
-const char *report_event_short(const char *name)
+const char *tdr_report_event_short(const char *name)
 {
 	static const struct {
 		const char *name, *label;
@@ -75,7 +75,7 @@ static void put_cut_middle(FILE *f, const char *s, size_t cols, size_t w, size_t
 	fputs(s + tdr_text_bytes_for_cols(s, cols - tail), f);
 }
 
-void text_put_fit(FILE *f, const char *raw, size_t w, enum text_cut cut)
+void tdr_report_text_put_fit(FILE *f, const char *raw, size_t w, enum text_cut cut)
 {
 	char buf[2048];
 	const char *s = printable(raw, buf, sizeof(buf));
@@ -100,16 +100,16 @@ void text_put_fit(FILE *f, const char *raw, size_t w, enum text_cut cut)
 	}
 }
 
-/* The row name at one shortening level (text_row_name); returns its keep. */
+/* The row name at one shortening level (tdr_report_text_row_name); returns its keep. */
 static size_t row_name_at(char *buf, size_t sz, unsigned level, const char *prefix,
 			  const char *name, const char *inlined_into)
 {
 	char a[1024], b[1024];
 	const char *at;
 
-	report_cxx_shorten(name, level, a, sizeof(a));
+	tdr_report_cxx_shorten(name, level, a, sizeof(a));
 	if (inlined_into) {
-		report_cxx_shorten(inlined_into, level, b, sizeof(b));
+		tdr_report_cxx_shorten(inlined_into, level, b, sizeof(b));
 		snprintf(buf, sz, "%s (inlined into %s)", a, b);
 		return tdr_text_cols(a);
 	}
@@ -127,8 +127,8 @@ static size_t row_name_at(char *buf, size_t sz, unsigned level, const char *pref
 	return tdr_text_cols(a);
 }
 
-size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
-		     const char *inlined_into)
+size_t tdr_report_text_row_name(char *buf, size_t sz, size_t fit, const char *prefix,
+				const char *name, const char *inlined_into)
 {
 	size_t cols[REPORT_CXX_LEVELS], best = 0;
 	unsigned level = 0;
@@ -151,7 +151,7 @@ size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const
 	return row_name_at(buf, sz, level, prefix, name, inlined_into);
 }
 
-size_t text_name_room(size_t w, const char *obj, const char *tag)
+size_t tdr_report_text_name_room(size_t w, const char *obj, const char *tag)
 {
 	size_t t = tag ? tdr_text_cols(tag) : 0, avail = w > t ? w - t : 0;
 	size_t o = obj ? tdr_text_cols(obj) : 0, obj_w = o < OBJ_MIN_W ? o : OBJ_MIN_W;
@@ -161,8 +161,8 @@ size_t text_name_room(size_t w, const char *obj, const char *tag)
 	return avail - (obj_w ? obj_w + 2 : 0);
 }
 
-void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
-		   const char *tag, const char *on, const char *off)
+void tdr_report_text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
+			      const char *tag, const char *on, const char *off)
 {
 	size_t n = tdr_text_cols(name), o = obj ? tdr_text_cols(obj) : 0;
 	size_t t = tag ? tdr_text_cols(tag) : 0;
@@ -186,14 +186,14 @@ void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char 
 		size_t name_w = avail - (obj_w ? obj_w + 2 : 0);
 
 		if (n <= name_w || name_w <= 3)
-			text_put_fit(f, p, name_w, CUT_END);
+			tdr_report_text_put_fit(f, p, name_w, CUT_END);
 		else
 			put_cut_middle(f, p, tdr_text_cols(p), name_w, keep);
 	}
 	if (obj_w) {
 		fputs("  ", f);
 		fputs(on, f);
-		text_put_fit(f, obj, obj_w, CUT_END);
+		tdr_report_text_put_fit(f, obj, obj_w, CUT_END);
 		fputs(off, f);
 	}
 	if (t && w >= t)
@@ -211,13 +211,13 @@ int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts 
 		o = &defaults;
 	switch (o->fmt) {
 	case TDR_FMT_TEXT:
-		err = render_text(r, o, out);
+		err = tdr_report_render_text(r, o, out);
 		break;
 	case TDR_FMT_JSON:
-		err = render_json(r, o, out);
+		err = tdr_report_render_json(r, o, out);
 		break;
 	case TDR_FMT_CSV:
-		err = render_csv(r, o, out);
+		err = tdr_report_render_csv(r, o, out);
 		break;
 	default:
 		return -EINVAL;
@@ -227,7 +227,7 @@ int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts 
 	return err;
 }
 
-bool report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_samples)
+bool tdr_report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_samples)
 {
 	*from_samples = false;
 	if (r->have_end && r->end.duration_ns) {
@@ -242,7 +242,7 @@ bool report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_sample
 	return false;
 }
 
-const char *report_source_name(enum tdr_source_kind k)
+const char *tdr_report_source_name(enum tdr_source_kind k)
 {
 	switch (k) {
 	case TDR_SOURCE_TDR:

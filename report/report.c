@@ -27,7 +27,7 @@
  * (tdrec/topdown.h); a category the table does not know (a file from a
  * newer tdrec) is shown by its own name and its first letter, and is never
  * flagged. See docs/report.md "Thresholds". */
-char report_category_glyph(const char *name)
+char tdr_report_category_glyph(const char *name)
 {
 	const struct tdr_td_category *c = tdr_topdown_category(name);
 
@@ -36,7 +36,7 @@ char report_category_glyph(const char *name)
 	return name[0] >= 'A' && name[0] <= 'Z' ? (char)(name[0] + 32) : name[0] ? name[0] : '?';
 }
 
-const char *report_category_label(const char *name)
+const char *tdr_report_category_label(const char *name)
 {
 	const struct tdr_td_category *c = tdr_topdown_category(name);
 
@@ -57,7 +57,7 @@ void tdr_report_opts__init(struct tdr_report_opts *opts)
 	opts->min_samples = TDR_REPORT_MIN_SAMPLES_DEFAULT;
 }
 
-const char *report_basename(const char *path)
+const char *tdr_report_basename(const char *path)
 {
 	const char *s;
 
@@ -73,7 +73,7 @@ void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
 	int err;
 
 	va_start(ap, fmt);
-	err = strlist__vaddf(&r->warnings, fmt, ap);
+	err = tdr_report_strlist__vaddf(&r->warnings, fmt, ap);
 	va_end(ap);
 	if (err)
 		tdr_warn("failed to keep a warning of the report: out of memory");
@@ -329,7 +329,7 @@ int tdr_report__new(const struct tdr_meta *meta, const struct tdr_report_opts *o
 	if (!err)
 		err = copy_schema(r, meta);
 	if (!err)
-		err = report_counted__init(r);
+		err = tdr_report_counted__init(r);
 	if (!err)
 		err = copy_recording(r, meta);
 	if (!err && (r->opts.sort.key == TDR_SORT_CATEGORY || r->opts.sort.key == TDR_SORT_EVENT) &&
@@ -369,7 +369,7 @@ static int event_idx(const struct name_table *t, const char *text)
 
 	for (size_t k = 0; i < 0 && k < t->cnt; k++) {
 		const char *n = *(const char *const *)((const char *)t->first + k * t->stride);
-		const char *label = n ? report_event_short(n) : NULL;
+		const char *label = n ? tdr_report_event_short(n) : NULL;
 
 		if (n && ((strcspn(n, ":") == strlen(text) && !strncmp(n, text, strlen(text))) ||
 			  (label && !strcmp(label, text))))
@@ -459,15 +459,15 @@ void tdr_report__free(struct tdr_report *r)
 	free(r->cpu);
 	free(r->file);
 	free(r->boot_id);
-	strlist__release(&r->warnings);
+	tdr_report_strlist__release(&r->warnings);
 	free(r->view);
 	free(r->cat_vals);
 	free(r->total_sums);
 	free(r->visible);
-	report_counted__release(r);
-	rowtab__release(&r->rows);
-	addrtab__release(&r->addrs);
-	strpool__release(&r->pool);
+	tdr_report_counted__release(r);
+	tdr_report_rowtab__release(&r->rows);
+	tdr_report_addrtab__release(&r->addrs);
+	tdr_report_strpool__release(&r->pool);
 	free(r);
 }
 
@@ -503,16 +503,6 @@ double tdr_report__threshold(const struct tdr_report *r, size_t idx)
 	return idx < r->cat_cnt ? r->cats[idx].threshold : NAN;
 }
 
-const char *tdr_report__plan(const struct tdr_report *r)
-{
-	return r->plan;
-}
-
-enum tdr_report_by tdr_report__by(const struct tdr_report *r)
-{
-	return r->opts.by;
-}
-
 size_t tdr_report__warning_cnt(const struct tdr_report *r)
 {
 	return r->warnings.cnt;
@@ -520,7 +510,7 @@ size_t tdr_report__warning_cnt(const struct tdr_report *r)
 
 const char *tdr_report__warning(const struct tdr_report *r, size_t idx)
 {
-	return strlist__at(&r->warnings, idx);
+	return tdr_report_strlist__at(&r->warnings, idx);
 }
 
 uint64_t tdr_report__samples_seen(const struct tdr_report *r)

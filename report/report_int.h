@@ -23,6 +23,62 @@
 #include "tdrec/tdr_json.h"
 #include "tdrec/tdr_textout.h"
 
+/* The report's rows and the diff's, as the renderers and the tests read
+ * them (tdrec/report.h keeps the objects opaque). */
+/* A row's identity. Unused fields are NULL/0. Strings are copied. */
+struct tdr_row_key {
+	const char *name;	  /* function, "[unknown] path", thread name, object path */
+	const char *dso;	  /* object path, NULL when none */
+	const char *inlined_into; /* TDR_BY_INLINE: the function the name is inlined into */
+	const char *file;	  /* TDR_BY_LINE: source file, NULL when unknown */
+	uint32_t line;
+	uint32_t pid, tid; /* TDR_BY_THREAD / TDR_BY_PROCESS */
+};
+
+/* A finished row (or the totals). Borrowed from the report. */
+struct tdr_report_row {
+	const char *name;
+	const char *dso;
+	const char *inlined_into;
+	const char *file;
+	uint32_t line;
+	uint32_t pid, tid;
+	uint64_t samples;
+	const uint64_t *events; /* summed deltas, one per meta event */
+	double share;		/* fraction of the (filtered) samples, 0..1 */
+	double slots_share;	/* fraction of all slots, NAN without TopDown */
+	/* One fraction of the row's own slots per category (meta order), NAN
+	 * where the row has no slots; NULL when the plan has no categories. */
+	const double *topdown;
+	bool low_confidence; /* samples < min_samples */
+	int bottleneck;	     /* level-1 category index, or -1 */
+	int bottleneck_l2;   /* level-2 child of bottleneck above its threshold, or -1 */
+};
+
+/* Where __resolve gets symbols: the real symbolizer, or a fake in tests. */
+struct tdr_report_symbols {
+	int (*lookup)(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
+		      struct tdr_sym *out);
+	int (*lookup_kernel)(void *ctx, uint64_t ip, struct tdr_sym *out);
+	void *ctx;
+};
+
+struct tdr_diff_side {
+	uint64_t samples;
+	double share;	       /* 0 when the function is absent on this side */
+	const double *topdown; /* category fractions (OLD's order), NULL when not compared */
+};
+
+struct tdr_diff_row {
+	const char *name;
+	const char *dso;	  /* basename */
+	const char *inlined_into; /* by inline: the function it is inlined into */
+	struct tdr_diff_side old, new;
+	double share_change;	      /* new.share - old.share */
+	const double *topdown_change; /* per category, new - old (NAN if either has no slots) */
+	bool only_old, only_new;
+};
+
 /* ---- string pool (strpool.c) --------------------------------------------- */
 
 /* The report's strings: a tdr_intern (common/) with the report's NULL and
@@ -32,10 +88,8 @@ struct strpool {
 };
 
 /* Interned copy of s (NULL for NULL), or NULL with *err = -ENOMEM. */
-const char *strpool__intern(struct strpool *p, const char *s, int *err);
-/* Interned copy of the first n bytes of s. */
-const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err);
-void strpool__release(struct strpool *p);
+const char *tdr_report_strpool__intern(struct strpool *p, const char *s, int *err);
+void tdr_report_strpool__release(struct strpool *p);
 
 /* A growable list of owned strings (the warnings of a report or a diff). A
  * zeroed struct is empty. */
@@ -44,15 +98,14 @@ struct strlist {
 	size_t cnt, cap;
 };
 
-/* Append a copy of s. Returns 0 or -ENOMEM (the list unchanged). */
-int strlist__add(struct strlist *l, const char *s);
 /* Append a formatted line (cut at 1 KiB). Returns 0 or -ENOMEM. */
-int strlist__addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
+int tdr_report_strlist__addf(struct strlist *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int tdr_report_strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 /* Entry idx, or NULL past the end. */
-const char *strlist__at(const struct strlist *l, size_t idx);
-void strlist__release(struct strlist *l);
+const char *tdr_report_strlist__at(const struct strlist *l, size_t idx);
+void tdr_report_strlist__release(struct strlist *l);
 
 /* Is the sample in kernel code (its mode, or a kernel mapping)? */
 static inline bool report_kernel_sample(const struct tdr_sample *s)
@@ -68,7 +121,7 @@ static inline bool report_kernel_sample(const struct tdr_sample *s)
 /* Room for need entries of event_cnt sums each (*cap counts entries); the
  * new sums are zero. Nothing to do when event_cnt is 0. Returns 0 or
  * -ENOMEM. */
-int report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need);
+int tdr_report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need);
 
 /* ---- row table (aggregate.c) --------------------------------------------- */
 
@@ -88,8 +141,9 @@ struct rowtab {
 
 /* Row of an interned key, created with zero sums when new. Returns the row
  * index (>= 0) or -ENOMEM. */
-int rowtab__find_or_add(struct rowtab *t, size_t event_cnt, const struct tdr_row_key *key);
-void rowtab__release(struct rowtab *t);
+int tdr_report_rowtab__find_or_add(struct rowtab *t, size_t event_cnt,
+				   const struct tdr_row_key *key);
+void tdr_report_rowtab__release(struct rowtab *t);
 
 /* ---- address table (collect.c) ------------------------------------------ */
 
@@ -122,7 +176,7 @@ struct addrtab {
 	struct tdr_hmap index;
 };
 
-void addrtab__release(struct addrtab *t);
+void tdr_report_addrtab__release(struct addrtab *t);
 
 /* ---- schema --------------------------------------------------------------- */
 
@@ -206,38 +260,35 @@ struct tdr_report {
 };
 
 /* Value of category c over summed deltas: max(0, num) / den, NAN when den <= 0. */
-double report_category_value(const struct tdr_report *r, const struct rep_category *c,
-			     const uint64_t *sums);
+double tdr_report_category_value(const struct tdr_report *r, const struct rep_category *c,
+				 const uint64_t *sums);
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
-double report_slots(const struct tdr_report *r, const uint64_t *sums);
+double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums);
 
 /* ---- counted totals (counted.c) ------------------------------------------ */
 
 /* Allocate the per-event arrays (tdr_report__new). Returns 0 or -ENOMEM. */
-int report_counted__init(struct tdr_report *r);
-void report_counted__release(struct tdr_report *r);
+int tdr_report_counted__init(struct tdr_report *r);
+void tdr_report_counted__release(struct tdr_report *r);
 /* At __finish, after the totals: the attributed totals of a report without
  * samples, the slots share, and the note. */
-void report_counted__finish(struct tdr_report *r);
-/* Is event e's attributed total clearly short of its counted one (below
- * TDR_REPORT_ATTRIBUTED_MIN of it, by TDR_REPORT_UNATTRIBUTED_MIN_GAP
- * units at least)? */
-bool report_counted__short(const struct tdr_report *r, size_t e);
+void tdr_report_counted__finish(struct tdr_report *r);
 /* v in event e's unit for text: "12850", "218.3 ms". Returns the length. */
-size_t report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf, size_t sz);
+size_t tdr_report_counted__fmt(const struct tdr_report *r, size_t e, uint64_t v, char *buf,
+			       size_t sz);
 
 /* Base name of a path ("" stays ""). */
-const char *report_basename(const char *path);
+const char *tdr_report_basename(const char *path);
 
 /* ---- rendering helpers (render_util.c) ----------------------------------- */
 
 /* The text table's column label of a software event ("cpu-ms" for
  * "cpu-clock" or perf's "cpu-clock:ppp"), or NULL. --sort takes it too. */
-const char *report_event_short(const char *name);
+const char *tdr_report_event_short(const char *name);
 
 /* Text (report and diff tables). Widths are display columns (code points,
  * tdr_text_cols); control characters print as '?'. */
-/* Where text_put_fit cuts what does not fit. */
+/* Where tdr_report_text_put_fit cuts what does not fit. */
 enum text_cut {
 	CUT_END,    /* "abc..." (header values, notes) */
 	CUT_START,  /* "...xyz" (paths) */
@@ -246,48 +297,177 @@ enum text_cut {
 		     * "(inlined into f)") both tell rows apart */
 };
 /* s in at most w columns, cut as `cut` says. */
-void text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
+void tdr_report_text_put_fit(FILE *f, const char *s, size_t w, enum text_cut cut);
 /* A C++ name for the text tables (cxxname.c): level 0 as it is, 1 without
  * the return type of a template function, 2 also with parameter lists as
  * "(...)", 3 also with template arguments nested in others as "<...>", 4
  * with only the first template argument ("<double, ...>"), 5 with every
  * template argument list as "<...>". */
 #define REPORT_CXX_LEVELS 6
-void report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz);
+void tdr_report_cxx_shorten(const char *name, unsigned level, char *buf, size_t sz);
 /* A row's text name in buf: "name", "prefix name" ("file:line name") or
  * "name (inlined into f)", its C++ names shortened level by level until it
  * fits fit columns (or as short as it gets). Returns the columns at its
- * start that a cut keeps whole (see text_put_name). */
-size_t text_row_name(char *buf, size_t sz, size_t fit, const char *prefix, const char *name,
-		     const char *inlined_into);
-/* The columns text_put_name leaves a name of a row with object obj and tag
+ * start that a cut keeps whole (see tdr_report_text_put_name). */
+size_t tdr_report_text_row_name(char *buf, size_t sz, size_t fit, const char *prefix,
+				const char *name, const char *inlined_into);
+/* The columns tdr_report_text_put_name leaves a name of a row with object obj and tag
  * in w columns when both do not fit. */
-size_t text_name_room(size_t w, const char *obj, const char *tag);
+size_t tdr_report_text_name_room(size_t w, const char *obj, const char *tag);
 /* A table's last column in w columns: name, two spaces and obj (between on
  * and off; NULL or "" for none), then tag (NULL for none). When all does
  * not fit, the name is cut first, in the middle, its first keep columns
  * (what tells the row apart: "f" of "f (inlined into g)", "file:line ")
  * kept whole when they leave the end a quarter of the column; the object
  * keeps at least a few columns, so it never silently disappears. */
-void text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
-		   const char *tag, const char *on, const char *off);
+void tdr_report_text_put_name(FILE *f, size_t w, const char *name, size_t keep, const char *obj,
+			      const char *tag, const char *on, const char *off);
 
 /* The list as a JSON array of strings, one per line ("[]" when empty). */
-void json_put_strings(struct tdr_json *j, const struct strlist *l);
+void tdr_report_json_put_strings(struct tdr_json *j, const struct strlist *l);
 
-int render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
-int render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
-int render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int tdr_report_render_text(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int tdr_report_render_json(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
+int tdr_report_render_csv(const struct tdr_report *r, const struct tdr_render_opts *o, FILE *out);
 
 /* Short column label of a category ("retiring" -> "Retire"; unknown names
  * are returned as they are), and its one-character glyph for text bars. */
-const char *report_category_label(const char *name);
-char report_category_glyph(const char *name);
+const char *tdr_report_category_label(const char *name);
+char tdr_report_category_glyph(const char *name);
 /* Duration of the recording: the run end's, else first to last sample.
  * Returns false when unknown. */
-bool report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_samples);
-const char *report_source_name(enum tdr_source_kind k);
+bool tdr_report_duration(const struct tdr_report *r, uint64_t *ns, bool *from_samples);
+const char *tdr_report_source_name(enum tdr_source_kind k);
 /* Describe the run end ("exit 0", "killed by signal 9", ...) into buf. */
-void report_describe_end(const struct tdr_report *r, char *buf, size_t sz);
+void tdr_report_describe_end(const struct tdr_report *r, char *buf, size_t sz);
+
+/* ---------------------------------------------------------------------------
+ * Used inside the module and by its tests only (no other module calls these).
+ */
+/*
+ * Parse a --sort argument against a recording's metadata: "samples", "share",
+ * "slots", "name", any category name of meta ("be-bound", "mem-bound"), or
+ * any event name of meta ("page-faults").
+ * Returns: 0, or -TDR_E_USAGE when the name matches nothing.
+ */
+int tdr_report_sort__parse(const struct tdr_meta *meta, const char *text,
+			   struct tdr_report_sort *out);
+
+/*
+ * Make an empty report for a recording described by meta (events and
+ * categories are copied; meta is borrowed for the call). Recording details
+ * (command, host, CPU, plan, notes as warnings) are taken from meta too.
+ * Returns: 0, -ENOMEM, -EINVAL (opts out of range, a category term naming an
+ * event that does not exist).
+ */
+int tdr_report__new(const struct tdr_meta *meta, const struct tdr_report_opts *opts,
+		    struct tdr_report **out);
+
+/*
+ * Add samples (usually 1) whose summed deltas (one per meta event) belong to
+ * the row key. This is the layer under __add_sample; filters do not apply.
+ * Returns: 0, -ENOMEM, -EINVAL after __finish.
+ */
+int tdr_report__add(struct tdr_report *r, const struct tdr_row_key *key, const uint64_t *deltas,
+		    uint64_t samples);
+
+/*
+ * Add one parser sample: apply the filters, then sum it into the table of
+ * unique (mapping, offset) addresses (or the thread/process/object when the
+ * report is by one of those). s->map must stay valid until __resolve (the
+ * parser keeps mappings until it is freed). No allocation unless the address
+ * is new. Returns: 0, -ENOMEM, -EINVAL after __finish.
+ */
+int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s);
+
+/*
+ * Symbolize every unique address added by __add_sample once and fold it into
+ * its row (by the report's mode); counts unsymbolized samples and changed or
+ * missing objects for the warnings. May be called once, before __finish;
+ * syms may be NULL for reports by object, thread or process.
+ * Returns: 0, -ENOMEM, or what a lookup returned.
+ */
+int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *syms);
+
+/* Recording facts that are not in meta. Each may be NULL. */
+void tdr_report__set_run(struct tdr_report *r, const char *file, enum tdr_source_kind source,
+			 const struct tdr_run_end *end);
+
+/*
+ * Turn the parser's statistics and the file's state into warnings: lost
+ * samples, re-based deltas by reason, multiplexing, unmapped samples, bad
+ * frames, truncated file. Either pointer may be NULL.
+ */
+void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *st,
+			    const struct tdr_file_status *fs);
+
+/*
+ * The recording's counted totals: ev[e] (cnt entries, aligned with meta's
+ * events; borrowed for the call; NULL for none) is what event e counted
+ * over the whole run (struct tdr_event_totals, has_counted). __finish
+ * compares each with the event's attributed total, the sum of its deltas
+ * over every sample given to __add_sample before filters, and adds one
+ * note naming the events the samples attribute clearly less of (below
+ * TDR_REPORT_ATTRIBUTED_MIN, by at least TDR_REPORT_UNATTRIBUTED_MIN_GAP
+ * units), with both numbers and the reason. docs/report.md "Counted totals".
+ * Returns: 0, -EINVAL after __finish.
+ */
+#define TDR_REPORT_ATTRIBUTED_MIN 0.90
+/* --lines: a note when at least this fraction of the samples has no source
+ * line (objects without a DWARF line table). */
+#define TDR_REPORT_NO_LINE_NOTE 0.05
+#define TDR_REPORT_UNATTRIBUTED_MIN_GAP 100 /* fewer unattributed events are noise */
+int tdr_report__set_counted(struct tdr_report *r, const struct tdr_event_totals *ev, size_t cnt);
+
+/* Event idx's counted total: true with *out set, false when the recording
+ * has none for it. */
+bool tdr_report__counted(const struct tdr_report *r, size_t idx, uint64_t *out);
+/* Event idx's attributed total (before filters; a report built with
+ * __add alone: the sum of its rows). 0 before __finish. */
+uint64_t tdr_report__attributed(const struct tdr_report *r, size_t idx);
+/* The attributed share of the counted slots (TopDown plans), NAN when the
+ * plan has no slots or the recording no counted slots, or before __finish. */
+double tdr_report__slots_attributed(const struct tdr_report *r);
+
+/* Add a warning line (shown in the header and in the JSON warnings). */
+void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Compute every row: shares, categories, low-confidence and bottleneck flags,
+ * the totals; then sort by opts.sort and hide rows under min_share.
+ * Returns: 0 or -ENOMEM.
+ */
+int tdr_report__finish(struct tdr_report *r);
+
+/* Visible rows (after min_share), sorted; and the totals of all rows. */
+size_t tdr_report__row_cnt(const struct tdr_report *r);
+const struct tdr_report_row *tdr_report__row(const struct tdr_report *r, size_t idx);
+const struct tdr_report_row *tdr_report__totals(const struct tdr_report *r);
+
+/* The schema's category levels, and the warnings (borrowed). */
+uint32_t tdr_report__category_level(const struct tdr_report *r, size_t idx);
+size_t tdr_report__warning_cnt(const struct tdr_report *r);
+const char *tdr_report__warning(const struct tdr_report *r, size_t idx);
+
+/* Samples offered to __add_sample, and how many passed the filters. */
+uint64_t tdr_report__samples_seen(const struct tdr_report *r);
+uint64_t tdr_report__samples_kept(const struct tdr_report *r);
+
+/*
+ * Threshold above which category idx is a bottleneck (fraction of slots), or
+ * NAN when the category is never flagged (retiring and its children,
+ * unknown names): the TopDown table's (tdrec/topdown.h), which tdrec stat
+ * reads too. See docs/report.md "Thresholds".
+ */
+double tdr_report__threshold(const struct tdr_report *r, size_t idx);
+
+size_t tdr_diff__row_cnt(const struct tdr_diff *d);
+const struct tdr_diff_row *tdr_diff__row(const struct tdr_diff *d, size_t idx);
+/* Categories compared (0 when plans differ or have no TopDown). */
+size_t tdr_diff__category_cnt(const struct tdr_diff *d);
+const char *tdr_diff__category_name(const struct tdr_diff *d, size_t idx);
+size_t tdr_diff__warning_cnt(const struct tdr_diff *d);
+const char *tdr_diff__warning(const struct tdr_diff *d, size_t idx);
 
 #endif /* TDREC_REPORT_INT_H */

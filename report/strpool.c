@@ -20,7 +20,8 @@
 
 #include "tdrec/tdr_mem.h"
 
-const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err)
+/* Interned copy of the first n bytes of s. */
+static const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *err)
 {
 	const char *t;
 
@@ -32,17 +33,18 @@ const char *strpool__intern_n(struct strpool *p, const char *s, size_t n, int *e
 	return t;
 }
 
-const char *strpool__intern(struct strpool *p, const char *s, int *err)
+const char *tdr_report_strpool__intern(struct strpool *p, const char *s, int *err)
 {
 	return s ? strpool__intern_n(p, s, strlen(s), err) : NULL;
 }
 
-void strpool__release(struct strpool *p)
+void tdr_report_strpool__release(struct strpool *p)
 {
 	tdr_intern__fini(&p->in);
 }
 
-int strlist__add(struct strlist *l, const char *s)
+/* Append a copy of s. Returns 0 or -ENOMEM (the list unchanged). */
+static int strlist__add(struct strlist *l, const char *s)
 {
 	char *copy;
 
@@ -55,7 +57,7 @@ int strlist__add(struct strlist *l, const char *s)
 	return 0;
 }
 
-int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
+int tdr_report_strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
 {
 	char buf[1024];
 
@@ -63,23 +65,23 @@ int strlist__vaddf(struct strlist *l, const char *fmt, va_list ap)
 	return strlist__add(l, buf);
 }
 
-int strlist__addf(struct strlist *l, const char *fmt, ...)
+int tdr_report_strlist__addf(struct strlist *l, const char *fmt, ...)
 {
 	va_list ap;
 	int err;
 
 	va_start(ap, fmt);
-	err = strlist__vaddf(l, fmt, ap);
+	err = tdr_report_strlist__vaddf(l, fmt, ap);
 	va_end(ap);
 	return err;
 }
 
-const char *strlist__at(const struct strlist *l, size_t idx)
+const char *tdr_report_strlist__at(const struct strlist *l, size_t idx)
 {
 	return idx < l->cnt ? l->v[idx] : NULL;
 }
 
-void strlist__release(struct strlist *l)
+void tdr_report_strlist__release(struct strlist *l)
 {
 	for (size_t i = 0; i < l->cnt; i++)
 		free(l->v[i]);

@@ -27,8 +27,8 @@
 #include "tdrec/tdr_mem.h"
 
 /* The formula is evaluated in one place for report, diff and stat. */
-double report_category_value(const struct tdr_report *r, const struct rep_category *c,
-			     const uint64_t *sums)
+double tdr_report_category_value(const struct tdr_report *r, const struct rep_category *c,
+				 const uint64_t *sums)
 {
 	const struct tdr_category def = {
 		.num_cnt = c->num_cnt, .num = c->num, .den_cnt = c->den_cnt, .den = c->den,
@@ -37,7 +37,7 @@ double report_category_value(const struct tdr_report *r, const struct rep_catego
 	return tdr_category__value(&def, sums, r->event_cnt);
 }
 
-double report_slots(const struct tdr_report *r, const uint64_t *sums)
+double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums)
 {
 	const struct rep_category *c;
 	double slots = 0;
@@ -94,11 +94,11 @@ static void compute_row(const struct tdr_report *r, struct tdr_report_row *row,
 	row->share = total_samples ? (double)row->samples / (double)total_samples : 0.0;
 	row->slots_share = NAN;
 	if (r->slots_cat >= 0 && total_slots > 0)
-		row->slots_share = report_slots(r, sums) / total_slots;
+		row->slots_share = tdr_report_slots(r, sums) / total_slots;
 	row->topdown = NULL;
 	if (r->cat_cnt) {
 		for (size_t c = 0; c < r->cat_cnt; c++)
-			vals[c] = report_category_value(r, &r->cats[c], sums);
+			vals[c] = tdr_report_category_value(r, &r->cats[c], sums);
 		row->topdown = vals;
 	}
 	flag_row(r, row);
@@ -223,7 +223,7 @@ int tdr_report__finish(struct tdr_report *r)
 		for (size_t e = 0; e < ec; e++)
 			r->total_sums[e] += r->rows.sums[i * ec + e];
 	}
-	total_slots = report_slots(r, r->total_sums);
+	total_slots = tdr_report_slots(r, r->total_sums);
 	for (size_t i = 0; i < n; i++) {
 		const struct row_ent *e = &r->rows.rows[i];
 		struct tdr_report_row *row = &r->view[i];
@@ -251,7 +251,7 @@ int tdr_report__finish(struct tdr_report *r)
 				 "%" PRIu64
 				 " samples of the others add to their event columns only",
 				 r->event_names[r->primary_sampler], r->other_samples);
-	report_counted__finish(r);
+	tdr_report_counted__finish(r);
 	r->finished = true;
 	return tdr_report__sort(r, &r->opts.sort);
 }

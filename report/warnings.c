@@ -105,7 +105,7 @@ void tdr_report__set_run(struct tdr_report *r, const char *file, enum tdr_source
 		tdr_report__warn(r, "recording stopped early on a write error (disk full?)");
 }
 
-void report_describe_end(const struct tdr_report *r, char *buf, size_t sz)
+void tdr_report_describe_end(const struct tdr_report *r, char *buf, size_t sz)
 {
 	const struct tdr_run_end *e = &r->end;
 

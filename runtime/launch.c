@@ -19,7 +19,7 @@
  */
 #define LOG_PREFIX "record: "
 
-#include "tdrec/runtime.h"
+#include "runtime_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  * Ownership: strings put into meta are owned by meta (tdr_meta__clear).
  * See: tdrec/format.h struct tdr_meta.
  */
-#include "tdrec/runtime.h"
+#include "runtime_int.h"
 
 #include <errno.h>
 #include <limits.h>

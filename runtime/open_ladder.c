@@ -23,7 +23,7 @@
  * See: docs/record.md "Fallbacks"; docs/kernel.md "inherit and PERF_SAMPLE_READ",
  * "Locked memory and perf_event_paranoid", "Lost samples".
  */
-#include "tdrec/runtime.h"
+#include "runtime_int.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -17,7 +17,7 @@
  * See: docs/kernel.md "Ring buffer"; perf_event_open(2) "MMAP layout";
  * tools/include/linux/ring_buffer.h (the pairing of barriers).
  */
-#include "tdrec/runtime.h"
+#include "runtime_int.h"
 
 #include <errno.h>
 #include <string.h>

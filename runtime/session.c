@@ -20,7 +20,7 @@
  * one); members are opened after their leader and closed before it.
  * See: docs/kernel.md "inherit and PERF_SAMPLE_READ", "Ring buffer"; perf_event_open(2).
  */
-#include "tdrec/runtime.h"
+#include "runtime_int.h"
 
 #include <errno.h>
 #include <string.h>
@@ -335,11 +335,6 @@ int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **
 	return 0;
 }
 
-int tdr_session__enable(struct tdr_session *s)
-{
-	return session_ioctl_leaders(s, PERF_EVENT_IOC_ENABLE, false, NULL);
-}
-
 int tdr_session__disable(struct tdr_session *s)
 {
 	return session_ioctl_leaders(s, PERF_EVENT_IOC_DISABLE, false, NULL);
@@ -350,21 +345,9 @@ size_t tdr_session__mmap_pages(const struct tdr_session *s)
 	return s->ring_cnt ? s->mmap_pages : 0;
 }
 
-size_t tdr_session__pid_cnt(const struct tdr_session *s)
-{
-	return s->pid_cnt;
-}
-
 size_t tdr_session__cpu_cnt(const struct tdr_session *s, size_t g)
 {
 	return g < s->group_cnt ? s->groups[g].cpu_cnt : 0;
-}
-
-int tdr_session__cpu(const struct tdr_session *s, size_t g, size_t cpu_idx)
-{
-	if (g >= s->group_cnt || cpu_idx >= s->groups[g].cpu_cnt)
-		return -1;
-	return s->groups[g].cpus[cpu_idx];
 }
 
 const struct perf_event_attr *tdr_session__attr(const struct tdr_session *s, size_t g, size_t e)

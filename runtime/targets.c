@@ -19,7 +19,7 @@
  * argv and procs are borrowed from the caller's options. One thread.
  * Messages carry the caller's prefix (t->who), as each command logs its own.
  */
-#include "tdrec/runtime.h"
+#include "runtime_int.h"
 
 #include <errno.h>
 #include <poll.h>

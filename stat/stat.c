@@ -134,7 +134,7 @@ static int open_unit(void *ctx, const struct tdr_plan *plan, struct tdr_open_err
 	    .ref = !st->opts->what.system_wide, /* task mode */
 	};
 
-	return stat_unit__open(&uo, &st->total, f);
+	return tdr_stat_unit__open(&uo, &st->total, f);
 }
 
 /* The fallback lines wait here for the schema's notes. */
@@ -205,22 +205,23 @@ static int setup_threads(struct tdr_stat *st)
 		return err;
 	st->th.plan = st->thread_plan;
 	st->th.refs = true;
-	err = stat_threads__open_sideband(&st->th, st->tg.pids, st->tg.cnt, sw->groups[0].cpus,
-					  sw->groups[0].cpu_cnt);
+	err = tdr_stat_threads__open_sideband(&st->th, st->tg.pids, st->tg.cnt, sw->groups[0].cpus,
+					      sw->groups[0].cpu_cnt);
 	tdr_plan__free(sw);
 	if (err)
 		return err;
 	if (o->what.argv) {
 		const char *base = strrchr(o->what.argv[0], '/');
 
-		return stat_threads__add(&st->th, st->tg.pids[0], st->tg.pids[0],
-					 base ? base + 1 : o->what.argv[0], st->main_plan);
+		return tdr_stat_threads__add(&st->th, st->tg.pids[0], st->tg.pids[0],
+					     base ? base + 1 : o->what.argv[0], st->main_plan);
 	}
 	for (size_t i = 0; i < st->tg.cnt; i++) {
 		char comm[32];
 
 		proc_comm(st->tg.pid_procs[i], st->tg.pids[i], comm, sizeof(comm));
-		err = stat_threads__add(&st->th, st->tg.pid_procs[i], st->tg.pids[i], comm, NULL);
+		err =
+		    tdr_stat_threads__add(&st->th, st->tg.pid_procs[i], st->tg.pids[i], comm, NULL);
 		if (err)
 			return err;
 	}
@@ -269,21 +270,21 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out)
 	if (!err)
 		err = open_total(st);
 	if (!err)
-		err = stat_schema__init(&st->sc, st->plan, opts->what.system_wide);
+		err = tdr_stat_schema__init(&st->sc, st->plan, opts->what.system_wide);
 	for (size_t i = 0; !err && i < st->fallback_cnt; i++)
-		err = stat_schema__note(&st->sc, st->fallback[i]);
+		err = tdr_stat_schema__note(&st->sc, st->fallback[i]);
 	if (!err && st->per_thread && plan_uses_pmu(st->plan)) {
 		/* The groups opened, so the plan works here; but a thread's own
 		 * groups and the inherited ones would take turns on the CPU's
 		 * TopDown counters. Drop the inherited ones (before any thread
 		 * group exists) and keep their reference clocks. */
-		stat_unit__drop_groups(st->total);
+		tdr_stat_unit__drop_groups(st->total);
 		st->total_is_threads = true;
-		err = stat_schema__note(&st->sc,
-					"--per-thread: the total is the sum of the threads (a "
-					"CPU has one set of TopDown counters); time a thread ran "
-					"before its counters were open is not counted, and "
-					"'counted' says how much that was");
+		err = tdr_stat_schema__note(
+		    &st->sc, "--per-thread: the total is the sum of the threads (a "
+			     "CPU has one set of TopDown counters); time a thread ran "
+			     "before its counters were open is not counted, and "
+			     "'counted' says how much that was");
 	}
 	if (!err && st->per_thread)
 		err = setup_threads(st);
@@ -308,13 +309,13 @@ void tdr_stat__free(struct tdr_stat *st)
 {
 	if (!st)
 		return;
-	stat_threads__free(&st->th);
-	stat_unit__free(st->total);
+	tdr_stat_threads__free(&st->th);
+	tdr_stat_unit__free(st->total);
 	tdr_launch__free(st->launch);
 	tdr_plan__free(st->plan);
 	tdr_plan__free(st->thread_plan);
 	tdr_plan__free(st->main_plan);
-	stat_schema__clear(&st->sc);
+	tdr_stat_schema__clear(&st->sc);
 	tdr_targets__release(&st->tg);
 	drop_sigpipe(st);
 	tdr_sigwatch__close(&st->sw);

@@ -11,7 +11,7 @@
  * keeps event->count monotonic even though it resets the hardware registers
  * on every read (docs/kernel.md "TopDown metric values"); a value that goes down anyway re-bases
  * instead of turning into a huge delta (docs/parser.md "Deltas and re-bases").
- * Every number the output shows is made here (stat_row_view); the
+ * Every number the output shows is made here (tdr_stat_row_view); the
  * renderers in report/ only format it.
  * Objects and lifecycle: struct stat_schema (init -> use -> clear); the
  * rest are plain functions on plain structs.
@@ -27,7 +27,7 @@
 #include "tdrec/tdr_mem.h"
 #include "tdrec/topdown.h"
 
-int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool system_wide)
+int tdr_stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool system_wide)
 {
 	size_t base = 0;
 	int err;
@@ -49,7 +49,7 @@ int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool 
 	if (sc->meta.event_cnt > STAT_MAX_EVENTS || sc->meta.category_cnt > STAT_MAX_CATS)
 		return -E2BIG;
 	for (size_t i = 0; i < sc->meta.event_cnt && sc->clock_ev < 0; i++)
-		if (sc->meta.events[i].name && stat_is_clock(sc->meta.events[i].name))
+		if (sc->meta.events[i].name && tdr_stat_is_clock(sc->meta.events[i].name))
 			sc->clock_ev = (int)i;
 	for (size_t i = 0; i < sc->meta.category_cnt; i++) {
 		const struct tdr_category *c = &sc->meta.categories[i];
@@ -71,12 +71,12 @@ int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool 
 	return 0;
 }
 
-void stat_schema__clear(struct stat_schema *sc)
+void tdr_stat_schema__clear(struct stat_schema *sc)
 {
 	tdr_meta__clear(&sc->meta);
 }
 
-int stat_schema__note(struct stat_schema *sc, const char *line)
+int tdr_stat_schema__note(struct stat_schema *sc, const char *line)
 {
 	size_t cap = sc->meta.note_cnt;
 	char *n = tdr_strdup(line);
@@ -102,8 +102,8 @@ static uint64_t step(uint64_t *prev, uint64_t cur, unsigned *backwards)
 	return d;
 }
 
-unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g, size_t base,
-		    struct stat_vals *acc)
+unsigned tdr_stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g,
+			size_t base, struct stat_vals *acc)
 {
 	unsigned backwards = 0;
 	size_t n = rd->value_cnt;
@@ -121,7 +121,7 @@ unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, siz
 	return backwards;
 }
 
-void stat_vals__add(struct stat_vals *dst, const struct stat_vals *src)
+void tdr_stat_vals__add(struct stat_vals *dst, const struct stat_vals *src)
 {
 	for (size_t i = 0; i < STAT_MAX_EVENTS; i++)
 		dst->v[i] += src->v[i];
@@ -137,7 +137,8 @@ static uint64_t sub_sat(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-void stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a, const struct stat_vals *b)
+void tdr_stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a,
+			    const struct stat_vals *b)
 {
 	for (size_t i = 0; i < STAT_MAX_EVENTS; i++)
 		dst->v[i] = sub_sat(a->v[i], b->v[i]);
@@ -148,7 +149,7 @@ void stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a, const 
 	dst->ref_ns = sub_sat(a->ref_ns, b->ref_ns);
 }
 
-bool stat_vals__empty(const struct stat_vals *v, size_t event_cnt)
+bool tdr_stat_vals__empty(const struct stat_vals *v, size_t event_cnt)
 {
 	for (size_t i = 0; i < event_cnt && i < STAT_MAX_EVENTS; i++)
 		if (v->v[i])
@@ -156,7 +157,7 @@ bool stat_vals__empty(const struct stat_vals *v, size_t event_cnt)
 	return true;
 }
 
-double stat_counted(const struct stat_schema *sc, const struct stat_vals *v)
+double tdr_stat_counted(const struct stat_schema *sc, const struct stat_vals *v)
 {
 	double best = NAN;
 
@@ -178,7 +179,7 @@ double stat_counted(const struct stat_schema *sc, const struct stat_vals *v)
 	return best;
 }
 
-double stat_slots(const struct stat_schema *sc, const struct stat_vals *v)
+double tdr_stat_slots(const struct stat_schema *sc, const struct stat_vals *v)
 {
 	const struct tdr_category *c;
 	double s = 0;
@@ -215,8 +216,8 @@ static int pick(const struct stat_schema *sc, const double *vals, int parent)
 	return idx;
 }
 
-void stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, double *vals, int *bn,
-		  int *bn_l2)
+void tdr_stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, double *vals,
+		      int *bn, int *bn_l2)
 {
 	for (size_t i = 0; i < sc->meta.category_cnt; i++)
 		vals[i] = tdr_category__value(&sc->meta.categories[i], v->v, sc->meta.event_cnt);
@@ -226,13 +227,13 @@ void stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, doubl
 
 /* Software clocks count nanoseconds (shown in milliseconds, and as CPUs
  * utilized over the wall time). */
-bool stat_is_clock(const char *name)
+bool tdr_stat_is_clock(const char *name)
 {
 	return !strcmp(name, "task-clock") || !strcmp(name, "cpu-clock");
 }
 
-void stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
-		   struct tdr_stat_row *out)
+void tdr_stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
+		       struct tdr_stat_row *out)
 {
 	const struct stat_vals *v = &row->vals;
 	double wall_ns = (double)(row->end_ns - row->start_ns);
@@ -249,10 +250,10 @@ void stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
 	out->time_running_ns = v->running_ns[0];
 	/* System-wide there are no tasks to time. */
 	out->task_run_ns = sc->system_wide ? 0 : v->ref_ns;
-	stat_topdown(sc, v, out->cats, &out->bn, &out->bn_l2);
+	tdr_stat_topdown(sc, v, out->cats, &out->bn, &out->bn_l2);
 	/* A difference of running times says nothing about multiplexing. */
-	out->counted = row->kind == TDR_STAT_ROW_UNATTRIBUTED ? NAN : stat_counted(sc, v);
+	out->counted = row->kind == TDR_STAT_ROW_UNATTRIBUTED ? NAN : tdr_stat_counted(sc, v);
 	out->multiplexed = !isnan(out->counted) && out->counted < STAT_COUNTED_FULL;
-	out->slots = stat_slots(sc, v);
+	out->slots = tdr_stat_slots(sc, v);
 	out->cpus = sc->clock_ev >= 0 && wall_ns > 0 ? (double)v->v[sc->clock_ev] / wall_ns : NAN;
 }

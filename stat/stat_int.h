@@ -68,11 +68,11 @@ struct stat_schema {
 /* Fill sc from plan (tdr_plan__to_meta; borrowed for the call), with the
  * thresholds of the TopDown table (tdrec/topdown.h). Returns 0, -ENOMEM,
  * -E2BIG (too many events or categories). sc is valid for
- * stat_schema__clear in every case. */
-int stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool system_wide);
-void stat_schema__clear(struct stat_schema *sc);
+ * tdr_stat_schema__clear in every case. */
+int tdr_stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool system_wide);
+void tdr_stat_schema__clear(struct stat_schema *sc);
 /* Add a note line to sc->meta (plan fallbacks). Returns 0 or -ENOMEM. */
-int stat_schema__note(struct stat_schema *sc, const char *line);
+int tdr_stat_schema__note(struct stat_schema *sc, const char *line);
 
 /*
  * Fold rd, the cumulative values of group g (whose first event is meta event
@@ -81,16 +81,16 @@ int stat_schema__note(struct stat_schema *sc, const char *line);
  * kernel's event->count only grows, docs/kernel.md "TopDown metric values") adds nothing for that
  * value and re-bases it. Returns how many values went backwards.
  */
-unsigned stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g, size_t base,
-		    struct stat_vals *acc);
+unsigned tdr_stat_delta(struct stat_prev *prev, const struct tdr_group_read *rd, size_t g,
+			size_t base, struct stat_vals *acc);
 
 /* dst += src, field by field. */
-void stat_vals__add(struct stat_vals *dst, const struct stat_vals *src);
+void tdr_stat_vals__add(struct stat_vals *dst, const struct stat_vals *src);
 /* dst = a - b field by field, 0 where b is larger. */
-void stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a,
-			const struct stat_vals *b);
+void tdr_stat_vals__sub_sat(struct stat_vals *dst, const struct stat_vals *a,
+			    const struct stat_vals *b);
 /* True when every event value of v is 0. */
-bool stat_vals__empty(const struct stat_vals *v, size_t event_cnt);
+bool tdr_stat_vals__empty(const struct stat_vals *v, size_t event_cnt);
 
 /*
  * The fraction of the time the groups counted, the smallest over the plan's
@@ -100,10 +100,10 @@ bool stat_vals__empty(const struct stat_vals *v, size_t event_cnt);
  * another CPU. Capped at 1. NAN when it cannot be told (no reference clock,
  * or nothing ran).
  */
-double stat_counted(const struct stat_schema *sc, const struct stat_vals *v);
+double tdr_stat_counted(const struct stat_schema *sc, const struct stat_vals *v);
 
 /* The row's slots (the first level-1 category's denominator), 0 without TopDown. */
-double stat_slots(const struct stat_schema *sc, const struct stat_vals *v);
+double tdr_stat_slots(const struct stat_schema *sc, const struct stat_vals *v);
 
 /*
  * Every category's value (tdr_category__value, NAN without slots) into
@@ -112,16 +112,16 @@ double stat_slots(const struct stat_schema *sc, const struct stat_vals *v);
  * own threshold (report's rule without the sample-share condition); -1 where
  * none.
  */
-void stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, double *vals, int *bn,
-		  int *bn_l2);
+void tdr_stat_topdown(const struct stat_schema *sc, const struct stat_vals *v, double *vals,
+		      int *bn, int *bn_l2);
 
 /* task-clock and cpu-clock count nanoseconds. */
-bool stat_is_clock(const char *name);
+bool tdr_stat_is_clock(const char *name);
 
 struct stat_row;
 /* Everything a row shows (tdrec/stat.h struct tdr_stat_row) from its sums. */
-void stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
-		   struct tdr_stat_row *out);
+void tdr_stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
+		       struct tdr_stat_row *out);
 
 /* ---------------------------------------------------------------------------
  * stat_unit.c: one set of counting groups and its running sums.
@@ -136,7 +136,7 @@ struct stat_unit {
 	uint64_t *ref_prev;		      /* previous time_running of each */
 	bool has_ref;			      /* every pid has one */
 	struct stat_vals sum;		      /* since open */
-	struct stat_vals cur;		      /* since the last stat_unit__take */
+	struct stat_vals cur;		      /* since the last tdr_stat_unit__take */
 	uint64_t backwards;		      /* values that went down (re-based) */
 	int read_err;			      /* first failed read, 0 if none */
 };
@@ -152,18 +152,18 @@ struct stat_unit_opts {
  * (which copy the plan leader's inherit, disabled, enable_on_exec and
  * exclude_* bits; one that fails only loses multiplexing detection).
  * Returns: 0, or what tdr_session__open returned with *fail filled. */
-int stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
-		    struct tdr_open_error *fail);
+int tdr_stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
+			struct tdr_open_error *fail);
 /* Read every group and reference clock once; deltas go into sum and cur.
  * Returns 0 or the first read error (also kept in read_err). */
-int stat_unit__read(struct stat_unit *u, const struct stat_schema *sc);
+int tdr_stat_unit__read(struct stat_unit *u, const struct stat_schema *sc);
 /* *out = cur; cur = 0 (the interval mark). */
-void stat_unit__take(struct stat_unit *u, struct stat_vals *out);
+void tdr_stat_unit__take(struct stat_unit *u, struct stat_vals *out);
 /* Close the groups but keep the reference clocks (their time still adds up). */
-void stat_unit__drop_groups(struct stat_unit *u);
+void tdr_stat_unit__drop_groups(struct stat_unit *u);
 /* Close the fds; the sums stay. */
-void stat_unit__close(struct stat_unit *u);
-void stat_unit__free(struct stat_unit *u);
+void tdr_stat_unit__close(struct stat_unit *u);
+void tdr_stat_unit__free(struct stat_unit *u);
 
 /* ---------------------------------------------------------------------------
  * stat_threads.c: per-thread rows from side-band FORK/COMM/EXIT records.
@@ -197,27 +197,27 @@ struct stat_threads {
 /* Open the side-band rings: a dummy event with task, comm and comm_exec
  * records, inherited, on every CPU of cpus for every pid; one ring per CPU.
  * Returns 0 or -errno (logged). */
-int stat_threads__open_sideband(struct stat_threads *t, const pid_t *pids, size_t pid_cnt,
-				const int *cpus, size_t cpu_cnt);
+int tdr_stat_threads__open_sideband(struct stat_threads *t, const pid_t *pids, size_t pid_cnt,
+				    const int *cpus, size_t cpu_cnt);
 /* Add a thread and open its groups with plan (NULL: t->plan). A failure to
  * open is kept in the thread (open_err) and counted, not returned, except
  * -ENOMEM. */
-int stat_threads__add(struct stat_threads *t, pid_t pid, pid_t tid, const char *comm,
-		      const struct tdr_plan *plan);
+int tdr_stat_threads__add(struct stat_threads *t, pid_t pid, pid_t tid, const char *comm,
+			  const struct tdr_plan *plan);
 /* The live (not done) thread tid, or NULL. */
-struct stat_thread *stat_threads__find(struct stat_threads *t, pid_t tid);
+struct stat_thread *tdr_stat_threads__find(struct stat_threads *t, pid_t tid);
 /* Drain the rings and handle FORK (new thread, groups opened at once),
  * COMM (name) and EXIT (closed at the next read). Returns 0 or -ENOMEM. */
-int stat_threads__drain(struct stat_threads *t);
+int tdr_stat_threads__drain(struct stat_threads *t);
 /* Handle the records of one buffer, FORKs first, then COMMs, then EXITs
  * (rings are drained one after the other). For tests too. */
-int stat_threads__handle(struct stat_threads *t, const uint8_t *data, size_t sz);
+int tdr_stat_threads__handle(struct stat_threads *t, const uint8_t *data, size_t sz);
 /* Read every live thread's groups; exiting ones are read a last time and
  * closed (all of them when final). */
-void stat_threads__read(struct stat_threads *t, const struct stat_schema *sc, bool final);
+void tdr_stat_threads__read(struct stat_threads *t, const struct stat_schema *sc, bool final);
 /* Records the kernel dropped (ring full): threads may be missing. */
-uint64_t stat_threads__lost(const struct stat_threads *t);
-void stat_threads__free(struct stat_threads *t);
+uint64_t tdr_stat_threads__lost(const struct stat_threads *t);
+void tdr_stat_threads__free(struct stat_threads *t);
 
 /* ---------------------------------------------------------------------------
  * The stat object (stat.c, stat_loop.c, stat_view.c).
@@ -260,12 +260,11 @@ struct tdr_stat {
 };
 
 /* stat_loop.c */
-int stat__loop(struct tdr_stat *st);
 /* The total's sums (total_is_threads: the threads' plus the reference
  * clock's), since the start (cur = false) or the last interval mark. */
-void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out);
+void tdr_stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out);
 /* stat_view.c: one interval row as it happens, to opts->on_interval.
  * Returns 0 or what the callback returned. */
-int stat__interval(struct tdr_stat *st, const struct stat_row *row);
+int tdr_stat__interval(struct tdr_stat *st, const struct stat_row *row);
 
 #endif /* TDREC_STAT_INT_H */

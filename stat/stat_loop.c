@@ -89,16 +89,16 @@ static int read_all(struct tdr_stat *st, bool final)
 {
 	int err = 0;
 
-	stat_unit__read(st->total, &st->sc);
+	tdr_stat_unit__read(st->total, &st->sc);
 	if (st->per_thread) {
 		/* New threads first, so their groups exist for this read. */
-		err = stat_threads__drain(&st->th);
-		stat_threads__read(&st->th, &st->sc, final);
+		err = tdr_stat_threads__drain(&st->th);
+		tdr_stat_threads__read(&st->th, &st->sc, final);
 	}
 	return err;
 }
 
-void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out)
+void tdr_stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out)
 {
 	const struct stat_vals *t = cur ? &st->total->cur : &st->total->sum;
 
@@ -111,7 +111,7 @@ void stat__total(const struct tdr_stat *st, bool cur, struct stat_vals *out)
 		const struct stat_unit *u = st->th.v[i].unit;
 
 		if (u)
-			stat_vals__add(out, cur ? &u->cur : &u->sum);
+			tdr_stat_vals__add(out, cur ? &u->cur : &u->sum);
 	}
 	/* How long the program ran: the inherited reference clocks. */
 	out->ref_ns = t->ref_ns;
@@ -127,14 +127,14 @@ static int emit_interval(struct tdr_stat *st, uint64_t now)
 	};
 	struct stat_vals skip;
 
-	stat__total(st, true, &row.vals);
-	stat_unit__take(st->total, &skip);
+	tdr_stat__total(st, true, &row.vals);
+	tdr_stat_unit__take(st->total, &skip);
 	for (size_t i = 0; i < st->th.cnt; i++)
 		if (st->th.v[i].unit)
-			stat_unit__take(st->th.v[i].unit, &skip);
+			tdr_stat_unit__take(st->th.v[i].unit, &skip);
 	st->mark_ns = now;
 	st->sum.intervals++;
-	return stat__interval(st, &row);
+	return tdr_stat__interval(st, &row);
 }
 
 static int loop_run(struct sloop *L)
@@ -167,7 +167,7 @@ static int loop_run(struct sloop *L)
 			if (L->pfds[i].revents & (POLLHUP | POLLERR))
 				L->pfds[i].fd = -1;
 		if (st->per_thread)
-			err = stat_threads__drain(&st->th);
+			err = tdr_stat_threads__drain(&st->th);
 		now = mono_ns();
 		tick = now >= due;
 		check_pids(L, tick);
@@ -201,8 +201,8 @@ static int finish(struct sloop *L)
 		struct stat_vals cur;
 
 		/* The tail since the last mark, unless it is empty and tiny. */
-		stat__total(st, true, &cur);
-		if (!stat_vals__empty(&cur, st->sc.meta.event_cnt) ||
+		tdr_stat__total(st, true, &cur);
+		if (!tdr_stat_vals__empty(&cur, st->sc.meta.event_cnt) ||
 		    st->end_ns - st->mark_ns >= NS_PER_MS)
 			err = emit_interval(st, st->end_ns);
 	}
@@ -217,7 +217,7 @@ static int finish(struct sloop *L)
 	return err;
 }
 
-int stat__loop(struct tdr_stat *st)
+static int stat__loop(struct tdr_stat *st)
 {
 	struct sloop L = {.st = st};
 	int err;

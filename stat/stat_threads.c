@@ -55,8 +55,8 @@ static void sideband_attr(struct perf_event_attr *a)
 	a->exclude_hv = 1;
 }
 
-int stat_threads__open_sideband(struct stat_threads *t, const pid_t *pids, size_t pid_cnt,
-				const int *cpus, size_t cpu_cnt)
+int tdr_stat_threads__open_sideband(struct stat_threads *t, const pid_t *pids, size_t pid_cnt,
+				    const int *cpus, size_t cpu_cnt)
 {
 	struct perf_event_attr a;
 	int err;
@@ -107,7 +107,7 @@ int stat_threads__open_sideband(struct stat_threads *t, const pid_t *pids, size_
 	return 0;
 }
 
-struct stat_thread *stat_threads__find(struct stat_threads *t, pid_t tid)
+struct stat_thread *tdr_stat_threads__find(struct stat_threads *t, pid_t tid)
 {
 	/* Newest first: a reused tid belongs to the latest thread. */
 	for (size_t i = t->cnt; i-- > 0;)
@@ -126,8 +126,8 @@ static void set_comm(struct stat_thread *th, const char *comm, size_t max)
 	th->comm[n] = '\0';
 }
 
-int stat_threads__add(struct stat_threads *t, pid_t pid, pid_t tid, const char *comm,
-		      const struct tdr_plan *plan)
+int tdr_stat_threads__add(struct stat_threads *t, pid_t pid, pid_t tid, const char *comm,
+			  const struct tdr_plan *plan)
 {
 	struct stat_unit_opts uo = {.plan = plan ? plan : t->plan, .pid_cnt = 1, .ref = t->refs};
 	struct tdr_open_error fail;
@@ -142,11 +142,11 @@ int stat_threads__add(struct stat_threads *t, pid_t pid, pid_t tid, const char *
 	th->tid = tid;
 	set_comm(th, comm ? comm : "", 16);
 	uo.pids = &th->tid;
-	err = stat_unit__open(&uo, &th->unit, &fail);
+	err = tdr_stat_unit__open(&uo, &th->unit, &fail);
 	if (err == -EMFILE && !t->raised) {
 		t->raised = true;
 		if (tdr_sys_raise_nofile() == 1)
-			err = stat_unit__open(&uo, &th->unit, &fail);
+			err = tdr_stat_unit__open(&uo, &th->unit, &fail);
 	}
 	if (err == -ENOMEM)
 		return err;
@@ -177,11 +177,12 @@ static int on_fork(struct stat_threads *t, const struct perf_event_header *h)
 		t->bad_recs++;
 		return 0;
 	}
-	if (stat_threads__find(t, (pid_t)r.tid))
+	if (tdr_stat_threads__find(t, (pid_t)r.tid))
 		return 0;
 	/* A new thread is named like the thread that made it until a COMM. */
-	parent = stat_threads__find(t, (pid_t)r.ptid);
-	return stat_threads__add(t, (pid_t)r.pid, (pid_t)r.tid, parent ? parent->comm : "", NULL);
+	parent = tdr_stat_threads__find(t, (pid_t)r.ptid);
+	return tdr_stat_threads__add(t, (pid_t)r.pid, (pid_t)r.tid, parent ? parent->comm : "",
+				     NULL);
 }
 
 static void on_comm(struct stat_threads *t, const struct perf_event_header *h)
@@ -193,7 +194,7 @@ static void on_comm(struct stat_threads *t, const struct perf_event_header *h)
 		t->bad_recs++;
 		return;
 	}
-	th = stat_threads__find(t, (pid_t)r.tid);
+	th = tdr_stat_threads__find(t, (pid_t)r.tid);
 	if (th)
 		set_comm(th, r.comm, r.comm_len);
 }
@@ -207,12 +208,12 @@ static void on_exit_rec(struct stat_threads *t, const struct perf_event_header *
 		t->bad_recs++;
 		return;
 	}
-	th = stat_threads__find(t, (pid_t)r.tid);
+	th = tdr_stat_threads__find(t, (pid_t)r.tid);
 	if (th)
 		th->exiting = true;
 }
 
-int stat_threads__handle(struct stat_threads *t, const uint8_t *data, size_t sz)
+int tdr_stat_threads__handle(struct stat_threads *t, const uint8_t *data, size_t sz)
 {
 	/* Rings are drained one after another, so a thread's COMM (or EXIT)
 	 * may come before its FORK in the buffer: FORKs first. */
@@ -244,7 +245,7 @@ int stat_threads__handle(struct stat_threads *t, const uint8_t *data, size_t sz)
 	return 0;
 }
 
-int stat_threads__drain(struct stat_threads *t)
+int tdr_stat_threads__drain(struct stat_threads *t)
 {
 	bool more = true;
 
@@ -263,30 +264,30 @@ int stat_threads__drain(struct stat_threads *t)
 		}
 		if (!used)
 			break;
-		err = stat_threads__handle(t, t->buf, used);
+		err = tdr_stat_threads__handle(t, t->buf, used);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-void stat_threads__read(struct stat_threads *t, const struct stat_schema *sc, bool final)
+void tdr_stat_threads__read(struct stat_threads *t, const struct stat_schema *sc, bool final)
 {
 	for (size_t i = 0; i < t->cnt; i++) {
 		struct stat_thread *th = &t->v[i];
 
 		if (th->done || !th->unit)
 			continue;
-		stat_unit__read(th->unit, sc);
+		tdr_stat_unit__read(th->unit, sc);
 		/* After EXIT the thread's events hold their final counts. */
 		if (th->exiting || final) {
-			stat_unit__close(th->unit);
+			tdr_stat_unit__close(th->unit);
 			th->done = true;
 		}
 	}
 }
 
-uint64_t stat_threads__lost(const struct stat_threads *t)
+uint64_t tdr_stat_threads__lost(const struct stat_threads *t)
 {
 	uint64_t n = 0;
 
@@ -295,10 +296,10 @@ uint64_t stat_threads__lost(const struct stat_threads *t)
 	return n;
 }
 
-void stat_threads__free(struct stat_threads *t)
+void tdr_stat_threads__free(struct stat_threads *t)
 {
 	for (size_t i = 0; i < t->cnt; i++)
-		stat_unit__free(t->v[i].unit);
+		tdr_stat_unit__free(t->v[i].unit);
 	zfree(&t->v);
 	t->cnt = t->cap = 0;
 	for (size_t i = 0; i < t->ring_cnt; i++)

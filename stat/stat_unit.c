@@ -15,7 +15,7 @@
  * multiplexing can only be told by comparing the running times summed over
  * the CPUs with the time the tasks ran (measured here: they match to the
  * nanosecond when nothing is multiplexed).
- * Objects and lifecycle: stat_unit__open -> __read (repeat) / __take ->
+ * Objects and lifecycle: tdr_stat_unit__open -> __read (repeat) / __take ->
  * __close (sums stay) -> __free.
  * Ownership and threads: the unit owns its session and fds; one thread.
  * See: docs/stat.md "Multiplexing"; docs/kernel.md "TopDown metric values".
@@ -49,8 +49,8 @@ static void ref_attr(const struct tdr_plan *plan, struct perf_event_attr *a)
 	a->exclude_hv = lead->exclude_hv;
 }
 
-int stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
-		    struct tdr_open_error *fail)
+int tdr_stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
+			struct tdr_open_error *fail)
 {
 	struct tdr_session_opts so = {.plan = o->plan, .pids = o->pids, .pid_cnt = o->pid_cnt};
 	struct stat_unit *u;
@@ -100,11 +100,11 @@ int stat_unit__open(const struct stat_unit_opts *o, struct stat_unit **out,
 	*out = u;
 	return 0;
 err_out:
-	stat_unit__free(u);
+	tdr_stat_unit__free(u);
 	return err;
 }
 
-int stat_unit__read(struct stat_unit *u, const struct stat_schema *sc)
+int tdr_stat_unit__read(struct stat_unit *u, const struct stat_schema *sc)
 {
 	struct stat_vals d;
 	unsigned back = 0;
@@ -124,7 +124,8 @@ int stat_unit__read(struct stat_unit *u, const struct stat_schema *sc)
 						first = err;
 					continue;
 				}
-				back += stat_delta(&u->prev[u->prev_off[g] + ci * u->pid_cnt + pi],
+				back +=
+				    tdr_stat_delta(&u->prev[u->prev_off[g] + ci * u->pid_cnt + pi],
 						   &rd, g, sc->base[g], &d);
 			}
 		}
@@ -144,27 +145,27 @@ int stat_unit__read(struct stat_unit *u, const struct stat_schema *sc)
 			back++;
 		u->ref_prev[pi] = buf[2];
 	}
-	stat_vals__add(&u->sum, &d);
-	stat_vals__add(&u->cur, &d);
+	tdr_stat_vals__add(&u->sum, &d);
+	tdr_stat_vals__add(&u->cur, &d);
 	u->backwards += back;
 	if (first && !u->read_err)
 		u->read_err = first;
 	return first;
 }
 
-void stat_unit__take(struct stat_unit *u, struct stat_vals *out)
+void tdr_stat_unit__take(struct stat_unit *u, struct stat_vals *out)
 {
 	*out = u->cur;
 	memset(&u->cur, 0, sizeof(u->cur));
 }
 
-void stat_unit__drop_groups(struct stat_unit *u)
+void tdr_stat_unit__drop_groups(struct stat_unit *u)
 {
 	tdr_session__free(u->s);
 	u->s = NULL;
 }
 
-void stat_unit__close(struct stat_unit *u)
+void tdr_stat_unit__close(struct stat_unit *u)
 {
 	if (!u)
 		return;
@@ -178,11 +179,11 @@ void stat_unit__close(struct stat_unit *u)
 	u->has_ref = false;
 }
 
-void stat_unit__free(struct stat_unit *u)
+void tdr_stat_unit__free(struct stat_unit *u)
 {
 	if (!u)
 		return;
-	stat_unit__close(u);
+	tdr_stat_unit__close(u);
 	free(u->prev);
 	free(u->ref_fds);
 	free(u->ref_prev);

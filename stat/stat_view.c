@@ -5,7 +5,7 @@
  * and the interval rows handed to the caller as they happen).
  *
  * Responsibility: turn the engine's internals (schema, units, threads) into
- * plain data. The numbers of a row come from stat_calc.c (stat_row_view);
+ * plain data. The numbers of a row come from stat_calc.c (tdr_stat_row_view);
  * nothing here measures, scales or formats: the output is in
  * report/render_stat*.c (docs/stat.md "Text output", "JSON schema",
  * "CSV schema").
@@ -52,7 +52,7 @@ void tdr_stat__event(const struct tdr_stat *st, size_t i, struct tdr_stat_event 
 	out->name = e->name ? e->name : "?";
 	out->pmu = e->pmu_name;
 	out->group = e->group_idx;
-	out->clock = stat_is_clock(out->name);
+	out->clock = tdr_stat_is_clock(out->name);
 }
 
 void tdr_stat__category(const struct tdr_stat *st, size_t i, struct tdr_stat_category *out)
@@ -122,7 +122,7 @@ static void warn_add(struct tdr_stat_warnings *w, const char *fmt, ...)
 void tdr_stat__warnings(const struct tdr_stat *st, struct tdr_stat_warnings *w)
 {
 	const struct stat_unit *u = st->total;
-	uint64_t lost = stat_threads__lost(&st->th);
+	uint64_t lost = tdr_stat_threads__lost(&st->th);
 
 	w->cnt = 0;
 	if (u->backwards)
@@ -160,8 +160,8 @@ void tdr_stat__total_row(const struct tdr_stat *st, struct tdr_stat_row *r)
 	memset(&row, 0, sizeof(row));
 	row.kind = TDR_STAT_ROW_TOTAL;
 	row.end_ns = st->sum.duration_ns;
-	stat__total(st, false, &row.vals);
-	stat_row_view(&st->sc, &row, r);
+	tdr_stat__total(st, false, &row.vals);
+	tdr_stat_row_view(&st->sc, &row, r);
 }
 
 bool tdr_stat__thread_row(const struct tdr_stat *st, size_t i, struct tdr_stat_row *r)
@@ -177,7 +177,7 @@ bool tdr_stat__thread_row(const struct tdr_stat *st, size_t i, struct tdr_stat_r
 	row.tid = th->tid;
 	row.name = th->comm;
 	row.vals = th->unit->sum;
-	stat_row_view(&st->sc, &row, r);
+	tdr_stat_row_view(&st->sc, &row, r);
 	return true;
 }
 
@@ -191,21 +191,21 @@ bool tdr_stat__unattributed_row(const struct tdr_stat *st, struct tdr_stat_row *
 	memset(&threads, 0, sizeof(threads));
 	for (size_t i = 0; i < st->th.cnt; i++)
 		if (st->th.v[i].unit)
-			stat_vals__add(&threads, &st->th.v[i].unit->sum);
+			tdr_stat_vals__add(&threads, &st->th.v[i].unit->sum);
 	memset(&row, 0, sizeof(row));
 	row.kind = TDR_STAT_ROW_UNATTRIBUTED;
 	row.name = "(not attributed)";
-	stat_vals__sub_sat(&row.vals, &st->total->sum, &threads);
-	stat_row_view(&st->sc, &row, r);
-	return !stat_vals__empty(&row.vals, st->sc.meta.event_cnt);
+	tdr_stat_vals__sub_sat(&row.vals, &st->total->sum, &threads);
+	tdr_stat_row_view(&st->sc, &row, r);
+	return !tdr_stat_vals__empty(&row.vals, st->sc.meta.event_cnt);
 }
 
-int stat__interval(struct tdr_stat *st, const struct stat_row *row)
+int tdr_stat__interval(struct tdr_stat *st, const struct stat_row *row)
 {
 	struct tdr_stat_row r;
 
 	if (!st->opts->on_interval)
 		return 0;
-	stat_row_view(&st->sc, row, &r);
+	tdr_stat_row_view(&st->sc, row, &r);
 	return st->opts->on_interval(st->opts->interval_arg, st, &r);
 }

@@ -28,7 +28,7 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
 
-char *sym_cache__path(const char *dir, const char *name, const char *suffix)
+char *tdr_symbolize_cache__path(const char *dir, const char *name, const char *suffix)
 {
 	size_t n = strlen(dir) + strlen(name) + strlen(suffix) + 2;
 	char *p = tdr_malloc(n);
@@ -64,7 +64,7 @@ static int make_dirs(const char *dir)
 	return err;
 }
 
-int sym_cache__write_all(int fd, const void *p, size_t n)
+int tdr_symbolize_cache__write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -81,7 +81,7 @@ int sym_cache__write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-int sym_cache__create(const char *dir, const char *name, char **tmp)
+int tdr_symbolize_cache__create(const char *dir, const char *name, char **tmp)
 {
 	size_t n;
 	int fd, err;
@@ -106,9 +106,9 @@ int sym_cache__create(const char *dir, const char *name, char **tmp)
 	return fd;
 }
 
-int sym_cache__finish(const char *dir, const char *name, char *tmp, int err)
+int tdr_symbolize_cache__finish(const char *dir, const char *name, char *tmp, int err)
 {
-	char *dst = err ? NULL : sym_cache__path(dir, name, "");
+	char *dst = err ? NULL : tdr_symbolize_cache__path(dir, name, "");
 
 	if (!err && !dst)
 		err = -ENOMEM;
@@ -121,7 +121,7 @@ int sym_cache__finish(const char *dir, const char *name, char *tmp, int err)
 	return err;
 }
 
-int sym_cache__check(int fd, struct stat *st, const char **why)
+int tdr_symbolize_cache__check(int fd, struct stat *st, const char **why)
 {
 	*why = NULL;
 	if (fstat(fd, st))

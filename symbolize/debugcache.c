@@ -6,7 +6,7 @@
  * file when it opens its DWARF. Debian ships its debug files (libc6-dbg,
  * -dbgsym packages) with zlib-compressed sections, so a line or inline
  * report with a few samples in libc spends about half its time in zlib.
- * sym_dcache__swap hands the symbolizer an uncompressed copy instead, kept
+ * tdr_symbolize_dcache__swap hands the symbolizer an uncompressed copy instead, kept
  * in <cache>/debug/<build-id hex>.debug and written the first time it is
  * needed. The copy keeps the ELF header, program headers and section
  * headers (same order and contents) and every section's bytes; a compressed
@@ -99,17 +99,17 @@ struct plan {
 	char hex[2 * BUILD_ID_MAX + sizeof(DCACHE_SUFFIX)]; /* the copy's file name */
 };
 
-int sym_dcache__init(struct sym_dcache *c, const char *cache_dir, uint64_t max_sz)
+int tdr_symbolize_dcache__init(struct sym_dcache *c, const char *cache_dir, uint64_t max_sz)
 {
 	memset(c, 0, sizeof(*c));
 	c->max_sz = max_sz ? max_sz : TDR_DEBUG_CACHE_MAX_SZ;
 	if (!cache_dir || !*cache_dir)
 		return 0;
-	c->dir = sym_cache__path(cache_dir, DCACHE_SUBDIR, "");
+	c->dir = tdr_symbolize_cache__path(cache_dir, DCACHE_SUBDIR, "");
 	return c->dir ? 0 : -ENOMEM;
 }
 
-void sym_dcache__free(struct sym_dcache *c)
+void tdr_symbolize_dcache__free(struct sym_dcache *c)
 {
 	zfree(&c->dir);
 }
@@ -382,7 +382,7 @@ static int copy_open(const struct plan *p, const char *path, const char **why)
 	}
 	if (fd < 0)
 		return -errno;
-	err = sym_cache__check(fd, &st, why);
+	err = tdr_symbolize_cache__check(fd, &st, why);
 	if (err)
 		goto err_out;
 	err = -TDR_E_CORRUPT;
@@ -521,7 +521,7 @@ static int copy_write(const struct plan *p, const struct sym_dcache *c)
 	char *tmp;
 	int fd, err;
 
-	fd = sym_cache__create(c->dir, p->hex, &tmp);
+	fd = tdr_symbolize_cache__create(c->dir, p->hex, &tmp);
 	if (fd < 0)
 		return fd;
 	err = copy_elf(p, fd);
@@ -541,7 +541,7 @@ static int copy_write(const struct plan *p, const struct sym_dcache *c)
 		else if (w != (ssize_t)sizeof(t))
 			err = -EIO;
 	}
-	err = sym_cache__finish(c->dir, p->hex, tmp, err);
+	err = tdr_symbolize_cache__finish(c->dir, p->hex, tmp, err);
 	if (err) {
 		close(fd);
 		return err;
@@ -641,8 +641,8 @@ static bool first_warning(struct sym_dcache *c)
 	return first;
 }
 
-int sym_dcache__swap(struct sym_dcache *c, int fd, const char *name, const uint8_t *rec,
-		     size_t rec_sz)
+int tdr_symbolize_dcache__swap(struct sym_dcache *c, int fd, const char *name, const uint8_t *rec,
+			       size_t rec_sz)
 {
 	struct plan p;
 	const char *why;
@@ -658,9 +658,9 @@ int sym_dcache__swap(struct sym_dcache *c, int fd, const char *name, const uint8
 		return fd;
 	rc = plan_build(&p, elf);
 	/* Not the recorded object: the caller rejects it, copying is waste. */
-	if (rc == 1 && rec_sz && !sym_build_id_matches(rec, rec_sz, p.bid, (int)p.bid_sz))
+	if (rc == 1 && rec_sz && !tdr_symbolize_build_id_matches(rec, rec_sz, p.bid, (int)p.bid_sz))
 		rc = 0;
-	if (rc == 1 && !(path = sym_cache__path(c->dir, p.hex, "")))
+	if (rc == 1 && !(path = tdr_symbolize_cache__path(c->dir, p.hex, "")))
 		rc = -ENOMEM;
 	if (rc != 1)
 		goto out;

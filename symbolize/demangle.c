@@ -48,7 +48,7 @@ static bool dm_eq(const void *ctx, uint32_t idx, const void *key)
 	return ((const struct sym_demangle_ent *)ctx)[idx].mangled == key;
 }
 
-const char *sym_demangle(struct tdr_symbolizer *s, const char *name)
+const char *tdr_symbolize_demangle(struct tdr_symbolizer *s, const char *name)
 {
 	uint64_t h = tdr_hash_u64((uintptr_t)name);
 	const char *out = name;
@@ -89,7 +89,7 @@ const char *sym_demangle(struct tdr_symbolizer *s, const char *name)
 	return out;
 }
 
-void sym_demangle__free(struct tdr_symbolizer *s)
+void tdr_symbolize_demangle__free(struct tdr_symbolizer *s)
 {
 	zfree(&s->dm);
 	s->dm_cap = 0;

@@ -56,7 +56,7 @@ static int build_table(struct sym_range_table *t, struct range_vec *v, int err)
 		free(v->r);
 		return err;
 	}
-	return sym_range_table__build(t, v->r, v->cnt);
+	return tdr_symbolize_range_table__build(t, v->r, v->cnt);
 }
 
 /* Append the pc ranges of die with index idx. Returns the number added, or
@@ -122,7 +122,7 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 	}
 	if (rc < 0)
 		dwarf_warn_once(d, "read compile units");
-	if (sym_range_table__build(&d->cus, v.r, v.cnt) == 0)
+	if (tdr_symbolize_range_table__build(&d->cus, v.r, v.cnt) == 0)
 		return 0;
 	v.r = NULL; /* freed by the failed build */
 nomem:
@@ -195,7 +195,7 @@ static int load_subs(struct sym_cu *c)
 	if (!err && dv.cnt) {
 		c->sub_inl = tdr_calloc(dv.cnt, sizeof(*c->sub_inl));
 		if (!c->sub_inl) {
-			sym_range_table__free(&c->subs);
+			tdr_symbolize_range_table__free(&c->subs);
 			err = -ENOMEM;
 		}
 	}
@@ -287,7 +287,7 @@ static int inline_chain(struct tdr_symbolizer *s, struct sym_cu *c, size_t sub_i
 	*n = 0;
 	if (!si->loaded && (err = load_inlines(c, sub_idx)))
 		return err;
-	r = sym_range_table__find(&si->ranges, pc);
+	r = tdr_symbolize_range_table__find(&si->ranges, pc);
 	if (!r)
 		return 0;
 	for (int32_t i = (int32_t)r->idx; i >= 0 && depth <= si->cnt; i = si->nodes[i].parent)
@@ -312,7 +312,7 @@ static const char *die_name(struct tdr_symbolizer *s, Dwarf_Die *die, int *err)
 	if (!ln)
 		ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
 	if (ln && ln[0] == '_' && ln[1] == 'Z') {
-		const char *dm = sym_demangle(s, ln);
+		const char *dm = tdr_symbolize_demangle(s, ln);
 
 		if (!dm) {
 			*err = -ENOMEM;
@@ -370,8 +370,8 @@ static int make_frames(struct tdr_symbolizer *s, struct sym_cu *c, size_t n,
 	return 0;
 }
 
-int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
-		       struct sym_dwarf_res *r)
+int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
+				 struct sym_dwarf_res *r)
 {
 	const struct sym_range *cr, *sr;
 	Dwarf_Die *sub;
@@ -386,7 +386,7 @@ int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t mad
 	if (!d->dw || maddr < d->dw_bias)
 		return 0;
 	pc = maddr - d->dw_bias;
-	cr = sym_range_table__find(&d->cus, pc);
+	cr = tdr_symbolize_range_table__find(&d->cus, pc);
 	if (!cr)
 		return 0;
 	c = &d->cu[cr->idx];
@@ -406,7 +406,7 @@ int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t mad
 
 	if (!c->subs_loaded && (err = load_subs(c)))
 		return err;
-	sr = sym_range_table__find(&c->subs, pc);
+	sr = tdr_symbolize_range_table__find(&c->subs, pc);
 	if (!sr)
 		return 0;
 	sub = &c->sub_dies[sr->idx];
@@ -425,22 +425,22 @@ int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t mad
 	return n ? make_frames(s, c, n, r) : 0;
 }
 
-void sym_dwarf__free(struct sym_dso *d)
+void tdr_symbolize_dwarf__free(struct sym_dso *d)
 {
 	for (size_t i = 0; i < d->cu_cnt; i++) {
 		struct sym_cu *c = &d->cu[i];
 
 		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++) {
-			sym_range_table__free(&c->sub_inl[j].ranges);
+			tdr_symbolize_range_table__free(&c->sub_inl[j].ranges);
 			free(c->sub_inl[j].nodes);
 		}
 		zfree(&c->sub_inl);
-		sym_range_table__free(&c->subs);
+		tdr_symbolize_range_table__free(&c->subs);
 		zfree(&c->sub_dies);
 	}
 	zfree(&d->cu);
 	d->cu_cnt = 0;
-	sym_range_table__free(&d->cus);
+	tdr_symbolize_range_table__free(&d->cus);
 	/* d->dw belongs to the Dwfl and ends with it. */
 	d->dw = NULL;
 }

@@ -16,7 +16,7 @@
  * The "[vdso]" object is the running process's own vDSO image, copied into a
  * memfd: valid when the report runs on the kernel that recorded.
  * Ownership and threads: the Dwfl owns the file descriptor once reported;
- * symbol names are borrowed from its ELF string tables until sym_dso__close.
+ * symbol names are borrowed from its ELF string tables until tdr_symbolize_dso__close.
  * See: docs/symbolize.md; elfutils libdwfl.h.
  */
 #include "symbolize_int.h"
@@ -206,7 +206,7 @@ static int find_debuginfo_cached(Dwfl_Module *mod, void **userdata, const char *
 	if (fd < 0)
 		fd = find_debuginfo_local(mod, userdata, modname, base, file_name, debuglink, crc,
 					  debuginfo_file_name);
-	return fd < 0 ? fd : sym_dcache__swap(c, fd, *debuginfo_file_name, NULL, 0);
+	return fd < 0 ? fd : tdr_symbolize_dcache__swap(c, fd, *debuginfo_file_name, NULL, 0);
 }
 
 static const Dwfl_Callbacks dso_callbacks = {
@@ -255,8 +255,8 @@ static int vdso_memfd(void)
 	return fd;
 }
 
-bool sym_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
-			  int file_sz)
+bool tdr_symbolize_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
+				    int file_sz)
 {
 	if (file_sz <= 0 || rec_sz < (size_t)file_sz)
 		return false;
@@ -305,7 +305,7 @@ static int load_segments(struct sym_dso *d, Elf *elf)
 	return 0;
 }
 
-bool sym_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr)
+bool tdr_symbolize_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr)
 {
 	/* Executable segments first: samples land in code. */
 	for (int pass = 0; pass < 2; pass++) {
@@ -345,7 +345,7 @@ static int cand_cmp(const void *a, const void *b)
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return sym_alias_cmp(x->rank, x->name, y->rank, y->name, true);
+	return tdr_symbolize_alias_cmp(x->rank, x->name, y->rank, y->name, true);
 }
 
 /*
@@ -438,7 +438,7 @@ static int load_sections(struct sym_dso *d, Elf *elf)
 	return 0;
 }
 
-bool sym_dso__in_plt(const struct sym_dso *d, uint64_t maddr)
+bool tdr_symbolize_dso__in_plt(const struct sym_dso *d, uint64_t maddr)
 {
 	for (size_t i = 0; i < d->sec_cnt; i++)
 		if (maddr >= d->secs[i].lo && maddr < d->secs[i].hi)
@@ -500,7 +500,7 @@ static int load_symbols(struct tdr_symbolizer *s, struct sym_dso *d, Elf *elf)
 		tdr_debug("%s: no symbol table: %s", d->path, dwfl_errmsg(-1));
 		return 0;
 	}
-	err = sym_plt__stubs(s, elf, &plt, &plt_cnt);
+	err = tdr_symbolize_plt__stubs(s, elf, &plt, &plt_cnt);
 	if (err)
 		return err;
 	err = -ENOMEM;
@@ -558,7 +558,7 @@ static int load_symbols(struct tdr_symbolizer *s, struct sym_dso *d, Elf *elf)
 		}
 		out++;
 	}
-	err = sym_range_table__build(&d->syms, r, out);
+	err = tdr_symbolize_range_table__build(&d->syms, r, out);
 	r = NULL;
 out:
 	free(plt);
@@ -583,7 +583,7 @@ static int report_fd(struct sym_dso *d, int fd, const char *name, char *why, siz
 	/* An object with its own compressed DWARF: its uncompressed copy,
 	 * reported under the object's name (the same headers and build-id). */
 	if (d->dcache && d->dcache->dir)
-		fd = sym_dcache__swap(d->dcache, fd, name, d->build_id, d->build_id_sz);
+		fd = tdr_symbolize_dcache__swap(d->dcache, fd, name, d->build_id, d->build_id_sz);
 	/* Base 0 without p_vaddr: module addresses are the file's vaddrs. On
 	 * success libdwfl owns fd. */
 	d->mod = dwfl_report_elf(d->dwfl, name, name, fd, 0, false);
@@ -610,7 +610,7 @@ static bool module_is_recorded(const struct sym_dso *d)
 	if (!d->build_id_sz)
 		return true;
 	bid_sz = dwfl_module_build_id(d->mod, &bid, &bid_vaddr);
-	return sym_build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz);
+	return tdr_symbolize_build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz);
 }
 
 /* perf record keeps a copy of every object it saw in its build-id cache,
@@ -634,7 +634,7 @@ static int open_perf_cache(const struct sym_dso *d, char *buf, size_t sz)
 	return open(buf, O_RDONLY | O_CLOEXEC);
 }
 
-int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
+int tdr_symbolize_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 {
 	GElf_Addr bias = 0;
 	bool vdso = strcmp(d->path, VDSO_NAME) == 0;
@@ -668,7 +668,7 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 				 d->path);
 			d->status = TDR_SYM_CHANGED;
 		}
-		sym_dso__close(d);
+		tdr_symbolize_dso__close(d);
 	}
 	/* The file is gone or another one: perf's copy of the recorded one. */
 	if (!vdso && d->build_id_sz && (fd = open_perf_cache(d, cached, sizeof(cached))) >= 0) {
@@ -681,7 +681,7 @@ int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 			tdr_info("%s: symbolized from perf's build-id cache, %s", d->path, cached);
 			goto load;
 		}
-		sym_dso__close(d);
+		tdr_symbolize_dso__close(d);
 	}
 	tdr_warn("%s", why);
 	return 0;
@@ -699,10 +699,10 @@ load:
 	return 0;
 }
 
-void sym_dso__close(struct sym_dso *d)
+void tdr_symbolize_dso__close(struct sym_dso *d)
 {
-	sym_dwarf__free(d);
-	sym_range_table__free(&d->syms);
+	tdr_symbolize_dwarf__free(d);
+	tdr_symbolize_range_table__free(&d->syms);
 	zfree(&d->sym_names);
 	zfree(&d->segs);
 	d->seg_cnt = 0;

@@ -17,7 +17,7 @@
  * only when the input was not. Aliases at one address collapse to one name:
  * global (T) over weak (W) over local (t, w), then the shorter name.
  * Objects and lifecycle: tdr_kallsyms__new -> [__start] -> table wanted
- * (sym_kallsyms__table, by kernel.c) -> __free.
+ * (tdr_symbolize_kallsyms__table, by kernel.c) -> __free.
  * Ownership and threads: the helper thread owns the build until it marks
  * the table ready under the mutex; after that the table is read-only and
  * the helper at most writes the cache from it. The helper never logs: it
@@ -83,7 +83,7 @@ struct ktab_build {
 	uint64_t ref_addr[SYM_KREF_CNT];
 };
 
-void sym_ktab__free(struct sym_ktab *t)
+static void sym_ktab__free(struct sym_ktab *t)
 {
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(t->heap); i++)
 		free(t->heap[i]);
@@ -286,9 +286,9 @@ static int build_finish(struct ktab_build *b, struct sym_ktab *t)
 		for (; j < b->cnt && b->addr[j] == b->addr[i]; j++) {
 			uint32_t o = b->off[j];
 
-			if (sym_alias_cmp((int)(o >> RANK_SHIFT), b->str + (o & OFF_MASK),
-					  (int)(best >> RANK_SHIFT), b->str + (best & OFF_MASK),
-					  false) < 0)
+			if (tdr_symbolize_alias_cmp((int)(o >> RANK_SHIFT), b->str + (o & OFF_MASK),
+						    (int)(best >> RANK_SHIFT),
+						    b->str + (best & OFF_MASK), false) < 0)
 				best = o;
 		}
 		b->addr[out] = b->addr[i];
@@ -333,8 +333,9 @@ static void ks_load(struct tdr_kallsyms *k, bool *store, uint64_t *key)
 	int err;
 
 	*store = false;
-	if (ks_caches(k) && !sym_kcache__key(k->modules_path, ks_path(k), key)) {
-		err = sym_kcache__load(k->cache_dir, k->boot_id, *key, &k->tab, &k->cache_why);
+	if (ks_caches(k) && !tdr_symbolize_kcache__key(k->modules_path, ks_path(k), key)) {
+		err = tdr_symbolize_kcache__load(k->cache_dir, k->boot_id, *key, &k->tab,
+						 &k->cache_why);
 		if (err == 1) {
 			k->have_tab = true;
 			return;
@@ -376,9 +377,9 @@ static int ks_store(struct tdr_kallsyms *k, uint64_t key)
 {
 	uint64_t now;
 
-	if (sym_kcache__key(k->modules_path, ks_path(k), &now) || now != key)
+	if (tdr_symbolize_kcache__key(k->modules_path, ks_path(k), &now) || now != key)
 		return 0;
-	return sym_kcache__store(k->cache_dir, k->boot_id, key, &k->tab);
+	return tdr_symbolize_kcache__store(k->cache_dir, k->boot_id, key, &k->tab);
 }
 
 static void *ks_main(void *arg)
@@ -456,7 +457,8 @@ static void ks_log(struct tdr_kallsyms *k)
 			 ks_path(k));
 }
 
-int sym_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t, const char **path)
+int tdr_symbolize_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t,
+				  const char **path)
 {
 	*t = NULL;
 	*path = ks_path(k);

@@ -54,7 +54,7 @@ struct kcache_hdr {
 	char magic[8];
 	uint32_t version;
 	uint32_t hdr_sz;
-	uint64_t key; /* sym_kcache__key */
+	uint64_t key; /* tdr_symbolize_kcache__key */
 	uint64_t cnt;
 	uint64_t str_sz;
 	uint64_t ref_addr[SYM_KREF_CNT];
@@ -64,7 +64,7 @@ struct kcache_hdr {
 };
 _Static_assert(sizeof(struct kcache_hdr) == 128, "kcache header layout");
 
-int sym_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_t *key)
+int tdr_symbolize_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_t *key)
 {
 	/* The key names the cache file on disk: it must stay FNV-1a of these
 	 * bytes (tdr_hash.h promises the function never changes). */
@@ -151,8 +151,8 @@ static int kcache_check(const unsigned char *m, size_t sz, int fd, const char *b
 	return 1;
 }
 
-int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct sym_ktab *t,
-		     const char **why)
+int tdr_symbolize_kcache__load(const char *dir, const char *boot_id, uint64_t key,
+			       struct sym_ktab *t, const char **why)
 {
 	const struct kcache_hdr *h;
 	struct stat st;
@@ -162,7 +162,7 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 	int fd, err;
 
 	*why = NULL;
-	path = sym_cache__path(dir, SYM_KCACHE_NAME, "");
+	path = tdr_symbolize_cache__path(dir, SYM_KCACHE_NAME, "");
 	if (!path)
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -170,7 +170,7 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 	free(path);
 	if (fd < 0)
 		return err == -ENOENT ? 0 : err;
-	err = sym_cache__check(fd, &st, why);
+	err = tdr_symbolize_cache__check(fd, &st, why);
 	if (!err)
 		sz = (uint64_t)st.st_size;
 	if (!err && (sz < sizeof(*h) || sz > KCACHE_MAX_SZ)) {
@@ -206,7 +206,8 @@ int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct 
 	return 1;
 }
 
-int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const struct sym_ktab *t)
+int tdr_symbolize_kcache__store(const char *dir, const char *boot_id, uint64_t key,
+				const struct sym_ktab *t)
 {
 	struct kcache_hdr h = {.version = KCACHE_VERSION,
 			       .hdr_sz = sizeof(h),
@@ -220,17 +221,18 @@ int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const 
 	memcpy(h.magic, KCACHE_MAGIC, sizeof(h.magic));
 	memcpy(h.ref_addr, t->ref_addr, sizeof(h.ref_addr));
 	boot_id_field(boot_id, h.boot_id);
-	fd = sym_cache__create(dir, SYM_KCACHE_NAME, &tmp);
+	fd = tdr_symbolize_cache__create(dir, SYM_KCACHE_NAME, &tmp);
 	if (fd < 0)
 		return fd;
-	err = sym_cache__write_all(fd, &h, sizeof(h));
+	err = tdr_symbolize_cache__write_all(fd, &h, sizeof(h));
 	if (!err)
-		err = sym_cache__write_all(fd, t->addr, t->cnt * sizeof(*t->addr));
+		err = tdr_symbolize_cache__write_all(fd, t->addr, t->cnt * sizeof(*t->addr));
 	if (!err)
-		err = sym_cache__write_all(fd, t->name_off, t->cnt * sizeof(*t->name_off));
+		err =
+		    tdr_symbolize_cache__write_all(fd, t->name_off, t->cnt * sizeof(*t->name_off));
 	if (!err)
-		err = sym_cache__write_all(fd, t->str, t->str_sz);
+		err = tdr_symbolize_cache__write_all(fd, t->str, t->str_sz);
 	if (close(fd) && !err)
 		err = -errno;
-	return sym_cache__finish(dir, SYM_KCACHE_NAME, tmp, err);
+	return tdr_symbolize_cache__finish(dir, SYM_KCACHE_NAME, tmp, err);
 }

@@ -22,7 +22,7 @@
  * names (docs/performance.md).
  * Ownership and threads: names point into the table of opts.kallsyms (or of
  * the loader made from opts.kallsyms_path, owned by sym_kernel), or into the
- * name pool; both live until sym_kernel__free.
+ * name pool; both live until tdr_symbolize_kernel__free.
  * See: docs/symbolize.md "Kernel"; perf's machine__create_kernel_maps (the
  * "[kernel.kallsyms]_text" mapping whose pgoff is _text's address).
  */
@@ -112,8 +112,7 @@ static int recorded_kernel_running(const struct sym_kernel *k)
 	/* /sys/kernel/notes: the kernel's own notes, 4-byte aligned, host
 	 * byte order (kernel/ksysfs.c). */
 	id_sz = tdr_elf_notes_build_id(buf, sz, 4, &id);
-	same = id_sz &&
-	       sym_build_id_matches(k->build_id, k->build_id_sz, id, (int)id_sz);
+	same = id_sz && tdr_symbolize_build_id_matches(k->build_id, k->build_id_sz, id, (int)id_sz);
 	free(buf);
 	return same ? 1 : 0;
 }
@@ -155,7 +154,7 @@ static int kernel_decide(struct tdr_symbolizer *s)
 			return err;
 		k->ks = k->own_ks;
 	}
-	err = sym_kallsyms__table(k->ks, &t, &path);
+	err = tdr_symbolize_kallsyms__table(k->ks, &t, &path);
 	if (err)
 		return err; /* out of memory: nothing kept, the next lookup tries again */
 	k->tried = true;
@@ -230,7 +229,7 @@ static void knames_free(struct sym_knames *n)
 	memset(n, 0, sizeof(*n));
 }
 
-int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
+int tdr_symbolize_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
 {
 	struct sym_kernel *k = &s->kernel;
 	const struct sym_ktab *t;
@@ -272,7 +271,7 @@ int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *ou
 	return 0;
 }
 
-void sym_kernel__free(struct sym_kernel *k)
+void tdr_symbolize_kernel__free(struct sym_kernel *k)
 {
 	tdr_kallsyms__free(k->own_ks);
 	k->own_ks = k->ks = NULL;

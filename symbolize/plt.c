@@ -231,7 +231,8 @@ static bool is_plt_section(const char *name)
 	       (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got"));
 }
 
-int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out, size_t *cnt)
+int tdr_symbolize_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out,
+			     size_t *cnt)
 {
 	struct sym_plt_stub *v = NULL;
 	struct got_name *got = NULL;
@@ -270,7 +271,7 @@ int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out
 			    !(name = got_lookup(got, (size_t)got_cnt, slot)))
 				continue;
 			/* C++ names are demangled before the suffix is added. */
-			name = sym_demangle(s, name);
+			name = tdr_symbolize_demangle(s, name);
 			full =
 			    name ? tdr_arena__alloc(&s->arena, strlen(name) + sizeof("@plt")) : NULL;
 			if (!full || tdr_ensure_cap(&v, &cap, sizeof(*v), n + 1)) {

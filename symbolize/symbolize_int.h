@@ -53,15 +53,17 @@ struct sym_range_table {
 
 /* Sort r (cnt entries, takes ownership) and build t. Returns 0 or -ENOMEM
  * (r is freed either way). */
-int sym_range_table__build(struct sym_range_table *t, struct sym_range *r, size_t cnt);
+int tdr_symbolize_range_table__build(struct sym_range_table *t, struct sym_range *r, size_t cnt);
 /* The innermost range containing addr, or NULL. */
-const struct sym_range *sym_range_table__find(const struct sym_range_table *t, uint64_t addr);
-void sym_range_table__free(struct sym_range_table *t);
+const struct sym_range *tdr_symbolize_range_table__find(const struct sym_range_table *t,
+							uint64_t addr);
+void tdr_symbolize_range_table__free(struct sym_range_table *t);
 
 /* Order of two aliases (symbols at one address): the lower rank first, then
  * (when by_underscores) fewer leading underscores, then the shorter name,
  * then by name. qsort-style result. */
-int sym_alias_cmp(int rank_a, const char *a, int rank_b, const char *b, bool by_underscores);
+int tdr_symbolize_alias_cmp(int rank_a, const char *a, int rank_b, const char *b,
+			    bool by_underscores);
 
 /* ---- one object file (or the vDSO) ---- */
 
@@ -175,7 +177,7 @@ struct sym_ktab {
 	size_t str_sz;
 	/* Or, when str is NULL (a table mapped from the cache file), the names
 	 * are read from str_fd at str_pos: a report needs a few of them, and
-	 * mapping the table maps most of it (sym_kernel__lookup). */
+	 * mapping the table maps most of it (tdr_symbolize_kernel__lookup). */
 	bool str_in_file;
 	int str_fd;
 	uint64_t str_pos;
@@ -187,22 +189,21 @@ struct sym_ktab {
 	size_t map_sz;
 };
 
-void sym_ktab__free(struct sym_ktab *t);
 
 /* cachefile.c: files in the cache directory (docs/symbolize.md). */
 /* dir/name suffix in new memory (caller frees), or NULL. */
-char *sym_cache__path(const char *dir, const char *name, const char *suffix);
-int sym_cache__write_all(int fd, const void *p, size_t n);
+char *tdr_symbolize_cache__path(const char *dir, const char *name, const char *suffix);
+int tdr_symbolize_cache__write_all(int fd, const void *p, size_t n);
 /* Create dir (and its parents, mode 0700) when missing and a temporary file
  * in it for dir/name (mode 0600). Returns its fd, *tmp its path (caller
- * passes it to sym_cache__finish), or -errno. */
-int sym_cache__create(const char *dir, const char *name, char **tmp);
+ * passes it to tdr_symbolize_cache__finish), or -errno. */
+int tdr_symbolize_cache__create(const char *dir, const char *name, char **tmp);
 /* When err is 0, rename tmp over dir/name; else (or when that fails) remove
  * tmp. Takes ownership of tmp; the fd stays open. Returns err, or -errno. */
-int sym_cache__finish(const char *dir, const char *name, char *tmp, int err);
+int tdr_symbolize_cache__finish(const char *dir, const char *name, char *tmp, int err);
 /* Check the open cache file fd: a regular file of this user, not writable by
  * group or others. Returns 0 with *st, -errno, or -TDR_E_CORRUPT with *why. */
-int sym_cache__check(int fd, struct stat *st, const char **why);
+int tdr_symbolize_cache__check(int fd, struct stat *st, const char **why);
 
 /* debugcache.c: uncompressed copies of debug files (docs/symbolize.md
  * "Debug file cache"), in <cache>/debug. */
@@ -216,8 +217,8 @@ struct sym_dcache {
 
 /* Set up c for the cache directory cache_dir (NULL or "": off); max_sz 0:
  * TDR_DEBUG_CACHE_MAX_SZ. Returns 0 or -ENOMEM. */
-int sym_dcache__init(struct sym_dcache *c, const char *cache_dir, uint64_t max_sz);
-void sym_dcache__free(struct sym_dcache *c);
+int tdr_symbolize_dcache__init(struct sym_dcache *c, const char *cache_dir, uint64_t max_sz);
+void tdr_symbolize_dcache__free(struct sym_dcache *c);
 /*
  * The file to read for the ELF file open on fd (name: for messages): when
  * it has a build-id (equal to rec, when rec_sz) and compressed .debug_*
@@ -226,28 +227,30 @@ void sym_dcache__free(struct sym_dcache *c);
  * (fd, or the copy's with fd closed). Never fails: on any problem (logged
  * at most once per c) the original is used.
  */
-int sym_dcache__swap(struct sym_dcache *c, int fd, const char *name, const uint8_t *rec,
-		     size_t rec_sz);
+int tdr_symbolize_dcache__swap(struct sym_dcache *c, int fd, const char *name, const uint8_t *rec,
+			       size_t rec_sz);
 
 /* kcache.c: the per-boot cache file of a sym_ktab (docs/symbolize.md). */
 #define SYM_KCACHE_NAME "kallsyms.bin"
 /* The cache key's hash of modules_path's contents and kallsyms_path.
  * Returns 0 or -errno (modules_path unreadable; absent counts as empty). */
-int sym_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_t *key);
+int tdr_symbolize_kcache__key(const char *modules_path, const char *kallsyms_path, uint64_t *key);
 /* Map and check the cache file dir/SYM_KCACHE_NAME. Returns 1 with *t filled, 0 when the
  * file is absent or was written for another boot or key, or a negative code
  * when it is damaged (*why says how). */
-int sym_kcache__load(const char *dir, const char *boot_id, uint64_t key, struct sym_ktab *t,
-		     const char **why);
+int tdr_symbolize_kcache__load(const char *dir, const char *boot_id, uint64_t key,
+			       struct sym_ktab *t, const char **why);
 /* Write t as dir/SYM_KCACHE_NAME (a temporary file renamed over it),
  * creating dir (0700) when missing. Returns 0 or -errno. */
-int sym_kcache__store(const char *dir, const char *boot_id, uint64_t key, const struct sym_ktab *t);
+int tdr_symbolize_kcache__store(const char *dir, const char *boot_id, uint64_t key,
+				const struct sym_ktab *t);
 
 /* kallsyms.c: wait for k's table, or load it now when no helper thread
  * runs. Returns 0 with *t (NULL when kallsyms could not be read or show no
  * addresses; logged here, once) or -ENOMEM (nothing kept: a later call
  * tries again). *path: the file kallsyms were read from, for messages. */
-int sym_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t, const char **path);
+int tdr_symbolize_kallsyms__table(struct tdr_kallsyms *k, const struct sym_ktab **t,
+				  const char **path);
 
 /* Kernel names read from a cache file (sym_ktab.str_in_file), once each:
  * a map from symbol index to a copy in an arena that never moves, so the
@@ -330,14 +333,14 @@ struct tdr_symbolizer {
 /* elf.c */
 /* Does the recorded build-id (rec; recorders may zero-pad it to 20 bytes)
  * equal the file's (file_sz <= 0: the file has none)? */
-bool sym_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
-			  int file_sz);
-int sym_dso__open(struct tdr_symbolizer *s, struct sym_dso *d);
-void sym_dso__close(struct sym_dso *d);
+bool tdr_symbolize_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,
+				    int file_sz);
+int tdr_symbolize_dso__open(struct tdr_symbolizer *s, struct sym_dso *d);
+void tdr_symbolize_dso__close(struct sym_dso *d);
 /* File offset -> maddr. Returns false when no PT_LOAD holds the offset. */
-bool sym_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr);
+bool tdr_symbolize_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr);
 /* Is maddr in a PLT section (linker-made stubs that no DWARF describes)? */
-bool sym_dso__in_plt(const struct sym_dso *d, uint64_t maddr);
+bool tdr_symbolize_dso__in_plt(const struct sym_dso *d, uint64_t maddr);
 
 /* plt.c: the named PLT stubs of the main file elf (x86-64; none elsewhere),
  * in vaddr space; names in s's arena. *out (caller frees) may be NULL with
@@ -346,21 +349,28 @@ struct sym_plt_stub {
 	uint64_t vaddr, size;
 	const char *name;
 };
-int sym_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out, size_t *cnt);
+int tdr_symbolize_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out,
+			     size_t *cnt);
 
 /* dwarf.c: fill r for maddr (r is zeroed first). Returns 0 or -ENOMEM. */
-int sym_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
-		       struct sym_dwarf_res *r);
-void sym_dwarf__free(struct sym_dso *d);
+int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
+				 struct sym_dwarf_res *r);
+void tdr_symbolize_dwarf__free(struct sym_dso *d);
 
 /* kernel.c */
-int sym_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
-void sym_kernel__free(struct sym_kernel *k);
+int tdr_symbolize_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
+void tdr_symbolize_kernel__free(struct sym_kernel *k);
 
 /* demangle.c: the display name of a symbol or DWARF linkage name; returns
  * name itself when it is not a C++ name or cannot be demangled, NULL only on
  * allocation failure. The result lives until the symbolizer is freed. */
-const char *sym_demangle(struct tdr_symbolizer *s, const char *name);
-void sym_demangle__free(struct tdr_symbolizer *s);
+const char *tdr_symbolize_demangle(struct tdr_symbolizer *s, const char *name);
+void tdr_symbolize_demangle__free(struct tdr_symbolizer *s);
+
+/* ---------------------------------------------------------------------------
+ * Used inside the module and by its tests only (no other module calls these).
+ */
+/* Name of a status, e.g. "changed". */
+const char *tdr_sym_status_name(enum tdr_sym_status st);
 
 #endif /* TDREC_SYMBOLIZE_INT_H */

@@ -74,7 +74,7 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 	/* Copies only pay off where DWARF is read for every address. */
 	s->opts.cache_dir = NULL;
 	if (opts && (opts->want_lines || opts->want_inlines) &&
-	    sym_dcache__init(&s->dcache, opts->cache_dir, opts->debug_cache_max_sz)) {
+	    tdr_symbolize_dcache__init(&s->dcache, opts->cache_dir, opts->debug_cache_max_sz)) {
 		tdr_symbolizer__free(s);
 		return -ENOMEM;
 	}
@@ -121,7 +121,7 @@ static void dso_free(struct sym_dso *d)
 {
 	if (!d)
 		return;
-	sym_dso__close(d);
+	tdr_symbolize_dso__close(d);
 	free(d->path);
 	free(d->build_id);
 	free(d);
@@ -171,14 +171,14 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	d->hash = k.hash;
 	d->idx = (uint32_t)s->dso_cnt;
 	d->dcache = &s->dcache;
-	err = sym_dso__open(s, d);
+	err = tdr_symbolize_dso__open(s, d);
 	if (err) {
 		dso_free(d);
 		return err;
 	}
 	/* A final failure keeps only its status: release the files now. */
 	if (d->status != TDR_SYM_OK)
-		sym_dso__close(d);
+		tdr_symbolize_dso__close(d);
 
 	/* Found again: opening may have looked up other objects. */
 	(void)tdr_hmap__find(&s->dso_index, k.hash, dso_eq, s->dsos, &k, &pos);
@@ -273,9 +273,9 @@ static int resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t off, st
 
 	memset(out, 0, sizeof(*out));
 	out->status = TDR_SYM_NO_SYMBOL;
-	if (!sym_dso__off_to_maddr(d, off, &maddr))
+	if (!tdr_symbolize_dso__off_to_maddr(d, off, &maddr))
 		return 0;
-	sr = sym_range_table__find(&d->syms, maddr);
+	sr = tdr_symbolize_range_table__find(&d->syms, maddr);
 	/*
 	 * DWARF only when asked for, or to name code the symbol table misses,
 	 * except PLT stubs, which no DWARF describes. Opening it costs much
@@ -284,13 +284,14 @@ static int resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t off, st
 	 * must not open it for what the symbol table (which, for a file
 	 * without one, comes from its separate debug file) already names.
 	 */
-	if (s->opts.want_lines || s->opts.want_inlines || (!sr && !sym_dso__in_plt(d, maddr))) {
-		err = sym_dwarf__resolve(s, d, maddr, &dr);
+	if (s->opts.want_lines || s->opts.want_inlines ||
+	    (!sr && !tdr_symbolize_dso__in_plt(d, maddr))) {
+		err = tdr_symbolize_dwarf__resolve(s, d, maddr, &dr);
 		if (err)
 			return err;
 	}
 	if (sr) {
-		out->function = sym_demangle(s, d->sym_names[sr->idx]);
+		out->function = tdr_symbolize_demangle(s, d->sym_names[sr->idx]);
 		if (!out->function)
 			return -ENOMEM;
 		out->function_offset = maddr - sr->lo;
@@ -344,7 +345,7 @@ int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 
 int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
 {
-	return sym_kernel__lookup(s, ip, out);
+	return tdr_symbolize_kernel__lookup(s, ip, out);
 }
 
 const char *tdr_sym_status_name(enum tdr_sym_status st)
@@ -375,10 +376,10 @@ void tdr_symbolizer__free(struct tdr_symbolizer *s)
 	tdr_hmap__fini(&s->res_index);
 	free(s->res);
 	free(s->chain);
-	sym_kernel__free(&s->kernel);
-	sym_demangle__free(s);
+	tdr_symbolize_kernel__free(&s->kernel);
+	tdr_symbolize_demangle__free(s);
 	tdr_arena__fini(&s->arena);
-	sym_dcache__free(&s->dcache);
+	tdr_symbolize_dcache__free(&s->dcache);
 	free(s->kallsyms_path);
 	free(s);
 }

@@ -29,7 +29,7 @@ static int range_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-int sym_range_table__build(struct sym_range_table *t, struct sym_range *r, size_t cnt)
+int tdr_symbolize_range_table__build(struct sym_range_table *t, struct sym_range *r, size_t cnt)
 {
 	uint64_t m = 0;
 
@@ -61,7 +61,8 @@ int sym_range_table__build(struct sym_range_table *t, struct sym_range *r, size_
 	return 0;
 }
 
-const struct sym_range *sym_range_table__find(const struct sym_range_table *t, uint64_t addr)
+const struct sym_range *tdr_symbolize_range_table__find(const struct sym_range_table *t,
+							uint64_t addr)
 {
 	size_t lo = 0, hi = t->cnt;
 
@@ -86,7 +87,7 @@ const struct sym_range *sym_range_table__find(const struct sym_range_table *t, u
 	return NULL;
 }
 
-void sym_range_table__free(struct sym_range_table *t)
+void tdr_symbolize_range_table__free(struct sym_range_table *t)
 {
 	zfree(&t->r);
 	zfree(&t->max_hi);
@@ -102,7 +103,8 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-int sym_alias_cmp(int rank_a, const char *a, int rank_b, const char *b, bool by_underscores)
+int tdr_symbolize_alias_cmp(int rank_a, const char *a, int rank_b, const char *b,
+			    bool by_underscores)
 {
 	size_t la, lb;
 

@@ -17,7 +17,7 @@
  * leader of a TopDown family has a category; every term names an event of
  * its family; level-2 numerators sum to their parent's.
  */
-#include "tdrec/topdown.h"
+#include "topdown_int.h"
 
 #include <linux/perf_event.h>
 #include <math.h>

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "format_int.h" /* tdr_meta__event_idx */
 #include "tdrec/format.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "format_int.h" /* tdr_sample_id__read/__write, tdr_ksymbol__parse */
 #include "tdrec/records.h"
 #include "tdrec/tdr_err.h"
 

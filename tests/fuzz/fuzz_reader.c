@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../format/fixup_crcs.h"
+#include "format_int.h" /* tdr_reader__open_mem */
 #include "tdrec/format.h"
 #include "tdrec/tdr_log.h"
 

@@ -2,7 +2,7 @@
  * tests/parser/test_pd_sort.c - the perf.data round sort (perfdata_read.c).
  *
  * perf writes a round as the records of one CPU buffer after another, each
- * in time order; perfdata_sort_ents merges those runs. Its result must be
+ * in time order; tdr_parser_perfdata_sort_ents merges those runs. Its result must be
  * exactly a stable sort by time (ties keep arrival order) for any input:
  * already sorted, one run per CPU, many short runs, equal times, reversed,
  * random. Checked against qsort on (time, seq).
@@ -63,7 +63,7 @@ static void check(size_t n, size_t run_len, uint32_t seed, uint64_t spread)
 	fill(e, n, run_len, seed, spread);
 	memcpy(want, e, n * sizeof(*e));
 	qsort(want, n, sizeof(*want), cmp);
-	got = perfdata_sort_ents(e, tmp, n);
+	got = tdr_parser_perfdata_sort_ents(e, tmp, n);
 	assert_true(got == e || got == tmp);
 	assert_memory_equal(got, want, n * sizeof(*e));
 	free(e);
@@ -88,7 +88,7 @@ static void test_pd_sort__matches_a_stable_sort(void **state)
 
 		for (size_t i = 0; i < 100; i++)
 			e[i] = (struct pd_ent){.time = 100 - i, .seq = i, .off = i};
-		got = perfdata_sort_ents(e, tmp, 100);
+		got = tdr_parser_perfdata_sort_ents(e, tmp, 100);
 		for (size_t i = 0; i < 100; i++)
 			assert_int_equal(got[i].time, i + 1);
 	}

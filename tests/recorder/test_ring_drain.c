@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "recorder_int.h"
+#include "runtime_int.h" /* tdr_ring__init_mem, tdr_session__attr (runtime/) */
 #include "tdrec/tdr_err.h"
 
 #define PAGE 4096u

@@ -22,6 +22,7 @@
 
 #include "fakes/fake_sys.h"
 #include "recorder_int.h"
+#include "runtime_int.h" /* tdr_ring__init_mem, tdr_session__attr (runtime/) */
 #include "support/sysfs_test_util.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tdrec/report.h"
+#include "report_int.h" /* report/: the report API the product keeps private */
 
 /* Event indexes of the TopDown fixtures. */
 enum {

@@ -122,7 +122,7 @@ static void test_stat_calc__schema_from_spr(void **state)
 	struct stat_schema sc;
 
 	(void)state;
-	assert_int_equal(stat_schema__init(&sc, p, false), 0);
+	assert_int_equal(tdr_stat_schema__init(&sc, p, false), 0);
 	assert_int_equal(sc.meta.event_cnt, SPR_EVENTS);
 	assert_int_equal(sc.meta.category_cnt, 12);
 	assert_int_equal(sc.group_cnt, 1);
@@ -152,7 +152,7 @@ static void test_stat_calc__schema_from_spr(void **state)
 
 		assert_true(isnan(t) ? isnan(sc.threshold[i]) : sc.threshold[i] == t);
 	}
-	stat_schema__clear(&sc);
+	tdr_stat_schema__clear(&sc);
 	tdr_plan__free(p);
 }
 
@@ -168,7 +168,7 @@ static int fx_setup(void **state)
 	struct fx *f = calloc(1, sizeof(*f));
 
 	f->plan = stat_plan("sapphire-rapids", TDR_PLAN_AUTO);
-	if (stat_schema__init(&f->sc, f->plan, false))
+	if (tdr_stat_schema__init(&f->sc, f->plan, false))
 		return -1;
 	*state = f;
 	return 0;
@@ -178,7 +178,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
-	stat_schema__clear(&f->sc);
+	tdr_stat_schema__clear(&f->sc);
 	tdr_plan__free(f->plan);
 	free(f);
 	return 0;
@@ -200,8 +200,8 @@ static void test_stat_calc__levels_and_bottleneck(void **state)
 	const uint64_t in[SPR_EVENTS] = {1000, 300, 100, 200, 400, 100, 60, 150, 250};
 
 	memcpy(v.v, in, sizeof(in));
-	stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
-	NEAR(stat_slots(&f->sc, &v), 1000);
+	tdr_stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
+	NEAR(tdr_stat_slots(&f->sc, &v), 1000);
 	NEAR(cat(f, "retiring"), 0.30);
 	NEAR(cat(f, "bad-spec"), 0.10);
 	NEAR(cat(f, "fe-bound"), 0.20);
@@ -230,7 +230,7 @@ static void test_stat_calc__derived_clamped_at_zero(void **state)
 	const uint64_t in[SPR_EVENTS] = {1000, 300, 100, 200, 400, 100, 120, 150, 410};
 
 	memcpy(v.v, in, sizeof(in));
-	stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
+	tdr_stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
 	NEAR(cat(f, "machine-clears"), 0.0);
 	NEAR(cat(f, "core-bound"), 0.0);
 	NEAR(cat(f, "br-mispredict"), 0.12); /* measured values are not capped */
@@ -246,31 +246,31 @@ static void test_stat_calc__no_bottleneck_cases(void **state)
 	const uint64_t good[SPR_EVENTS] = {1000, 850, 50, 50, 50, 10, 10, 10, 10};
 
 	memcpy(v.v, good, sizeof(good));
-	stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
+	tdr_stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
 	NEAR(cat(f, "retiring"), 0.85);
 	assert_int_equal(f->bn, -1);
 	assert_int_equal(f->bn2, -1);
 	/* No slots at all: every category is NAN, nothing is marked. */
 	memset(&v, 0, sizeof(v));
 	v.v[BE] = 5;
-	stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
+	tdr_stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
 	for (size_t i = 0; i < f->sc.meta.category_cnt; i++)
 		assert_true(isnan(f->vals[i]));
 	assert_int_equal(f->bn, -1);
 	assert_int_equal(f->bn2, -1);
-	NEAR(stat_slots(&f->sc, &v), 0);
+	NEAR(tdr_stat_slots(&f->sc, &v), 0);
 	/* A bottleneck whose children are all below their thresholds. */
 	const uint64_t fe[SPR_EVENTS] = {1000, 300, 50, 500, 150, 100, 10, 80, 100};
 
 	memcpy(v.v, fe, sizeof(fe));
-	stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
+	tdr_stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
 	assert_int_equal(f->bn, cat_idx(&f->sc, "fe-bound"));
 	NEAR(cat(f, "fetch-bw"), 0.42);
 	assert_int_equal(f->bn2, cat_idx(&f->sc, "fetch-bw"));
 	const uint64_t fe2[SPR_EVENTS] = {1000, 300, 50, 160, 150, 100, 10, 80, 100};
 
 	memcpy(v.v, fe2, sizeof(fe2));
-	stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
+	tdr_stat_topdown(&f->sc, &v, f->vals, &f->bn, &f->bn2);
 	assert_int_equal(f->bn, cat_idx(&f->sc, "fe-bound")); /* 16% > 15% */
 	assert_int_equal(f->bn2, -1);			      /* 8% and 8% < 10% */
 }
@@ -300,7 +300,7 @@ static void test_stat_calc__interval_deltas(void **state)
 			struct tdr_group_read rd =
 			    group_read(tm[r][c][0], tm[r][c][1], SPR_EVENTS, val[r][c]);
 
-			assert_int_equal(stat_delta(&prev[c], &rd, 0, 0, &iv[r]), 0);
+			assert_int_equal(tdr_stat_delta(&prev[c], &rd, 0, 0, &iv[r]), 0);
 		}
 	}
 	/* Interval 2 = (1500-1000) + (2000-0) slots, and so on. */
@@ -314,14 +314,14 @@ static void test_stat_calc__interval_deltas(void **state)
 	assert_int_equal(iv[2].v[SLOTS], 2500);
 	assert_int_equal(iv[2].v[RET], 2000);
 	assert_int_equal(iv[2].v[HEAVY], 880);
-	stat_topdown(&f->sc, &iv[2], f->vals, &f->bn, &f->bn2);
+	tdr_stat_topdown(&f->sc, &iv[2], f->vals, &f->bn, &f->bn2);
 	NEAR(cat(f, "retiring"), 0.8);
 	NEAR(cat(f, "light-ops"), (2000.0 - 880) / 2500);
 	NEAR(cat(f, "be-bound"), 0.2);
 	assert_int_equal(f->bn, -1); /* 20% is not above 20% */
 	memset(&total, 0, sizeof(total));
 	for (int r = 0; r < 3; r++)
-		stat_vals__add(&total, &iv[r]);
+		tdr_stat_vals__add(&total, &iv[r]);
 	for (int e = 0; e < SPR_EVENTS; e++)
 		assert_int_equal(total.v[e], val[2][0][e] + val[2][1][e]);
 	assert_int_equal(total.running_ns[0], 300);
@@ -341,19 +341,19 @@ static void test_stat_calc__backwards_rebases(void **state)
 	memset(&prev, 0, sizeof(prev));
 	memset(&acc, 0, sizeof(acc));
 	rd = group_read(10, 10, 3, a);
-	assert_int_equal(stat_delta(&prev, &rd, 0, 4, &acc), 0);
+	assert_int_equal(tdr_stat_delta(&prev, &rd, 0, 4, &acc), 0);
 	rd = group_read(20, 20, 3, b);
-	assert_int_equal(stat_delta(&prev, &rd, 0, 4, &acc), 1);
+	assert_int_equal(tdr_stat_delta(&prev, &rd, 0, 4, &acc), 1);
 	assert_int_equal(acc.v[4], 1000); /* nothing added for 1000 -> 900 */
 	assert_int_equal(acc.v[5], 600);
 	rd = group_read(30, 30, 3, c);
-	assert_int_equal(stat_delta(&prev, &rd, 0, 4, &acc), 0);
+	assert_int_equal(tdr_stat_delta(&prev, &rd, 0, 4, &acc), 0);
 	assert_int_equal(acc.v[4], 1300); /* + (1200 - 900) */
 	assert_int_equal(acc.v[6], 30);
 	assert_int_equal(acc.v[0], 0); /* base 4: the first events are untouched */
 	/* A time going backwards re-bases too. */
 	rd = group_read(5, 30, 3, c);
-	assert_int_equal(stat_delta(&prev, &rd, 0, 4, &acc), 1);
+	assert_int_equal(tdr_stat_delta(&prev, &rd, 0, 4, &acc), 1);
 	assert_int_equal(acc.enabled_ns[0], 30);
 }
 
@@ -367,21 +367,21 @@ static void test_stat_calc__counted(void **state)
 	v.enabled_ns[0] = 5000;
 	v.running_ns[0] = 800;
 	v.ref_ns = 1000;
-	NEAR(stat_counted(&f->sc, &v), 0.8);
+	NEAR(tdr_stat_counted(&f->sc, &v), 0.8);
 	v.running_ns[0] = 1003; /* reads a few ns apart: capped at 1 */
-	NEAR(stat_counted(&f->sc, &v), 1.0);
+	NEAR(tdr_stat_counted(&f->sc, &v), 1.0);
 	v.ref_ns = 0; /* no reference clock, or nothing ran */
-	assert_true(isnan(stat_counted(&f->sc, &v)));
+	assert_true(isnan(tdr_stat_counted(&f->sc, &v)));
 	/* System-wide: running against enabled, per CPU group summed. */
 	f->sc.system_wide = true;
 	v.enabled_ns[0] = 2000;
 	v.running_ns[0] = 1500;
-	NEAR(stat_counted(&f->sc, &v), 0.75);
+	NEAR(tdr_stat_counted(&f->sc, &v), 0.75);
 	/* Two groups: the smaller fraction. */
 	f->sc.group_cnt = 2;
 	v.enabled_ns[1] = 2000;
 	v.running_ns[1] = 1000;
-	NEAR(stat_counted(&f->sc, &v), 0.5);
+	NEAR(tdr_stat_counted(&f->sc, &v), 0.5);
 	f->sc.group_cnt = 1;
 	f->sc.system_wide = false;
 }
@@ -398,16 +398,16 @@ static void test_stat_calc__sub_sat_and_empty(void **state)
 	a.running_ns[0] = 10;
 	b.running_ns[0] = 3;
 	a.ref_ns = 7;
-	stat_vals__sub_sat(&d, &a, &b);
+	tdr_stat_vals__sub_sat(&d, &a, &b);
 	assert_int_equal(d.v[0], 60);
 	assert_int_equal(d.v[1], 0); /* never below zero */
 	assert_int_equal(d.running_ns[0], 7);
 	assert_int_equal(d.ref_ns, 7);
-	assert_false(stat_vals__empty(&d, 2));
-	stat_vals__sub_sat(&d, &b, &a);
-	assert_false(stat_vals__empty(&d, 2)); /* 9 - 5 */
+	assert_false(tdr_stat_vals__empty(&d, 2));
+	tdr_stat_vals__sub_sat(&d, &b, &a);
+	assert_false(tdr_stat_vals__empty(&d, 2)); /* 9 - 5 */
 	d.v[1] = 0;
-	assert_true(stat_vals__empty(&d, 2));
+	assert_true(tdr_stat_vals__empty(&d, 2));
 }
 
 /* Ice Lake: level 1 only, so there is never a level-2 mark. */
@@ -423,14 +423,14 @@ static void test_stat_calc__icl_level1_only(void **state)
 	(void)state;
 	assert_int_equal(p->kind, TDR_PLAN_TOPDOWN_L1);
 	check_counting_group(&p->groups[0], true, true);
-	assert_int_equal(stat_schema__init(&sc, p, false), 0);
+	assert_int_equal(tdr_stat_schema__init(&sc, p, false), 0);
 	assert_int_equal(sc.meta.category_cnt, 4);
 	memcpy(v.v, in, sizeof(in));
-	stat_topdown(&sc, &v, vals, &bn, &bn2);
+	tdr_stat_topdown(&sc, &v, vals, &bn, &bn2);
 	NEAR(vals[cat_idx(&sc, "fe-bound")], 0.3);
 	assert_int_equal(bn, cat_idx(&sc, "be-bound")); /* 40% beats 30% */
 	assert_int_equal(bn2, -1);
-	stat_schema__clear(&sc);
+	tdr_stat_schema__clear(&sc);
 	tdr_plan__free(p);
 }
 
@@ -445,7 +445,7 @@ static void test_stat_calc__software_has_no_topdown(void **state)
 
 	(void)state;
 	assert_int_equal(p->kind, TDR_PLAN_SOFTWARE);
-	assert_int_equal(stat_schema__init(&sc, p, false), 0);
+	assert_int_equal(tdr_stat_schema__init(&sc, p, false), 0);
 	assert_int_equal(sc.meta.category_cnt, 0);
 	assert_int_equal(sc.slots_cat, -1);
 	/* The notes say which TopDown plans were skipped and why. */
@@ -453,10 +453,10 @@ static void test_stat_calc__software_has_no_topdown(void **state)
 	assert_non_null(strstr(sc.meta.notes[0], "topdown-l2 not available"));
 	assert_non_null(strstr(sc.meta.notes[1], "topdown-l1 not available"));
 	v.v[0] = 123;
-	stat_topdown(&sc, &v, vals, &bn, &bn2);
+	tdr_stat_topdown(&sc, &v, vals, &bn, &bn2);
 	assert_int_equal(bn, -1);
-	NEAR(stat_slots(&sc, &v), 0);
-	stat_schema__clear(&sc);
+	NEAR(tdr_stat_slots(&sc, &v), 0);
+	tdr_stat_schema__clear(&sc);
 	tdr_plan__free(p);
 }
 

@@ -54,7 +54,7 @@ static void make(struct fx *f, const char *tree, enum tdr_report_format fmt, con
 	st->opts = &f->o;
 	st->sw.fd = -1;
 	st->plan = stat_plan(tree, TDR_PLAN_AUTO);
-	assert_int_equal(stat_schema__init(&st->sc, st->plan, false), 0);
+	assert_int_equal(tdr_stat_schema__init(&st->sc, st->plan, false), 0);
 	st->total = unit_with(v, n, run, ref);
 	st->tg.pids = calloc(1, sizeof(pid_t));
 	st->tg.pids[0] = 4242;
@@ -214,7 +214,7 @@ static void test_stat_render__json(void **state)
 	add_threads(f, a, b, 9);
 	f->o.interval_ms = 100;
 	memcpy(iv.vals.v, spr_total, sizeof(spr_total));
-	assert_int_equal(stat__interval(f->st, &iv), 0);
+	assert_int_equal(tdr_stat__interval(f->st, &iv), 0);
 	assert_int_equal(f->len, 0); /* JSON rows wait for the document */
 	doc = rendered_json(f);
 	assert_string_equal(jm_get(doc, "plan")->str, "topdown-l2");
@@ -306,8 +306,8 @@ static void test_stat_render__csv(void **state)
 	make(f, "sapphire-rapids", TDR_FMT_CSV, spr_total, 9, 1000, 1000);
 	add_threads(f, a, b, 9);
 	memcpy(iv.vals.v, spr_total, sizeof(spr_total));
-	assert_int_equal(stat__interval(f->st, &iv), 0);
-	assert_int_equal(stat__interval(f->st, &iv), 0);
+	assert_int_equal(tdr_stat__interval(f->st, &iv), 0);
+	assert_int_equal(tdr_stat__interval(f->st, &iv), 0);
 	t = rendered(f);
 	n_head = csv_fields(t, head, 64);
 	/* type..name, 9 events, 5 times/fractions, 12 categories, 2 marks */
@@ -372,7 +372,7 @@ static void test_stat_render__software(void **state)
 	make(f, "vm", TDR_FMT_TEXT, v, 4, 260000000, 260000000);
 	f->o.interval_ms = 500;
 	memcpy(iv.vals.v, v, sizeof(v));
-	assert_int_equal(stat__interval(f->st, &iv), 0);
+	assert_int_equal(tdr_stat__interval(f->st, &iv), 0);
 	t = rendered(f);
 	s = squeeze(t);
 	/* The interval: header once, then the row with CPUs utilized. */

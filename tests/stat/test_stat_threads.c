@@ -36,7 +36,7 @@ static int fx_setup(void **state)
 	o.inherit = false;
 	o.enable_on_exec = false;
 	if (tdr_plan__build(&o, TDR_PLAN_SOFTWARE, &f->plan) ||
-	    stat_schema__init(&f->sc, f->plan, false))
+	    tdr_stat_schema__init(&f->sc, f->plan, false))
 		return -1;
 	log_reset();
 	f->th.plan = f->plan;
@@ -49,8 +49,8 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
-	stat_threads__free(&f->th);
-	stat_schema__clear(&f->sc);
+	tdr_stat_threads__free(&f->th);
+	tdr_stat_schema__clear(&f->sc);
 	tdr_plan__free(f->plan);
 	free(f);
 	return 0;
@@ -104,7 +104,7 @@ static void test_stat_threads__sideband_rings(void **state)
 	const pid_t pids[2] = {100, 101};
 	const int cpus[2] = {0, 1};
 
-	assert_int_equal(stat_threads__open_sideband(&f->th, pids, 2, cpus, 2), 0);
+	assert_int_equal(tdr_stat_threads__open_sideband(&f->th, pids, 2, cpus, 2), 0);
 	assert_int_equal(fake_sys.open_cnt, 4);
 	for (size_t i = 0; i < 4; i++) {
 		const struct perf_event_attr *a = &fake_sys.log[i].attr;
@@ -124,7 +124,7 @@ static void test_stat_threads__sideband_rings(void **state)
 	assert_int_equal(f->th.ring_cnt, 2);
 	assert_int_equal(fake_sys.mmap_cnt, 2);
 	assert_int_equal(fake_sys.set_output_cnt, 2);
-	assert_int_equal(stat_threads__lost(&f->th), 0);
+	assert_int_equal(tdr_stat_threads__lost(&f->th), 0);
 }
 
 static void test_stat_threads__fork_comm_exit(void **state)
@@ -132,14 +132,14 @@ static void test_stat_threads__fork_comm_exit(void **state)
 	struct fx *f = *state;
 	const struct stat_thread *t;
 
-	assert_int_equal(stat_threads__add(&f->th, 100, 100, "app", NULL), 0);
+	assert_int_equal(tdr_stat_threads__add(&f->th, 100, 100, "app", NULL), 0);
 	/* The worker's COMM comes before its FORK (another CPU's ring was
 	 * drained first); EXIT too. A forked process follows. */
 	add_comm(f, 100, 101, "worker");
 	add_task(f, PERF_RECORD_EXIT, 100, 100, 101, 100);
 	add_task(f, PERF_RECORD_FORK, 100, 100, 101, 100);
 	add_task(f, PERF_RECORD_FORK, 200, 100, 200, 100);
-	assert_int_equal(stat_threads__handle(&f->th, (const uint8_t *)f->buf, f->pos), 0);
+	assert_int_equal(tdr_stat_threads__handle(&f->th, (const uint8_t *)f->buf, f->pos), 0);
 	assert_int_equal(f->th.cnt, 3);
 	t = &f->th.v[1];
 	assert_int_equal(t->pid, 100);
@@ -174,17 +174,17 @@ static void test_stat_threads__fork_comm_exit(void **state)
 	/* A FORK seen twice does not open twice. */
 	f->pos = 0;
 	add_task(f, PERF_RECORD_FORK, 200, 100, 200, 100);
-	assert_int_equal(stat_threads__handle(&f->th, (const uint8_t *)f->buf, f->pos), 0);
+	assert_int_equal(tdr_stat_threads__handle(&f->th, (const uint8_t *)f->buf, f->pos), 0);
 	assert_int_equal(f->th.cnt, 3);
 	/* The exiting thread is read a last time and closed; the others stay
 	 * open until the final read. */
-	stat_threads__read(&f->th, &f->sc, false);
+	tdr_stat_threads__read(&f->th, &f->sc, false);
 	assert_true(f->th.v[1].done);
 	assert_null(f->th.v[1].unit->s);
 	assert_false(f->th.v[2].done);
-	stat_threads__read(&f->th, &f->sc, true);
+	tdr_stat_threads__read(&f->th, &f->sc, true);
 	assert_true(f->th.v[0].done && f->th.v[2].done);
-	assert_null(stat_threads__find(&f->th, 200));
+	assert_null(tdr_stat_threads__find(&f->th, 200));
 }
 
 static int refuse(const struct perf_event_attr *a, pid_t pid, int cpu, void *ctx)
@@ -206,18 +206,18 @@ static void test_stat_threads__threads_that_cannot_be_counted(void **state)
 	fake_sys.open_hook = refuse;
 	fake_sys.open_ctx = &err;
 	/* Gone before its groups could open: normal, nothing logged. */
-	assert_int_equal(stat_threads__add(&f->th, 100, 102, "short", NULL), 0);
+	assert_int_equal(tdr_stat_threads__add(&f->th, 100, 102, "short", NULL), 0);
 	assert_null(f->th.v[0].unit);
 	assert_int_equal(f->th.v[0].open_err, -ESRCH);
 	assert_true(f->th.v[0].done);
 	assert_int_equal(log_text[0], '\0');
 	/* Refused: said once, however many threads. */
-	assert_int_equal(stat_threads__add(&f->th, 100, 103, "a", NULL), 0);
-	assert_int_equal(stat_threads__add(&f->th, 100, 104, "b", NULL), 0);
+	assert_int_equal(tdr_stat_threads__add(&f->th, 100, 103, "a", NULL), 0);
+	assert_int_equal(tdr_stat_threads__add(&f->th, 100, 104, "b", NULL), 0);
 	assert_int_equal(f->th.missed, 3);
 	assert_non_null(strstr(log_text, "cannot open counters for thread 103"));
 	assert_null(strstr(log_text, "thread 104"));
-	assert_null(stat_threads__find(&f->th, 103));
+	assert_null(tdr_stat_threads__find(&f->th, 103));
 }
 
 static void test_stat_threads__emfile_raises_the_limit_once(void **state)
@@ -225,7 +225,7 @@ static void test_stat_threads__emfile_raises_the_limit_once(void **state)
 	struct fx *f = *state;
 
 	fake_sys.emfile_until_raised = true;
-	assert_int_equal(stat_threads__add(&f->th, 100, 100, "app", NULL), 0);
+	assert_int_equal(tdr_stat_threads__add(&f->th, 100, 100, "app", NULL), 0);
 	assert_true(fake_sys.nofile_raised);
 	assert_non_null(f->th.v[0].unit);
 	assert_int_equal(f->th.missed, 0);
@@ -243,13 +243,13 @@ static void test_stat_threads__malformed_records(void **state)
 	h.type = PERF_RECORD_COMM;
 	memcpy(p + 16, &h, 8);
 	memset(p + 24, 0, 8);
-	assert_int_equal(stat_threads__handle(&f->th, p, 32), 0);
+	assert_int_equal(tdr_stat_threads__handle(&f->th, p, 32), 0);
 	assert_int_equal(f->th.cnt, 0);
 	assert_int_equal(f->th.bad_recs, 2);
 	/* A header whose size is not a multiple of 8 stops the walk. */
 	h.size = 12;
 	memcpy(p, &h, 8);
-	assert_int_equal(stat_threads__handle(&f->th, p, 32), 0);
+	assert_int_equal(tdr_stat_threads__handle(&f->th, p, 32), 0);
 	assert_int_equal(f->th.bad_recs, 3);
 	assert_int_equal(f->th.cnt, 0);
 }
@@ -264,7 +264,7 @@ static void test_stat_threads__unit_reference_clock(void **state)
 	struct stat_unit *u = NULL;
 
 	(void)state;
-	assert_int_equal(stat_unit__open(&uo, &u, &fail), 0);
+	assert_int_equal(tdr_stat_unit__open(&uo, &u, &fail), 0);
 	assert_true(u->has_ref);
 	assert_int_equal(opens_for(300, -1), 1);
 	assert_int_equal(opens_for(301, -1), 1);
@@ -282,16 +282,16 @@ static void test_stat_threads__unit_reference_clock(void **state)
 	/* Reads fail here (the fake has no counters): the error is kept, the
 	 * sums stay at 0. */
 	assert_int_equal(u->prev_off[0], 0);
-	stat_unit__close(u);
+	tdr_stat_unit__close(u);
 	assert_null(u->s);
-	stat_unit__free(u);
+	tdr_stat_unit__free(u);
 	/* Without a reference clock (system-wide) none is opened. */
 	fake_sys_reset();
 	uo.ref = false;
-	assert_int_equal(stat_unit__open(&uo, &u, &fail), 0);
+	assert_int_equal(tdr_stat_unit__open(&uo, &u, &fail), 0);
 	assert_false(u->has_ref);
 	assert_int_equal(opens_for(300, -1), 0);
-	stat_unit__free(u);
+	tdr_stat_unit__free(u);
 	tdr_plan__free(p);
 }
 

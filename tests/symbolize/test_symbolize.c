@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "sym_fixture.h"
+#include "symbolize_int.h" /* tdr_sym_status_name */
 #include "tdrec/symbolize.h"
 #include "tdrec/tdr_mem.h"
 

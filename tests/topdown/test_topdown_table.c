@@ -20,6 +20,7 @@
 
 #include "support/sysfs_test_util.h"
 #include "tdrec/format.h"
+#include "topdown_int.h" /* tdr_topdown_category_cnt/_at */
 #include "tdrec/topdown.h"
 
 static bool family_has_event(const struct tdr_td_family *f, const char *name)

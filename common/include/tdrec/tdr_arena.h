@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/tdr_hmap.h"
 
 /* Bytes of an ordinary chunk. */
@@ -36,12 +37,12 @@ struct tdr_arena {
 
 /* sz bytes, 8-byte aligned (sz 0 gives a valid pointer). Returns NULL when
  * out of memory. */
-void *tdr_arena__alloc(struct tdr_arena *a, size_t sz);
+TDR_API void *tdr_arena__alloc(struct tdr_arena *a, size_t sz);
 /* A NUL-terminated copy of the n bytes at s (s need not be terminated). */
-char *tdr_arena__strndup(struct tdr_arena *a, const char *s, size_t n);
-char *tdr_arena__strdup(struct tdr_arena *a, const char *s);
+TDR_API char *tdr_arena__strndup(struct tdr_arena *a, const char *s, size_t n);
+TDR_API char *tdr_arena__strdup(struct tdr_arena *a, const char *s);
 /* Free every chunk; the arena is empty (and reusable) afterwards. */
-void tdr_arena__fini(struct tdr_arena *a);
+TDR_API void tdr_arena__fini(struct tdr_arena *a);
 
 struct tdr_intern_ent {
 	const char *s; /* in mem */
@@ -58,14 +59,14 @@ struct tdr_intern {
 /* The interned copy of the n bytes at s (no NUL among them; s need not be
  * terminated): the same pointer for the same bytes, every time. Returns
  * NULL when out of memory (the interner is unchanged). */
-const char *tdr_intern__strn(struct tdr_intern *t, const char *s, size_t n);
+TDR_API const char *tdr_intern__strn(struct tdr_intern *t, const char *s, size_t n);
 /* The same for a NUL-terminated string. */
-const char *tdr_intern__str(struct tdr_intern *t, const char *s);
+TDR_API const char *tdr_intern__str(struct tdr_intern *t, const char *s);
 /* Strings interned so far. */
 static inline size_t tdr_intern__cnt(const struct tdr_intern *t)
 {
 	return t->index.cnt;
 }
-void tdr_intern__fini(struct tdr_intern *t);
+TDR_API void tdr_intern__fini(struct tdr_intern *t);
 
 #endif /* TDREC_TDR_ARENA_H */

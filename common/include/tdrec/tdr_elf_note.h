@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/tdr_api.h"
+
 /* A note header's bytes. */
 #define TDR_ELF_NHDR_SZ 12
 /* The longest build-id the kernel records (BUILD_ID_SIZE_MAX). */
@@ -57,28 +59,30 @@ struct tdr_elf_note {
 /* Start a walk over a segment of sz bytes. align: the segment's alignment
  * (8 means 8, anything else 4, as the kernel reads it); swap: the notes
  * are in the other byte order. No window yet. */
-void tdr_elf_notes__init(struct tdr_elf_notes *w, uint64_t sz, uint64_t align, bool swap);
+TDR_API void tdr_elf_notes__init(struct tdr_elf_notes *w, uint64_t sz, uint64_t align, bool swap);
 
 /* Show the walk sz bytes of the segment, from segment offset pos, at buf
  * (borrowed until the next __window or the end of the walk). */
-void tdr_elf_notes__window(struct tdr_elf_notes *w, const void *buf, size_t sz, uint64_t pos);
+TDR_API void tdr_elf_notes__window(struct tdr_elf_notes *w, const void *buf, size_t sz,
+				   uint64_t pos);
 
 /*
  * The next note. Returns 1 with *n, 0 at the end of the segment, -EAGAIN
  * when the next header is not (all) in the window (w->pos stays on it),
  * -EBADMSG when the note's sizes run past the segment (the walk is over).
  */
-int tdr_elf_notes__next(struct tdr_elf_notes *w, struct tdr_elf_note *n);
+TDR_API int tdr_elf_notes__next(struct tdr_elf_notes *w, struct tdr_elf_note *n);
 
 /* Is n a GNU build-id (NT_GNU_BUILD_ID, name "GNU", 1 to 20 bytes), with its
  * name and descriptor in the window? */
-bool tdr_elf_note__is_build_id(const struct tdr_elf_note *n);
+TDR_API bool tdr_elf_note__is_build_id(const struct tdr_elf_note *n);
 
 /*
  * The GNU build-id among the notes in buf (sz bytes, a whole segment, in the
  * host's byte order). Returns its size (1 to 20) with *id pointing into
  * buf, or 0 when there is none or the notes are corrupt before it.
  */
-size_t tdr_elf_notes_build_id(const void *buf, size_t sz, uint64_t align, const uint8_t **id);
+TDR_API size_t tdr_elf_notes_build_id(const void *buf, size_t sz, uint64_t align,
+				      const uint8_t **id);
 
 #endif /* TDREC_TDR_ELF_NOTE_H */

@@ -9,6 +9,8 @@
 #ifndef TDREC_TDR_ERR_H
 #define TDREC_TDR_ERR_H
 
+#include "tdrec/tdr_api.h"
+
 enum tdr_err {
 	TDR_E_FIRST = 4096,
 	TDR_E_FORMAT = TDR_E_FIRST, /* not a tdrec (or perf.data) file */
@@ -26,6 +28,6 @@ enum tdr_err {
 };
 
 /* Text for a negative (or positive) error code of either kind. Never NULL. */
-const char *tdr_strerror(int err);
+TDR_API const char *tdr_strerror(int err);
 
 #endif /* TDREC_TDR_ERR_H */

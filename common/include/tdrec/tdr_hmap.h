@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/tdr_hash.h"
 
 /* No entry (a failed __find, an absent u64map key). */
@@ -51,7 +52,8 @@ typedef bool (*tdr_hmap_eq_fn)(const void *ctx, uint32_t idx, const void *key);
 
 /* Out-of-line part of __reserve: double the slots (first_cap the first
  * time, a power of two) and place entries 0 .. cnt - 1 again. */
-int tdr_hmap__grow(struct tdr_hmap *m, size_t first_cap, tdr_hmap_hash_fn hash, const void *ctx);
+TDR_API int tdr_hmap__grow(struct tdr_hmap *m, size_t first_cap, tdr_hmap_hash_fn hash,
+			   const void *ctx);
 
 /*
  * Make room for one entry more, keeping the load at or under one half.
@@ -105,7 +107,7 @@ static inline uint32_t tdr_hmap__add(struct tdr_hmap *m, size_t pos)
 }
 
 /* Free the slots; the map is empty (and reusable) afterwards. */
-void tdr_hmap__fini(struct tdr_hmap *m);
+TDR_API void tdr_hmap__fini(struct tdr_hmap *m);
 
 /* ---------------------------------------------------------------------------
  * u64 -> u32 map: for tables keyed by one integer (kernel ids, pids, tids,
@@ -140,12 +142,12 @@ static inline uint32_t tdr_u64map__get(const struct tdr_u64map *m, uint64_t key)
 }
 
 /* Set key's value (insert or replace). Returns 0 or -ENOMEM (map unchanged). */
-int tdr_u64map__put(struct tdr_u64map *m, uint64_t key, uint32_t val);
+TDR_API int tdr_u64map__put(struct tdr_u64map *m, uint64_t key, uint32_t val);
 /* Entries, in insertion order: for i < tdr_u64map__cnt(m), m->ents[i]. */
 static inline size_t tdr_u64map__cnt(const struct tdr_u64map *m)
 {
 	return m->index.cnt;
 }
-void tdr_u64map__fini(struct tdr_u64map *m);
+TDR_API void tdr_u64map__fini(struct tdr_u64map *m);
 
 #endif /* TDREC_TDR_HMAP_H */

@@ -25,7 +25,7 @@
  * is inline. A key and its value are separated by ": ". The document ends
  * with a line break when its outermost container closes.
  *
- * Numbers: integers exactly (tdr_json__uint, __int). A double (tdr_json__double)
+ * Numbers: integers exactly (tdr_json__uint, __int). A double (tdr_json__key_double)
  * is written in the one format all documents share: an integral value below
  * 2^53 as an integer ("1000"), any other finite value with the fewest
  * significant digits, from 15 to 17, that read back as the same double
@@ -45,6 +45,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tdrec/tdr_api.h"
+
 /* How deep containers may nest. */
 #define TDR_JSON_MAX_DEPTH 32
 
@@ -63,35 +65,34 @@ struct tdr_json {
 };
 
 /* Start a document on f (borrowed until the last call). */
-void tdr_json__init(struct tdr_json *j, FILE *f);
+TDR_API void tdr_json__init(struct tdr_json *j, FILE *f);
 
-void tdr_json__begin_object(struct tdr_json *j, enum tdr_json_layout layout);
-void tdr_json__end_object(struct tdr_json *j);
-void tdr_json__begin_array(struct tdr_json *j, enum tdr_json_layout layout);
-void tdr_json__end_array(struct tdr_json *j);
+TDR_API void tdr_json__begin_object(struct tdr_json *j, enum tdr_json_layout layout);
+TDR_API void tdr_json__end_object(struct tdr_json *j);
+TDR_API void tdr_json__begin_array(struct tdr_json *j, enum tdr_json_layout layout);
+TDR_API void tdr_json__end_array(struct tdr_json *j);
 
 /* The key of the next member of the current object (escaped like a string). */
-void tdr_json__key(struct tdr_json *j, const char *key);
+TDR_API void tdr_json__key(struct tdr_json *j, const char *key);
 
 /* Values: a string (NULL writes null), integers, a double in the format
  * above (null when not finite), a boolean, null. */
-void tdr_json__string(struct tdr_json *j, const char *s);
-void tdr_json__uint(struct tdr_json *j, uint64_t v);
-void tdr_json__int(struct tdr_json *j, int64_t v);
-void tdr_json__double(struct tdr_json *j, double v);
-void tdr_json__bool(struct tdr_json *j, bool v);
-void tdr_json__null(struct tdr_json *j);
+TDR_API void tdr_json__string(struct tdr_json *j, const char *s);
+TDR_API void tdr_json__uint(struct tdr_json *j, uint64_t v);
+TDR_API void tdr_json__int(struct tdr_json *j, int64_t v);
+TDR_API void tdr_json__bool(struct tdr_json *j, bool v);
+TDR_API void tdr_json__null(struct tdr_json *j);
 
 /* A key and its value in one call. */
-void tdr_json__key_string(struct tdr_json *j, const char *key, const char *s);
-void tdr_json__key_uint(struct tdr_json *j, const char *key, uint64_t v);
-void tdr_json__key_int(struct tdr_json *j, const char *key, int64_t v);
-void tdr_json__key_double(struct tdr_json *j, const char *key, double v);
-void tdr_json__key_bool(struct tdr_json *j, const char *key, bool v);
-void tdr_json__key_null(struct tdr_json *j, const char *key);
+TDR_API void tdr_json__key_string(struct tdr_json *j, const char *key, const char *s);
+TDR_API void tdr_json__key_uint(struct tdr_json *j, const char *key, uint64_t v);
+TDR_API void tdr_json__key_int(struct tdr_json *j, const char *key, int64_t v);
+TDR_API void tdr_json__key_double(struct tdr_json *j, const char *key, double v);
+TDR_API void tdr_json__key_bool(struct tdr_json *j, const char *key, bool v);
+TDR_API void tdr_json__key_null(struct tdr_json *j, const char *key);
 
-/* The number format of tdr_json__double into buf (at least 32 bytes);
+/* The number format of tdr_json__key_double into buf (at least 32 bytes);
  * "null" when v is not finite. Returns buf. */
-char *tdr_json_format_double(double v, char *buf, size_t sz);
+TDR_API char *tdr_json_format_double(double v, char *buf, size_t sz);
 
 #endif /* TDREC_TDR_JSON_H */

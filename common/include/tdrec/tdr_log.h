@@ -12,6 +12,8 @@
 
 #include <stdarg.h>
 
+#include "tdrec/tdr_api.h"
+
 enum tdr_log_level {
 	TDR_LOG_WARN = 0,
 	TDR_LOG_INFO = 1,
@@ -21,13 +23,13 @@ enum tdr_log_level {
 typedef void (*tdr_log_fn)(enum tdr_log_level level, const char *fmt, va_list ap);
 
 /* Replace the sink (NULL restores the default: stderr, "tdrec: " prefix). */
-void tdr_log_set_sink(tdr_log_fn fn);
+TDR_API void tdr_log_set_sink(tdr_log_fn fn);
 /* Messages above this level are dropped (default TDR_LOG_INFO). */
-void tdr_log_set_level(enum tdr_log_level level);
-enum tdr_log_level tdr_log_get_level(void);
+TDR_API void tdr_log_set_level(enum tdr_log_level level);
+TDR_API enum tdr_log_level tdr_log_get_level(void);
 
-void tdr_log(enum tdr_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+TDR_API void tdr_log(enum tdr_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #ifndef LOG_PREFIX
 #define LOG_PREFIX ""

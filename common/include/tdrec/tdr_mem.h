@@ -1,8 +1,8 @@
 /*
  * common/include/tdrec/tdr_mem.h - allocation, cleanup and growable arrays.
  *
- * All tdrec allocations go through tdr_malloc/tdr_calloc/tdr_realloc/
- * tdr_strdup so that tests can make the Nth allocation fail
+ * All tdrec allocations go through tdr_malloc/tdr_calloc/tdr_strdup/
+ * tdr_ensure_cap so that tests can make the Nth allocation fail
  * (tdr_mem_fail_after) and check that every error path is clean and leak-free.
  * The wrappers behave exactly like the libc functions otherwise.
  */
@@ -13,19 +13,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void *tdr_malloc(size_t sz);
-void *tdr_calloc(size_t n, size_t sz);
-void *tdr_realloc(void *p, size_t sz);
-char *tdr_strdup(const char *s);
+#include "tdrec/tdr_api.h"
+
+TDR_API void *tdr_malloc(size_t sz);
+TDR_API void *tdr_calloc(size_t n, size_t sz);
+TDR_API char *tdr_strdup(const char *s);
 /* Copy of the first n bytes of s plus a NUL (s need not be terminated). */
-char *tdr_strndup(const char *s, size_t n);
+TDR_API char *tdr_strndup(const char *s, size_t n);
 
 /*
  * Fault injection for tests: after n more successful allocations, every
  * allocation fails (returns NULL) until tdr_mem_fail_after(-1) turns it off.
  * Not thread-safe; tests only.
  */
-void tdr_mem_fail_after(long n);
+TDR_API void tdr_mem_fail_after(long n);
 
 /*
  * Make sure *p (an array of elem_sz elements, *cap of them allocated) has room
@@ -33,7 +34,7 @@ void tdr_mem_fail_after(long n);
  * are left untouched.
  * Returns: 0 or -ENOMEM (or -EOVERFLOW when need * elem_sz overflows).
  */
-int tdr_ensure_cap(void *p, size_t *cap, size_t elem_sz, size_t need);
+TDR_API int tdr_ensure_cap(void *p, size_t *cap, size_t elem_sz, size_t need);
 
 /* Free *pp and set it to NULL. */
 #define zfree(pp)                                                                                  \

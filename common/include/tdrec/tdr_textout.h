@@ -15,15 +15,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tdrec/tdr_api.h"
+
 /* s as a JSON string: '"' and '\\' escaped, \n \t \r by name, other
  * control characters and DEL as \u00XX; NULL as null. Well-formed UTF-8
  * passes through; any other byte >= 0x80 becomes \ufffd, so the output is
  * valid JSON whatever bytes s holds. */
-void tdr_json_put_string(FILE *f, const char *s);
+TDR_API void tdr_json_put_string(FILE *f, const char *s);
 
 /* s as one CSV field (RFC 4180): quoted, with inner quotes doubled, when it
  * holds a comma, a quote, CR or LF; NULL writes nothing (an empty field). */
-void tdr_csv_put_field(FILE *f, const char *s);
+TDR_API void tdr_csv_put_field(FILE *f, const char *s);
 
 /*
  * A CSV row writer: fields joined with commas, each through
@@ -44,20 +46,20 @@ struct tdr_csv {
 	bool in_row; /* a field of the current row is written */
 };
 
-void tdr_csv__init(struct tdr_csv *c, FILE *f);
+TDR_API void tdr_csv__init(struct tdr_csv *c, FILE *f);
 /* The next field; NULL or "" is an empty field. */
-void tdr_csv__field(struct tdr_csv *c, const char *s);
+TDR_API void tdr_csv__field(struct tdr_csv *c, const char *s);
 /* The next field from a printf format (quoted like any field if needed). */
-void tdr_csv__fieldf(struct tdr_csv *c, const char *fmt, ...)
+TDR_API void tdr_csv__fieldf(struct tdr_csv *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* End the row (a row of no fields is an empty line). */
-void tdr_csv__end_row(struct tdr_csv *c);
+TDR_API void tdr_csv__end_row(struct tdr_csv *c);
 
 /* Display columns of UTF-8 text: its code points (a continuation byte
  * takes no column). */
-size_t tdr_text_cols(const char *s);
+TDR_API size_t tdr_text_cols(const char *s);
 /* Bytes of the first cols code points of s (all of s when shorter). */
-size_t tdr_text_bytes_for_cols(const char *s, size_t cols);
+TDR_API size_t tdr_text_bytes_for_cols(const char *s, size_t cols);
 
 /* How tdr_text_wrap lays out a paragraph. */
 struct tdr_wrap {
@@ -73,6 +75,6 @@ struct tdr_wrap {
  * Control characters are shown as '?', so a message holding a newline or
  * a tab cannot break the layout. Every line ends with '\n'; empty text
  * writes nothing. */
-void tdr_text_wrap(FILE *f, const struct tdr_wrap *w, const char *text);
+TDR_API void tdr_text_wrap(FILE *f, const struct tdr_wrap *w, const char *text);
 
 #endif /* TDREC_TDR_TEXTOUT_H */

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/records.h"
 
 #define TDR_FORMAT_MAJOR 1
@@ -120,10 +121,10 @@ struct tdr_meta {
 };
 
 /* Release everything meta owns and zero it; meta itself is not freed. */
-void tdr_meta__clear(struct tdr_meta *meta);
+TDR_API void tdr_meta__clear(struct tdr_meta *meta);
 
 /* Deep copy (caller owns dst, clear it with tdr_meta__clear). Returns 0 or -ENOMEM. */
-int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
+TDR_API int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
 
 /*
  * Add the TopDown categories that fit the events of meta, found by event name:
@@ -137,10 +138,7 @@ int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
  * Returns: the number of categories added, -ENOMEM, or -ENOENT when a
  * formula of the table names an unknown category (a table bug).
  */
-int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
-
-/* Index of the event named name in meta (first match), or -1. */
-int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name);
+TDR_API int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
 
 /*
  * The value of category c for one vector of member deltas (deltas[i] belongs
@@ -150,7 +148,8 @@ int tdr_meta__event_idx(const struct tdr_meta *meta, const char *name);
  * names an event at or past event_cnt. The one evaluation of the formulas
  * above for code that has no tdr_report (tdrec stat).
  */
-double tdr_category__value(const struct tdr_category *c, const uint64_t *deltas, size_t event_cnt);
+TDR_API double tdr_category__value(const struct tdr_category *c, const uint64_t *deltas,
+				   size_t event_cnt);
 
 /* Run end and totals, written in the trailer at clean close. */
 #define TDR_END_SIGNALLED (1u << 0)   /* the program died of term_signal */
@@ -251,7 +250,8 @@ struct tdr_dso_entry {
  * or not 1..20 exactly with TDR_DSO_BUILD_ID; more than UINT32_MAX entries),
  * -ENOMEM.
  */
-int tdr_dso_table__encode(const struct tdr_dso_entry *ents, size_t cnt, void **out, size_t *out_sz);
+TDR_API int tdr_dso_table__encode(const struct tdr_dso_entry *ents, size_t cnt, void **out,
+				  size_t *out_sz);
 
 struct tdr_dso_iter {
 	const uint8_t *data;
@@ -264,13 +264,13 @@ struct tdr_dso_iter {
 /* Start reading DSO table data (borrowed: it must outlive the iterator).
  * Returns: 0, -TDR_E_CORRUPT (shorter than its 8-byte header, or entry_cnt
  * above what its size can hold). */
-int tdr_dso_iter__init(struct tdr_dso_iter *it, const void *data, size_t sz);
+TDR_API int tdr_dso_iter__init(struct tdr_dso_iter *it, const void *data, size_t sz);
 
 /* The next good entry. Returns: 1 with *e set (pointing into the data), 0
  * after the last entry, -TDR_E_CORRUPT when entry it->idx cannot be
  * delimited (its entry_sz is too small, not a multiple of 8, or runs past
  * the data): that entry and those after it are lost. */
-int tdr_dso_iter__next(struct tdr_dso_iter *it, struct tdr_dso_entry *e);
+TDR_API int tdr_dso_iter__next(struct tdr_dso_iter *it, struct tdr_dso_entry *e);
 
 /* ---------------------------------------------------------------------------
  * Writer.
@@ -304,8 +304,8 @@ struct tdr_writer_opts {
  * above the caps of docs/format.md section 10). On failure a file that was
  * created is removed again.
  */
-int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *meta,
-		     struct tdr_writer **out);
+TDR_API int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *meta,
+			     struct tdr_writer **out);
 
 /*
  * Compress and append one frame: sz bytes of whole kernel records drained
@@ -323,17 +323,19 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
  */
 #define TDR_RING_SYNTHETIC UINT32_MAX
 #define TDR_FRAME_MAX_RAW (64u << 20)
-int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *records, size_t sz);
+TDR_API int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *records,
+				  size_t sz);
 
 /* Append an optional section (type: enum tdr_section_type), at most 1 GiB.
  * Same errors. */
-int tdr_writer__add_section(struct tdr_writer *w, uint32_t type, const void *data, size_t sz);
+TDR_API int tdr_writer__add_section(struct tdr_writer *w, uint32_t type, const void *data,
+				    size_t sz);
 
 /* Totals counted so far (frames, records, ...); events is NULL here. */
-const struct tdr_totals *tdr_writer__totals(const struct tdr_writer *w);
+TDR_API const struct tdr_totals *tdr_writer__totals(const struct tdr_writer *w);
 
 /* Bytes written to the file so far. */
-uint64_t tdr_writer__file_size(const struct tdr_writer *w);
+TDR_API uint64_t tdr_writer__file_size(const struct tdr_writer *w);
 
 /*
  * Write the trailer (index, totals with ev_totals of ev_cnt entries, run end),
@@ -342,18 +344,18 @@ uint64_t tdr_writer__file_size(const struct tdr_writer *w);
  * Returns: 0 or -errno / -TDR_E_*. On failure the frames already written stay
  * readable under the .partial name; an existing file at path is untouched.
  */
-int tdr_writer__finish(struct tdr_writer *w, const struct tdr_event_totals *ev_totals,
-		       size_t ev_cnt, const struct tdr_run_end *end);
+TDR_API int tdr_writer__finish(struct tdr_writer *w, const struct tdr_event_totals *ev_totals,
+			       size_t ev_cnt, const struct tdr_run_end *end);
 
 /* The recording is incomplete though the writer saw no error (the caller's
  * own failure, e.g. a frame it could not hand over): __finish still writes
  * the trailer but leaves the file under its .partial name, and an existing
  * file at path untouched. Only meaningful with atomic_replace. */
-void tdr_writer__keep_partial(struct tdr_writer *w);
+TDR_API void tdr_writer__keep_partial(struct tdr_writer *w);
 
 /* Free the writer. Without __finish, the file is closed as it is (readable up
  * to its last complete frame) and left under its current name. NULL is fine. */
-void tdr_writer__free(struct tdr_writer *w);
+TDR_API void tdr_writer__free(struct tdr_writer *w);
 
 /* ---------------------------------------------------------------------------
  * Reader.
@@ -395,7 +397,7 @@ struct tdr_frame_buf {
 	void *dctx; /* decompression context, private */
 	void *codec; /* codec 1 decoder state, private */
 };
-void tdr_frame_buf__release(struct tdr_frame_buf *buf);
+TDR_API void tdr_frame_buf__release(struct tdr_frame_buf *buf);
 
 /*
  * Open a .tdr file. Reads the header and metadata, then the trailer index if
@@ -406,33 +408,32 @@ void tdr_frame_buf__release(struct tdr_frame_buf *buf);
  * -TDR_E_LIMIT. A file truncated after its metadata opens fine: check
  * tdr_reader__status().
  */
-int tdr_reader__open(const char *path, struct tdr_reader **out);
+TDR_API int tdr_reader__open(const char *path, struct tdr_reader **out);
 
-/* The same from memory (borrowed, must outlive the reader). For fuzzing and tests. */
-int tdr_reader__open_mem(const void *data, size_t sz, struct tdr_reader **out);
-
-const struct tdr_meta *tdr_reader__meta(const struct tdr_reader *r);
-const struct tdr_file_status *tdr_reader__status(const struct tdr_reader *r);
+TDR_API const struct tdr_meta *tdr_reader__meta(const struct tdr_reader *r);
+TDR_API const struct tdr_file_status *tdr_reader__status(const struct tdr_reader *r);
 /* Totals and run end from the trailer; NULL when the file has no trailer. */
-const struct tdr_totals *tdr_reader__totals(const struct tdr_reader *r);
-const struct tdr_run_end *tdr_reader__run_end(const struct tdr_reader *r);
+TDR_API const struct tdr_totals *tdr_reader__totals(const struct tdr_reader *r);
+TDR_API const struct tdr_run_end *tdr_reader__run_end(const struct tdr_reader *r);
 
-size_t tdr_reader__frame_cnt(const struct tdr_reader *r);
-const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *r, size_t idx);
+TDR_API size_t tdr_reader__frame_cnt(const struct tdr_reader *r);
+TDR_API const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *r, size_t idx);
 
 /*
  * Verify the checksum of frame idx and decompress it into buf.
  * Returns: 0, -TDR_E_CORRUPT (checksum, codec or size mismatch, a record
  * overrunning the frame), -TDR_E_ZSTD, -ENOMEM, -EINVAL (idx).
  */
-int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf);
+TDR_API int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx,
+				   struct tdr_frame_buf *buf);
 
 /* Find an optional section (the first of that type) and verify its checksum.
  * Returns 0 and sets data/sz (borrowed, valid while r lives; data is 8-byte
  * aligned when opened from a path), -ENOENT, or -TDR_E_CORRUPT. */
-int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data, size_t *sz);
+TDR_API int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data,
+				size_t *sz);
 
-void tdr_reader__free(struct tdr_reader *r);
+TDR_API void tdr_reader__free(struct tdr_reader *r);
 
 /* Walking the records of a buffer (struct tdr_record_iter,
  * tdr_records__next) and reading their bodies: tdrec/records.h. */

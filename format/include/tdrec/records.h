@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/tdr_err.h"
 
 /* ---------------------------------------------------------------------------
@@ -141,7 +142,7 @@ struct tdr_record_iter {
 };
 
 /* Returns 1 with *hdr set, 0 at the end, -TDR_E_CORRUPT on a bad header. */
-int tdr_records__next(struct tdr_record_iter *it, const struct perf_event_header **hdr);
+TDR_API int tdr_records__next(struct tdr_record_iter *it, const struct perf_event_header **hdr);
 
 /* ---------------------------------------------------------------------------
  * Per-type counts: what the .tdr trailer totals hold (docs/format.md
@@ -157,7 +158,7 @@ struct tdr_record_counts {
 };
 
 /* Count one record (h->size bytes readable at h, any alignment). */
-void tdr_record_counts__add(struct tdr_record_counts *c, const struct perf_event_header *h);
+TDR_API void tdr_record_counts__add(struct tdr_record_counts *c, const struct perf_event_header *h);
 
 /* ---------------------------------------------------------------------------
  * The sample_id trailer (uapi "struct sample_id"): with attr.sample_id_all,
@@ -186,7 +187,7 @@ struct tdr_sid_layout {
 	int16_t identifier;
 };
 
-void tdr_sid_layout__init(struct tdr_sid_layout *l, uint64_t sample_type);
+TDR_API void tdr_sid_layout__init(struct tdr_sid_layout *l, uint64_t sample_type);
 
 /* Which fields a struct tdr_sample_id holds (trailer or SAMPLE alike). */
 #define TDR_SID_TID (1u << 0)
@@ -202,23 +203,14 @@ struct tdr_sample_id {
 	uint64_t time, id, stream_id;
 };
 
-/* Read the trailer from its first byte p (l->sz bytes readable); sets the
- * fields l has and their TDR_SID_* bits in out->have (others untouched). */
-void tdr_sample_id__read(const struct tdr_sid_layout *l, const uint8_t *p,
-			 struct tdr_sample_id *out);
-
 /*
  * The trailer of the record h whose body proper ends at body_end (a view's
  * tail): read when at least l->sz bytes follow it (records tdrec or perf
  * synthesized may come without one). Returns whether it was read.
  */
-bool tdr_sample_id__read_tail(const struct tdr_sid_layout *l, const struct perf_event_header *h,
-			      const uint8_t *body_end, struct tdr_sample_id *out);
-
-/* Write the trailer at p (l->sz bytes) from sid (every field l has, whatever
- * sid->have says; CPU's res word is 0). Returns l->sz. */
-size_t tdr_sample_id__write(const struct tdr_sid_layout *l, uint8_t *p,
-			    const struct tdr_sample_id *sid);
+TDR_API bool tdr_sample_id__read_tail(const struct tdr_sid_layout *l,
+				      const struct perf_event_header *h, const uint8_t *body_end,
+				      struct tdr_sample_id *out);
 
 /* ---------------------------------------------------------------------------
  * PERF_RECORD_SAMPLE. The fields up to PERF_SAMPLE_PERIOD are one u64 each,
@@ -241,8 +233,6 @@ struct tdr_read_layout {
 	uint16_t stride;  /* bytes per group entry { value; [id]; [lost] } */
 };
 
-void tdr_read_layout__init(struct tdr_read_layout *l, uint64_t read_format);
-
 /* Byte offset of the id in a group entry (after its value). */
 #define TDR_READ_ENTRY_ID 8u
 
@@ -258,8 +248,8 @@ struct tdr_sample_layout {
 	struct tdr_read_layout rd;
 };
 
-void tdr_sample_layout__init(struct tdr_sample_layout *l, uint64_t sample_type,
-			     uint64_t read_format);
+TDR_API void tdr_sample_layout__init(struct tdr_sample_layout *l, uint64_t sample_type,
+				     uint64_t read_format);
 
 /* PERF_SAMPLE_READ of one sample; group entries are read in place. */
 struct tdr_sample_read {
@@ -447,7 +437,7 @@ struct tdr_mmap_rec {
 
 /* Parse an MMAP or an MMAP2 record (by its type). Returns 0 or -TDR_E_CORRUPT
  * (short body, no NUL in the name, another type). */
-int tdr_mmap__parse(const struct perf_event_header *h, struct tdr_mmap_rec *m);
+TDR_API int tdr_mmap__parse(const struct perf_event_header *h, struct tdr_mmap_rec *m);
 
 /* Bytes of an MMAP2 record with a name of len bytes and a trailer of
  * trailer_sz bytes (the name is NUL-terminated and padded to 8). */
@@ -460,8 +450,8 @@ static inline size_t tdr_mmap2__size(size_t name_len, size_t trailer_sz)
 /* Write an MMAP2 record with device and inode (m->filename, m->filename_len
  * bytes, no NUL needed) then the trailer l of sid, at dst (tdr_mmap2__size
  * bytes; the caller keeps it below 64 KiB). Returns the size written. */
-size_t tdr_mmap2__write(uint8_t *dst, uint16_t misc, const struct tdr_mmap_rec *m,
-			const struct tdr_sid_layout *l, const struct tdr_sample_id *sid);
+TDR_API size_t tdr_mmap2__write(uint8_t *dst, uint16_t misc, const struct tdr_mmap_rec *m,
+				const struct tdr_sid_layout *l, const struct tdr_sample_id *sid);
 
 /* PERF_RECORD_COMM: { u32 pid, tid; char comm[] }. */
 #define TDR_COMM_PID 0u
@@ -475,7 +465,7 @@ struct tdr_comm_rec {
 	const uint8_t *tail;
 };
 
-int tdr_comm__parse(const struct perf_event_header *h, struct tdr_comm_rec *c);
+TDR_API int tdr_comm__parse(const struct perf_event_header *h, struct tdr_comm_rec *c);
 
 static inline size_t tdr_comm__size(size_t comm_len, size_t trailer_sz)
 {
@@ -484,9 +474,9 @@ static inline size_t tdr_comm__size(size_t comm_len, size_t trailer_sz)
 
 /* Write a COMM record then the trailer l of sid at dst (tdr_comm__size
  * bytes). Returns the size written. */
-size_t tdr_comm__write(uint8_t *dst, uint16_t misc, uint32_t pid, uint32_t tid, const char *comm,
-		       size_t comm_len, const struct tdr_sid_layout *l,
-		       const struct tdr_sample_id *sid);
+TDR_API size_t tdr_comm__write(uint8_t *dst, uint16_t misc, uint32_t pid, uint32_t tid,
+			       const char *comm, size_t comm_len, const struct tdr_sid_layout *l,
+			       const struct tdr_sample_id *sid);
 
 /* PERF_RECORD_FORK and PERF_RECORD_EXIT: { u32 pid, ppid, tid, ptid; u64 time }. */
 #define TDR_TASK_PID 0u
@@ -502,7 +492,7 @@ struct tdr_task_rec {
 	const uint8_t *tail;
 };
 
-int tdr_task__parse(const struct perf_event_header *h, struct tdr_task_rec *t);
+TDR_API int tdr_task__parse(const struct perf_event_header *h, struct tdr_task_rec *t);
 
 /* PERF_RECORD_LOST: { u64 id; u64 lost }. */
 #define TDR_LOST_ID 0u
@@ -514,7 +504,7 @@ struct tdr_lost_rec {
 	const uint8_t *tail;
 };
 
-int tdr_lost__parse(const struct perf_event_header *h, struct tdr_lost_rec *l);
+TDR_API int tdr_lost__parse(const struct perf_event_header *h, struct tdr_lost_rec *l);
 
 /* PERF_RECORD_LOST_SAMPLES: { u64 lost }. */
 #define TDR_LOST_SAMPLES_LOST 0u
@@ -525,7 +515,8 @@ struct tdr_lost_samples_rec {
 	const uint8_t *tail;
 };
 
-int tdr_lost_samples__parse(const struct perf_event_header *h, struct tdr_lost_samples_rec *l);
+TDR_API int tdr_lost_samples__parse(const struct perf_event_header *h,
+				    struct tdr_lost_samples_rec *l);
 
 /* PERF_RECORD_THROTTLE and PERF_RECORD_UNTHROTTLE: { u64 time, id, stream_id }. */
 #define TDR_THROTTLE_TIME 0u
@@ -538,7 +529,7 @@ struct tdr_throttle_rec {
 	const uint8_t *tail;
 };
 
-int tdr_throttle__parse(const struct perf_event_header *h, struct tdr_throttle_rec *t);
+TDR_API int tdr_throttle__parse(const struct perf_event_header *h, struct tdr_throttle_rec *t);
 
 /* PERF_RECORD_KSYMBOL: { u64 addr; u32 len; u16 ksym_type, flags; char name[] }. */
 #define TDR_KSYMBOL_ADDR 0u
@@ -555,7 +546,5 @@ struct tdr_ksymbol_rec {
 	size_t name_len;
 	const uint8_t *tail;
 };
-
-int tdr_ksymbol__parse(const struct perf_event_header *h, struct tdr_ksymbol_rec *k);
 
 #endif /* TDREC_RECORDS_H */

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/format.h"
 
 struct tdr_parser;
@@ -124,13 +125,13 @@ enum tdr_source_kind {
  * feature sections; TopDown categories by event name).
  * Returns: 0, -errno, -TDR_E_FORMAT, -TDR_E_VERSION, -TDR_E_CORRUPT, ...
  */
-int tdr_parser__open(const char *path, struct tdr_parser **out);
+TDR_API int tdr_parser__open(const char *path, struct tdr_parser **out);
 
 /*
  * A parser for records fed by the caller (tests, live use). meta is copied.
  * Returns: 0 or -ENOMEM.
  */
-int tdr_parser__new(const struct tdr_meta *meta, struct tdr_parser **out);
+TDR_API int tdr_parser__new(const struct tdr_meta *meta, struct tdr_parser **out);
 
 /*
  * Decode one record (hdr->size bytes) and call cb for a sample. ring is the
@@ -138,31 +139,31 @@ int tdr_parser__new(const struct tdr_meta *meta, struct tdr_parser **out);
  * unknown. Records must come in time order per ring and, for correct deltas,
  * in time order per stream. Returns: 0, or what cb returned.
  */
-int tdr_parser__feed(struct tdr_parser *p, uint32_t ring, const struct perf_event_header *hdr,
-		     tdr_sample_fn cb, void *ctx);
+TDR_API int tdr_parser__feed(struct tdr_parser *p, uint32_t ring,
+			     const struct perf_event_header *hdr, tdr_sample_fn cb, void *ctx);
 
 /*
  * Read every record of the opened file in time order (merging rings by
  * timestamp) and call cb for every attributed sample. Unreadable frames are
  * counted in stats and skipped. Returns: 0, what cb returned, or -errno.
  */
-int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
+TDR_API int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
 
-const struct tdr_meta *tdr_parser__meta(const struct tdr_parser *p);
-const struct tdr_parse_stats *tdr_parser__stats(const struct tdr_parser *p);
-enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
+TDR_API const struct tdr_meta *tdr_parser__meta(const struct tdr_parser *p);
+TDR_API const struct tdr_parse_stats *tdr_parser__stats(const struct tdr_parser *p);
+TDR_API enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
 /* File status of a .tdr or perf.data file (NULL for a direct parser). For
  * perf.data, truncated means the file was cut (perf record killed, or a copy
  * cut short) and intact_sz is final after __run: the end of the last whole
  * record; major/minor are 0. Totals and run end exist for .tdr files with a
  * trailer only (NULL otherwise). */
-const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p);
-const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
-const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
+TDR_API const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p);
+TDR_API const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
+TDR_API const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
 
 /* Name of a rebase reason, e.g. "counter went backwards". */
-const char *tdr_rebase_reason_name(enum tdr_rebase_reason r);
+TDR_API const char *tdr_rebase_reason_name(enum tdr_rebase_reason r);
 
-void tdr_parser__free(struct tdr_parser *p);
+TDR_API void tdr_parser__free(struct tdr_parser *p);
 
 #endif /* TDREC_PARSER_H */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/format.h"
 
 enum tdr_plan_kind {
@@ -34,13 +35,13 @@ enum tdr_plan_kind {
 };
 
 /* "auto", "topdown-l2", "topdown-l1", "software". */
-const char *tdr_plan_kind_name(enum tdr_plan_kind kind);
+TDR_API const char *tdr_plan_kind_name(enum tdr_plan_kind kind);
 /* Parse a --plan argument. Returns 0 or -TDR_E_USAGE (not logged: the
  * caller says which option was wrong, in one line). */
-int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out);
+TDR_API int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out);
 /* The plan to try after kind failed to open (L2 -> L1 -> software), or
  * TDR_PLAN_KIND_CNT when there is none. */
-enum tdr_plan_kind tdr_plan_kind__fallback(enum tdr_plan_kind kind);
+TDR_API enum tdr_plan_kind tdr_plan_kind__fallback(enum tdr_plan_kind kind);
 
 /* The sampler given with -e, parsed once by cli/ (docs/architecture.md "Conventions"). */
 enum tdr_event_spec_kind {
@@ -59,7 +60,7 @@ struct tdr_event_spec {
 };
 
 /* Parse -e text. Returns 0 or -TDR_E_USAGE (with a logged reason). */
-int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out);
+TDR_API int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out);
 
 struct tdr_plan_opts {
 	const char *sysfs_root; /* NULL: $TDREC_SYSFS (if set and non-empty), else "/sys" */
@@ -122,36 +123,36 @@ struct tdr_plan {
  * it); -ENOENT when <sysfs>/devices/system/cpu/online is missing; -EINVAL for
  * kind AUTO. *out is set only on success; the caller owns it (__free).
  */
-int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
-		    struct tdr_plan **out);
+TDR_API int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
+			    struct tdr_plan **out);
 
 /*
  * Build opts->... for kind, or for AUTO the first plan that fits; the plan's
  * notes say why better plans were skipped. Same returns as __build.
  * Under AUTO only -TDR_E_NOPLAN skips a plan; any other error is returned.
  */
-int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
-		     struct tdr_plan **out);
+TDR_API int tdr_plan__choose(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
+			     struct tdr_plan **out);
 
 /* Fill meta's plan name, events (name, PMU, attr; no ids) and TopDown
  * categories from plan. Returns 0 or -ENOMEM.
  * Events and notes are appended to those already in meta; sample_period /
  * sample_freq and clockid are set from the sampler's attr; meta->flags is
  * not touched. On -ENOMEM meta stays valid for tdr_meta__clear. */
-int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta);
+TDR_API int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta);
 
 /* --dry-run: the plan, its notes and every attr field by field, to out
  * (a stream the caller owns, e.g. stdout from cli/). Shape: docs/plans.md. */
-void tdr_plan__print(const struct tdr_plan *plan, FILE *out);
+TDR_API void tdr_plan__print(const struct tdr_plan *plan, FILE *out);
 
 /* One attr field by field, in the --dry-run shape above (also used by
  * 'tdrec info --verbose'). pmu_name names a dynamic PMU type (NULL: "?"). */
-void tdr_attr__print(const struct perf_event_attr *attr, const char *pmu_name, FILE *out);
+TDR_API void tdr_attr__print(const struct perf_event_attr *attr, const char *pmu_name, FILE *out);
 
-void tdr_plan__free(struct tdr_plan *plan);
+TDR_API void tdr_plan__free(struct tdr_plan *plan);
 
 /* Whether this process may count kernel-mode events of its targets: root, or
  * /proc/sys/kernel/perf_event_paranoid <= 1. */
-bool tdr_plan_kernel_counts_allowed(void);
+TDR_API bool tdr_plan_kernel_counts_allowed(void);
 
 #endif /* TDREC_PLAN_H */

@@ -31,6 +31,7 @@
 #include <sys/signalfd.h>
 #include <sys/types.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/format.h"
 #include "tdrec/plan.h"
 #include "tdrec/runtime.h"
@@ -85,7 +86,7 @@ struct tdr_record_summary {
  * Returns: 0, -TDR_E_USAGE (bad options), -TDR_E_NOPLAN, -EACCES/-EPERM,
  * -EMFILE, -ENOENT (a -p process that does not exist), -errno.
  */
-int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out);
+TDR_API int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out);
 
 /*
  * --dry-run: the plan a recording with opts would try first, every attr
@@ -96,7 +97,7 @@ int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **
  * Returns: 0 with *out set (the caller frees it with tdr_plan__free),
  * -TDR_E_USAGE, -TDR_E_NOPLAN, -TDR_E_CORRUPT, -ENOENT, -ENOMEM.
  */
-int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out);
+TDR_API int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out);
 
 /*
  * Run the program (or keep attached) and drain the rings until it ends or
@@ -106,12 +107,12 @@ int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out
  * status: see the summary), the exec error (-ENOENT...) when the program
  * could not start (the output file is then not created), or the write error.
  */
-int tdr_recorder__run(struct tdr_recorder *rec);
+TDR_API int tdr_recorder__run(struct tdr_recorder *rec);
 
 /* The summary; valid until __free. */
-const struct tdr_record_summary *tdr_recorder__summary(const struct tdr_recorder *rec);
+TDR_API const struct tdr_record_summary *tdr_recorder__summary(const struct tdr_recorder *rec);
 
 /* Free everything (a program never started is killed). NULL is fine. */
-void tdr_recorder__free(struct tdr_recorder *rec);
+TDR_API void tdr_recorder__free(struct tdr_recorder *rec);
 
 #endif /* TDREC_RECORDER_H */

@@ -13,7 +13,7 @@
  *   tdr_sigwatch__open -> __read (repeat) -> __close        signals as an fd
  *   tdr_launch__start -> __go -> __poll / __wait -> __free  the program
  *   tdr_targets__init -> __make -> ... -> __release         what is measured
- *   tdr_session__open -> __enable / __read_group -> __free  the fds
+ *   tdr_session__open -> __read_group -> __disable -> __free  the fds
  *   tdr_ring__mmap -> __add_id -> __read (repeat) -> __release
  * Ownership and threads: single owner objects, used from one thread.
  * See: docs/record.md; docs/kernel.md.
@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/format.h"
 #include "tdrec/plan.h"
 
@@ -64,59 +65,38 @@ struct tdr_sigwatch {
 	sigset_t old_mask;
 };
 
-/* Block the signals and open the fd. Call before starting any thread.
- * Returns: 0 or -errno. */
-int tdr_sigwatch__open(struct tdr_sigwatch *sw);
-/* Read one pending signal. Returns 1 with *si set, 0 when none is pending, -errno. */
-int tdr_sigwatch__read(struct tdr_sigwatch *sw, struct signalfd_siginfo *si);
 /* Close the fd and restore the old mask (signals still pending are then
  * delivered as usual). Safe on a zeroed or closed struct with fd = -1. */
-void tdr_sigwatch__close(struct tdr_sigwatch *sw);
+TDR_API void tdr_sigwatch__close(struct tdr_sigwatch *sw);
 
 /* ---------------------------------------------------------------------------
  * Launching a program.
  */
 struct tdr_launch;
 
-/*
- * Fork a child that waits on a start pipe, then (after tdr_launch__go)
- * restores child_mask (NULL: empty mask) and execvp()s argv[0]. The child is
- * in tdrec's process group, so the terminal's Ctrl-C reaches it directly.
- * argv is borrowed for the call (the child has its own copy).
- * Returns: 0 or -errno (pipe, fork).
- */
-int tdr_launch__start(char *const argv[], const sigset_t *child_mask, struct tdr_launch **out);
-
 /* The child's pid (perf_event_open's pid for it). */
-pid_t tdr_launch__pid(const struct tdr_launch *l);
+TDR_API pid_t tdr_launch__pid(const struct tdr_launch *l);
 
 /*
  * Let the child exec and wait until the exec has either succeeded or failed.
  * Returns: 0 when the program runs, -errno of a failed exec (-ENOENT for a
  * missing program; the child has then exited with 127, and been reaped).
  */
-int tdr_launch__go(struct tdr_launch *l);
-
-/* Send sig to the child unless it has been reaped. Returns 0 or -errno. */
-int tdr_launch__signal(struct tdr_launch *l, int sig);
-
-/* Whether the child has moved to a process group of its own (setsid,
- * setpgid): a terminal's signals to tdrec's group then miss it. */
-bool tdr_launch__left_pgrp(const struct tdr_launch *l);
+TDR_API int tdr_launch__go(struct tdr_launch *l);
 
 /* Reap the child if it has ended, without waiting. Returns 1 when it has
  * ended (now or before), 0 when it still runs, -errno. */
-int tdr_launch__poll(struct tdr_launch *l);
+TDR_API int tdr_launch__poll(struct tdr_launch *l);
 /* Wait for the child to end. Returns 0 or -errno. */
-int tdr_launch__wait(struct tdr_launch *l);
+TDR_API int tdr_launch__wait(struct tdr_launch *l);
 
 /* After the child ended: its exit code (0..255), or -1 when it died of a
  * signal, which *term_signal then holds (0 otherwise). */
-int tdr_launch__exit_code(const struct tdr_launch *l, int *term_signal);
+TDR_API int tdr_launch__exit_code(const struct tdr_launch *l, int *term_signal);
 
 /* Free l. A child never released by __go is killed (SIGKILL) and reaped; a
  * running child is left running (not reaped). NULL is fine. */
-void tdr_launch__free(struct tdr_launch *l);
+TDR_API void tdr_launch__free(struct tdr_launch *l);
 
 /* ---------------------------------------------------------------------------
  * A session: every group of a plan opened on every CPU for every target.
@@ -169,8 +149,8 @@ struct tdr_open_error {
  * tdr_session__prepare_plan). Nothing is logged: the caller explains *fail.
  * Returns: 0, or -errno with *fail filled (when fail is not NULL).
  */
-int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **out,
-		      struct tdr_open_error *fail);
+TDR_API int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **out,
+			      struct tdr_open_error *fail);
 
 /*
  * Apply to plan, in place, the changes tdr_session__open makes to the attrs
@@ -182,23 +162,17 @@ int tdr_session__open(const struct tdr_session_opts *opts, struct tdr_session **
  *     wakeup_watermark = a quarter of the ring.
  * Idempotent.
  */
-void tdr_session__prepare_plan(struct tdr_plan *plan, size_t mmap_pages);
+TDR_API void tdr_session__prepare_plan(struct tdr_plan *plan, size_t mmap_pages);
 
-/* Enable / disable every group (ioctl on each leader with PERF_IOC_FLAG_GROUP).
+/* Disable every group (ioctl on each leader with PERF_IOC_FLAG_GROUP).
  * Returns: 0 or the first -errno. */
-int tdr_session__enable(struct tdr_session *s);
-int tdr_session__disable(struct tdr_session *s);
+TDR_API int tdr_session__disable(struct tdr_session *s);
 
 /* Data pages per ring actually mapped (0 without rings). */
-size_t tdr_session__mmap_pages(const struct tdr_session *s);
+TDR_API size_t tdr_session__mmap_pages(const struct tdr_session *s);
 
-/* Targets (pids) and CPUs of group g. */
-size_t tdr_session__pid_cnt(const struct tdr_session *s);
-size_t tdr_session__cpu_cnt(const struct tdr_session *s, size_t g);
-int tdr_session__cpu(const struct tdr_session *s, size_t g, size_t cpu_idx);
-
-/* The attr as opened (after the session's own changes) of event e of group g. */
-const struct perf_event_attr *tdr_session__attr(const struct tdr_session *s, size_t g, size_t e);
+/* CPUs of group g. */
+TDR_API size_t tdr_session__cpu_cnt(const struct tdr_session *s, size_t g);
 
 /* One group read (read(2) on the leader, PERF_FORMAT_GROUP). */
 struct tdr_group_read {
@@ -211,8 +185,8 @@ struct tdr_group_read {
 
 /* Read group g on CPU index cpu_idx for target pid_idx. The attrs need
  * PERF_FORMAT_GROUP. Returns: 0, -errno, -TDR_E_CORRUPT (short read). */
-int tdr_session__read_group(struct tdr_session *s, size_t g, size_t cpu_idx, size_t pid_idx,
-			    struct tdr_group_read *out);
+TDR_API int tdr_session__read_group(struct tdr_session *s, size_t g, size_t cpu_idx, size_t pid_idx,
+				    struct tdr_group_read *out);
 
 /*
  * Put the session into meta: overwrite each event's attr (meta events are
@@ -220,10 +194,10 @@ int tdr_session__read_group(struct tdr_session *s, size_t g, size_t cpu_idx, siz
  * attr as opened and add its ids (one struct tdr_event_id per fd).
  * Returns: 0, -ENOMEM, -EINVAL when meta's events do not match the plan.
  */
-int tdr_session__fill_meta(const struct tdr_session *s, struct tdr_meta *meta);
+TDR_API int tdr_session__fill_meta(const struct tdr_session *s, struct tdr_meta *meta);
 
 /* Close everything. NULL is fine. */
-void tdr_session__free(struct tdr_session *s);
+TDR_API void tdr_session__free(struct tdr_session *s);
 
 /* ---------------------------------------------------------------------------
  * sys.c: the only code that calls perf_event_open, ioctl on perf fds, mmap
@@ -232,21 +206,21 @@ void tdr_session__free(struct tdr_session *s);
  * nothing else, so its object is not pulled from the archive). Every function
  * returns a result >= 0 or -errno.
  */
-int tdr_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			    unsigned long flags);
-int tdr_sys_perf_ioctl(int fd, unsigned long request, unsigned long arg);
+TDR_API int tdr_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+				    unsigned long flags);
+TDR_API int tdr_sys_perf_ioctl(int fd, unsigned long request, unsigned long arg);
 /* PERF_EVENT_IOC_ID: *id set on success. */
-int tdr_sys_perf_id(int fd, uint64_t *id);
+TDR_API int tdr_sys_perf_id(int fd, uint64_t *id);
 /* Shared read-write mapping of len bytes of fd at offset 0. */
-int tdr_sys_mmap(int fd, size_t len, void **out);
-int tdr_sys_munmap(void *addr, size_t len);
+TDR_API int tdr_sys_mmap(int fd, size_t len, void **out);
+TDR_API int tdr_sys_munmap(void *addr, size_t len);
 /* read(2) with EINTR retry; returns the bytes read. */
-ssize_t tdr_sys_read(int fd, void *buf, size_t sz);
+TDR_API ssize_t tdr_sys_read(int fd, void *buf, size_t sz);
 /* pidfd_open(pid, 0). */
-int tdr_sys_pidfd_open(pid_t pid);
+TDR_API int tdr_sys_pidfd_open(pid_t pid);
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit. Returns 1 when it was
  * raised, 0 when it already was at the hard limit, -errno. */
-int tdr_sys_raise_nofile(void);
+TDR_API int tdr_sys_raise_nofile(void);
 
 /* ---------------------------------------------------------------------------
  * ring.c: one perf_event mmap ring (or an in-memory stand-in for tests).
@@ -283,16 +257,9 @@ struct tdr_ring {
 	struct tdr_ring_counts cnt;
 };
 
-/* Use memory at base (one page_sz header page, then data_sz bytes, a power
- * of two) as a ring. For tests and benchmarks. */
-void tdr_ring__init_mem(struct tdr_ring *r, void *base, size_t page_sz, uint64_t data_sz);
-
 /* Map 1 + pages pages of fd. Returns 0 or -errno (-EPERM: over the mlock
  * budget). */
-int tdr_ring__mmap(struct tdr_ring *r, int fd, int cpu, size_t pages);
-
-/* Add a sampler id to count samples by (group). Returns 0 or -ENOMEM. */
-int tdr_ring__add_id(struct tdr_ring *r, uint64_t id, uint32_t group);
+TDR_API int tdr_ring__mmap(struct tdr_ring *r, int fd, int cpu, size_t pages);
 
 /*
  * Copy whole records from the ring to dst (at most cap bytes), reassembling
@@ -303,17 +270,17 @@ int tdr_ring__add_id(struct tdr_ring *r, uint64_t id, uint32_t group);
  * 0 when the ring is empty.
  * Thread: one drainer per ring; the writer is the kernel (or a test thread).
  */
-int tdr_ring__read(struct tdr_ring *r, uint8_t *dst, size_t cap, size_t *copied);
+TDR_API int tdr_ring__read(struct tdr_ring *r, uint8_t *dst, size_t cap, size_t *copied);
 
 /* Drop the record at the tail (one larger than a whole chunk, which could
  * never be delivered); counted in cnt.oversized. */
-void tdr_ring__skip(struct tdr_ring *r);
+TDR_API void tdr_ring__skip(struct tdr_ring *r);
 
 /* Bytes waiting to be read. */
-uint64_t tdr_ring__pending(const struct tdr_ring *r);
+TDR_API uint64_t tdr_ring__pending(const struct tdr_ring *r);
 
 /* Unmap (if mapped) and free the id tables. */
-void tdr_ring__release(struct tdr_ring *r);
+TDR_API void tdr_ring__release(struct tdr_ring *r);
 
 /* ---------------------------------------------------------------------------
  * session.c internals used by recorder.c.
@@ -352,12 +319,12 @@ static inline size_t tdr_session_slot(const struct tdr_session *s,
  */
 
 /* proc_root, or "/proc" when it is NULL. */
-const char *tdr_proc__root(const char *proc_root);
+TDR_API const char *tdr_proc__root(const char *proc_root);
 /* Thread ids of pid from /proc/PID/task (caller frees *tids).
  * Returns the count, -ENOENT, -ENOMEM. */
-int tdr_proc__tids(const char *proc_root, pid_t pid, pid_t **tids);
+TDR_API int tdr_proc__tids(const char *proc_root, pid_t pid, pid_t **tids);
 /* Every process id in /proc (caller frees). Returns the count or -errno. */
-int tdr_proc__pids(const char *proc_root, pid_t **pids);
+TDR_API int tdr_proc__pids(const char *proc_root, pid_t **pids);
 
 /* ---------------------------------------------------------------------------
  * machine.c: host metadata.
@@ -366,15 +333,11 @@ int tdr_proc__pids(const char *proc_root, pid_t **pids);
 /* Fill hostname, kernel_release, boot_id, cpu_* fields, page_sz and nr_cpus
  * of meta from uname(2), proc_root (NULL: "/proc") and sysconf.
  * Returns: 0 or -ENOMEM (facts that cannot be read stay NULL / 0). */
-int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
+TDR_API int tdr_machine__fill(struct tdr_meta *meta, const char *proc_root);
 
-/* perf_event_paranoid's value, or INT_MIN when it cannot be read. */
-int tdr_machine__paranoid(const char *proc_root);
 /* kernel.perf_event_max_sample_rate (the highest -F the kernel accepts), or
  * INT_MIN when it cannot be read. */
-int tdr_machine__max_sample_rate(const char *proc_root);
-/* kernel.perf_event_mlock_kb, or INT_MIN. */
-int tdr_machine__mlock_kb(const char *proc_root);
+TDR_API int tdr_machine__max_sample_rate(const char *proc_root);
 
 /* ---------------------------------------------------------------------------
  * targets.c: what 'record' and 'stat' measure, and the perf_event_open pids
@@ -404,11 +367,11 @@ struct tdr_targets {
  * strings; the rest from o, borrowed for t's life) and check it: exactly one
  * of a program, -p and -a (or -a with a program), else a line logged with
  * who's prefix. t is filled either way. Returns 0 or -TDR_E_USAGE. */
-int tdr_targets__init(struct tdr_targets *t, const char *who, const char *doing,
-		      const struct tdr_target_opts *o);
+TDR_API int tdr_targets__init(struct tdr_targets *t, const char *who, const char *doing,
+			      const struct tdr_target_opts *o);
 /* Open sw (signals as an fd: tdr_sigwatch__open) before any fork or thread;
  * a failure is logged once with t's prefix. Returns 0 or -errno. */
-int tdr_targets__open_signals(const struct tdr_targets *t, struct tdr_sigwatch *sw);
+TDR_API int tdr_targets__open_signals(const struct tdr_targets *t, struct tdr_sigwatch *sw);
 
 /* What signals did to a run (the record and stat loops keep one). */
 struct tdr_sigstate {
@@ -427,35 +390,35 @@ struct tdr_sigstate {
  * the first one ends the run (ss->stop_signal).
  * Returns true when the run ends: the program ended, or a stop signal.
  */
-bool tdr_targets__signals(const struct tdr_targets *t, struct tdr_launch *launch,
-			  struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
+TDR_API bool tdr_targets__signals(const struct tdr_targets *t, struct tdr_launch *launch,
+				  struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
 /* After the run: wait until a launched program (launch, NULL: none) has
  * ended, applying signals meanwhile, so Ctrl-C still reaches it. */
-void tdr_targets__wait_program(const struct tdr_targets *t, struct tdr_launch *launch,
-			       struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
+TDR_API void tdr_targets__wait_program(const struct tdr_targets *t, struct tdr_launch *launch,
+				       struct tdr_sigwatch *sw, struct tdr_sigstate *ss);
 /* The plan options that follow from the targets: kernel, kernel_sw_counts,
  * inherit (not with -a), enable_on_exec (a program without -a). */
-void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
+TDR_API void tdr_targets__plan_opts(const struct tdr_targets *t, struct tdr_plan_opts *p);
 /* tdr_plan__choose for these targets (the plan logs why no plan fits). */
-int tdr_targets__choose_plan(const struct tdr_targets *t, const struct tdr_plan_opts *p,
-			     enum tdr_plan_kind kind, struct tdr_plan **out);
+TDR_API int tdr_targets__choose_plan(const struct tdr_targets *t, const struct tdr_plan_opts *p,
+				     enum tdr_plan_kind kind, struct tdr_plan **out);
 /* Start the program when there is one (held before exec, *launch set;
  * child_mask as tdr_launch__start takes it), and fill pids: -p: every
  * thread of every process, and a pidfd for each process; -a: one pid -1;
  * else the program. Returns 0, -ENOENT (a process that does not exist),
  * -ENOMEM, -errno (logged where the context is known). t is valid for
  * __release in every case. */
-int tdr_targets__make(struct tdr_targets *t, const sigset_t *child_mask,
-		      struct tdr_launch **launch);
+TDR_API int tdr_targets__make(struct tdr_targets *t, const sigset_t *child_mask,
+			      struct tdr_launch **launch);
 /* -p: one poll entry per process, pfds[0, proc_cnt), for __all_gone. */
-void tdr_targets__poll_fds(const struct tdr_targets *t, struct pollfd *pfds);
+TDR_API void tdr_targets__poll_fds(const struct tdr_targets *t, struct pollfd *pfds);
 /* -p: mark the processes that ended, from the poll entries of
  * __poll_fds (set to -1 once gone), or with kill(pid, 0) on a tick where
  * there is no pidfd (before Linux 5.3). Returns true when every process
  * has ended; always false without -p. */
-bool tdr_targets__all_gone(struct tdr_targets *t, struct pollfd *pfds, bool tick);
+TDR_API bool tdr_targets__all_gone(struct tdr_targets *t, struct pollfd *pfds, bool tick);
 /* Close the pidfds and free what __make filled. */
-void tdr_targets__release(struct tdr_targets *t);
+TDR_API void tdr_targets__release(struct tdr_targets *t);
 
 /* ---------------------------------------------------------------------------
  * open_ladder.c: open a plan with the fallbacks of docs/record.md
@@ -489,7 +452,6 @@ struct tdr_ladder {
  * perf_event_mlock_kb, a process gone) with tg's prefix.
  * Returns: 0, -ENOMEM (not logged), or the error of the last try.
  */
-int tdr_ladder__open(struct tdr_ladder *l);
-
+TDR_API int tdr_ladder__open(struct tdr_ladder *l);
 
 #endif /* TDREC_RUNTIME_H */

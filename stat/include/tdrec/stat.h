@@ -46,6 +46,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tdrec/tdr_api.h"
 #include "tdrec/plan.h"
 #include "tdrec/runtime.h"
 
@@ -99,7 +100,7 @@ struct tdr_stat_summary {
  * -EACCES/-EPERM (explained), -EMFILE, -ENOENT/-ESRCH (a -p process that does
  * not exist), -ENOMEM, -errno. *out is set only on success (caller owns).
  */
-int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out);
+TDR_API int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out);
 
 /*
  * Release the launched program (its exec starts the counters); nothing to do
@@ -109,7 +110,7 @@ int tdr_stat__new(const struct tdr_stat_opts *opts, struct tdr_stat **out);
  * Returns: 0, the exec error (-ENOENT, -EACCES, -EISDIR: logged), -EINVAL
  * when called twice or after __run.
  */
-int tdr_stat__start(struct tdr_stat *st);
+TDR_API int tdr_stat__start(struct tdr_stat *st);
 
 /*
  * Release the program (or keep counting -p/-a) and read the groups until the
@@ -122,7 +123,7 @@ int tdr_stat__start(struct tdr_stat *st);
  * summary), the exec error (-ENOENT: nothing was counted), -ENOMEM, what
  * on_interval returned, -EINVAL when called twice.
  */
-int tdr_stat__run(struct tdr_stat *st);
+TDR_API int tdr_stat__run(struct tdr_stat *st);
 
 /* ---------------------------------------------------------------------------
  * The view: what the output shows, read after a completed __run (and by the
@@ -151,7 +152,7 @@ struct tdr_stat_view {
 	bool complete;		/* __run completed: the whole-run rows are final */
 };
 
-void tdr_stat__view(const struct tdr_stat *st, struct tdr_stat_view *v);
+TDR_API void tdr_stat__view(const struct tdr_stat *st, struct tdr_stat_view *v);
 
 /* Event i of the plan (i < event_cnt), in the order of a row's values. */
 struct tdr_stat_event {
@@ -161,7 +162,7 @@ struct tdr_stat_event {
 	bool clock;	  /* counts nanoseconds (task-clock, cpu-clock) */
 };
 
-void tdr_stat__event(const struct tdr_stat *st, size_t i, struct tdr_stat_event *out);
+TDR_API void tdr_stat__event(const struct tdr_stat *st, size_t i, struct tdr_stat_event *out);
 
 /* Category i (i < category_cnt): from the plan's formulas, with the TopDown
  * table's threshold and label. Level-2 categories follow their parent's
@@ -176,15 +177,15 @@ struct tdr_stat_category {
 	double threshold;   /* above it, a bottleneck; NAN: never one */
 };
 
-void tdr_stat__category(const struct tdr_stat *st, size_t i, struct tdr_stat_category *out);
+TDR_API void tdr_stat__category(const struct tdr_stat *st, size_t i, struct tdr_stat_category *out);
 
 /* Note i of the plan (fallbacks, what --per-thread means; i < note_cnt). */
-const char *tdr_stat__note(const struct tdr_stat *st, size_t i);
+TDR_API const char *tdr_stat__note(const struct tdr_stat *st, size_t i);
 /* Events that happen only in the kernel read 0 without --kernel: the line
  * saying so, or NULL. */
-const char *tdr_stat__kernel_note(const struct tdr_stat *st);
+TDR_API const char *tdr_stat__kernel_note(const struct tdr_stat *st);
 /* Why there is no TopDown (the plan's notes), or "" when there is. */
-void tdr_stat__topdown_why(const struct tdr_stat *st, char *buf, size_t sz);
+TDR_API void tdr_stat__topdown_why(const struct tdr_stat *st, char *buf, size_t sz);
 
 /* Lines about the run's quality: re-based values, failed reads, a missing
  * reference clock, lost side-band records, threads without groups. */
@@ -193,7 +194,7 @@ struct tdr_stat_warnings {
 	char line[TDR_STAT_MAX_WARNINGS][256];
 };
 
-void tdr_stat__warnings(const struct tdr_stat *st, struct tdr_stat_warnings *w);
+TDR_API void tdr_stat__warnings(const struct tdr_stat *st, struct tdr_stat_warnings *w);
 
 enum tdr_stat_row_kind {
 	TDR_STAT_ROW_TOTAL = 0,
@@ -225,18 +226,18 @@ struct tdr_stat_row {
 };
 
 /* The whole run (the sum of the thread rows when total_is_threads). */
-void tdr_stat__total_row(const struct tdr_stat *st, struct tdr_stat_row *r);
+TDR_API void tdr_stat__total_row(const struct tdr_stat *st, struct tdr_stat_row *r);
 /* Thread i (i < thread_cnt): false when that thread has no row (it was
  * gone before its groups could be opened; see the warnings). */
-bool tdr_stat__thread_row(const struct tdr_stat *st, size_t i, struct tdr_stat_row *r);
+TDR_API bool tdr_stat__thread_row(const struct tdr_stat *st, size_t i, struct tdr_stat_row *r);
 /* The total minus every thread row; r is filled unless total_is_threads.
  * Returns false when nothing is left (or total_is_threads). */
-bool tdr_stat__unattributed_row(const struct tdr_stat *st, struct tdr_stat_row *r);
+TDR_API bool tdr_stat__unattributed_row(const struct tdr_stat *st, struct tdr_stat_row *r);
 
 /* The summary; valid until __free. */
-const struct tdr_stat_summary *tdr_stat__summary(const struct tdr_stat *st);
+TDR_API const struct tdr_stat_summary *tdr_stat__summary(const struct tdr_stat *st);
 
 /* Free everything (a program never released is killed). NULL is fine. */
-void tdr_stat__free(struct tdr_stat *st);
+TDR_API void tdr_stat__free(struct tdr_stat *st);
 
 #endif /* TDREC_STAT_H */

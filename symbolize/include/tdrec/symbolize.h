@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/tdr_api.h"
+
 struct tdr_symbolizer;
 struct tdr_kallsyms;
 
@@ -107,7 +109,8 @@ struct tdr_dso_ref {
 };
 
 /* Returns: 0 or -ENOMEM. */
-int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbolizer **out);
+TDR_API int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts,
+				struct tdr_symbolizer **out);
 
 /*
  * Symbolize offset file_off of the object dso (an offset into the file, as
@@ -116,16 +119,14 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
  * Returns: 0 with *out filled (see out->status), or -ENOMEM. Errors of the
  * object itself (missing, changed, no DWARF) are statuses, not return codes.
  */
-int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
-			   uint64_t file_off, struct tdr_sym *out);
+TDR_API int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+				   uint64_t file_off, struct tdr_sym *out);
 
 /* Symbolize a kernel address. Returns: 0 or -ENOMEM. */
-int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
+TDR_API int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip,
+					  struct tdr_sym *out);
 
-/* Name of a status, e.g. "changed". */
-const char *tdr_sym_status_name(enum tdr_sym_status st);
-
-void tdr_symbolizer__free(struct tdr_symbolizer *s);
+TDR_API void tdr_symbolizer__free(struct tdr_symbolizer *s);
 
 /*
  * The kernel symbol table (kallsyms), loaded ahead of the first kernel
@@ -155,15 +156,15 @@ struct tdr_kallsyms_opts {
 };
 
 /* Returns: 0 or -ENOMEM; *out is set only on success. Strings are copied. */
-int tdr_kallsyms__new(const struct tdr_kallsyms_opts *opts, struct tdr_kallsyms **out);
+TDR_API int tdr_kallsyms__new(const struct tdr_kallsyms_opts *opts, struct tdr_kallsyms **out);
 
 /* Start loading on a helper thread (once; later calls do nothing). When no
  * thread can be started the table is loaded by the first lookup instead.
  * Returns: 0. */
-int tdr_kallsyms__start(struct tdr_kallsyms *k);
+TDR_API int tdr_kallsyms__start(struct tdr_kallsyms *k);
 
 /* Stop a load still running (or wait for the cache being written), join
  * the helper thread, release the table. Logs a failed cache write. */
-void tdr_kallsyms__free(struct tdr_kallsyms *k);
+TDR_API void tdr_kallsyms__free(struct tdr_kallsyms *k);
 
 #endif /* TDREC_SYMBOLIZE_H */

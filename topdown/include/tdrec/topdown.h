@@ -44,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/tdr_api.h"
+
 /* One category of the TopDown tree. */
 struct tdr_td_category {
 	const char *key;    /* stored in files as the category name: "bad-spec" */
@@ -112,39 +114,37 @@ struct tdr_td_family {
 	const struct tdr_td_formula *formulas; /* own formulas, stored order */
 };
 
-/* All categories, level 1 first. */
-size_t tdr_topdown_category_cnt(void);
-const struct tdr_td_category *tdr_topdown_category_at(size_t idx);
 /* The category with key, or NULL. */
-const struct tdr_td_category *tdr_topdown_category(const char *key);
+TDR_API const struct tdr_td_category *tdr_topdown_category(const char *key);
 /* Its threshold, NAN for NULL, unknown keys and never-bottleneck ones. */
-double tdr_topdown_threshold(const char *key);
+TDR_API double tdr_topdown_threshold(const char *key);
 
 /* All families, best first (TopDown level 2, level 1, software). */
-size_t tdr_topdown_family_cnt(void);
-const struct tdr_td_family *tdr_topdown_family_at(size_t idx);
+TDR_API size_t tdr_topdown_family_cnt(void);
+TDR_API const struct tdr_td_family *tdr_topdown_family_at(size_t idx);
 /* The family serving plan name, or NULL. */
-const struct tdr_td_family *tdr_topdown_family(const char *name);
+TDR_API const struct tdr_td_family *tdr_topdown_family(const char *name);
 
 /*
  * The family's events including its base's, base first: idx from 0 to
  * tdr_td_family__event_cnt - 1. counting selects count_events where a
  * family has them. Returns NULL past the end.
  */
-size_t tdr_td_family__event_cnt(const struct tdr_td_family *f, bool counting);
-const struct tdr_td_event *tdr_td_family__event(const struct tdr_td_family *f, bool counting,
-						size_t idx);
+TDR_API size_t tdr_td_family__event_cnt(const struct tdr_td_family *f, bool counting);
+TDR_API const struct tdr_td_event *tdr_td_family__event(const struct tdr_td_family *f,
+							bool counting, size_t idx);
 /* The same for formulas. */
-size_t tdr_td_family__formula_cnt(const struct tdr_td_family *f);
-const struct tdr_td_formula *tdr_td_family__formula(const struct tdr_td_family *f, size_t idx);
+TDR_API size_t tdr_td_family__formula_cnt(const struct tdr_td_family *f);
+TDR_API const struct tdr_td_formula *tdr_td_family__formula(const struct tdr_td_family *f,
+							    size_t idx);
 /* A term's coefficient with the family's width multiplied in. */
-double tdr_td_family__coef(const struct tdr_td_family *f, const struct tdr_td_term *t);
+TDR_API double tdr_td_family__coef(const struct tdr_td_family *f, const struct tdr_td_term *t);
 
 /*
  * The table event a perf.data attr of PERF_TYPE_RAW with config names, on a
  * CPU of vendor (NULL: the file does not say; any family matches), or NULL.
  * Raw configs mean other events on other vendors, hence the vendor.
  */
-const struct tdr_td_event *tdr_topdown_event_by_raw(const char *vendor, uint64_t config);
+TDR_API const struct tdr_td_event *tdr_topdown_event_by_raw(const char *vendor, uint64_t config);
 
 #endif /* TDREC_TOPDOWN_H */
