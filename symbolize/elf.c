@@ -613,24 +613,41 @@ static bool module_is_recorded(const struct sym_dso *d)
 	return tdr_symbolize_build_id_matches(d->build_id, d->build_id_sz, bid, bid_sz);
 }
 
-/* perf record keeps a copy of every object it saw in its build-id cache,
- * $HOME/.debug/.build-id/xx/yyyy/elf: the binary that ran, after it was
- * rebuilt or deleted. Returns an open fd (path in buf) or -1. */
-static int open_perf_cache(const struct sym_dso *d, char *buf, size_t sz)
+/* The path of perf's copy of an object whose build-id is the first n
+ * bytes of d's, in buf. Returns false when it does not fit. */
+static bool perf_cache_path(const struct sym_dso *d, size_t n, const char *home, char *buf,
+			    size_t sz)
 {
-	const char *home = getenv("HOME");
-	size_t len = 0, n = d->build_id_sz;
+	size_t len = (size_t)snprintf(buf, sz, "%s/.debug/.build-id/%02x/", home, d->build_id[0]);
 
-	while (n > 0 && !d->build_id[n - 1])
-		n--; /* recorders may zero-pad to 20 bytes */
-	if (!home || !*home || n < 2)
-		return -1;
-	len = (size_t)snprintf(buf, sz, "%s/.debug/.build-id/%02x/", home, d->build_id[0]);
 	for (size_t i = 1; i < n && len + 3 < sz; i++)
 		len += (size_t)snprintf(buf + len, sz - len, "%02x", d->build_id[i]);
 	if (len + sizeof("/elf") > sz)
-		return -1;
+		return false;
 	strcpy(buf + len, "/elf");
+	return true;
+}
+
+/* perf record keeps a copy of every object it saw in its build-id cache,
+ * $HOME/.debug/.build-id/xx/yyyy/elf: the binary that ran, after it was
+ * rebuilt or deleted. The recorded size first (a build-id may end in a
+ * zero byte), then without trailing zeros: some recorders pad every
+ * build-id to 20 bytes. Returns an open fd (path in buf) or -1. */
+static int open_perf_cache(const struct sym_dso *d, char *buf, size_t sz)
+{
+	const char *home = getenv("HOME");
+	size_t n = d->build_id_sz, unpadded = n;
+	int fd;
+
+	while (unpadded > 0 && !d->build_id[unpadded - 1])
+		unpadded--;
+	if (!home || !*home || unpadded < 2)
+		return -1;
+	if (!perf_cache_path(d, n, home, buf, sz))
+		return -1;
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || unpadded == n || !perf_cache_path(d, unpadded, home, buf, sz))
+		return fd;
 	return open(buf, O_RDONLY | O_CLOEXEC);
 }
 

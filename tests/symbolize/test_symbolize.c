@@ -574,6 +574,77 @@ static void test_symbolize__perf_build_id_cache(void **state)
 	free(home);
 }
 
+/* Put file into perf's build-id cache under the first n bytes of bid. */
+static void put_in_perf_cache(const char *root, const uint8_t *bid, size_t n, const char *file)
+{
+	char dir[4096];
+	int len = snprintf(dir, sizeof(dir), "%s/.debug/.build-id/%02x/", root, bid[0]);
+
+	for (size_t i = 1; i < n; i++)
+		len += snprintf(dir + len, sizeof(dir) - (size_t)len, "%02x", bid[i]);
+	assert_int_equal(fx_sh("mkdir -p '%s' && cp '%s' '%s/elf'", dir, file, dir), 0);
+}
+
+/* A build-id may end in a zero byte: the cache is searched under the
+ * recorded size first (the last byte was once dropped as padding, so an
+ * object whose build-id ended in 00 was never found), and a build-id that
+ * a recorder padded to 20 bytes is still found under its own size. */
+static void test_symbolize__perf_cache_build_id_ending_in_zero(void **state)
+{
+	struct env *e = *state;
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char prog[4096], *addr;
+	uint8_t zero_end[20] = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x11, 0x22,
+				0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0x00};
+	uint8_t padded[20] = {0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
+	struct tdr_dso_ref gone = {.path = "/nonexistent/dir/zprog", .build_id = zero_end,
+				   .build_id_sz = sizeof(zero_end)};
+	struct tdr_symbolizer *s;
+	struct tdr_sym y;
+	uint64_t off;
+
+	assert_int_equal(setenv("HOME", e->dir, 1), 0);
+	snprintf(prog, sizeof(prog), "%s/zprog", e->dir);
+	/* A PIE built by GNU ld: .text's file offsets equal its addresses. */
+	assert_int_equal(fx_sh("printf 'int zfunc(int x) { return x * 3; }\\nint main(void) "
+			       "{ return zfunc(2); }\\n' > '%s.c' && gcc -O1 -o '%s' '%s.c' "
+			       "-Wl,--build-id=0x123456789abcdef0112233445566778899aabb00",
+			       prog, prog, prog),
+			 0);
+	addr = fx_sh_out("nm '%s' | awk '$3 == \"zfunc\" { print $1 }'", prog);
+	assert_non_null(addr);
+	off = strtoull(addr, NULL, 16);
+	free(addr);
+	put_in_perf_cache(e->dir, zero_end, sizeof(zero_end), prog);
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "zfunc");
+	tdr_symbolizer__free(s);
+
+	/* An 8-byte build-id recorded padded to 20, cached under 8 bytes. */
+	assert_int_equal(fx_sh("gcc -O1 -o '%s' '%s.c' -Wl,--build-id=0xfedcba9876543210", prog,
+			       prog),
+			 0);
+	addr = fx_sh_out("nm '%s' | awk '$3 == \"zfunc\" { print $1 }'", prog);
+	assert_non_null(addr);
+	off = strtoull(addr, NULL, 16);
+	free(addr);
+	put_in_perf_cache(e->dir, padded, 8, prog);
+	gone.build_id = padded;
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &gone, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "zfunc");
+	tdr_symbolizer__free(s);
+
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+}
+
 /* Offset of a dynamic symbol in the running vDSO image, read with libelf. */
 static bool vdso_sym_off(const char *want, uint64_t *off)
 {
@@ -711,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_symbolize__kallsyms_by_recorded_kernel_image),
 		cmocka_unit_test(test_symbolize__file_newer_than_recording_is_changed),
 		cmocka_unit_test(test_symbolize__perf_build_id_cache),
+		cmocka_unit_test(test_symbolize__perf_cache_build_id_ending_in_zero),
 		cmocka_unit_test(test_symbolize__vdso_from_own_image),
 		cmocka_unit_test(test_symbolize__allocation_failures_are_clean),
 	};
