@@ -27,8 +27,13 @@ KERNEL_FN static uint64_t spin_a(uint64_t units)
 {
 	uint64_t x = 1;
 
-	for (uint64_t i = 0; i < units * UNIT_ITERS; i++)
+	for (uint64_t i = 0; i < units * UNIT_ITERS; i++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		/* One step per iteration whatever the compiler: clang -O2
+		 * otherwise folds two steps into one, and a unit of spin_a
+		 * takes half the time of one of spin_b. */
+		__asm__ volatile("" : "+r"(x));
+	}
 	return x;
 }
 
@@ -40,6 +45,7 @@ KERNEL_FN static uint64_t spin_b(uint64_t units)
 		x ^= x << 13;
 		x ^= x >> 7;
 		y += x;
+		__asm__ volatile("" : "+r"(x), "+r"(y));
 	}
 	return x ^ y;
 }
