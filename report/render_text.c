@@ -8,7 +8,8 @@
  * its unit and a share bar), the totals, and a legend. Every line fits the
  * width (100 columns by default); colour (ANSI) only when the caller asks.
  * Markers work without colour: '~' after a sample count (too few samples),
- * '*' after a bottleneck value.
+ * '*' after a bottleneck value, '!' after a value outside 0-100% (shown as
+ * computed; the report's warnings say why once).
  * See: docs/report.md "Text output".
  */
 #include "report_int.h"
@@ -180,17 +181,19 @@ static void put_topdown_bar(const struct text *t, const struct tdr_report_row *r
 	double rem[MAX_CAT_COLS] = {0}, sum = 0;
 
 	fputc(' ', t->f);
+	/* The bar shows shares of what is there: a negative value (printed as
+	 * computed in its column, marked '!') gets no cells. */
 	for (size_t i = 0; row->topdown && i < t->col_cnt; i++) {
 		double v = row->topdown[t->cols[i]];
 
-		sum += isnan(v) ? 0 : v;
+		sum += isnan(v) || v < 0 ? 0 : v;
 	}
 	if (!(sum > 0)) {
 		fprintf(t->f, "%*s", BAR_W, "");
 		return;
 	}
 	for (size_t i = 0; i < t->col_cnt; i++) {
-		double v = row->topdown[t->cols[i]], x = (isnan(v) ? 0 : v) / sum * BAR_W;
+		double v = row->topdown[t->cols[i]], x = (isnan(v) || v < 0 ? 0 : v) / sum * BAR_W;
 
 		cells[i] = (size_t)x;
 		rem[i] = x - (double)cells[i];
@@ -308,10 +311,12 @@ static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
 					len +=
 					    (size_t)snprintf(line + len, sizeof(line) - len, "-");
 				else
-					len += (size_t)snprintf(line + len, sizeof(line) - len,
-								pass ? "%.0f%s" : "%.1f%s", 100 * v,
-								(int)c == row->bottleneck_l2 ? "*"
-											     : "");
+					len += (size_t)snprintf(
+					    line + len, sizeof(line) - len, pass ? "%.0f%s" : "%.1f%s",
+					    100 * v,
+					    tdr_report_row_out_of_range(r, row, (int)c) ? "!"
+					    : (int)c == row->bottleneck_l2		  ? "*"
+											  : "");
 				first = false;
 				any_group = true;
 			}
@@ -347,7 +352,10 @@ static void put_row(const struct text *t, const struct tdr_report_row *row, bool
 			fputc(' ', t->f);
 			if (hot)
 				colour_on(t, C_HOT);
-			fprintf(t->f, "%5.1f%c", 100 * v, hot ? '*' : ' ');
+			fprintf(t->f, "%5.1f%c", 100 * v,
+				tdr_report_row_out_of_range(r, row, (int)t->cols[i]) ? '!'
+				: hot							? '*'
+											: ' ');
 			if (hot) {
 				colour_off(t);
 				if (row->low_confidence)

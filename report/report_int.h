@@ -259,9 +259,13 @@ struct tdr_report {
 	size_t visible_cnt;
 };
 
-/* Value of category c over summed deltas: max(0, num) / den, NAN when den <= 0. */
+/* Value of category c over summed deltas: num / den as computed (below 0 or
+ * above 1 when the counters say so), NAN when den <= 0. */
 double tdr_report_category_value(const struct tdr_report *r, const struct rep_category *c,
 				 const uint64_t *sums);
+/* Is the row's category cat (every category when cat < 0) outside [0, 1]? */
+bool tdr_report_row_out_of_range(const struct tdr_report *r, const struct tdr_report_row *row,
+				 int cat);
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums);
 
