@@ -22,7 +22,7 @@
 #define BAR_W 10
 #define MAX_CAT_COLS 6
 #define MAX_EV_COLS 6
-#define EV_W 8
+#define EV_W REPORT_EV_LABEL_W
 #define NAME_MIN_W 30 /* fewer event columns rather than narrower names */
 
 #define C_RESET "\033[0m"
@@ -414,20 +414,9 @@ static void put_counted(const struct text *t)
 	put_wrapped(t, "counted: ", "", buf);
 }
 
-static const char *event_label(const struct tdr_report *r, size_t e, char *buf, size_t sz)
-{
-	const char *label = tdr_report_event_short(r->event_names[e]);
-
-	if (label)
-		return label;
-	snprintf(buf, sz, "%.*s", EV_W, r->event_names[e]);
-	return buf;
-}
-
 static void put_table_header(const struct text *t)
 {
 	const struct tdr_report *r = t->r;
-	char buf[64];
 
 	colour_on(t, C_BOLD);
 	fprintf(t->f, "%8s  %6s", "samples", "share");
@@ -439,7 +428,7 @@ static void put_table_header(const struct text *t)
 		fprintf(t->f, " %-*s", BAR_W, "split");
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++)
-			fprintf(t->f, " %*s", EV_W, event_label(r, t->evs[i], buf, sizeof(buf)));
+			fprintf(t->f, " %*s", EV_W, r->event_labels[t->evs[i]]);
 		fprintf(t->f, " %-*s", BAR_W, "bar");
 	}
 	fprintf(t->f, "  %s", tdr_report_by_name(r->opts.by));
@@ -482,12 +471,11 @@ static void put_legend(const struct text *t, size_t shown)
 	} else {
 		len = 0;
 		for (size_t i = 0; i < t->ev_cnt && len < 900; i++) {
-			char lb[64];
 			size_t e = t->evs[i];
 
 			len += (size_t)snprintf(
 			    buf + len, sizeof(buf) - len, "%s%s = %s%s",
-			    i ? ", " : "columns: ", event_label(r, e, lb, sizeof(lb)),
+			    i ? ", " : "columns: ", r->event_labels[e],
 			    r->event_names[e], r->event_units[e] == UNIT_NS ? " (ms)" : "");
 		}
 		if (len)

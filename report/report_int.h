@@ -208,6 +208,7 @@ struct tdr_report {
 
 	size_t event_cnt;
 	char **event_names;
+	char **event_labels;   /* text column labels, distinct (labels.c) */
 	uint32_t *event_units; /* enum event_unit */
 	size_t cat_cnt;
 	struct rep_category *cats;
@@ -289,6 +290,11 @@ const char *tdr_report_basename(const char *path);
 /* The text table's column label of a software event ("cpu-ms" for
  * "cpu-clock" or perf's "cpu-clock:ppp"), or NULL. --sort takes it too. */
 const char *tdr_report_event_short(const char *name);
+/* The text column width of an event, and its label there. */
+#define REPORT_EV_LABEL_W 8
+/* labels[i] (allocated, at most REPORT_EV_LABEL_W columns) for names[i], no
+ * two alike (labels.c). Returns 0 or -ENOMEM (labels so far allocated). */
+int tdr_report_event_labels(char *const *names, size_t cnt, char **labels);
 
 /* Text (report and diff tables). Widths are display columns (code points,
  * tdr_text_cols); control characters print as '?'. */

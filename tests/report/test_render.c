@@ -698,6 +698,49 @@ static void test_render__out_of_range_values_are_flagged(void **state)
 	tdr_report__free(r);
 }
 
+/* Labels of an event list, checked one by one and for being distinct. */
+static void check_labels(const char *const *names, const char *const *want, size_t cnt)
+{
+	char *labels[16] = {0};
+
+	assert_int_equal(tdr_report_event_labels((char *const *)names, cnt, labels), 0);
+	for (size_t i = 0; i < cnt; i++) {
+		assert_string_equal(labels[i], want[i]);
+		assert_true(strlen(labels[i]) <= REPORT_EV_LABEL_W);
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(labels[i], labels[k]);
+	}
+	for (size_t i = 0; i < cnt; i++)
+		free(labels[i]);
+}
+
+/* AMD's three de_no_dispatch_per_slot events used to print as one label
+ * (a plain 8-column cut); perf's other long names must stay apart too. */
+static void test_render__event_labels_are_distinct(void **state)
+{
+	const char *const amd[] = {
+	    "cycles", "de_no_dispatch_per_slot.no_ops_from_frontend",
+	    "de_no_dispatch_per_slot.backend_stalls", "de_no_dispatch_per_slot.smt_contention",
+	    "de_src_op_disp.all", "ex_ret_ops", "ls_not_halted_cyc"};
+	const char *const amd_want[] = {"cycles",   "no_ops_f", "backend", "smt_cont",
+					"disp.all", "ex_ret_o", "ls_not_h"};
+	const char *const perf[] = {"stalled-cycles-frontend", "stalled-cycles-backend",
+				    "instructions:u", "instructions:k", "L1-dcache-load-misses",
+				    "L1-dcache-loads", "cpu_core/topdown-retiring/",
+				    "cpu-clock:ppp", "page-faults/period=1/", "branch-misses"};
+	const char *const perf_want[] = {"frontend", "backend", "instru:u", "instru:k",
+					 "load-mis", "loads",	 "topdown", "cpu-ms",
+					 "faults",   "branch-m"};
+	/* Names alike up to their last characters: numbered by position. */
+	const char *const same[] = {"abcdefghij_x1", "abcdefghij_x2", "abcdefghij"};
+	const char *const same_want[] = {"abcdef~1", "abcdef~2", "abcdef~3"};
+
+	(void)state;
+	check_labels(amd, amd_want, 7);
+	check_labels(perf, perf_want, 10);
+	check_labels(same, same_want, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +756,7 @@ int main(void)
 	    cmocka_unit_test(test_render__text_shows_markers_and_units),
 	    cmocka_unit_test(test_render__unfinished_report_is_refused),
 	    cmocka_unit_test(test_render__out_of_range_values_are_flagged),
+	    cmocka_unit_test(test_render__event_labels_are_distinct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
