@@ -262,20 +262,25 @@ static int feat_cmdline(struct tdr_meta *m, const uint8_t *b, size_t end)
 	return 0;
 }
 
-static void parse_cpuid(struct tdr_meta *m, const char *s)
+/*
+ * The CPUID header through the one identity parser (tdrec/cpuid.h), which
+ * plans and runtime/machine.c use too. x86 ("AuthenticAMD,25,17,1"):
+ * vendor, family, model, stepping into meta; arm64 (the MIDR,
+ * "0x00000000410fd4f0") and anything the parser does not know: the string
+ * whole as the vendor, as runtime/machine.c stores an arm64 identity.
+ */
+static int parse_cpuid(struct perfdata *pd, struct tdr_meta *m, const char *s)
 {
-	unsigned fam, model, step;
-	const char *comma = strchr(s, ',');
-
-	/* x86: "GenuineIntel,6,143,8"; other architectures: kept whole. */
-	if (comma && sscanf(comma + 1, "%u,%u,%u", &fam, &model, &step) == 3) {
-		m->cpu_vendor = tdr_strndup(s, (size_t)(comma - s));
-		m->cpu_family = fam;
-		m->cpu_model = model;
-		m->cpu_stepping = step;
+	pd->cpuid_seen = true;
+	if (!tdr_cpuid_parse(s, &pd->cpuid) && !pd->cpuid.midr) {
+		m->cpu_vendor = tdr_strdup(pd->cpuid.vendor);
+		m->cpu_family = pd->cpuid.family;
+		m->cpu_model = pd->cpuid.model;
+		m->cpu_stepping = pd->cpuid.stepping;
 	} else {
 		m->cpu_vendor = tdr_strdup(s);
 	}
+	return m->cpu_vendor ? 0 : -ENOMEM;
 }
 
 static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct sec s)
@@ -302,7 +307,7 @@ static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct 
 	case PD_FEAT_CPUID:
 		err = read_str(b, &pos, end, &str);
 		if (!err && !m->cpu_vendor)
-			parse_cpuid(m, str);
+			err = parse_cpuid(pd, m, str);
 		free(str);
 		return err;
 	case PD_FEAT_CMDLINE:
