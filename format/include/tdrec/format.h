@@ -141,6 +141,19 @@ TDR_API int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
  */
 TDR_API int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
 
+struct tdr_td_family;
+
+/*
+ * The same with the formulas of family f, whose events meta must have all
+ * of (else nothing is added), each per-width coefficient multiplied by
+ * width (0: the family's; a plan passes the W it resolved from a .scale).
+ * For plans and imports that know their family: Zen 4 and Zen 5 (or
+ * Crestmont and Skymont) have the same event names and other widths.
+ * Same returns.
+ */
+TDR_API int tdr_meta__add_family_categories(struct tdr_meta *meta, const struct tdr_td_family *f,
+					    uint32_t width);
+
 /*
  * The value of category c for one vector of member deltas (deltas[i] belongs
  * to meta event i; event_cnt entries): sum(num) / sum(den), as computed: a
