@@ -209,11 +209,11 @@ static void out_of_range_note(struct tdr_report *r, size_t n)
 	}
 	if (bad)
 		tdr_report__warn(r,
-				 "%zu rows have a category below 0%% or above 100%% of their "
-				 "slots, marked '!' (JSON \"out_of_range\"): shown as computed, "
-				 "not clamped; the formula subtracts or its counters do not add "
-				 "up to the slots (skid, rounding, noise; docs/report.md)",
-				 bad);
+				 "%zu %s a category below 0%% or above 100%% of %s slots, "
+				 "marked '!' (JSON \"out_of_range\"): shown as computed, not "
+				 "clamped; the formula subtracts or its counters do not add up "
+				 "to the slots (skid, rounding, noise; docs/report.md)",
+				 bad, bad == 1 ? "row has" : "rows have", bad == 1 ? "its" : "their");
 }
 
 bool tdr_report_row_out_of_range(const struct tdr_report *r, const struct tdr_report_row *row,
