@@ -1,9 +1,13 @@
 /*
  * format/category.c - evaluate a TopDown category formula (struct tdr_category).
  *
- * Responsibility: value = max(0, sum(num terms)) / sum(den terms) over one
- * vector of member deltas, exactly as format.h defines the formula; nothing
- * else. tdrec stat uses it for whole-run, interval and per-thread rows.
+ * Responsibility: value = sum(num terms) / sum(den terms) over one vector of
+ * member deltas, exactly as format.h defines the formula; nothing else. The
+ * value is not clamped: a formula that subtracts (a derived level-2
+ * category, a generic-counter bad speculation = dispatched - retired) can
+ * come out below 0, and counters that do not add up to the slots above 1;
+ * callers flag such values (tdr_category_out_of_range) instead of hiding
+ * them. report/ and tdrec stat use it for every row.
  * Ownership and threads: pure function, no state.
  * See: format.h struct tdr_category; docs/format.md section 5.
  */
@@ -33,5 +37,10 @@ double tdr_category__value(const struct tdr_category *c, const uint64_t *deltas,
 	if (!terms_sum(c->num, c->num_cnt, deltas, event_cnt, &num) ||
 	    !terms_sum(c->den, c->den_cnt, deltas, event_cnt, &den) || !(den > 0))
 		return NAN;
-	return num > 0 ? num / den : 0.0;
+	return num / den;
+}
+
+bool tdr_category_out_of_range(double v)
+{
+	return v < 0.0 || v > 1.0; /* false for NAN */
 }

@@ -260,7 +260,8 @@ static size_t term_cnt(const struct tdr_td_term *t)
  * -ENOENT for a term naming an event meta lacks (a table bug: the family's
  * events were all checked present). */
 static int resolve_terms(const struct tdr_meta *meta, const struct tdr_td_family *f,
-			 const struct tdr_td_term *src, size_t cnt, struct tdr_term **out)
+			 uint32_t width, const struct tdr_td_term *src, size_t cnt,
+			 struct tdr_term **out)
 {
 	*out = tdr_calloc(cnt ? cnt : 1, sizeof(**out));
 	if (!*out)
@@ -271,13 +272,13 @@ static int resolve_terms(const struct tdr_meta *meta, const struct tdr_td_family
 		if (idx < 0)
 			return -ENOENT;
 		(*out)[i].event_idx = (uint32_t)idx;
-		(*out)[i].coef = tdr_td_family__coef(f, &src[i]);
+		(*out)[i].coef = tdr_td_family__coef_w(f, &src[i], width);
 	}
 	return 0;
 }
 
 /* Append the category of formula fo; on error meta is unchanged. */
-static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f,
+static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f, uint32_t width,
 			const struct tdr_td_formula *fo, size_t *cap)
 {
 	const struct tdr_td_category *def = tdr_topdown_category(fo->category);
@@ -296,9 +297,9 @@ static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f,
 		err = -ENOMEM;
 		goto err_out;
 	}
-	err = resolve_terms(meta, f, fo->num, c.num_cnt, &c.num);
+	err = resolve_terms(meta, f, width, fo->num, c.num_cnt, &c.num);
 	if (!err)
-		err = resolve_terms(meta, f, fo->den, c.den_cnt, &c.den);
+		err = resolve_terms(meta, f, width, fo->den, c.den_cnt, &c.den);
 	if (!err && tdr_ensure_cap(&meta->categories, cap, sizeof(c), meta->category_cnt + 1))
 		err = -ENOMEM;
 	if (err)
@@ -310,32 +311,38 @@ err_out:
 	return err;
 }
 
-int tdr_meta__add_topdown_categories(struct tdr_meta *meta)
+int tdr_meta__add_family_categories(struct tdr_meta *meta, const struct tdr_td_family *f,
+				   uint32_t width)
 {
 	/* The array may have been allocated with exactly category_cnt entries
 	 * elsewhere: treat its capacity as that, so ensure_cap reallocates. */
-	size_t cap = meta->category_cnt;
+	size_t cap = meta->category_cnt, cnt = tdr_td_family__formula_cnt(f);
 	int added = 0, err;
 
+	if (!cnt || !has_family_events(meta, f))
+		return 0;
+	for (size_t j = 0; j < cnt; j++) {
+		const struct tdr_td_formula *fo = tdr_td_family__formula(f, j);
+
+		if (has_category(meta, fo->category))
+			continue;
+		err = add_category(meta, f, width ? width : f->width, fo, &cap);
+		if (err)
+			return err;
+		added++;
+	}
+	return added;
+}
+
+int tdr_meta__add_topdown_categories(struct tdr_meta *meta)
+{
 	/* The first family (best first) whose events meta has all of gives
 	 * the formulas: a level-2 file has the level-1 events too. */
 	for (size_t i = 0; i < tdr_topdown_family_cnt(); i++) {
 		const struct tdr_td_family *f = tdr_topdown_family_at(i);
-		size_t cnt = tdr_td_family__formula_cnt(f);
 
-		if (!cnt || !has_family_events(meta, f))
-			continue;
-		for (size_t j = 0; j < cnt; j++) {
-			const struct tdr_td_formula *fo = tdr_td_family__formula(f, j);
-
-			if (has_category(meta, fo->category))
-				continue;
-			err = add_category(meta, f, fo, &cap);
-			if (err)
-				return err;
-			added++;
-		}
-		break;
+		if (tdr_td_family__formula_cnt(f) && has_family_events(meta, f))
+			return tdr_meta__add_family_categories(meta, f, 0);
 	}
-	return added;
+	return 0;
 }

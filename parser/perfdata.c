@@ -262,20 +262,25 @@ static int feat_cmdline(struct tdr_meta *m, const uint8_t *b, size_t end)
 	return 0;
 }
 
-static void parse_cpuid(struct tdr_meta *m, const char *s)
+/*
+ * The CPUID header through the one identity parser (tdrec/cpuid.h), which
+ * plans and runtime/machine.c use too. x86 ("AuthenticAMD,25,17,1"):
+ * vendor, family, model, stepping into meta; arm64 (the MIDR,
+ * "0x00000000410fd4f0") and anything the parser does not know: the string
+ * whole as the vendor, as runtime/machine.c stores an arm64 identity.
+ */
+static int parse_cpuid(struct perfdata *pd, struct tdr_meta *m, const char *s)
 {
-	unsigned fam, model, step;
-	const char *comma = strchr(s, ',');
-
-	/* x86: "GenuineIntel,6,143,8"; other architectures: kept whole. */
-	if (comma && sscanf(comma + 1, "%u,%u,%u", &fam, &model, &step) == 3) {
-		m->cpu_vendor = tdr_strndup(s, (size_t)(comma - s));
-		m->cpu_family = fam;
-		m->cpu_model = model;
-		m->cpu_stepping = step;
+	pd->cpuid_seen = true;
+	if (!tdr_cpuid_parse(s, &pd->cpuid) && !pd->cpuid.midr) {
+		m->cpu_vendor = tdr_strdup(pd->cpuid.vendor);
+		m->cpu_family = pd->cpuid.family;
+		m->cpu_model = pd->cpuid.model;
+		m->cpu_stepping = pd->cpuid.stepping;
 	} else {
 		m->cpu_vendor = tdr_strdup(s);
 	}
+	return m->cpu_vendor ? 0 : -ENOMEM;
 }
 
 static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct sec s)
@@ -302,7 +307,7 @@ static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct 
 	case PD_FEAT_CPUID:
 		err = read_str(b, &pos, end, &str);
 		if (!err && !m->cpu_vendor)
-			parse_cpuid(m, str);
+			err = parse_cpuid(pd, m, str);
 		free(str);
 		return err;
 	case PD_FEAT_CMDLINE:
@@ -391,22 +396,110 @@ static const char *const sw_names[] = {
     "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
 };
 
-/* tdrec's name for a TopDown event of the core PMU (type 4: "cpu", or
- * "cpu_core" on hybrid parts), NULL for any other event. The raw configs
- * are the TopDown table's (tdrec/topdown.h), which also knows on which
- * CPU vendor they mean these events (a file that does not say matches). */
-static const char *topdown_name(const struct tdr_meta *m, const struct perf_event_attr *a)
+/*
+ * TopDown events by (type, config), on the file's CPU only: raw configs
+ * mean other events on other CPUs (0x2c2 is retire slots on Skylake and
+ * retiring on Skymont; 0xc1 is AMD's retired ops), so only the families
+ * the CPUID header matches (tdr_td_family__matches; a file without one:
+ * only the families that need no identity, Intel's perf metrics) name
+ * anything. The event of family f an attr names, or NULL: a raw config
+ * (the "cpu"/"cpu_core" PMU, type 4) equal to the event's config or its
+ * alternative encoding, or the generic hardware event (cycles; bits 32-63
+ * are the hybrid PMU type).
+ */
+static const struct tdr_td_event *family_event_of(const struct tdr_td_family *f,
+						  const struct perf_event_attr *a)
 {
-	const struct tdr_td_event *ev;
+	size_t n = tdr_td_family__event_cnt(f, false);
 
-	if (a->type != PERF_TYPE_RAW)
+	for (size_t k = 0; k < n; k++) {
+		const struct tdr_td_event *e = tdr_td_family__event(f, false, k);
+
+		switch (e->source) {
+		case TDR_TD_HARDWARE:
+			if ((a->type == PERF_TYPE_HARDWARE &&
+			     (a->config & 0xffffffffu) == e->config) ||
+			    (a->type == PERF_TYPE_RAW && e->config_alt && a->config == e->config_alt))
+				return e;
+			break;
+		case TDR_TD_CORE_ALIAS:
+		case TDR_TD_CORE_TERMS:
+			if (a->type == PERF_TYPE_RAW &&
+			    (a->config == e->config || (e->config_alt && a->config == e->config_alt)))
+				return e;
+			break;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The file's CPU for the table, NULL when the file does not say. A CPUID
+ * header tdrec cannot parse names a CPU no family is for. */
+static const struct tdr_cpuid *file_cpu(const struct perfdata *pd)
+{
+	static const struct tdr_cpuid other = {.known = true, .vendor = "?"};
+
+	if (!pd->cpuid_seen)
 		return NULL;
-	ev = tdr_topdown_event_by_raw(m->cpu_vendor, a->config);
-	return ev ? ev->name : NULL;
+	return pd->cpuid.known ? &pd->cpuid : &other;
+}
+
+/* The first TopDown family (best first) for the file's CPU whose every
+ * event some attr names, or NULL. */
+static const struct tdr_td_family *file_family(const struct perfdata *pd,
+					       const struct tdr_meta *m)
+{
+	const struct tdr_cpuid *cpu = file_cpu(pd);
+
+	for (size_t i = 0; i < tdr_topdown_family_cnt(); i++) {
+		const struct tdr_td_family *f = tdr_topdown_family_at(i);
+		size_t n = tdr_td_family__event_cnt(f, false), k;
+
+		if (!tdr_td_family__formula_cnt(f) || !f->vendor || !tdr_td_family__matches(f, cpu))
+			continue;
+		for (k = 0; k < n; k++) {
+			const struct tdr_td_event *e = tdr_td_family__event(f, false, k);
+			size_t j;
+
+			for (j = 0; j < m->event_cnt; j++)
+				if (family_event_of(f, &m->events[j].attr) == e)
+					break;
+			if (j == m->event_cnt)
+				break;
+		}
+		if (k == n)
+			return f;
+	}
+	return NULL;
+}
+
+/* tdrec's name for a TopDown event: the event of the file's family, or
+ * without one (some of a family's events only) of the first family for
+ * the file's CPU that has it. NULL for any other event. */
+static const char *topdown_name(const struct perfdata *pd, const struct perf_event_attr *a,
+				const struct tdr_td_family *fam)
+{
+	const struct tdr_cpuid *cpu = file_cpu(pd);
+	const struct tdr_td_event *e;
+
+	if (fam)
+		return (e = family_event_of(fam, a)) ? e->name : NULL;
+	if (a->type != PERF_TYPE_RAW)
+		return NULL; /* "cycles" stays perf's name outside a TopDown group */
+	for (size_t i = 0; i < tdr_topdown_family_cnt(); i++) {
+		const struct tdr_td_family *f = tdr_topdown_family_at(i);
+
+		if (f->vendor && tdr_td_family__matches(f, cpu) && (e = family_event_of(f, a)))
+			return e->name;
+	}
+	return NULL;
 }
 
 /* An event's name when EVENT_DESC has none (a file cut before its features). */
-static char *name_from_attr(const struct tdr_meta *m, const struct perf_event_attr *a, size_t i)
+static char *name_from_attr(const struct perfdata *pd, const struct perf_event_attr *a, size_t i,
+			    const struct tdr_td_family *fam)
 {
 	uint64_t c = a->config & 0xffffffffu; /* high bits: hybrid PMU type */
 	const char *n = NULL;
@@ -417,7 +510,7 @@ static char *name_from_attr(const struct tdr_meta *m, const struct perf_event_at
 	else if (a->type == PERF_TYPE_SOFTWARE && c < TDR_ARRAY_SIZE(sw_names))
 		n = sw_names[c];
 	else
-		n = topdown_name(m, a);
+		n = topdown_name(pd, a, fam);
 	if (!n) {
 		snprintf(buf, sizeof(buf), "event%zu", i);
 		n = buf;
@@ -451,21 +544,24 @@ static void infer_groups(struct tdr_meta *m)
 static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups)
 {
 	const struct tdr_event_desc *sampler = NULL;
+	const struct tdr_td_family *fam;
 	char note[160];
 	size_t i;
+	int err;
 
 	if (!have_groups)
 		infer_groups(m);
+	fam = file_family(pd, m);
 	for (i = 0; i < m->event_cnt; i++) {
 		struct tdr_event_desc *ev = &m->events[i];
-		const char *td = topdown_name(m, &ev->attr);
+		const char *td = topdown_name(pd, &ev->attr, fam);
 
 		/* TopDown categories are found by event name: perf's may carry a
 		 * PMU ("cpu_core/topdown-retiring/") or modifiers. */
 		if (td && ev->name && strcmp(ev->name, td))
 			zfree(&ev->name);
 		if (!ev->name) {
-			ev->name = name_from_attr(m, &ev->attr, i);
+			ev->name = name_from_attr(pd, &ev->attr, i, fam);
 			if (!ev->name)
 				return -ENOMEM;
 		}
@@ -506,7 +602,10 @@ static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups
 	if (!m->notes[0])
 		return -ENOMEM;
 	m->note_cnt = 1;
-	return tdr_meta__add_topdown_categories(m) < 0 ? -ENOMEM : 0;
+	/* The family's formulas with its width: Zen 4 and Zen 5 have the same
+	 * events, not the same width. */
+	err = fam ? tdr_meta__add_family_categories(m, fam, 0) : 0;
+	return err < 0 ? err : 0;
 }
 
 /* BUILD_ID feature: perf_record_header_build_id records, sized by header.size. */

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/cpuid.h"
 #include "tdrec/format.h"
 
 /* perf_file_header (104 bytes; the old form is 72 bytes, without features). */
@@ -71,6 +72,10 @@ struct perfdata {
 	/* BUILD_ID feature payload, applied once the maps exist */
 	uint64_t build_id_off, build_id_sz;
 	char *perf_version;
+	/* The CPUID header parsed (tdrec/cpuid.h); known false when the file
+	 * has none or an unreadable one. cpuid_seen: the header was there. */
+	struct tdr_cpuid cpuid;
+	bool cpuid_seen;
 	/* one zstd stream for the whole file */
 	void *zds;
 	uint8_t *pend; /* decompressed bytes not yet a whole record */

@@ -15,6 +15,8 @@
 #include "report_int.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tdrec/tdr_err.h"
@@ -24,23 +26,48 @@
 
 #define KERNEL_IMAGE "[kernel.kallsyms]"
 
+/* The symbolizer, and the directory of the recording. */
+struct sym_ctx {
+	struct tdr_symbolizer *s;
+	char dir[PATH_MAX];
+};
+
+/*
+ * An object named by a relative path is looked up next to the recording.
+ * The kernel only writes absolute paths, so no real recording has one:
+ * the synthetic examples do (the examples/ perf.data files name
+ * synthetic-demo.elf,
+ * which ships beside them), and `tdrec report -i examples/X` then finds
+ * it from any directory. Bracketed names ("[vdso]") are not paths.
+ */
 static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
 		      struct tdr_sym *out)
 {
-	return tdr_symbolizer__lookup(ctx, dso, file_off, out);
+	struct sym_ctx *c = ctx;
+	struct tdr_dso_ref near = *dso;
+	char path[PATH_MAX];
+
+	if (dso->path && dso->path[0] && dso->path[0] != '/' && dso->path[0] != '[' &&
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", c->dir, dso->path) < sizeof(path)) {
+		near.path = path;
+		dso = &near;
+	}
+	return tdr_symbolizer__lookup(c->s, dso, file_off, out);
 }
 
 static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
 {
-	return tdr_symbolizer__lookup_kernel(ctx, ip, out);
+	struct sym_ctx *c = ctx;
+
+	return tdr_symbolizer__lookup_kernel(c->s, ip, out);
 }
 
 /* Symbols from a tdr_symbolizer (borrowed; must outlive the __resolve call). */
-static void report_symbols_init(struct tdr_report_symbols *rs, struct tdr_symbolizer *s)
+static void report_symbols_init(struct tdr_report_symbols *rs, struct sym_ctx *c)
 {
 	rs->lookup = sym_lookup;
 	rs->lookup_kernel = sym_lookup_kernel;
-	rs->ctx = s;
+	rs->ctx = c;
 }
 
 struct load_ctx {
@@ -150,6 +177,8 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		    .cache_dir = lopts->cache_dir,
 		};
 		struct tdr_report_symbols rs;
+		struct sym_ctx sc;
+		const char *slash = strrchr(path, '/');
 
 		kernel_opts(r, meta, lopts, &so);
 		so.kallsyms = ctx.ks;
@@ -157,7 +186,13 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		err = tdr_symbolizer__new(&so, &sym);
 		if (err)
 			goto out;
-		report_symbols_init(&rs, sym);
+		sc.s = sym;
+		if (slash)
+			snprintf(sc.dir, sizeof(sc.dir), "%.*s", (int)(slash - path + (slash == path)),
+				 path);
+		else
+			snprintf(sc.dir, sizeof(sc.dir), ".");
+		report_symbols_init(&rs, &sc);
 		err = tdr_report__resolve(r, &rs);
 	} else {
 		err = tdr_report__resolve(r, NULL);

@@ -79,6 +79,17 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 			tdr_json__key_double(j, r->cats[c].name, row->topdown[c]);
 		tdr_json__end_object(j);
 	}
+	/* The categories whose value is below 0 or above 1, as computed. */
+	tdr_json__key(j, "out_of_range");
+	if (!row->topdown) {
+		tdr_json__null(j);
+	} else {
+		tdr_json__begin_array(j, TDR_JSON_INLINE);
+		for (size_t c = 0; c < r->cat_cnt; c++)
+			if (tdr_report_row_out_of_range(r, row, (int)c))
+				tdr_json__string(j, r->cats[c].name);
+		tdr_json__end_array(j);
+	}
 	/* The totals' attributed (all samples, before filters) and counted
 	 * (the whole run) totals: counted.c. */
 	if (row == &r->totals) {

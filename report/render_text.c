@@ -8,7 +8,8 @@
  * its unit and a share bar), the totals, and a legend. Every line fits the
  * width (100 columns by default); colour (ANSI) only when the caller asks.
  * Markers work without colour: '~' after a sample count (too few samples),
- * '*' after a bottleneck value.
+ * '*' after a bottleneck value, '!' after a value outside 0-100% (shown as
+ * computed; the report's warnings say why once).
  * See: docs/report.md "Text output".
  */
 #include "report_int.h"
@@ -21,7 +22,7 @@
 #define BAR_W 10
 #define MAX_CAT_COLS 6
 #define MAX_EV_COLS 6
-#define EV_W 8
+#define EV_W REPORT_EV_LABEL_W
 #define NAME_MIN_W 30 /* fewer event columns rather than narrower names */
 
 #define C_RESET "\033[0m"
@@ -180,17 +181,19 @@ static void put_topdown_bar(const struct text *t, const struct tdr_report_row *r
 	double rem[MAX_CAT_COLS] = {0}, sum = 0;
 
 	fputc(' ', t->f);
+	/* The bar shows shares of what is there: a negative value (printed as
+	 * computed in its column, marked '!') gets no cells. */
 	for (size_t i = 0; row->topdown && i < t->col_cnt; i++) {
 		double v = row->topdown[t->cols[i]];
 
-		sum += isnan(v) ? 0 : v;
+		sum += isnan(v) || v < 0 ? 0 : v;
 	}
 	if (!(sum > 0)) {
 		fprintf(t->f, "%*s", BAR_W, "");
 		return;
 	}
 	for (size_t i = 0; i < t->col_cnt; i++) {
-		double v = row->topdown[t->cols[i]], x = (isnan(v) ? 0 : v) / sum * BAR_W;
+		double v = row->topdown[t->cols[i]], x = (isnan(v) || v < 0 ? 0 : v) / sum * BAR_W;
 
 		cells[i] = (size_t)x;
 		rem[i] = x - (double)cells[i];
@@ -308,10 +311,12 @@ static void put_l2_line(const struct text *t, const struct tdr_report_row *row)
 					len +=
 					    (size_t)snprintf(line + len, sizeof(line) - len, "-");
 				else
-					len += (size_t)snprintf(line + len, sizeof(line) - len,
-								pass ? "%.0f%s" : "%.1f%s", 100 * v,
-								(int)c == row->bottleneck_l2 ? "*"
-											     : "");
+					len += (size_t)snprintf(
+					    line + len, sizeof(line) - len, pass ? "%.0f%s" : "%.1f%s",
+					    100 * v,
+					    tdr_report_row_out_of_range(r, row, (int)c) ? "!"
+					    : (int)c == row->bottleneck_l2		  ? "*"
+											  : "");
 				first = false;
 				any_group = true;
 			}
@@ -347,7 +352,10 @@ static void put_row(const struct text *t, const struct tdr_report_row *row, bool
 			fputc(' ', t->f);
 			if (hot)
 				colour_on(t, C_HOT);
-			fprintf(t->f, "%5.1f%c", 100 * v, hot ? '*' : ' ');
+			fprintf(t->f, "%5.1f%c", 100 * v,
+				tdr_report_row_out_of_range(r, row, (int)t->cols[i]) ? '!'
+				: hot							? '*'
+											: ' ');
 			if (hot) {
 				colour_off(t);
 				if (row->low_confidence)
@@ -406,20 +414,9 @@ static void put_counted(const struct text *t)
 	put_wrapped(t, "counted: ", "", buf);
 }
 
-static const char *event_label(const struct tdr_report *r, size_t e, char *buf, size_t sz)
-{
-	const char *label = tdr_report_event_short(r->event_names[e]);
-
-	if (label)
-		return label;
-	snprintf(buf, sz, "%.*s", EV_W, r->event_names[e]);
-	return buf;
-}
-
 static void put_table_header(const struct text *t)
 {
 	const struct tdr_report *r = t->r;
-	char buf[64];
 
 	colour_on(t, C_BOLD);
 	fprintf(t->f, "%8s  %6s", "samples", "share");
@@ -431,7 +428,7 @@ static void put_table_header(const struct text *t)
 		fprintf(t->f, " %-*s", BAR_W, "split");
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++)
-			fprintf(t->f, " %*s", EV_W, event_label(r, t->evs[i], buf, sizeof(buf)));
+			fprintf(t->f, " %*s", EV_W, r->event_labels[t->evs[i]]);
 		fprintf(t->f, " %-*s", BAR_W, "bar");
 	}
 	fprintf(t->f, "  %s", tdr_report_by_name(r->opts.by));
@@ -474,12 +471,11 @@ static void put_legend(const struct text *t, size_t shown)
 	} else {
 		len = 0;
 		for (size_t i = 0; i < t->ev_cnt && len < 900; i++) {
-			char lb[64];
 			size_t e = t->evs[i];
 
 			len += (size_t)snprintf(
 			    buf + len, sizeof(buf) - len, "%s%s = %s%s",
-			    i ? ", " : "columns: ", event_label(r, e, lb, sizeof(lb)),
+			    i ? ", " : "columns: ", r->event_labels[e],
 			    r->event_names[e], r->event_units[e] == UNIT_NS ? " (ms)" : "");
 		}
 		if (len)

@@ -120,7 +120,8 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 	r->event_cnt = meta->event_cnt;
 	r->event_names = tdr_calloc(meta->event_cnt + 1, sizeof(*r->event_names));
 	r->event_units = tdr_calloc(meta->event_cnt + 1, sizeof(*r->event_units));
-	if (!r->event_names || !r->event_units)
+	r->event_labels = tdr_calloc(meta->event_cnt + 1, sizeof(*r->event_labels));
+	if (!r->event_names || !r->event_units || !r->event_labels)
 		return -ENOMEM;
 	for (size_t i = 0; i < meta->event_cnt; i++) {
 		char tmp[32];
@@ -135,6 +136,9 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 			return -ENOMEM;
 		r->event_units[i] = event_unit(&meta->events[i]);
 	}
+	err = tdr_report_event_labels(r->event_names, r->event_cnt, r->event_labels);
+	if (err)
+		return err;
 	r->primary_sampler = -1;
 	for (size_t i = 0, first = SIZE_MAX; i < meta->event_cnt; i++) {
 		if (!(meta->events[i].flags & TDR_EVENT_SAMPLER))
@@ -422,6 +426,15 @@ int tdr_report__parse_sort(const struct tdr_report *r, const char *text,
 	if (r->cat_cnt)
 		cats = (struct name_table){(const char *const *)&r->cats[0].name, r->cat_cnt,
 					   sizeof(*r->cats)};
+	/* The text table's label of an event ("no_ops_f") names it too, unless
+	 * it is a name the sort already knows. */
+	for (size_t i = 0; r->event_labels && i < r->event_cnt; i++)
+		if (!strcmp(text, r->event_labels[i]) && name_idx(&cats, text) < 0 &&
+		    name_idx(&events, text) < 0 && strcmp(text, "samples") &&
+		    strcmp(text, "share") && strcmp(text, "slots") && strcmp(text, "name")) {
+			*out = (struct tdr_report_sort){.key = TDR_SORT_EVENT, .idx = i};
+			return 0;
+		}
 	return parse_sort(text, &cats, &events, out);
 }
 
@@ -443,6 +456,9 @@ void tdr_report__free(struct tdr_report *r)
 	for (size_t i = 0; r->event_names && i < r->event_cnt; i++)
 		free(r->event_names[i]);
 	free(r->event_names);
+	for (size_t i = 0; r->event_labels && i < r->event_cnt; i++)
+		free(r->event_labels[i]);
+	free(r->event_labels);
 	free(r->event_units);
 	free_cats(r);
 	for (size_t i = 0; r->f_dsos && i < r->opts.filter.dso_cnt; i++)

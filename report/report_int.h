@@ -208,6 +208,7 @@ struct tdr_report {
 
 	size_t event_cnt;
 	char **event_names;
+	char **event_labels;   /* text column labels, distinct (labels.c) */
 	uint32_t *event_units; /* enum event_unit */
 	size_t cat_cnt;
 	struct rep_category *cats;
@@ -259,9 +260,13 @@ struct tdr_report {
 	size_t visible_cnt;
 };
 
-/* Value of category c over summed deltas: max(0, num) / den, NAN when den <= 0. */
+/* Value of category c over summed deltas: num / den as computed (below 0 or
+ * above 1 when the counters say so), NAN when den <= 0. */
 double tdr_report_category_value(const struct tdr_report *r, const struct rep_category *c,
 				 const uint64_t *sums);
+/* Is the row's category cat (every category when cat < 0) outside [0, 1]? */
+bool tdr_report_row_out_of_range(const struct tdr_report *r, const struct tdr_report_row *row,
+				 int cat);
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums);
 
@@ -285,6 +290,11 @@ const char *tdr_report_basename(const char *path);
 /* The text table's column label of a software event ("cpu-ms" for
  * "cpu-clock" or perf's "cpu-clock:ppp"), or NULL. --sort takes it too. */
 const char *tdr_report_event_short(const char *name);
+/* The text column width of an event, and its label there. */
+#define REPORT_EV_LABEL_W 8
+/* labels[i] (allocated, at most REPORT_EV_LABEL_W columns) for names[i], no
+ * two alike (labels.c). Returns 0 or -ENOMEM (labels so far allocated). */
+int tdr_report_event_labels(char *const *names, size_t cnt, char **labels);
 
 /* Text (report and diff tables). Widths are display columns (code points,
  * tdr_text_cols); control characters print as '?'. */

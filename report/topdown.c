@@ -3,9 +3,13 @@
  *
  * Responsibility: turn the summed deltas of every row into the numbers a
  * report shows. Every category value comes from the recording's own formula
- * (value = max(0, sum of num terms) / sum of den terms, format.h struct
- * tdr_category) applied to the row's summed deltas; no event name is looked
- * at here. A row's "slots" is the denominator of the first level-1 category.
+ * (value = sum of num terms / sum of den terms, format.h struct
+ * tdr_category) applied to the row's summed deltas: a ratio of sums, never
+ * an average of per-sample ratios; the totals are the same formula over
+ * every row's sums. No event name is looked at here. A value outside
+ * [0, 1] (a formula that subtracts, counters that do not add up to the
+ * slots) is kept as computed; __finish warns once and the renderers mark
+ * it. A row's "slots" is the denominator of the first level-1 category.
  * Level-1 values are shown as measured: they are not rescaled to add up to
  * 100% (with metric registers they add up to about 100%, off by rounding).
  * Flags: a row with fewer than min_samples samples is low-confidence; a
@@ -192,6 +196,39 @@ int tdr_report__sort(struct tdr_report *r, const struct tdr_report_sort *sort)
 	return 0;
 }
 
+/* One warning when some row (or the totals) has a category outside [0, 1]. */
+static void out_of_range_note(struct tdr_report *r, size_t n)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		const struct tdr_report_row *row = i < n ? &r->view[i] : &r->totals;
+
+		if (tdr_report_row_out_of_range(r, row, -1))
+			bad++;
+	}
+	if (bad)
+		tdr_report__warn(r,
+				 "%zu %s a category below 0%% or above 100%% of %s slots, "
+				 "marked '!' (JSON \"out_of_range\"): shown as computed, not "
+				 "clamped; the formula subtracts or its counters do not add up "
+				 "to the slots (skid, rounding, noise; docs/report.md)",
+				 bad, bad == 1 ? "row has" : "rows have", bad == 1 ? "its" : "their");
+}
+
+bool tdr_report_row_out_of_range(const struct tdr_report *r, const struct tdr_report_row *row,
+				 int cat)
+{
+	if (!row->topdown)
+		return false;
+	if (cat >= 0)
+		return (size_t)cat < r->cat_cnt && tdr_category_out_of_range(row->topdown[cat]);
+	for (size_t c = 0; c < r->cat_cnt; c++)
+		if (tdr_category_out_of_range(row->topdown[c]))
+			return true;
+	return false;
+}
+
 int tdr_report__finish(struct tdr_report *r)
 {
 	size_t n, ec = r->event_cnt, cc = r->cat_cnt;
@@ -251,6 +288,7 @@ int tdr_report__finish(struct tdr_report *r)
 				 "%" PRIu64
 				 " samples of the others add to their event columns only",
 				 r->event_names[r->primary_sampler], r->other_samples);
+	out_of_range_note(r, n);
 	tdr_report_counted__finish(r);
 	r->finished = true;
 	return tdr_report__sort(r, &r->opts.sort);

@@ -2,9 +2,9 @@
  * runtime/machine.c - host facts for the recording's metadata.
  *
  * Responsibility: hostname and kernel release (uname), boot_id (so a report
- * knows whether /proc/kallsyms still applies), the first CPU's vendor,
- * family, model, stepping and model name from /proc/cpuinfo, the page size
- * and the online CPU count. A fact that cannot be read is left empty: the
+ * knows whether /proc/kallsyms still applies), the first CPU's identity
+ * (tdrec/cpuid.h parses /proc/cpuinfo: vendor, family, model, stepping; the
+ * MIDR on arm64) and model name, the page size and the online CPU count. A fact that cannot be read is left empty: the
  * recording goes on without it.
  * Objects and lifecycle: plain functions over struct tdr_meta.
  * Ownership: strings put into meta are owned by meta (tdr_meta__clear).
@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "tdrec/cpuid.h"
 #include "tdrec/tdr_mem.h"
 
 /* Replace *dst with a copy of src (trailing whitespace removed). */
@@ -46,38 +47,71 @@ static FILE *proc_open(const char *proc_root, const char *rel)
 	return fopen(path, "re");
 }
 
-/* "key\t: value" lines of the first processor block. */
+/*
+ * The first processor block of /proc/cpuinfo: the identity through the one
+ * parser of tdrec/cpuid.h (the same that reads perf.data's CPUID header),
+ * the model name from its own line (not part of the identity). x86 keeps
+ * vendor, family, model and stepping; arm64 has no vendor_id line and its
+ * identity is the MIDR, stored as cpu_vendor in perf's CPUID form
+ * ("0x00000000410fd4f0", what perf writes in perf.data) with the numbers 0.
+ */
 static int read_cpuinfo(struct tdr_meta *meta, const char *proc_root)
 {
 	FILE *f = proc_open(proc_root, "cpuinfo");
-	char line[512];
+	struct tdr_cpuid id;
+	char *text, *end, buf[40];
+	size_t len = 0, cap = 64 * 1024;
+	const char *name;
 	int err = 0;
 
 	if (!f)
 		return 0;
-	while (!err && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		char *val;
+	text = tdr_malloc(cap);
+	if (!text) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	/* The first block is a few KiB (x86 "flags" is the longest line);
+	 * later CPUs' blocks are not needed. */
+	while (len + 1 < cap) {
+		size_t n = fread(text + len, 1, cap - 1 - len, f);
 
-		if (line[0] == '\n')
-			break; /* end of the first CPU's block */
-		if (!colon)
-			continue;
-		val = colon + 1;
-		while (*val == ' ')
-			val++;
-		if (!strncmp(line, "vendor_id", 9))
-			err = set_str(&meta->cpu_vendor, val);
-		else if (!strncmp(line, "model name", 10))
-			err = set_str(&meta->cpu_model_name, val);
-		else if (!strncmp(line, "cpu family", 10))
-			meta->cpu_family = (uint32_t)strtoul(val, NULL, 10);
-		else if (!strncmp(line, "model\t", 6) || !strncmp(line, "model ", 6))
-			meta->cpu_model = (uint32_t)strtoul(val, NULL, 10);
-		else if (!strncmp(line, "stepping", 8))
-			meta->cpu_stepping = (uint32_t)strtoul(val, NULL, 10);
+		if (!n)
+			break;
+		len += n;
 	}
 	fclose(f);
+	text[len] = '\0';
+	end = strstr(text, "\n\n");
+	if (end)
+		end[1] = '\0';
+	if (!tdr_cpuid_from_cpuinfo(text, &id)) {
+		if (id.midr) {
+			tdr_cpuid_format(&id, buf, sizeof(buf));
+			err = set_str(&meta->cpu_vendor, buf);
+		} else {
+			err = set_str(&meta->cpu_vendor, id.vendor);
+			meta->cpu_family = id.family;
+			meta->cpu_model = id.model;
+			meta->cpu_stepping = id.stepping;
+		}
+	}
+	name = strstr(text, "model name");
+	if (!err && name && (name == text || name[-1] == '\n')) {
+		const char *val = strchr(name, ':'), *eol = strchr(name, '\n');
+
+		if (val && (!eol || val < eol)) {
+			char *v;
+
+			val++;
+			while (*val == ' ' || *val == '\t')
+				val++;
+			v = tdr_strndup(val, eol ? (size_t)(eol - val) : strlen(val));
+			err = v ? set_str(&meta->cpu_model_name, v) : -ENOMEM;
+			free(v);
+		}
+	}
+	free(text);
 	return err;
 }
 

@@ -3,15 +3,28 @@
  *
  * Responsibility: the rows of tdrec/topdown.h, and nothing that reads
  * sysfs, files or perf_event_attrs. Adding a family is adding rows here:
- * its events, its formulas, any new category; plan/ opens whatever a family
- * lists, format/meta.c stores whatever formulas it gives.
- * Sources of the rows: the event aliases and their encodings are the
- * kernel's (arch/x86/events/intel/core.c: slots = event=0x00,umask=0x4,
- * topdown-retiring .. topdown-be-bound = umask 0x80..0x83, heavy-ops ..
- * mem-bound = umask 0x84..0x87); the formulas are the metric-register
- * ratios of Linux tools/perf/Documentation/topdown.txt (each metric over
- * slots; a level-2 sibling is its parent minus the measured level-2
- * metric). Thresholds: docs/report.md "Thresholds".
+ * its identity, its events, its formulas, any new category; plan/ opens
+ * whatever a family lists, format/meta.c stores whatever formulas it gives.
+ * Sources of the rows (docs/plans.md "Families" has them per family):
+ *   - perf metrics: the kernel's aliases (arch/x86/events/intel/core.c:
+ *     slots = event=0x00,umask=0x4, topdown-retiring .. topdown-be-bound =
+ *     umask 0x80..0x83, heavy-ops .. mem-bound = umask 0x84..0x87) and the
+ *     metric-register ratios of Linux tools/perf/Documentation/topdown.txt
+ *     (each metric over slots; a level-2 sibling is its parent minus the
+ *     measured level-2 metric);
+ *   - Intel before Ice Lake: the kernel's topdown-total-slots ..
+ *     topdown-recovery-bubbles aliases and their .scale (same core.c), with
+ *     the level-1 formulas of tools/perf/pmu-events/arch/x86/skylakex
+ *     (skx-metrics.json) and pmu-tools' skx_server_ratios.py;
+ *   - E-cores: the TOPDOWN_* events of tools/perf/pmu-events/arch/x86/
+ *     alderlake (cpu_atom), sierraforest, meteorlake, lunarlake and
+ *     arrowlake, with pmu-tools' adl_grt_ratios.py, srf_ratios.py,
+ *     mtl_cmt_ratios.py and lnl_skt_ratios.py for the widths and formulas;
+ *   - AMD: tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json and
+ *     amdzen5/pipeline.json (PipelineL1), the events of amdzen4/other.json
+ *     and core.json; the AMD format (event = config:0-7,32-35) and cycles =
+ *     0x76 of arch/x86/events/amd/core.c.
+ * Thresholds: docs/report.md "Thresholds".
  * Invariants (tests/topdown/test_topdown_table.c checks them): every
  * category has a parent chain ending at level 1; every event but the
  * leader of a TopDown family has a category; every term names an event of
@@ -19,8 +32,11 @@
  */
 #include "topdown_int.h"
 
+#include "tdrec/cpuid.h"
+
 #include <linux/perf_event.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ARRAY_CNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -40,24 +56,32 @@ static const struct tdr_td_category categories[] = {
     {"fetch-bw", "fe-bound", 2, "fetbw", 'W', 0.10},
     {"mem-bound", "be-bound", 2, "mem", 'M', 0.20},
     {"core-bound", "be-bound", 2, "core", 'C', 0.10},
+    /* AMD only: dispatch slots given to the other hardware thread of the
+     * core (amdzen4/pipeline.json smt_contention). tdrec's threshold. */
+    {"smt-contention", NULL, 1, "SMT", 't', 0.20},
 };
+
+/* An event opened by its own sysfs alias; a software event. */
+#define PM_EVENT(n, raw, fl, cat)                                                                  \
+	{.name = (n), .source = TDR_TD_CORE_ALIAS, .alias = (n), .config = (raw), .flags = (fl),  \
+	 .category = (cat)}
+#define SW_EVENT(n, cfg, fl) {.name = (n), .source = TDR_TD_SOFTWARE, .config = (cfg), .flags = (fl)}
 
 /* --- Intel perf metrics (Ice Lake+: level 1; Sapphire Rapids+: level 2) ---
  * Group {slots, sampler, metrics...}: slots leads and never samples. */
 static const struct tdr_td_event pm_l1_events[] = {
-    {"slots", TDR_TD_CORE_ALIAS, "slots", 0x0400, TDR_TD_LEADER, NULL},
-    {"topdown-retiring", TDR_TD_CORE_ALIAS, "topdown-retiring", 0x8000, 0, "retiring"},
-    {"topdown-bad-spec", TDR_TD_CORE_ALIAS, "topdown-bad-spec", 0x8100, 0, "bad-spec"},
-    {"topdown-fe-bound", TDR_TD_CORE_ALIAS, "topdown-fe-bound", 0x8200, 0, "fe-bound"},
-    {"topdown-be-bound", TDR_TD_CORE_ALIAS, "topdown-be-bound", 0x8300, 0, "be-bound"},
+    PM_EVENT("slots", 0x0400, TDR_TD_LEADER, NULL),
+    PM_EVENT("topdown-retiring", 0x8000, 0, "retiring"),
+    PM_EVENT("topdown-bad-spec", 0x8100, 0, "bad-spec"),
+    PM_EVENT("topdown-fe-bound", 0x8200, 0, "fe-bound"),
+    PM_EVENT("topdown-be-bound", 0x8300, 0, "be-bound"),
 };
 
 static const struct tdr_td_event pm_l2_events[] = {
-    {"topdown-heavy-ops", TDR_TD_CORE_ALIAS, "topdown-heavy-ops", 0x8400, 0, "heavy-ops"},
-    {"topdown-br-mispredict", TDR_TD_CORE_ALIAS, "topdown-br-mispredict", 0x8500, 0,
-     "br-mispredict"},
-    {"topdown-fetch-lat", TDR_TD_CORE_ALIAS, "topdown-fetch-lat", 0x8600, 0, "fetch-lat"},
-    {"topdown-mem-bound", TDR_TD_CORE_ALIAS, "topdown-mem-bound", 0x8700, 0, "mem-bound"},
+    PM_EVENT("topdown-heavy-ops", 0x8400, 0, "heavy-ops"),
+    PM_EVENT("topdown-br-mispredict", 0x8500, 0, "br-mispredict"),
+    PM_EVENT("topdown-fetch-lat", 0x8600, 0, "fetch-lat"),
+    PM_EVENT("topdown-mem-bound", 0x8700, 0, "mem-bound"),
 };
 
 /* X / slots, and (X - Y) / slots for the derived level-2 siblings. */
@@ -86,9 +110,13 @@ static const struct tdr_td_formula pm_l2_formulas[] = {
     PM_DERIVED("core-bound", "topdown-be-bound", "topdown-mem-bound"),
 };
 
+/* Perf metrics exist wherever the kernel prints their aliases: the
+ * aliases decide, an identity only rules out another vendor. */
+#define PM_IDENT .vendor = "GenuineIntel", .pmus = {"cpu_core", "cpu"}
+
 static const struct tdr_td_family pm_l1 = {
     .name = "topdown-l1",
-    .vendor = "GenuineIntel",
+    PM_IDENT,
     .event_cnt = ARRAY_CNT(pm_l1_events),
     .events = pm_l1_events,
     .formula_cnt = ARRAY_CNT(pm_l1_formulas),
@@ -98,28 +126,281 @@ static const struct tdr_td_family pm_l1 = {
 static const struct tdr_td_family pm_l2 = {
     .name = "topdown-l2",
     .base = &pm_l1,
-    .vendor = "GenuineIntel",
+    PM_IDENT,
     .event_cnt = ARRAY_CNT(pm_l2_events),
     .events = pm_l2_events,
     .formula_cnt = ARRAY_CNT(pm_l2_formulas),
     .formulas = pm_l2_formulas,
 };
 
+/* --- Generic counters: the sampler leads (cycles by default) and the
+ * others are members read with PERF_SAMPLE_READ. Slots = W * cycles. */
+#define CYCLES_HW(alt)                                                                             \
+	{.name = "cycles",                                                                         \
+	 .source = TDR_TD_HARDWARE,                                                                \
+	 .config = PERF_COUNT_HW_CPU_CYCLES,                                                       \
+	 .flags = TDR_TD_LEADER,                                                                   \
+	 .config_alt = (alt)}
+#define TERMS(n, t, raw, cat)                                                                      \
+	{.name = (n), .source = TDR_TD_CORE_TERMS, .terms = (t), .config = (raw), .category = (cat)}
+#define ALIAS(n, raw, raw_ht, cat)                                                                 \
+	{.name = (n),                                                                              \
+	 .source = TDR_TD_CORE_ALIAS,                                                              \
+	 .alias = (n),                                                                             \
+	 .config = (raw),                                                                          \
+	 .category = (cat),                                                                        \
+	 .config_alt = (raw_ht)}
+/* X / (W * cycles) */
+#define OVER_WCYC(cat, ev)                                                                         \
+	{cat, false, {{ev, 1.0, false}}, {{"cycles", 1.0, true}}}
+
+/* --- Intel Sandy Bridge .. Cascade Lake, level 1 (4-wide). The kernel's
+ * aliases, as it prints them (core.c EVENT_ATTR_STR_HT: the second config
+ * is the Hyper-Threading text, with any=1). topdown-total-slots is
+ * cpu_clk_unhalted.thread (0x3c) times its .scale: the group counts cycles
+ * instead (the same count for a task's own counters; docs/plans.md, HT
+ * tradeoff) and takes W from that .scale: 4 with HT off, 2 with HT on. */
+static const struct tdr_td_event skl_events[] = {
+    CYCLES_HW(0),
+    ALIAS("topdown-slots-issued", 0x010e, 0, "bad-spec"),
+    ALIAS("topdown-slots-retired", 0x02c2, 0, "retiring"),
+    ALIAS("topdown-fetch-bubbles", 0x019c, 0, "fe-bound"),
+    ALIAS("topdown-recovery-bubbles", 0x0100030d, 0x0120030d, "bad-spec"),
+};
+
+/* perf's pre-ICL --topdown: bad-spec = (issued - retired + W * recovery)
+ * / slots, backend = 1 - the other three. */
+static const struct tdr_td_formula skl_formulas[] = {
+    OVER_WCYC("retiring", "topdown-slots-retired"),
+    {"bad-spec",
+     false,
+     {{"topdown-slots-issued", 1.0, false},
+      {"topdown-slots-retired", -1.0, false},
+      {"topdown-recovery-bubbles", 1.0, true}},
+     {{"cycles", 1.0, true}}},
+    OVER_WCYC("fe-bound", "topdown-fetch-bubbles"),
+    {"be-bound",
+     true,
+     {{"cycles", 1.0, true},
+      {"topdown-fetch-bubbles", -1.0, false},
+      {"topdown-slots-issued", -1.0, false},
+      {"topdown-recovery-bubbles", -1.0, true}},
+     {{"cycles", 1.0, true}}},
+};
+
+/* arch/x86/include/asm/intel-family.h: SNB 2A 2D, IVB 3A 3E, HSW 3C 3F
+ * 45 46, BDW 3D 47 4F 56, SKL/SKX/CLX/CPX 4E 5E 55, KBL/CFL/CML 8E 9E A5
+ * A6. */
+static const struct tdr_td_models skl_models[] = {
+    {0x2a, 0x2a}, {0x2d, 0x2d}, {0x3a, 0x3a}, {0x3c, 0x3f}, {0x45, 0x47}, {0x4e, 0x4f},
+    {0x55, 0x56}, {0x5e, 0x5e}, {0x8e, 0x8e}, {0x9e, 0x9e}, {0xa5, 0xa6},
+};
+
+static const struct tdr_td_family intel_skl = {
+    .name = "intel-skl",
+    .vendor = "GenuineIntel",
+    .width = 4,
+    .cpu_family = 6,
+    .model_cnt = ARRAY_CNT(skl_models),
+    .models = skl_models,
+    .ident_required = true,
+    .pmus = {"cpu"},
+    .width_scale = "topdown-total-slots",
+    .gate = {"topdown-total-slots"},
+    .counters = 4, /* skylakex/counter.json: 4 per thread with HT, 8 without */
+    .counters_smt_off = 8,
+    .fixed_cycles = true,
+    .event_cnt = ARRAY_CNT(skl_events),
+    .events = skl_events,
+    .formula_cnt = ARRAY_CNT(skl_formulas),
+    .formulas = skl_formulas,
+};
+
+/* --- Intel E-cores. Gracemont (Alder Lake / Raptor Lake cpu_atom, 5-wide):
+ * bad speculation is the remainder (adl_grt_ratios.py). */
+static const struct tdr_td_event grt_events[] = {
+    CYCLES_HW(0),
+    TERMS("topdown_retiring.all", "event=0xc2,umask=0x0", 0xc2, "retiring"),
+    TERMS("topdown_fe_bound.all", "event=0x71,umask=0x0", 0x71, "fe-bound"),
+    TERMS("topdown_be_bound.all", "event=0x74,umask=0x0", 0x74, "be-bound"),
+};
+
+static const struct tdr_td_formula grt_formulas[] = {
+    OVER_WCYC("retiring", "topdown_retiring.all"),
+    {"bad-spec",
+     true,
+     {{"cycles", 1.0, true},
+      {"topdown_fe_bound.all", -1.0, false},
+      {"topdown_be_bound.all", -1.0, false},
+      {"topdown_retiring.all", -1.0, false}},
+     {{"cycles", 1.0, true}}},
+    OVER_WCYC("fe-bound", "topdown_fe_bound.all"),
+    OVER_WCYC("be-bound", "topdown_be_bound.all"),
+};
+
+/* ADL 97 9A, RPL B7 BA BF (intel-family.h). */
+static const struct tdr_td_models grt_models[] = {
+    {0x97, 0x97}, {0x9a, 0x9a}, {0xb7, 0xb7}, {0xba, 0xba}, {0xbf, 0xbf},
+};
+
+static const struct tdr_td_family intel_grt = {
+    .name = "gracemont",
+    .vendor = "GenuineIntel",
+    .width = 5,
+    .cpu_family = 6,
+    .model_cnt = ARRAY_CNT(grt_models),
+    .models = grt_models,
+    .ident_required = true,
+    .pmus = {"cpu_atom"},
+    .counters = 6, /* alderlake cpu_atom JSON: counters 0-5 */
+    .fixed_cycles = true,
+    .event_cnt = ARRAY_CNT(grt_events),
+    .events = grt_events,
+    .formula_cnt = ARRAY_CNT(grt_formulas),
+    .formulas = grt_formulas,
+};
+
+/* Crestmont (Sierra Forest and Grand Ridge "cpu", Meteor Lake and Arrow
+ * Lake-U cpu_atom; 6-wide): all four measured (srf_ratios.py). */
+static const struct tdr_td_event cmt_events[] = {
+    CYCLES_HW(0),
+    TERMS("topdown_retiring.all_p", "event=0x72,umask=0x0", 0x72, "retiring"),
+    TERMS("topdown_bad_speculation.all_p", "event=0x73,umask=0x0", 0x73, "bad-spec"),
+    TERMS("topdown_fe_bound.all_p", "event=0x71,umask=0x0", 0x71, "fe-bound"),
+    TERMS("topdown_be_bound.all_p", "event=0x74,umask=0x0", 0x74, "be-bound"),
+};
+
+#define ATOM_FORMULAS(prefix)                                                                      \
+	OVER_WCYC("retiring", prefix "retiring.all_p"),                                            \
+	    OVER_WCYC("bad-spec", prefix "bad_speculation.all_p"),                                 \
+	    OVER_WCYC("fe-bound", prefix "fe_bound.all_p"),                                        \
+	    OVER_WCYC("be-bound", prefix "be_bound.all_p")
+
+static const struct tdr_td_formula cmt_formulas[] = {ATOM_FORMULAS("topdown_")};
+
+/* MTL AA AC, SRF AF, ARL-U B5, GRR B6 (intel-family.h). */
+static const struct tdr_td_models cmt_models[] = {
+    {0xaa, 0xaa}, {0xac, 0xac}, {0xaf, 0xaf}, {0xb5, 0xb6},
+};
+
+static const struct tdr_td_family intel_cmt = {
+    .name = "crestmont",
+    .vendor = "GenuineIntel",
+    .width = 6,
+    .cpu_family = 6,
+    .model_cnt = ARRAY_CNT(cmt_models),
+    .models = cmt_models,
+    .ident_required = true,
+    .pmus = {"cpu", "cpu_atom"},
+    .counters = 8, /* sierraforest JSON: counters 0-7 */
+    .fixed_cycles = true,
+    .event_cnt = ARRAY_CNT(cmt_events),
+    .events = cmt_events,
+    .formula_cnt = ARRAY_CNT(cmt_formulas),
+    .formulas = cmt_formulas,
+};
+
+/* Skymont (Lunar Lake and Arrow Lake cpu_atom; 8-wide): the general-counter
+ * forms (_P) of the events its fixed counters 4-6 also count
+ * (lnl_skt_ratios.py; the kernel's lnl_hybrid_events_attrs). */
+static const struct tdr_td_event skt_events[] = {
+    CYCLES_HW(0),
+    TERMS("topdown_retiring.all_p", "event=0xc2,umask=0x2", 0x02c2, "retiring"),
+    TERMS("topdown_bad_speculation.all_p", "event=0x73,umask=0x0", 0x73, "bad-spec"),
+    TERMS("topdown_fe_bound.all_p", "event=0x9c,umask=0x1", 0x019c, "fe-bound"),
+    TERMS("topdown_be_bound.all_p", "event=0xa4,umask=0x2", 0x02a4, "be-bound"),
+};
+
+static const struct tdr_td_formula skt_formulas[] = {ATOM_FORMULAS("topdown_")};
+
+/* LNL BD, ARL-H C5, ARL-S C6 (intel-family.h). */
+static const struct tdr_td_models skt_models[] = {{0xbd, 0xbd}, {0xc5, 0xc6}};
+
+static const struct tdr_td_family intel_skt = {
+    .name = "skymont",
+    .vendor = "GenuineIntel",
+    .width = 8,
+    .cpu_family = 6,
+    .model_cnt = ARRAY_CNT(skt_models),
+    .models = skt_models,
+    .ident_required = true,
+    .pmus = {"cpu_atom"},
+    .counters = 8,
+    .fixed_cycles = true,
+    .event_cnt = ARRAY_CNT(skt_events),
+    .events = skt_events,
+    .formula_cnt = ARRAY_CNT(skt_formulas),
+    .formulas = skt_formulas,
+};
+
+/* --- AMD Zen 4 (family 0x19, 6-wide) and Zen 5/6 (family 0x1a, 8-wide):
+ * PipelineL1. Six events = all six general counters (cycles has no fixed
+ * counter on AMD). */
+static const struct tdr_td_event zen_events[] = {
+    CYCLES_HW(0x76),
+    TERMS("de_no_dispatch_per_slot.no_ops_from_frontend", "event=0x1a0,umask=0x1",
+	  0x1000001a0ull, "fe-bound"),
+    TERMS("de_no_dispatch_per_slot.backend_stalls", "event=0x1a0,umask=0x1e", 0x100001ea0ull,
+	  "be-bound"),
+    TERMS("de_no_dispatch_per_slot.smt_contention", "event=0x1a0,umask=0x60", 0x1000060a0ull,
+	  "smt-contention"),
+    TERMS("de_src_op_disp.all", "event=0xaa,umask=0x7", 0x07aa, "bad-spec"),
+    TERMS("ex_ret_ops", "event=0xc1", 0xc1, "retiring"),
+};
+
+static const struct tdr_td_formula zen_formulas[] = {
+    OVER_WCYC("retiring", "ex_ret_ops"),
+    {"bad-spec",
+     false,
+     {{"de_src_op_disp.all", 1.0, false}, {"ex_ret_ops", -1.0, false}},
+     {{"cycles", 1.0, true}}},
+    OVER_WCYC("fe-bound", "de_no_dispatch_per_slot.no_ops_from_frontend"),
+    OVER_WCYC("be-bound", "de_no_dispatch_per_slot.backend_stalls"),
+    OVER_WCYC("smt-contention", "de_no_dispatch_per_slot.smt_contention"),
+};
+
+/* perf's mapfile.csv: family 25 models 00-0F and 20-5F are Zen 3 (no
+ * PipelineL1), the others Zen 4. */
+static const struct tdr_td_models zen4_models[] = {{0x10, 0x1f}, {0x60, 0xff}};
+
+#define ZEN_COMMON                                                                                 \
+	.vendor = "AuthenticAMD", .ident_required = true, .pmus = {"cpu"},                         \
+	.counters = 6, /* amd/core.c: 6 core counters, none fixed */                               \
+	    .event_cnt = ARRAY_CNT(zen_events), .events = zen_events,                              \
+	.formula_cnt = ARRAY_CNT(zen_formulas), .formulas = zen_formulas
+
+static const struct tdr_td_family amd_zen4 = {
+    .name = "amd-zen4",
+    .width = 6,
+    .cpu_family = 0x19,
+    .model_cnt = ARRAY_CNT(zen4_models),
+    .models = zen4_models,
+    ZEN_COMMON,
+};
+
+/* Zen 5 and Zen 6: every model of family 0x1a (amdzen5, amdzen6). */
+static const struct tdr_td_family amd_zen5 = {
+    .name = "amd-zen5",
+    .width = 8,
+    .cpu_family = 0x1a,
+    ZEN_COMMON,
+};
+
 /* --- Software: no categories. Sampling: cpu-clock leads and samples (the
  * plan drops the member a software -e sampler duplicates); counting has
  * no sampler and counts what a run summary needs. */
 static const struct tdr_td_event sw_sample_events[] = {
-    {"cpu-clock", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_CPU_CLOCK, TDR_TD_LEADER, NULL},
-    {"task-clock", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_TASK_CLOCK, 0, NULL},
-    {"page-faults", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_PAGE_FAULTS, 0, NULL},
-    {"context-switches", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, NULL},
+    SW_EVENT("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, TDR_TD_LEADER),
+    SW_EVENT("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0),
+    SW_EVENT("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0),
+    SW_EVENT("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 0),
 };
 
 static const struct tdr_td_event sw_count_events[] = {
-    {"task-clock", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_TASK_CLOCK, TDR_TD_LEADER, NULL},
-    {"context-switches", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, NULL},
-    {"cpu-migrations", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_CPU_MIGRATIONS, 0, NULL},
-    {"page-faults", TDR_TD_SOFTWARE, NULL, PERF_COUNT_SW_PAGE_FAULTS, 0, NULL},
+    SW_EVENT("task-clock", PERF_COUNT_SW_TASK_CLOCK, TDR_TD_LEADER),
+    SW_EVENT("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 0),
+    SW_EVENT("cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 0),
+    SW_EVENT("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0),
 };
 
 static const struct tdr_td_family software = {
@@ -132,7 +413,9 @@ static const struct tdr_td_family software = {
 
 /* Best first: the order plans are tried in under "auto", and the order
  * format/meta.c looks for a family whose events a file has. */
-static const struct tdr_td_family *const families[] = {&pm_l2, &pm_l1, &software};
+static const struct tdr_td_family *const families[] = {
+    &pm_l2, &pm_l1, &intel_skl, &intel_grt, &intel_cmt, &intel_skt, &amd_zen4, &amd_zen5, &software,
+};
 
 size_t tdr_topdown_category_cnt(void)
 {
@@ -230,21 +513,109 @@ const struct tdr_td_formula *tdr_td_family__formula(const struct tdr_td_family *
 
 double tdr_td_family__coef(const struct tdr_td_family *f, const struct tdr_td_term *t)
 {
-	return t->per_width ? t->coef * (double)f->width : t->coef;
+	return tdr_td_family__coef_w(f, t, f->width);
 }
 
-const struct tdr_td_event *tdr_topdown_event_by_raw(const char *vendor, uint64_t config)
+double tdr_td_family__coef_w(const struct tdr_td_family *f, const struct tdr_td_term *t,
+			     uint32_t width)
+{
+	(void)f;
+	return t->per_width ? t->coef * (double)width : t->coef;
+}
+
+static bool model_in(const struct tdr_td_family *f, uint32_t model)
+{
+	for (size_t i = 0; i < f->model_cnt; i++)
+		if (model >= f->models[i].first && model <= f->models[i].last)
+			return true;
+	return !f->model_cnt;
+}
+
+bool tdr_td_family__matches(const struct tdr_td_family *f, const struct tdr_cpuid *cpu)
+{
+	if (!f->vendor)
+		return true;
+	if (!cpu || !cpu->known)
+		return !f->ident_required;
+	return !strcmp(cpu->vendor, f->vendor) && (!f->cpu_family || cpu->family == f->cpu_family) &&
+	       model_in(f, cpu->model);
+}
+
+bool tdr_td_family__runs_on(const struct tdr_td_family *f, const char *pmu)
+{
+	for (size_t i = 0; pmu && i < TDR_TD_MAX_PMUS && f->pmus[i]; i++)
+		if (!strcmp(f->pmus[i], pmu))
+			return true;
+	return false;
+}
+
+const struct tdr_td_family *tdr_topdown_family_for_cpu(const struct tdr_cpuid *cpu,
+						       const char *pmu)
 {
 	for (size_t i = 0; i < ARRAY_CNT(families); i++) {
 		const struct tdr_td_family *f = families[i];
 
-		if (vendor && f->vendor && strcmp(vendor, f->vendor))
-			continue;
-		for (const struct tdr_td_family *g = f; g; g = g->base)
-			for (size_t j = 0; j < g->event_cnt; j++)
-				if (g->events[j].source == TDR_TD_CORE_ALIAS &&
-				    g->events[j].config == config)
-					return &g->events[j];
+		if (f->formula_cnt && tdr_td_family__matches(f, cpu) &&
+		    (!pmu || tdr_td_family__runs_on(f, pmu)))
+			return f;
 	}
 	return NULL;
+}
+
+/* Event of f (or its base) that (type, config) names. */
+static const struct tdr_td_event *family_event(const struct tdr_td_family *f, bool hw,
+					       uint64_t config)
+{
+	for (const struct tdr_td_family *g = f; g; g = g->base) {
+		for (size_t j = 0; j < g->event_cnt; j++) {
+			const struct tdr_td_event *e = &g->events[j];
+			bool raw = e->source == TDR_TD_CORE_ALIAS || e->source == TDR_TD_CORE_TERMS;
+
+			if (hw && e->source == TDR_TD_HARDWARE && e->config == config)
+				return e;
+			if (!hw && raw && e->config == config)
+				return e;
+			if (!hw && (raw || e->source == TDR_TD_HARDWARE) && e->config_alt &&
+			    e->config_alt == config)
+				return e;
+		}
+	}
+	return NULL;
+}
+
+const struct tdr_td_event *tdr_topdown_event_by_attr(const struct tdr_cpuid *cpu, uint32_t type,
+						     uint64_t config)
+{
+	bool hw = type == PERF_TYPE_HARDWARE;
+	const struct tdr_td_event *e;
+
+	if (!hw && type != PERF_TYPE_RAW && type < PERF_TYPE_MAX)
+		return NULL;
+	if (hw)
+		config &= 0xffffffffu; /* bits 32-63: the hybrid PMU type */
+	/* The families for this CPU first. */
+	for (size_t i = 0; cpu && cpu->known && i < ARRAY_CNT(families); i++) {
+		if (families[i]->vendor && tdr_td_family__matches(families[i], cpu) &&
+		    (e = family_event(families[i], hw, config)))
+			return e;
+	}
+	/* Else any family of the vendor (every family without one). */
+	for (size_t i = 0; i < ARRAY_CNT(families); i++) {
+		const struct tdr_td_family *f = families[i];
+
+		if (cpu && cpu->vendor[0] && f->vendor && strcmp(cpu->vendor, f->vendor))
+			continue;
+		if ((e = family_event(f, hw, config)))
+			return e;
+	}
+	return NULL;
+}
+
+const struct tdr_td_event *tdr_topdown_event_by_raw(const char *vendor, uint64_t config)
+{
+	struct tdr_cpuid cpu = {0};
+
+	if (vendor)
+		snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", vendor);
+	return tdr_topdown_event_by_attr(vendor ? &cpu : NULL, PERF_TYPE_RAW, config);
 }

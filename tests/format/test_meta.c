@@ -6,6 +6,7 @@
  * tdr_records__next on good and damaged buffers.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,6 +203,35 @@ static void test_meta__add_categories_fault_injection(void **state)
 	}
 }
 
+/* tdr_category__value is sum(num) / sum(den) as computed: a subtraction that
+ * overshoots reads below 0, counters that do not add up read above 1, and
+ * only a non-positive denominator or a bad index gives NAN. */
+static void test_category__value_unclamped(void **state)
+{
+	struct tdr_term num[2] = {{.event_idx = 1, .coef = 1.0}, {.event_idx = 2, .coef = -1.0}};
+	struct tdr_term den[1] = {{.event_idx = 0, .coef = 6.0}};
+	struct tdr_category c = {.num_cnt = 2, .num = num, .den_cnt = 1, .den = den};
+	const uint64_t in_range[3] = {100, 450, 150};  /* (450 - 150) / 600 = 0.5 */
+	const uint64_t negative[3] = {100, 150, 180};  /* (150 - 180) / 600 = -0.05 */
+	const uint64_t above[3] = {100, 900, 60};      /* (900 - 60) / 600 = 1.4 */
+	const uint64_t no_slots[3] = {0, 900, 60};
+	double v;
+
+	(void)state;
+	assert_true(fabs(tdr_category__value(&c, in_range, 3) - 0.5) < 1e-12);
+	v = tdr_category__value(&c, negative, 3);
+	assert_true(fabs(v - -0.05) < 1e-12);
+	assert_true(tdr_category_out_of_range(v));
+	v = tdr_category__value(&c, above, 3);
+	assert_true(fabs(v - 1.4) < 1e-12);
+	assert_true(tdr_category_out_of_range(v));
+	assert_false(tdr_category_out_of_range(0.0));
+	assert_false(tdr_category_out_of_range(1.0));
+	assert_false(tdr_category_out_of_range(NAN));
+	assert_true(isnan(tdr_category__value(&c, no_slots, 3)));
+	assert_true(isnan(tdr_category__value(&c, in_range, 2))); /* event 2 past the end */
+}
+
 static void test_records__walk(void **state)
 {
 	uint64_t buf[8] = { 0 };
@@ -269,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_meta__copy_deep_and_fault_injection),
 		cmocka_unit_test(test_meta__add_categories_fault_injection),
 		cmocka_unit_test(test_records__walk),
+		cmocka_unit_test(test_category__value_unclamped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

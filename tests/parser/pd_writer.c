@@ -70,6 +70,24 @@ static void put_str(struct wbuf *b, const char *s)
 	put_zeros(b, len - n);
 }
 
+/* The attr size written: o->attr_size, or this build's struct. */
+static size_t attr_sz(const struct pdw_opts *o)
+{
+	return o->attr_size ? o->attr_size : sizeof(struct perf_event_attr);
+}
+
+/* An attr in attr_sz bytes: cut, or zero-extended, with attr.size saying so
+ * (a file whose bytes do not depend on the build's kernel headers). */
+static void put_attr(struct wbuf *b, const struct pdw_opts *o, const struct perf_event_attr *a)
+{
+	size_t n = attr_sz(o), have = sizeof(*a) < n ? sizeof(*a) : n;
+	struct perf_event_attr c = *a;
+
+	c.size = (uint32_t)n;
+	put(b, &c, have);
+	put_zeros(b, n - have);
+}
+
 /* One feature payload; returns whether the writer has one for bit. */
 static bool put_feature(struct wbuf *b, const struct pdw_opts *o, int bit)
 {
@@ -101,6 +119,9 @@ static bool put_feature(struct wbuf *b, const struct pdw_opts *o, int bit)
 	case 5:
 		put_str(b, o->version);
 		return true;
+	case 8: /* CPUDESC */
+		put_str(b, o->cpudesc);
+		return true;
 	case 9:
 		put_str(b, o->cpuid);
 		return true;
@@ -111,9 +132,9 @@ static bool put_feature(struct wbuf *b, const struct pdw_opts *o, int bit)
 		return true;
 	case 12: /* EVENT_DESC */
 		put32(b, (uint32_t)o->ev_cnt);
-		put32(b, (uint32_t)sizeof(struct perf_event_attr));
+		put32(b, (uint32_t)attr_sz(o));
 		for (i = 0; i < o->ev_cnt; i++) {
-			put(b, &o->ev[i].attr, sizeof(o->ev[i].attr));
+			put_attr(b, o, &o->ev[i].attr);
 			put32(b, (uint32_t)o->ev[i].id_cnt);
 			put_str(b, o->ev[i].name);
 			put(b, o->ev[i].ids, o->ev[i].id_cnt * 8);
@@ -197,7 +218,7 @@ static void put_data(struct wbuf *b, const struct pdw_opts *o, const uint8_t *da
 
 size_t pdw_write(const char *path, const struct pdw_opts *o, const uint8_t *data, size_t sz)
 {
-	static const int bits[] = {2, 3, 4, 5, 9, 11, 12, 17};
+	static const int bits[] = {2, 3, 4, 5, 8, 9, 11, 12, 17};
 	struct wbuf b = {0};
 	uint64_t bitmap[4] = {0};
 	size_t i, nfeat = 0, ids_at[64], attrs_at, data_at, tab_at;
@@ -212,7 +233,7 @@ size_t pdw_write(const char *path, const struct pdw_opts *o, const uint8_t *data
 	}
 	attrs_at = b.sz;
 	for (i = 0; i < o->ev_cnt; i++) {
-		put(&b, &o->ev[i].attr, sizeof(o->ev[i].attr));
+		put_attr(&b, o, &o->ev[i].attr);
 		put64(&b, ids_at[i]);
 		put64(&b, o->ev[i].id_cnt * 8);
 	}
@@ -222,7 +243,7 @@ size_t pdw_write(const char *path, const struct pdw_opts *o, const uint8_t *data
 	/* header: magic, size, attr_size, attrs, data, event_types, features */
 	memcpy(b.p, "PERFILE2", 8);
 	set64(&b, 8, 104);
-	set64(&b, 16, sizeof(struct perf_event_attr) + 16);
+	set64(&b, 16, attr_sz(o) + 16);
 	set64(&b, 24, attrs_at);
 	set64(&b, 32, data_at - attrs_at);
 	set64(&b, 40, data_at);
@@ -231,6 +252,7 @@ size_t pdw_write(const char *path, const struct pdw_opts *o, const uint8_t *data
 		int bit = bits[i];
 		bool have = (bit == 2 && o->bid_cnt) || (bit == 3 && o->hostname) ||
 			    (bit == 4 && o->osrelease) || (bit == 5 && o->version) ||
+			    (bit == 8 && o->cpudesc) ||
 			    (bit == 9 && o->cpuid) || (bit == 11 && o->argc) || bit == 12 ||
 			    (bit == 17 && o->group_cnt);
 

@@ -4,8 +4,9 @@
  * Responsibility: lay out a perf.data file the way perf record does (file
  * form, "PERFILE2", 104-byte header): sample ids of each attr, the attrs
  * section, the data section, the feature table at data.offset + data.size
- * and the feature payloads (HOSTNAME, OSRELEASE, VERSION, CPUID, CMDLINE,
- * EVENT_DESC, GROUP_DESC, BUILD_ID). The data can be written as perf -z does:
+ * and the feature payloads (HOSTNAME, OSRELEASE, VERSION, CPUDESC, CPUID,
+ * CMDLINE, EVENT_DESC, GROUP_DESC, BUILD_ID). examples/gen_topdown_examples.c
+ * writes the shipped example files with it. The data can be written as perf -z does:
  * PDW_COMPRESSED (81) or COMPRESSED2 (83) records that are chunks of
  * ONE zstd stream, flushed every `chunk` input bytes so that records straddle
  * two compressed records, with each FINISHED_ROUND written uncompressed
@@ -49,7 +50,10 @@ struct pdw_opts {
 	size_t ev_cnt;
 	const struct pdw_group *groups;
 	size_t group_cnt;
-	const char *hostname, *osrelease, *version, *cpuid;
+	const char *hostname, *osrelease, *version, *cpuid, *cpudesc;
+	/* Bytes per attr (attrs section and EVENT_DESC), attr.size set to it;
+	 * 0: sizeof(struct perf_event_attr) of this build. */
+	uint32_t attr_size;
 	const char *const *argv;
 	size_t argc;
 	const struct pdw_build_id *bids;

@@ -43,7 +43,7 @@ static struct tdr_term *terms(struct fx_meta *m, size_t n, ...)
 	return t;
 }
 
-/* name = max(0, sum num) / slots */
+/* name = sum num / slots */
 static void add_cat(struct fx_meta *m, const char *name, const char *parent, uint32_t level,
 		    bool derived, struct tdr_term *num, size_t num_cnt)
 {

@@ -63,7 +63,7 @@ struct fx_meta {
 void fx_meta_l1(struct fx_meta *m);
 void fx_meta_l2(struct fx_meta *m);
 void fx_meta_sw(struct fx_meta *m);
-/* One event pair and a generic formula: c0 = max(0, 2*a - b) / (4*b). */
+/* One event pair and a generic formula: c0 = (2*a - b) / (4*b). */
 void fx_meta_generic(struct fx_meta *m);
 
 /* A report from m with opts (NULL = defaults); asserts success. */

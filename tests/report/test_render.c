@@ -95,6 +95,7 @@ static void check_row_keys(const struct jm *row, bool topdown)
 	assert_true(jm_get(row, "share")->num >= 0 && jm_get(row, "share")->num <= 1);
 	assert_int_equal(jm_get(row, "events")->t, JM_OBJ);
 	assert_int_equal(jm_get(row, "topdown")->t, topdown ? JM_OBJ : JM_NULL);
+	assert_int_equal(jm_get(row, "out_of_range")->t, topdown ? JM_ARR : JM_NULL);
 	assert_int_equal(jm_get(row, "low_confidence")->t, JM_BOOL);
 	assert_non_null(jm_get(row, "slots_share"));
 	assert_non_null(jm_get(row, "bottleneck"));
@@ -642,6 +643,104 @@ static void test_render__unfinished_report_is_refused(void **state)
 	tdr_report__free(r);
 }
 
+/* A generic formula can leave [0, 1]: the value is printed as computed with
+ * '!' (never '*'), one warning says why, JSON lists the category, and the
+ * split bar leaves the negative value out. c0 = (2a - b) / 4b. */
+static void test_render__out_of_range_values_are_flagged(void **state)
+{
+	struct fx_meta m;
+	struct tdr_report *r;
+	const uint64_t neg[] = {100, 400};  /* (200 - 400) / 1600 = -12.5% */
+	const uint64_t over[] = {700, 200}; /* (1400 - 200) / 800 = 150% */
+	const uint64_t ok[] = {300, 400};   /* (600 - 400) / 1600 = 12.5% */
+	struct jm *j;
+	const struct jm *rows, *w;
+	char *out;
+	size_t warned = 0;
+
+	(void)state;
+	fx_meta_generic(&m);
+	r = fx_report(&m, NULL);
+	fx_add(r, "negf", NULL, neg, 40);
+	fx_add(r, "overf", NULL, over, 40);
+	fx_add(r, "okf", NULL, ok, 40);
+	assert_int_equal(tdr_report__finish(r), 0);
+	out = fx_render(r, TDR_FMT_TEXT, false, 0);
+	assert_non_null(strstr(out, "-12.5! "));
+	assert_non_null(strstr(out, "150.0! "));
+	assert_non_null(strstr(out, " 12.5  "));
+	assert_non_null(strstr(out, "2 rows have a category below 0% or above 100%"));
+	assert_null(strstr(strstr(out, "2 rows have") + 1, "2 rows have")); /* once */
+	free(out);
+	out = fx_render(r, TDR_FMT_JSON, false, 0);
+	j = jm_parse(out, NULL);
+	assert_non_null(j);
+	rows = jm_get(j, "rows");
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct jm *row = jm_at(rows, i), *o = jm_get(row, "out_of_range");
+
+		assert_int_equal(o->t, JM_ARR);
+		if (!strcmp(jm_get(row, "name")->str, "okf")) {
+			assert_int_equal(o->n, 0);
+		} else {
+			assert_int_equal(o->n, 1);
+			assert_string_equal(jm_at(o, 0)->str, m.cats[0].name);
+		}
+	}
+	/* Totals: (2*1100 - 1000) / 4000 = 30%, in range. */
+	assert_int_equal(jm_get(jm_get(j, "totals"), "out_of_range")->n, 0);
+	w = jm_get(j, "warnings");
+	for (size_t i = 0; i < w->n; i++)
+		warned += strstr(jm_at(w, i)->str, "below 0%") != NULL;
+	assert_int_equal(warned, 1);
+	jm_free(j);
+	free(out);
+	tdr_report__free(r);
+}
+
+/* Labels of an event list, checked one by one and for being distinct. */
+static void check_labels(const char *const *names, const char *const *want, size_t cnt)
+{
+	char *labels[16] = {0};
+
+	assert_int_equal(tdr_report_event_labels((char *const *)names, cnt, labels), 0);
+	for (size_t i = 0; i < cnt; i++) {
+		assert_string_equal(labels[i], want[i]);
+		assert_true(strlen(labels[i]) <= REPORT_EV_LABEL_W);
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(labels[i], labels[k]);
+	}
+	for (size_t i = 0; i < cnt; i++)
+		free(labels[i]);
+}
+
+/* AMD's three de_no_dispatch_per_slot events used to print as one label
+ * (a plain 8-column cut); perf's other long names must stay apart too. */
+static void test_render__event_labels_are_distinct(void **state)
+{
+	const char *const amd[] = {
+	    "cycles", "de_no_dispatch_per_slot.no_ops_from_frontend",
+	    "de_no_dispatch_per_slot.backend_stalls", "de_no_dispatch_per_slot.smt_contention",
+	    "de_src_op_disp.all", "ex_ret_ops", "ls_not_halted_cyc"};
+	const char *const amd_want[] = {"cycles",   "no_ops_f", "backend", "smt_cont",
+					"disp.all", "ex_ret_o", "ls_not_h"};
+	const char *const perf[] = {"stalled-cycles-frontend", "stalled-cycles-backend",
+				    "instructions:u", "instructions:k", "L1-dcache-load-misses",
+				    "L1-dcache-loads", "cpu_core/topdown-retiring/",
+				    "cpu-clock:ppp", "page-faults/period=1/", "branch-misses"};
+	const char *const perf_want[] = {"frontend", "backend", "instru:u", "instru:k",
+					 "load-mis", "loads",	 "topdown", "cpu-ms",
+					 "faults",   "branch-m"};
+	/* Names alike up to their last characters: numbered by position. */
+	const char *const same[] = {"abcdefghij_x1", "abcdefghij_x2", "abcdefghij"};
+	const char *const same_want[] = {"abcdef~1", "abcdef~2", "abcdef~3"};
+
+	(void)state;
+	check_labels(amd, amd_want, 7);
+	check_labels(perf, perf_want, 10);
+	check_labels(same, same_want, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +755,8 @@ int main(void)
 	    cmocka_unit_test(test_render__text_event_labels_ignore_modifiers),
 	    cmocka_unit_test(test_render__text_shows_markers_and_units),
 	    cmocka_unit_test(test_render__unfinished_report_is_refused),
+	    cmocka_unit_test(test_render__out_of_range_values_are_flagged),
+	    cmocka_unit_test(test_render__event_labels_are_distinct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,12 +85,13 @@ static void test_topdown__l1_from_summed_deltas(void **state)
 	tdr_report__free(r);
 }
 
-static void test_topdown__l2_measured_and_derived_clamped(void **state)
+static void test_topdown__l2_measured_and_derived_negative(void **state)
 {
 	struct fx_meta m;
 	struct tdr_report *r;
 	const struct tdr_report_row *x;
-	/* heavy-ops (600) above retiring (500): light-ops clamps at 0. */
+	/* heavy-ops (600) above retiring (500): light-ops comes out negative,
+	 * shown as computed and flagged (it used to be clamped at 0). */
 	const uint64_t d[EV_L2_CNT] = {
 	    [EV_SLOTS] = 1000, [EV_RET] = 500, [EV_BAD] = 100,	[EV_FE] = 200, [EV_BE] = 200,
 	    [EV_HEAVY] = 600,  [EV_BRM] = 40,  [EV_FLAT] = 150, [EV_MEM] = 50};
@@ -110,7 +111,12 @@ static void test_topdown__l2_measured_and_derived_clamped(void **state)
 	assert_pct(x->topdown[CAT_BRM], 4.0);
 	assert_pct(x->topdown[CAT_FLAT], 15.0);
 	assert_pct(x->topdown[CAT_MEM], 5.0);
-	assert_true(x->topdown[CAT_LIGHT] == 0.0); /* max(0, 500 - 600) / 1000 */
+	assert_true(fabs(x->topdown[CAT_LIGHT] - -0.1) < 1e-12); /* (500 - 600) / 1000 */
+	assert_true(tdr_report_row_out_of_range(r, x, CAT_LIGHT));
+	assert_false(tdr_report_row_out_of_range(r, x, CAT_HEAVY));
+	assert_true(tdr_report_row_out_of_range(r, x, -1));
+	assert_int_equal(tdr_report__warning_cnt(r), 1);
+	assert_non_null(strstr(tdr_report__warning(r, 0), "2 rows have a category below 0%"));
 	assert_pct(x->topdown[CAT_MCLEAR], 6.0);
 	assert_pct(x->topdown[CAT_FBW], 5.0);
 	assert_pct(x->topdown[CAT_CORE], 15.0);
@@ -123,7 +129,7 @@ static void test_topdown__generic_formula_with_coefficients(void **state)
 	struct fx_meta m;
 	struct tdr_report *r;
 	const uint64_t d1[] = {1000, 400}; /* (2*1000 - 400) / (4*400) = 100% */
-	const uint64_t d2[] = {100, 400};  /* (200 - 400) < 0: 0% */
+	const uint64_t d2[] = {100, 400};  /* (200 - 400) / 1600 = -12.5%, as computed */
 	const uint64_t d3[] = {700, 200};  /* (1400 - 200) / 800 = 150%, as measured */
 
 	(void)state;
@@ -134,8 +140,13 @@ static void test_topdown__generic_formula_with_coefficients(void **state)
 	fx_add(r, "over", NULL, d3, 40);
 	assert_int_equal(tdr_report__finish(r), 0);
 	assert_pct(fx_row(r, "full", NULL)->topdown[0], 100.0);
-	assert_true(fx_row(r, "neg", NULL)->topdown[0] == 0.0);
+	assert_pct(fx_row(r, "neg", NULL)->topdown[0], -12.5);
 	assert_pct(fx_row(r, "over", NULL)->topdown[0], 150.0);
+	/* Both flagged, the full row and the totals not. */
+	assert_true(tdr_report_row_out_of_range(r, fx_row(r, "neg", NULL), 0));
+	assert_true(tdr_report_row_out_of_range(r, fx_row(r, "over", NULL), -1));
+	assert_false(tdr_report_row_out_of_range(r, fx_row(r, "full", NULL), -1));
+	assert_false(tdr_report_row_out_of_range(r, tdr_report__totals(r), -1));
 	/* Slots are the denominator, 4 * cycles: 1600, 1600, 800 of 4000. */
 	assert_pct(fx_row(r, "over", NULL)->slots_share, 20.0);
 	/* Totals: (2*1800 - 1000) / 4000 = 65%. */
@@ -475,7 +486,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_topdown__l1_from_summed_deltas),
-	    cmocka_unit_test(test_topdown__l2_measured_and_derived_clamped),
+	    cmocka_unit_test(test_topdown__l2_measured_and_derived_negative),
 	    cmocka_unit_test(test_topdown__generic_formula_with_coefficients),
 	    cmocka_unit_test(test_topdown__row_without_slots_has_no_ratios),
 	    cmocka_unit_test(test_topdown__sort_by_each_column),

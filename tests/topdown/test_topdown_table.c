@@ -6,8 +6,10 @@
  * every category has a parent chain ending at level 1; every formula term
  * names an event of its family; the formulas as format/ stores them make
  * level-2 children add up to their parent; the raw configs the perf.data
- * importer matches are what the kernel's sysfs aliases encode to (checked
- * against the fake trees, through the plan's own encoder).
+ * importer matches are what the kernel's sysfs aliases and the table's
+ * terms encode to (checked against the fake trees, through the plan's own
+ * encoder); the generic families' stored formulas give hand-computed
+ * fractions; perf.data attrs find their events by CPU identity.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +20,9 @@
 #include <cmocka.h>
 #include <math.h>
 
+#include "plan_int.h" /* the plan's own encoder: tdr_sysfs__read, tdr_pmu__encode */
 #include "support/sysfs_test_util.h"
+#include "tdrec/cpuid.h"
 #include "tdrec/format.h"
 #include "topdown_int.h" /* tdr_topdown_category_cnt/_at */
 #include "tdrec/topdown.h"
@@ -162,7 +166,7 @@ static void test_topdown__stored_children_sum_to_parent(void **state)
 			continue;
 		meta_of_family(&m, f);
 		assert_true(m.event_cnt <= 32);
-		assert_int_equal(tdr_meta__add_topdown_categories(&m), (int)cnt);
+		assert_int_equal(tdr_meta__add_family_categories(&m, f, 0), (int)cnt);
 		assert_int_equal(m.category_cnt, cnt);
 		/* Deltas that keep every remainder positive: the leader (the
 		 * slots) largest, each later event a little smaller. */
@@ -191,6 +195,7 @@ static void test_topdown__stored_children_sum_to_parent(void **state)
 			assert_true(fabs(sum - parent) < 1e-12);
 		}
 		/* Nothing is added twice. */
+		assert_int_equal(tdr_meta__add_family_categories(&m, f, 0), 0);
 		assert_int_equal(tdr_meta__add_topdown_categories(&m), 0);
 		tdr_meta__clear(&m);
 	}
@@ -277,6 +282,286 @@ static void test_topdown__raw_configs_match_sysfs(void **state)
 	tdr_plan__free(p);
 }
 
+/* Every event says how it is opened; generic families (those that need a
+ * CPU identity) lead with PERF_TYPE_HARDWARE cycles and name the core PMUs
+ * they run on. */
+static void test_topdown__events_encoded(void **state)
+{
+	(void)state;
+	for (size_t fi = 0; fi < tdr_topdown_family_cnt(); fi++) {
+		const struct tdr_td_family *f = tdr_topdown_family_at(fi);
+
+		for (size_t i = 0; i < tdr_td_family__event_cnt(f, false); i++) {
+			const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
+
+			switch (e->source) {
+			case TDR_TD_CORE_ALIAS:
+				assert_non_null(e->alias);
+				assert_true(e->config != 0);
+				break;
+			case TDR_TD_CORE_TERMS:
+				assert_non_null(e->terms);
+				assert_true(e->config != 0);
+				break;
+			case TDR_TD_HARDWARE:
+				assert_true(e->config < PERF_COUNT_HW_MAX);
+				break;
+			case TDR_TD_SOFTWARE:
+				assert_true(e->config < PERF_COUNT_SW_MAX);
+				break;
+			default:
+				fail();
+			}
+			assert_true(strlen(e->name) < 64); /* struct tdr_plan_event name */
+		}
+		if (!f->ident_required)
+			continue;
+		assert_non_null(f->vendor);
+		assert_non_null(f->pmus[0]);
+		assert_true(f->width > 0);
+		assert_true(f->counters > 0);
+		assert_int_equal(tdr_td_family__event(f, false, 0)->source, TDR_TD_HARDWARE);
+		assert_int_equal(tdr_td_family__event(f, false, 0)->config, PERF_COUNT_HW_CPU_CYCLES);
+		assert_string_equal(tdr_td_family__event(f, false, 0)->name, "cycles");
+		/* The group fits the counters (one of them may be fixed cycles). */
+		assert_true(tdr_td_family__event_cnt(f, false) - (f->fixed_cycles ? 1 : 0) <=
+			    f->counters);
+	}
+}
+
+/* Encode terms on PMU pmu of fake tree tree through its format/ files. */
+static uint64_t encode_on(const char *tree, const char *pmu_name, const char *terms)
+{
+	struct perf_event_attr attr = {0};
+	struct tdr_sysfs *sys = NULL;
+	struct tdr_pmu pmu;
+
+	assert_int_equal(tdr_sysfs__read(fixture(tree), NULL, &sys), 0);
+	assert_int_equal(tdr_pmu__open(sys, pmu_name, &pmu), 0);
+	assert_int_equal(tdr_pmu__encode(&pmu, terms, &attr), 0);
+	tdr_sysfs__free(sys);
+	return attr.config;
+}
+
+/* The alias text of tree's PMU, encoded. */
+static uint64_t alias_on(const char *tree, const char *pmu_name, const char *alias)
+{
+	struct tdr_sysfs *sys = NULL;
+	char terms[256];
+	struct tdr_pmu pmu;
+
+	assert_int_equal(tdr_sysfs__read(fixture(tree), NULL, &sys), 0);
+	assert_int_equal(tdr_pmu__open(sys, pmu_name, &pmu), 0);
+	assert_int_equal(tdr_pmu__event_terms(&pmu, alias, terms, sizeof(terms)), 0);
+	tdr_sysfs__free(sys);
+	return encode_on(tree, pmu_name, terms);
+}
+
+/* The raw configs of the generic families are what the format files of a
+ * tree of their vendor encode the terms to; the pre-Ice Lake aliases
+ * encode to config with HT off and config_alt with HT on. */
+static void test_topdown__generic_raw_configs_match_format(void **state)
+{
+	static const struct {
+		const char *family, *tree, *pmu;
+	} where[] = {
+	    {"amd-zen4", "genoa", "cpu"},	      {"amd-zen5", "turin", "cpu"},
+	    {"gracemont", "alderlake-hybrid", "cpu_atom"}, {"crestmont", "sierra-forest", "cpu"},
+	    {"skymont", "arrow-lake", "cpu_atom"},
+	};
+	const struct tdr_td_family *skl = tdr_topdown_family("intel-skl");
+	size_t checked = 0;
+
+	(void)state;
+	for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); w++) {
+		const struct tdr_td_family *f = tdr_topdown_family(where[w].family);
+
+		assert_non_null(f);
+		for (size_t i = 0; i < tdr_td_family__event_cnt(f, false); i++) {
+			const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
+
+			if (e->source != TDR_TD_CORE_TERMS)
+				continue;
+			assert_int_equal(encode_on(where[w].tree, where[w].pmu, e->terms), e->config);
+			checked++;
+		}
+	}
+	assert_int_equal(checked, 5 + 5 + 3 + 4 + 4);
+	/* By hand: AMD's event bits 8-11 go to config bits 32-35. */
+	assert_int_equal(encode_on("genoa", "cpu", "event=0x1a0,umask=0x1e"), 0x100001ea0ull);
+	for (size_t i = 0; i < tdr_td_family__event_cnt(skl, false); i++) {
+		const struct tdr_td_event *e = tdr_td_family__event(skl, false, i);
+
+		if (e->source != TDR_TD_CORE_ALIAS)
+			continue;
+		assert_int_equal(alias_on("skylake-sp-noht", "cpu", e->alias), e->config);
+		assert_int_equal(alias_on("skylake-sp-ht", "cpu", e->alias),
+				 e->config_alt ? e->config_alt : e->config);
+		checked++;
+	}
+	assert_int_equal(checked, 21 + 4);
+	assert_int_equal(alias_on("skylake-sp-ht", "cpu", "topdown-recovery-bubbles"), 0x0120030d);
+	/* The alias the group does not open (its .scale gives W). */
+	assert_int_equal(alias_on("skylake-sp-noht", "cpu", skl->gate[0]), 0x3c);
+}
+
+static struct tdr_cpuid cpu_of(const char *text)
+{
+	struct tdr_cpuid c;
+
+	assert_int_equal(tdr_cpuid_parse(text, &c), 0);
+	return c;
+}
+
+/* Identity: vendor, family, model; unknown CPUs get only the families that
+ * need no identity. */
+static void test_topdown__families_match_cpus(void **state)
+{
+	static const struct {
+		const char *cpuid, *pmu, *family;
+	} want[] = {
+	    {"AuthenticAMD,25,17,1", "cpu", "amd-zen4"},     /* Genoa */
+	    {"AuthenticAMD,25,97,2", "cpu", "amd-zen4"},     /* Raphael 0x61 */
+	    {"AuthenticAMD,26,2,1", "cpu", "amd-zen5"},      /* Turin */
+	    {"AuthenticAMD,26,80,0", "cpu", "amd-zen5"},     /* Zen 6, 0x50 */
+	    {"GenuineIntel,6,85,7", "cpu", "topdown-l2"},    /* CLX: perf metrics first, */
+	    {"GenuineIntel,6,175,3", "cpu", "topdown-l2"},   /* their aliases decide */
+	    {"GenuineIntel,6,175,3", "cpu_atom", "crestmont"}, /* SRF 0xaf */
+	    {"GenuineIntel,6,151,2", "cpu_atom", "gracemont"}, /* ADL 0x97 */
+	    {"GenuineIntel,6,198,2", "cpu_atom", "skymont"},   /* ARL 0xc6 */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct tdr_cpuid c = cpu_of(want[i].cpuid);
+		const struct tdr_td_family *f = tdr_topdown_family_for_cpu(&c, want[i].pmu);
+
+		assert_non_null(f);
+		assert_string_equal(f->name, want[i].family);
+	}
+	/* Zen 3 (family 25 model 0x21) has no PipelineL1; Zen 2 family 23. */
+	struct tdr_cpuid zen3 = cpu_of("AuthenticAMD,25,33,0"), zen2 = cpu_of("AuthenticAMD,23,49,0");
+	assert_null(tdr_topdown_family_for_cpu(&zen3, "cpu"));
+	assert_null(tdr_topdown_family_for_cpu(&zen2, NULL));
+	assert_false(tdr_td_family__matches(tdr_topdown_family("topdown-l1"), &zen3));
+	/* Skylake-SP is intel-skl, not Crestmont; Ice Lake is neither. */
+	struct tdr_cpuid skx = cpu_of("GenuineIntel,6,85,4"), icx = cpu_of("GenuineIntel,6,106,6");
+	assert_true(tdr_td_family__matches(tdr_topdown_family("intel-skl"), &skx));
+	assert_false(tdr_td_family__matches(tdr_topdown_family("intel-skl"), &icx));
+	assert_false(tdr_td_family__matches(tdr_topdown_family("crestmont"), &skx));
+	/* No identity: only the families that need none. */
+	assert_false(tdr_td_family__matches(tdr_topdown_family("amd-zen4"), NULL));
+	assert_true(tdr_td_family__matches(tdr_topdown_family("topdown-l1"), NULL));
+	assert_true(tdr_td_family__matches(tdr_topdown_family("software"), &zen2));
+	assert_true(tdr_td_family__runs_on(tdr_topdown_family("crestmont"), "cpu"));
+	assert_true(tdr_td_family__runs_on(tdr_topdown_family("crestmont"), "cpu_atom"));
+	assert_false(tdr_td_family__runs_on(tdr_topdown_family("skymont"), "cpu"));
+}
+
+/* A perf.data file of `perf record -e '{cycles,ex_ret_ops,...}:S'` on Zen 4
+ * names its events with the table's names; colliding raw configs are told
+ * apart by the CPU. */
+static void test_topdown__event_by_attr(void **state)
+{
+	struct tdr_cpuid genoa = cpu_of("AuthenticAMD,25,17,1");
+	struct tdr_cpuid skx = cpu_of("GenuineIntel,6,85,7");
+	struct tdr_cpuid arl = cpu_of("GenuineIntel,6,198,2");
+	struct tdr_cpuid vendor_only = {.known = false};
+	const struct tdr_td_event *e;
+
+	(void)state;
+	e = tdr_topdown_event_by_attr(&genoa, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	assert_non_null(e);
+	assert_string_equal(e->name, "cycles");
+	e = tdr_topdown_event_by_attr(&genoa, PERF_TYPE_RAW, 0x76); /* ls_not_halted_cyc */
+	assert_non_null(e);
+	assert_string_equal(e->name, "cycles");
+	e = tdr_topdown_event_by_attr(&genoa, PERF_TYPE_RAW, 0x1000001a0ull);
+	assert_non_null(e);
+	assert_string_equal(e->name, "de_no_dispatch_per_slot.no_ops_from_frontend");
+	e = tdr_topdown_event_by_attr(&genoa, PERF_TYPE_RAW, 0x1000060a0ull);
+	assert_string_equal(e->name, "de_no_dispatch_per_slot.smt_contention");
+	assert_string_equal(e->category, "smt-contention");
+	assert_string_equal(tdr_topdown_event_by_attr(&genoa, 4, 0x07aa)->name,
+			    "de_src_op_disp.all");
+	assert_string_equal(tdr_topdown_event_by_attr(&genoa, 4, 0xc1)->name, "ex_ret_ops");
+	/* 0x2c2: retire slots on Skylake, retiring on Skymont (cpu_atom has a
+	 * dynamic type). */
+	assert_string_equal(tdr_topdown_event_by_attr(&skx, 4, 0x02c2)->name,
+			    "topdown-slots-retired");
+	assert_string_equal(tdr_topdown_event_by_attr(&arl, 10, 0x02c2)->name,
+			    "topdown_retiring.all_p");
+	assert_string_equal(tdr_topdown_event_by_attr(&skx, 4, 0x0120030d)->name,
+			    "topdown-recovery-bubbles");
+	/* The hybrid PMU type in bits 32-63 of a hardware config. */
+	assert_string_equal(
+	    tdr_topdown_event_by_attr(&arl, PERF_TYPE_HARDWARE, (10ull << 32) | 0)->name, "cycles");
+	/* Not a core PMU type, not an event of the table, another vendor. */
+	assert_null(tdr_topdown_event_by_attr(&genoa, PERF_TYPE_SOFTWARE, 0));
+	assert_null(tdr_topdown_event_by_attr(&genoa, PERF_TYPE_RAW, 0x12345));
+	assert_null(tdr_topdown_event_by_attr(&genoa, PERF_TYPE_RAW, 0x8000));
+	assert_null(tdr_topdown_event_by_attr(&vendor_only, PERF_TYPE_HARDWARE, 1));
+	assert_string_equal(tdr_topdown_event_by_attr(NULL, 4, 0x8000)->name, "topdown-retiring");
+	assert_null(tdr_topdown_event_by_raw("AuthenticAMD", 0x02c2));
+	assert_string_equal(tdr_topdown_event_by_raw("AuthenticAMD", 0xc1)->name, "ex_ret_ops");
+}
+
+/* Hand-computed level 1 of each generic family, from the formulas as a
+ * file stores them (with a W resolved from a .scale for intel-skl). */
+static void test_topdown__generic_formulas_by_hand(void **state)
+{
+	static const struct {
+		const char *family;
+		uint32_t width; /* 0: the family's */
+		uint64_t deltas[6];
+		double want[5]; /* retiring, bad-spec, fe-bound, be-bound, smt-contention */
+	} cases[] = {
+	    /* cycles, no_ops_from_frontend, backend_stalls, smt_contention,
+	     * de_src_op_disp.all, ex_ret_ops; slots 6000 / 8000 */
+	    {"amd-zen4", 0, {1000, 600, 1200, 300, 3900, 3000}, {0.5, 0.15, 0.1, 0.2, 0.05}},
+	    {"amd-zen5", 0, {1000, 600, 1200, 300, 3900, 3000},
+	     {0.375, 0.1125, 0.075, 0.15, 0.0375}},
+	    /* cycles, issued, retired, fetch bubbles, recovery; W = 4: slots
+	     * 4000, bad = (1500 - 1200 + 4*50) / 4000, be = (4000 - 400 - 1500
+	     * - 200) / 4000 */
+	    {"intel-skl", 4, {1000, 1500, 1200, 400, 50}, {0.3, 0.125, 0.1, 0.475, -1}},
+	    /* W = 2 (HT on): slots 2000, bad = (300 + 100) / 2000, be = (2000
+	     * - 400 - 1500 - 100) / 2000 */
+	    {"intel-skl", 2, {1000, 1500, 1200, 400, 50}, {0.6, 0.2, 0.2, 0.0, -1}},
+	    /* cycles, retiring, fe, be; bad = (5000 - 1000 - 1500 - 2000) / 5000 */
+	    {"gracemont", 0, {1000, 2000, 1000, 1500}, {0.4, 0.1, 0.2, 0.3, -1}},
+	    /* cycles, retiring, bad, fe, be over 6000 / 8000 */
+	    {"crestmont", 0, {1000, 1800, 600, 1200, 2400}, {0.3, 0.1, 0.2, 0.4, -1}},
+	    {"skymont", 0, {1000, 1800, 600, 1200, 2400}, {0.225, 0.075, 0.15, 0.3, -1}},
+	};
+	static const char *const keys[] = {"retiring", "bad-spec", "fe-bound", "be-bound",
+					   "smt-contention"};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct tdr_td_family *f = tdr_topdown_family(cases[c].family);
+		struct tdr_meta m;
+
+		meta_of_family(&m, f);
+		assert_int_equal(tdr_meta__add_family_categories(&m, f, cases[c].width),
+				 (int)tdr_td_family__formula_cnt(f));
+		for (size_t k = 0; k < 5; k++) {
+			int idx = stored_idx(&m, keys[k]);
+
+			if (cases[c].want[k] < 0) {
+				assert_int_equal(idx, -1);
+				continue;
+			}
+			assert_true(idx >= 0);
+			assert_true(fabs(tdr_category__value(&m.categories[idx], cases[c].deltas,
+							     m.event_cnt) -
+					 cases[c].want[k]) < 1e-12);
+			assert_int_equal(m.categories[idx].level, 1);
+		}
+		tdr_meta__clear(&m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +571,11 @@ int main(void)
 	    cmocka_unit_test(test_topdown__stored_children_sum_to_parent),
 	    cmocka_unit_test(test_topdown__stored_l2_is_unchanged),
 	    cmocka_unit_test(test_topdown__raw_configs_match_sysfs),
+	    cmocka_unit_test(test_topdown__events_encoded),
+	    cmocka_unit_test(test_topdown__generic_raw_configs_match_format),
+	    cmocka_unit_test(test_topdown__families_match_cpus),
+	    cmocka_unit_test(test_topdown__event_by_attr),
+	    cmocka_unit_test(test_topdown__generic_formulas_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,9 +72,10 @@ struct tdr_term {
 
 /*
  * A TopDown category as a ratio of two linear combinations of member deltas:
- * value = max(0, sum(num)) / sum(den). Metric-register plans use
+ * value = sum(num) / sum(den), not clamped. Metric-register plans use
  * num = {topdown-X, 1}, den = {slots, 1}; derived level-2 categories subtract
- * (light-ops = retiring - heavy-ops); generic-counter plans use coefficients.
+ * (light-ops = retiring - heavy-ops); generic-counter plans use coefficients
+ * (AMD bad speculation = (dispatched - retired) / (6 * cycles)).
  */
 struct tdr_category {
 	char *name;   /* "retiring", "bad-spec", "fe-bound", "be-bound", "heavy-ops", ... */
@@ -140,16 +141,36 @@ TDR_API int tdr_meta__copy(struct tdr_meta *dst, const struct tdr_meta *src);
  */
 TDR_API int tdr_meta__add_topdown_categories(struct tdr_meta *meta);
 
+struct tdr_td_family;
+
+/*
+ * The same with the formulas of family f, whose events meta must have all
+ * of (else nothing is added), each per-width coefficient multiplied by
+ * width (0: the family's; a plan passes the W it resolved from a .scale).
+ * For plans and imports that know their family: Zen 4 and Zen 5 (or
+ * Crestmont and Skymont) have the same event names and other widths.
+ * Same returns.
+ */
+TDR_API int tdr_meta__add_family_categories(struct tdr_meta *meta, const struct tdr_td_family *f,
+					    uint32_t width);
+
 /*
  * The value of category c for one vector of member deltas (deltas[i] belongs
- * to meta event i; event_cnt entries): max(0, sum(num)) / sum(den), so a
- * derived level-2 category that rounds below zero reads 0; values are not
- * capped at 1. Returns NAN when the denominator is not positive or a term
- * names an event at or past event_cnt. The one evaluation of the formulas
- * above for code that has no tdr_report (tdrec stat).
+ * to meta event i; event_cnt entries): sum(num) / sum(den), as computed: a
+ * formula that subtracts can give a value below 0 (a derived level-2
+ * category whose measured child rounds above its parent; dispatched -
+ * retired when the counters skid), and counters that do not add up to the
+ * slots a value above 1. Neither is clamped: readers flag them
+ * (tdr_category_out_of_range). Returns NAN when the denominator is not
+ * positive or a term names an event at or past event_cnt. The one
+ * evaluation of the formulas above, for report/ and tdrec stat.
  */
 TDR_API double tdr_category__value(const struct tdr_category *c, const uint64_t *deltas,
 				   size_t event_cnt);
+
+/* Is a category value outside [0, 1] (a fraction of slots no CPU can
+ * have: noise, skid, or counters that do not add up)? false for NAN. */
+TDR_API bool tdr_category_out_of_range(double v);
 
 /* Run end and totals, written in the trailer at clean close. */
 #define TDR_END_SIGNALLED (1u << 0)   /* the program died of term_signal */

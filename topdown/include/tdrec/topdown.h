@@ -3,13 +3,18 @@
  * opens, every category a report shows, and the formulas between them.
  *
  * Responsibility: one home for the TopDown vocabulary. A family is one
- * way of measuring TopDown on some CPUs (today: Intel perf-metrics level 1
- * on Ice Lake+, level 2 on Sapphire Rapids+, and the software plan, which
- * has events but no categories). For each event of a family the table
- * gives its name (the name plans and files use), how it is opened (the
- * sysfs alias of the core PMU, or a software config), the raw config the
- * perf.data importer recognises, and the category whose formula it is
- * measured for. For each category it gives the key stored in files, the
+ * way of measuring TopDown on some CPUs: Intel perf-metrics level 1 on Ice
+ * Lake+ and level 2 on Sapphire Rapids+; generic counters on Intel before
+ * Ice Lake, on the E-cores (Gracemont, Crestmont, Skymont) and on AMD Zen
+ * 4 and Zen 5/6; and the software plan, which has events but no
+ * categories. A family says which CPUs it is for (vendor, CPU family,
+ * models) and on which core PMUs it runs ("cpu", "cpu_atom"). For each
+ * event of a family the table gives its name (the name plans and files
+ * use, perf's own where perf has one), how it is opened (the sysfs alias
+ * of the core PMU, terms encoded through the core PMU's format/ files,
+ * PERF_TYPE_HARDWARE, or a software config), the raw config the perf.data
+ * importer recognises, and the category whose formula it is measured
+ * for. For each category it gives the key stored in files, the
  * parent, the level, the text label and glyph, and the bottleneck
  * threshold. plan/ builds groups from it, format/meta.c turns its formulas
  * into the categories stored in a file, parser/perfdata.c names imported
@@ -61,6 +66,11 @@ enum tdr_td_source {
 	TDR_TD_CORE_ALIAS = 0, /* sysfs alias in the core PMU's events/, encoded
 				* through its format/ files */
 	TDR_TD_SOFTWARE,       /* PERF_TYPE_SOFTWARE with config */
+	TDR_TD_CORE_TERMS,     /* terms ("event=0x1a0,umask=0x1") encoded
+				* through the core PMU's format/ files */
+	TDR_TD_HARDWARE,       /* PERF_TYPE_HARDWARE with config (cycles; on
+				* hybrid parts the PMU type goes in config
+				* bits 32-63) */
 };
 
 /* Event roles in a family's group. */
@@ -70,12 +80,20 @@ struct tdr_td_event {
 	const char *name;	    /* in plans and files: "topdown-retiring" */
 	enum tdr_td_source source;
 	const char *alias;	    /* CORE_ALIAS: the sysfs alias it is opened by */
-	uint64_t config;	    /* SOFTWARE: attr.config; CORE_ALIAS: the raw
-				     * config (PERF_TYPE_RAW) the perf.data
-				     * importer recognises it by */
+	uint64_t config;	    /* SOFTWARE, HARDWARE: attr.config;
+				     * CORE_ALIAS, CORE_TERMS: the raw config
+				     * (PERF_TYPE_RAW) the perf.data importer
+				     * recognises it by, what the format/ files
+				     * encode the alias or terms to */
 	uint32_t flags;		    /* TDR_TD_LEADER */
 	const char *category;	    /* key of the category it is measured for,
 				     * NULL for the leader and software events */
+	const char *terms;	    /* CORE_TERMS: "event=0xc1" */
+	/* Another raw config that means this event, 0: none. CORE_ALIAS: the
+	 * encoding of the kernel's text with Hyper-Threading on (the
+	 * EVENT_ATTR_STR_HT aliases add any=1); HARDWARE: the raw event the
+	 * vendor's core PMU counts it as (cycles = 0x76 on AMD). */
+	uint64_t config_alt;
 };
 
 #define TDR_TD_MAX_TERMS 6
@@ -95,17 +113,51 @@ struct tdr_td_formula {
 	struct tdr_td_term den[TDR_TD_MAX_TERMS];
 };
 
+/* CPU models first..last (inclusive) of a family. */
+struct tdr_td_models {
+	uint32_t first, last;
+};
+
+#define TDR_TD_MAX_PMUS 3
+
 /*
  * One way of measuring. A family that extends a base has the base's events
  * (first) and formulas (first) plus its own. Plans open events in that
- * order, the leader first (a sampler, when there is one, goes second).
+ * order, the leader first. Perf-metrics families: the sampler goes second
+ * (slots leads and never samples). Generic families: the sampler leads
+ * (the leader, cycles, when no -e is given) and the others are members.
  */
 struct tdr_td_family {
 	const char *name;		     /* the plan name: "topdown-l2" */
 	const struct tdr_td_family *base;    /* NULL or the family it extends */
-	const char *vendor;		     /* importer: where the raw configs mean
-					      * these events ("GenuineIntel") */
+	const char *vendor;		     /* the CPU vendor ("GenuineIntel"); also
+					      * where the raw configs mean these
+					      * events, for the importer */
 	uint32_t width;			     /* W of per_width terms; 0: none */
+	/* Identity (tdrec/cpuid.h): cpu_family 0 is any; model_cnt 0 is any
+	 * model. ident_required: a plan needs a CPU identity that matches
+	 * (generic counters mean these events only on these CPUs); without
+	 * it the sysfs aliases alone decide (perf metrics). */
+	uint32_t cpu_family;
+	size_t model_cnt;
+	const struct tdr_td_models *models;
+	bool ident_required;
+	/* The core PMUs it runs on, in the order tried; NULL ends. */
+	const char *pmus[TDR_TD_MAX_PMUS + 1];
+	/* The sysfs alias whose .scale gives W on this machine (the kernel
+	 * prints 4 with Hyper-Threading off, 2 with it on), NULL: W is width.
+	 * Plans resolve it when built and store the resolved coefficients. */
+	const char *width_scale;
+	/* Aliases that must exist in the core PMU's events/ though no group
+	 * member opens them (the alias that carries the .scale); NULL ends. */
+	const char *gate[2];
+	/* Counter budget (docs/plans.md "Counter budget"): general-purpose
+	 * counters per hardware thread (with SMT on where that halves them),
+	 * with SMT off (0: the same), and whether cycles has a fixed counter
+	 * (Intel) or takes a general one (AMD). 0 counters: not checked. */
+	uint32_t counters;
+	uint32_t counters_smt_off;
+	bool fixed_cycles;
 	size_t event_cnt;
 	const struct tdr_td_event *events;   /* own events, group order */
 	size_t count_event_cnt;		     /* counting plans: other members */
@@ -119,7 +171,9 @@ TDR_API const struct tdr_td_category *tdr_topdown_category(const char *key);
 /* Its threshold, NAN for NULL, unknown keys and never-bottleneck ones. */
 TDR_API double tdr_topdown_threshold(const char *key);
 
-/* All families, best first (TopDown level 2, level 1, software). */
+/* All families, best first: perf metrics level 2 and level 1, the generic
+ * families, software last. The plan kinds are these, in this order
+ * (tdrec/plan.h). */
 TDR_API size_t tdr_topdown_family_cnt(void);
 TDR_API const struct tdr_td_family *tdr_topdown_family_at(size_t idx);
 /* The family serving plan name, or NULL. */
@@ -139,11 +193,51 @@ TDR_API const struct tdr_td_formula *tdr_td_family__formula(const struct tdr_td_
 							    size_t idx);
 /* A term's coefficient with the family's width multiplied in. */
 TDR_API double tdr_td_family__coef(const struct tdr_td_family *f, const struct tdr_td_term *t);
+/* The same with width W instead of the family's (a W resolved from a
+ * .scale when the plan was built). */
+TDR_API double tdr_td_family__coef_w(const struct tdr_td_family *f, const struct tdr_td_term *t,
+				     uint32_t width);
+
+struct tdr_cpuid;
+
+/*
+ * Whether CPU cpu is one f is for: vendor, CPU family and model all match.
+ * A NULL or unknown cpu matches only families that do not require an
+ * identity (ident_required false). A family with no vendor (software)
+ * matches every CPU.
+ */
+TDR_API bool tdr_td_family__matches(const struct tdr_td_family *f, const struct tdr_cpuid *cpu);
+/* Whether f runs on core PMU pmu ("cpu", "cpu_core", "cpu_atom"). */
+TDR_API bool tdr_td_family__runs_on(const struct tdr_td_family *f, const char *pmu);
+
+/*
+ * The first TopDown family (with formulas, best first) for CPU cpu whose
+ * core PMUs include pmu (NULL: any), or NULL. For the importer: a file's
+ * CPUID header and PMU names choose the formulas (Zen 4 and Zen 5 have
+ * the same event names but not the same width).
+ */
+TDR_API const struct tdr_td_family *tdr_topdown_family_for_cpu(const struct tdr_cpuid *cpu,
+							      const char *pmu);
+
+/*
+ * The table event a perf.data attr names: type PERF_TYPE_RAW (the core
+ * PMU "cpu" or "cpu_core", type 4) or a dynamic core PMU type (cpu_atom;
+ * the caller passes one only for a core PMU) with a raw config, or
+ * PERF_TYPE_HARDWARE with a generic config (bits 32-63, the hybrid PMU
+ * type, are ignored). Families for cpu come first (tdr_td_family__matches;
+ * raw configs mean other events on other CPUs: 0x2c2 is retire slots on
+ * Skylake and retiring on Skymont); when none of them has the event, any
+ * family of cpu's vendor (every family when cpu is NULL or unknown), best
+ * first. Returns NULL for anything else.
+ */
+TDR_API const struct tdr_td_event *tdr_topdown_event_by_attr(const struct tdr_cpuid *cpu,
+							     uint32_t type, uint64_t config);
 
 /*
  * The table event a perf.data attr of PERF_TYPE_RAW with config names, on a
  * CPU of vendor (NULL: the file does not say; any family matches), or NULL.
  * Raw configs mean other events on other vendors, hence the vendor.
+ * (tdr_topdown_event_by_attr with an identity that has only a vendor.)
  */
 TDR_API const struct tdr_td_event *tdr_topdown_event_by_raw(const char *vendor, uint64_t config);
 

@@ -1,0 +1,298 @@
+/*
+ * tests/report/test_examples.c - the shipped example recordings, read the
+ * way `tdrec report -i examples/X.perf.data` reads them.
+ *
+ * examples/gen_topdown_examples.c writes, per family, 30 samples per
+ * function, each with one fixed delta vector (its comment lists them), so a
+ * function's categories are its vector's ratios. Every expected value below
+ * is computed by hand from those vectors and compared to 1e-9. The files go
+ * through the real parser, importer, symbolizer (the functions resolve in
+ * examples/synthetic-demo.elf, found next to the recording) and report.
+ * counter_skew's counters do not add up to the slots in every family, so
+ * one of its categories is below 0 or above 1 and flagged.
+ * perf is the oracle of the per-function event sums: `perf report --group
+ * --stdio -F period,sym` on the same file; the test says why and skips that
+ * part when perf is missing or cannot read the file.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report_int.h"
+
+#define NCAT 5
+#define NFN 6
+
+struct want_fn {
+	const char *name;
+	double cat[NCAT]; /* retiring, bad-spec, fe-bound, be-bound, smt-contention */
+	int out_of_range; /* category index flagged, -1: none */
+};
+
+struct want_file {
+	const char *file;
+	const char *family_events[8]; /* the table's names, in group order */
+	size_t cat_cnt;
+	struct want_fn fn[NFN];
+	size_t fn_cnt;
+	double total[NCAT];
+};
+
+static const char *const cat_keys[NCAT] = {"retiring", "bad-spec", "fe-bound", "be-bound",
+					   "smt-contention"};
+
+/* AMD: retiring = ex_ret_ops / (W * cycles), bad-spec = (de_src_op_disp.all
+ * - ex_ret_ops) / slots, fe/be/smt = their de_no_dispatch_per_slot event /
+ * slots. Zen 4: slots a sample 6 * 100000 = 600000. */
+#define AMD_EVENTS                                                                                 \
+	{"cycles", "de_no_dispatch_per_slot.no_ops_from_frontend",                                 \
+	 "de_no_dispatch_per_slot.backend_stalls", "de_no_dispatch_per_slot.smt_contention",       \
+	 "de_src_op_disp.all", "ex_ret_ops"}
+#define AMD_FNS                                                                                    \
+	{{"dense_math", {0.70, 0.02, 0.10, 0.15, 0.03}, -1},                                       \
+	 {"branchy_filter", {0.30, 0.25, 0.20, 0.20, 0.05}, -1},                                   \
+	 {"icache_thrash", {0.25, 0.03, 0.55, 0.15, 0.02}, -1},                                    \
+	 {"pointer_chase", {0.10, 0.01, 0.05, 0.80, 0.04}, -1},                                    \
+	 {"smt_sibling", {0.25, 0.01, 0.10, 0.15, 0.49}, -1},                                      \
+	 {"counter_skew", {0.50, -0.02, 0.10, 0.30, 0.12}, 1}}
+
+static const struct want_file files[] = {
+    /* Zen 4: dense_math 420000/600000, (432000-420000)/600000, 60000/600000,
+     * 90000/600000, 18000/600000; counter_skew (288000-300000)/600000 =
+     * -0.02. Totals over 180 samples, slots 108e6: retiring 30 * 1260000 /
+     * 108e6 = 0.35, bad-spec 30 * (1440000 - 1260000) / 108e6 = 0.05,
+     * fe 30 * 660000 / 108e6, be 30 * 1050000 / 108e6, smt 30 * 450000 /
+     * 108e6. */
+    {"amd-zen4.perf.data",
+     AMD_EVENTS,
+     5,
+     AMD_FNS,
+     6,
+     {0.35, 0.05, 19.8e6 / 108e6, 31.5e6 / 108e6, 13.5e6 / 108e6}},
+    /* Zen 5: width 8, slots 800000 a sample: dense_math 560000/800000,
+     * (576000-560000)/800000, 80000/800000, 120000/800000, 24000/800000,
+     * ... the same fractions as Zen 4 from other counts (a width of 6 would
+     * give retiring 560000/600000 = 0.933). Totals: slots 144e6, retiring
+     * 30 * 1680000 / 144e6 = 0.35, bad-spec 30 * (1920000 - 1680000) /
+     * 144e6 = 0.05, fe 30 * 880000 / 144e6, be 30 * 1400000 / 144e6, smt
+     * 30 * 600000 / 144e6. */
+    {"amd-zen5.perf.data",
+     AMD_EVENTS,
+     5,
+     AMD_FNS,
+     6,
+     {0.35, 0.05, 26.4e6 / 144e6, 42e6 / 144e6, 18e6 / 144e6}},
+    /* Skylake-SP, width 4, slots 400000 a sample: retiring = retired / S,
+     * bad-spec = (issued - retired + 4 * recovery) / S, fe = fetch / S,
+     * be = (S - fetch - issued - 4 * recovery) / S.
+     * dense_math: 280000/S, (284000-280000+4000)/S, 40000/S,
+     *   (400000-40000-284000-4000)/S = 72000/S
+     * branchy_filter: 120000/S, (180000-120000+60000)/S, 80000/S,
+     *   (400000-80000-180000-60000)/S
+     * icache_thrash: 100000/S, (112000-100000+8000)/S, 220000/S,
+     *   (400000-220000-112000-8000)/S
+     * pointer_chase: 40000/S, (46000-40000+2000)/S, 20000/S,
+     *   (400000-20000-46000-2000)/S = 332000/S
+     * counter_skew: 160000/S, (220000-160000+20000)/S, 180000/S,
+     *   (400000-180000-220000-20000)/S = -20000/S = -0.05
+     * Totals, slots 30 * 5 * 400000 = 60e6: retired 30 * 700000, issued
+     * 30 * 842000, fetch 30 * 540000, recovery 30 * 23500. */
+    {"intel-skylake-sp.perf.data",
+     {"cycles", "topdown-slots-issued", "topdown-slots-retired", "topdown-fetch-bubbles",
+      "topdown-recovery-bubbles"},
+     4,
+     {{"dense_math", {0.70, 0.02, 0.10, 0.18}, -1},
+      {"branchy_filter", {0.30, 0.30, 0.20, 0.20}, -1},
+      {"icache_thrash", {0.25, 0.05, 0.55, 0.15}, -1},
+      {"pointer_chase", {0.10, 0.02, 0.05, 0.83}, -1},
+      {"counter_skew", {0.40, 0.20, 0.45, -0.05}, 3}},
+     5,
+     {21e6 / 60e6, 30 * (842000.0 - 700000 + 94000) / 60e6, 16.2e6 / 60e6,
+      (60e6 - 16.2e6 - 30 * 842000.0 - 30 * 94000.0) / 60e6}},
+    /* Sierra Forest (Crestmont), width 6, slots 600000 a sample: each
+     * category its own event / S. counter_skew's backend 630000/S = 1.05.
+     * Totals, slots 30 * 5 * 600000 = 90e6: retiring 30 * 1050000,
+     * bad-spec 30 * 216000, fe 30 * 600000, be 30 * 1494000. */
+    {"intel-sierra-forest.perf.data",
+     {"cycles", "topdown_retiring.all_p", "topdown_bad_speculation.all_p",
+      "topdown_fe_bound.all_p", "topdown_be_bound.all_p"},
+     4,
+     {{"dense_math", {0.70, 0.02, 0.10, 0.18}, -1},
+      {"branchy_filter", {0.30, 0.25, 0.20, 0.25}, -1},
+      {"icache_thrash", {0.25, 0.03, 0.55, 0.17}, -1},
+      {"pointer_chase", {0.10, 0.01, 0.05, 0.84}, -1},
+      {"counter_skew", {0.40, 0.05, 0.10, 1.05}, 3}},
+     5,
+     {31.5e6 / 90e6, 6.48e6 / 90e6, 18e6 / 90e6, 44.82e6 / 90e6}},
+};
+
+static char path_of_buf[4096];
+
+static const char *path_of(const char *file)
+{
+	const char *src = getenv("TDR_SOURCE_DIR");
+
+	snprintf(path_of_buf, sizeof(path_of_buf), "%s/examples/%s", src ? src : ".", file);
+	return path_of_buf;
+}
+
+static int cat_idx(const struct tdr_report *r, const char *key)
+{
+	for (size_t c = 0; c < r->cat_cnt; c++)
+		if (!strcmp(r->cats[c].name, key))
+			return (int)c;
+	return -1;
+}
+
+static const struct tdr_report_row *row_named(const struct tdr_report *r, const char *name)
+{
+	for (size_t i = 0; i < tdr_report__row_cnt(r); i++) {
+		const struct tdr_report_row *row = tdr_report__row(r, i);
+
+		if (row->name && !strcmp(row->name, name))
+			return row;
+	}
+	return NULL;
+}
+
+static void check_row(const struct tdr_report *r, const struct tdr_report_row *row,
+		      const double *want, size_t cat_cnt, int flagged)
+{
+	assert_non_null(row);
+	assert_non_null(row->topdown);
+	for (size_t k = 0; k < cat_cnt; k++) {
+		int c = cat_idx(r, cat_keys[k]);
+
+		assert_true(c >= 0);
+		if (fabs(row->topdown[c] - want[k]) >= 1e-9)
+			fail_msg("%s %s: %.12f, want %.12f", row->name, cat_keys[k],
+				 row->topdown[c], want[k]);
+		assert_int_equal(tdr_report_row_out_of_range(r, row, c), (int)k == flagged);
+	}
+}
+
+/*
+ * perf report's per-function event sums of path, or 0 with why set when
+ * perf cannot give them. Lines: one period per event, then "[.] name".
+ */
+static int perf_sums(const char *path, size_t ev_cnt, const char *const *names, size_t fn_cnt,
+		     uint64_t (*sums)[8], char *why, size_t why_sz)
+{
+	char cmd[8192], line[1024], dir[4096];
+	size_t found = 0;
+	FILE *p;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --group --stdio -F period,sym --sort sym --symfs=%s -i %s 2>&1", dir,
+		 path);
+	p = popen(cmd, "r");
+	if (!p) {
+		snprintf(why, why_sz, "cannot run perf");
+		return 0;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		uint64_t v[8];
+		char *s = line, *end, *sym;
+		size_t n = 0;
+
+		if (line[0] == '#' || !(sym = strstr(line, "[.] ")))
+			continue;
+		while (n < ev_cnt && (v[n] = strtoull(s, &end, 10), end != s)) {
+			s = end;
+			n++;
+		}
+		sym += 4;
+		sym[strcspn(sym, " \n")] = '\0';
+		for (size_t f = 0; n == ev_cnt && f < fn_cnt; f++)
+			if (!strcmp(sym, names[f])) {
+				memcpy(sums[f], v, sizeof(v[0]) * ev_cnt);
+				found++;
+			}
+	}
+	if (pclose(p) != 0 || found != fn_cnt) {
+		snprintf(why, why_sz, "perf report gave %zu of %zu functions (perf missing, or too "
+			 "old for this file)", found, fn_cnt);
+		return 0;
+	}
+	return 1;
+}
+
+static void check_file(const struct want_file *w)
+{
+	struct tdr_report_opts o;
+	struct tdr_report *r = NULL;
+	const char *names[NFN];
+	uint64_t perf[NFN][8];
+	char why[256];
+
+	tdr_report_opts__init(&o);
+	assert_int_equal(tdr_report__load(path_of(w->file), &o, NULL, &r), 0);
+	/* The family's events under the table's names, and its categories. */
+	assert_int_equal(r->cat_cnt, w->cat_cnt);
+	for (size_t e = 0; e < r->event_cnt; e++)
+		assert_string_equal(r->event_names[e], w->family_events[e]);
+	for (size_t f = 0; f < w->fn_cnt; f++) {
+		const struct tdr_report_row *row = row_named(r, w->fn[f].name);
+
+		check_row(r, row, w->fn[f].cat, w->cat_cnt, w->fn[f].out_of_range);
+		assert_int_equal(row->samples, 30);
+		assert_string_equal(tdr_report_basename(row->dso), "synthetic-demo.elf");
+		names[f] = w->fn[f].name;
+	}
+	assert_int_equal(tdr_report__row_cnt(r), w->fn_cnt);
+	check_row(r, tdr_report__totals(r), w->total, w->cat_cnt, -1);
+	/* perf's sums per function are the report's. */
+	if (perf_sums(path_of(w->file), r->event_cnt, names, w->fn_cnt, perf, why, sizeof(why))) {
+		for (size_t f = 0; f < w->fn_cnt; f++)
+			for (size_t e = 0; e < r->event_cnt; e++)
+				assert_int_equal(row_named(r, names[f])->events[e], perf[f][e]);
+	} else {
+		printf("[ SKIPPED  ] perf oracle for %s: %s\n", w->file, why);
+	}
+	tdr_report__free(r);
+}
+
+static void test_examples__amd_zen4(void **state)
+{
+	(void)state;
+	check_file(&files[0]);
+}
+
+static void test_examples__amd_zen5(void **state)
+{
+	(void)state;
+	check_file(&files[1]);
+}
+
+static void test_examples__skylake_sp(void **state)
+{
+	(void)state;
+	check_file(&files[2]);
+}
+
+static void test_examples__sierra_forest(void **state)
+{
+	(void)state;
+	check_file(&files[3]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_examples__amd_zen4),
+	    cmocka_unit_test(test_examples__amd_zen5),
+	    cmocka_unit_test(test_examples__skylake_sp),
+	    cmocka_unit_test(test_examples__sierra_forest),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
