@@ -173,11 +173,15 @@ void tdr_report_text_put_name(FILE *f, size_t w, const char *name, size_t keep, 
 		 * least OBJ_MIN_W columns (so it never disappears), and the name
 		 * is cut; in a very narrow column the object goes. */
 		size_t left = avail > n + 2 ? avail - n - 2 : 0;
+		size_t name_min = n < NAME_MIN_W ? n : NAME_MIN_W;
 
 		obj_w = o < OBJ_MIN_W ? o : left > OBJ_MIN_W ? left : OBJ_MIN_W;
 		if (obj_w > o)
 			obj_w = o;
-		if (avail < obj_w + 2 + NAME_MIN_W)
+		/* A short name needs only its own width: asking NAME_MIN_W of
+		 * it dropped the object of short names while longer ones kept
+		 * theirs. */
+		if (avail < obj_w + 2 + name_min)
 			obj_w = 0;
 	}
 	{

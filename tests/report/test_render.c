@@ -369,6 +369,54 @@ static void assert_cut_row(const char *out, const char *name)
 			 out);
 }
 
+/* The line of out holding needle, copied into buf. */
+static const char *line_with(const char *out, const char *needle, char *buf, size_t sz)
+{
+	const char *p = strstr(out, needle), *b, *e;
+
+	if (!p)
+		return NULL;
+	for (b = p; b > out && b[-1] != '\n'; b--)
+		;
+	e = strchr(p, '\n');
+	snprintf(buf, sz, "%.*s", (int)((e ? e : p + strlen(p)) - b), b);
+	return buf;
+}
+
+/* A short name never loses its object where a longer one keeps its own:
+ * at every width, if the long row shows the object, the short row does. */
+static void test_render__short_names_keep_their_object(void **state)
+{
+	const uint64_t d[SW_CNT] = {1000000, 1000000, 1, 0};
+	struct fx_meta m;
+	struct tdr_report *r;
+	char a[512], b[512];
+	unsigned checked = 0;
+
+	(void)state;
+	fx_meta_sw(&m);
+	r = fx_report(&m, NULL);
+	fx_add(r, "dense", "/opt/x/synthetic-object-with-a-long-name-for-this-test.so", d, 40);
+	fx_add(r, "pointer_chase_everything", "/opt/x/synthetic-object-with-a-long-name-for-this-test.so", d, 40);
+	assert_int_equal(tdr_report__finish(r), 0);
+	for (unsigned w = TDR_RENDER_WIDTH_MIN; w <= 120; w++) {
+		char *out = render_width(r, w);
+
+		assert_non_null(line_with(out, "dense", a, sizeof(a)));
+		/* Where the long name is cut in the middle, its row is "po...". */
+		if (!line_with(out, "  po", b, sizeof(b)) || !strstr(b, "  synthetic")) {
+			free(out);
+			continue;
+		}
+		checked++;
+		if (!strstr(a, "  synthetic"))
+			fail_msg("width %u: the short row lost its object:\n%s\n%s", w, a, b);
+		free(out);
+	}
+	assert_true(checked > 10);
+	tdr_report__free(r);
+}
+
 static void test_render__text_width_and_middle_cut(void **state)
 {
 	static const char *const names[] = {
@@ -750,6 +798,7 @@ int main(void)
 	    cmocka_unit_test(test_render__csv_quotes_and_has_one_line_per_row),
 	    cmocka_unit_test(test_render__text_fits_100_columns_everywhere),
 	    cmocka_unit_test(test_render__text_width_and_middle_cut),
+	    cmocka_unit_test(test_render__short_names_keep_their_object),
 	    cmocka_unit_test(test_render__text_shortens_cxx_names),
 	    cmocka_unit_test(test_render__text_event_columns_dummy_and_overflow),
 	    cmocka_unit_test(test_render__text_event_labels_ignore_modifiers),
