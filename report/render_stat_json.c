@@ -12,6 +12,7 @@
  */
 #include "render_stat_int.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "tdrec/tdr_json.h"
@@ -51,6 +52,7 @@ static void json_row(const struct report_stat_doc *d, const struct tdr_stat_row 
 	if (!d->v.topdown) {
 		tdr_json__key_null(j, "slots");
 		tdr_json__key_null(j, "topdown");
+		tdr_json__key_null(j, "out_of_range");
 		tdr_json__key_null(j, "bottleneck");
 		tdr_json__key_null(j, "bottleneck_l2");
 		tdr_json__end_object(j);
@@ -62,6 +64,14 @@ static void json_row(const struct report_stat_doc *d, const struct tdr_stat_row 
 	for (size_t c = 0; c < d->v.category_cnt; c++)
 		tdr_json__key_double(j, tdr_report_stat_cat_name(d, (int)c), r->cats[c]);
 	tdr_json__end_object(j);
+	/* As report --json: the categories the formula put below 0 or above
+	 * 1 (shown as computed, not clamped). */
+	tdr_json__key(j, "out_of_range");
+	tdr_json__begin_array(j, TDR_JSON_INLINE);
+	for (size_t c = 0; c < d->v.category_cnt; c++)
+		if (!isnan(r->cats[c]) && tdr_category_out_of_range(r->cats[c]))
+			tdr_json__string(j, tdr_report_stat_cat_name(d, (int)c));
+	tdr_json__end_array(j);
 	json_cat(d, "bottleneck", r->bn, j);
 	json_cat(d, "bottleneck_l2", r->bn_l2, j);
 	tdr_json__end_object(j);

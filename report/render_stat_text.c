@@ -127,6 +127,8 @@ static bool text_row_cells(const struct report_stat_doc *d, const struct tdr_sta
 				continue;
 			if (isnan(r->cats[c]))
 				fprintf(f, " %9s", "-");
+			else if (tdr_category_out_of_range(r->cats[c]))
+				fprintf(f, " %7.1f%%!", 100 * r->cats[c]);
 			else
 				fprintf(f, " %8.1f%%", 100 * r->cats[c]);
 		}
@@ -185,6 +187,8 @@ static void text_topdown_total(const struct report_stat_doc *d, const struct tdr
 				fprintf(f, " %16s", "-");
 			else
 				fprintf(f, " %15.1f%%", 100 * r->cats[k]);
+			if (!isnan(r->cats[k]) && tdr_category_out_of_range(r->cats[k]))
+				fprintf(f, "  ! outside 0-100%%: shown as computed");
 			if ((int)k == r->bn)
 				fprintf(f, "  <- main bottleneck (above %.0f%%)",
 					100 * d->cat[k].threshold);

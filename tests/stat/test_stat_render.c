@@ -182,6 +182,35 @@ static void test_stat_render__text_topdown(void **state)
 	free(s);
 }
 
+/* A formula that leaves 0-100% (here heavy-ops above retiring, so the
+ * derived light-ops is negative) is shown as computed and flagged, in text
+ * and JSON, as report does. */
+static void test_stat_render__out_of_range_is_flagged(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t skew[9] = {1000, 300, 100, 200, 400, 350, 60, 150, 250};
+	const struct jm *oor;
+	struct jm *doc;
+	char *s;
+
+	make(f, "sapphire-rapids", TDR_FMT_TEXT, skew, 9, 1000, 1000);
+	s = squeeze(rendered(f));
+	assert_non_null(strstr(s, "\n light-ops -5.0% ! outside 0-100%: shown as computed\n"));
+	assert_non_null(strstr(s, "\n retiring 30.0%\n"));
+	free(s);
+	teardown(state);
+	setup(state);
+	f = *state;
+	make(f, "sapphire-rapids", TDR_FMT_JSON, skew, 9, 1000, 1000);
+	doc = rendered_json(f);
+	oor = jm_get(jm_get(doc, "total"), "out_of_range");
+	assert_int_equal(oor->n, 1);
+	assert_string_equal(jm_at(oor, 0)->str, "light-ops");
+	assert_true(fabs(jm_get(jm_get(jm_get(doc, "total"), "topdown"), "light-ops")->num + 0.05) <
+		    1e-9);
+	jm_free(doc);
+}
+
 static void test_stat_render__multiplexing_is_shown_not_scaled(void **state)
 {
 	struct fx *f = *state;
@@ -239,6 +268,7 @@ static void test_stat_render__json(void **state)
 	td = jm_get(total, "topdown");
 	assert_true(fabs(jm_get(td, "retiring")->num - 0.3) < 1e-6);
 	assert_true(fabs(jm_get(td, "machine-clears")->num - 0.04) < 1e-6);
+	assert_int_equal(jm_get(total, "out_of_range")->n, 0);
 	assert_string_equal(jm_get(total, "bottleneck")->str, "be-bound");
 	assert_string_equal(jm_get(total, "bottleneck_l2")->str, "mem-bound");
 	assert_true(fabs(jm_get(total, "counted")->num - 1.0) < 1e-9);
@@ -506,6 +536,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_stat_render__text_topdown, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__out_of_range_is_flagged, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__multiplexing_is_shown_not_scaled,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__json, setup, teardown),
