@@ -651,6 +651,11 @@ static int choose_auto(const struct tdr_plan_opts *opts, const struct tdr_sysfs 
 			tdr_warn("no plan fits this machine: %s", why);
 		if (err)
 			return err;
+		/* A CPU no family is for (Zen 3, Ice Lake without a PMU...)
+		 * would otherwise get software without a word. */
+		if (!n && k == TDR_PLAN_SOFTWARE && sys->cpu.known)
+			fmt(skipped[n++], sizeof(skipped[0]),
+			    "no TopDown plan for this CPU (%s, from %s)", plan->cpuid, sys->cpu_from);
 		/* The skipped plans come first in the notes. */
 		if (plan->note_cnt + n > TDR_PLAN_MAX_NOTES)
 			plan->note_cnt = TDR_PLAN_MAX_NOTES - n;
