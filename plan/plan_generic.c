@@ -242,7 +242,7 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 	struct tdr_plan_group *g = &b->plan->groups[0];
 	size_t cnt = tdr_td_family__event_cnt(f, o->counting);
 	const struct tdr_td_event *dup = NULL;
-	char missing[200];
+	char missing[160]; /* fits b->why after the PMU name */
 	int err;
 
 	/* A known CPU of another kind was refused before; an unknown one only
