@@ -405,7 +405,7 @@ int cli_parse_plan(const char *text, enum tdr_plan_kind *out)
 {
 	if (!tdr_plan_kind_parse(text, out))
 		return 0;
-	cli_err("unknown plan '%s': use auto, topdown-l2, topdown-l1 or software", text);
+	cli_err("unknown plan '%s': use one of %s", text, tdr_plan_kind_names());
 	return -1;
 }
 

@@ -64,7 +64,7 @@ int cli_load_report(const char *path, const struct tdr_report_opts *opts, struct
 int cli_parse_uint(const char *opt, const char *text, uint64_t max, uint64_t *out);
 /* A decimal number from min to max (a count, a period, milliseconds). */
 int cli_parse_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);
-/* --plan: auto, topdown-l2, topdown-l1 or software. */
+/* --plan: auto or a family of the TopDown table (tdr_plan_kind_parse). */
 int cli_parse_plan(const char *text, enum tdr_plan_kind *out);
 
 /*

@@ -10,7 +10,7 @@
  * metadata (tdr_plan__to_meta). It opens nothing and never guesses: a plan
  * whose events are missing is skipped with a note naming them.
  * Objects and lifecycle: tdr_plan__build / __choose -> use -> __free. Each
- * reads the snapshot once; a struct builder lives for one build on it.
+ * reads the snapshot once; a struct tdr_plan_builder lives for one build on it.
  * Invariants (the kernel's TopDown rules, docs/kernel.md "TopDown group rules"):
  *   - group order {slots, sampler, metrics...}: slots leads and never samples;
  *   - the sampler is the only member with sample_period or freq/sample_freq;
@@ -44,22 +44,25 @@
 	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                     \
 	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
-static const char *const kind_names[TDR_PLAN_KIND_CNT] = {
-    [TDR_PLAN_AUTO] = "auto",
-    [TDR_PLAN_TOPDOWN_L2] = "topdown-l2",
-    [TDR_PLAN_TOPDOWN_L1] = "topdown-l1",
-    [TDR_PLAN_SOFTWARE] = "software",
-};
+/* Kind k is the table's family k - 1 (tdrec/plan.h). */
+static const struct tdr_td_family *kind_family(enum tdr_plan_kind kind)
+{
+	return kind > TDR_PLAN_AUTO && kind < TDR_PLAN_KIND_CNT
+		   ? tdr_topdown_family_at((size_t)kind - 1)
+		   : NULL;
+}
 
 const char *tdr_plan_kind_name(enum tdr_plan_kind kind)
 {
-	return (unsigned)kind < TDR_PLAN_KIND_CNT ? kind_names[kind] : "none";
+	const struct tdr_td_family *f = kind_family(kind);
+
+	return kind == TDR_PLAN_AUTO ? "auto" : f ? f->name : "none";
 }
 
 int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out)
 {
 	for (int k = 0; text && k < TDR_PLAN_KIND_CNT; k++) {
-		if (!strcmp(text, kind_names[k])) {
+		if (!strcmp(text, tdr_plan_kind_name((enum tdr_plan_kind)k))) {
 			*out = (enum tdr_plan_kind)k;
 			return 0;
 		}
@@ -69,26 +72,32 @@ int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out)
 
 enum tdr_plan_kind tdr_plan_kind__fallback(enum tdr_plan_kind kind)
 {
-	switch (kind) {
-	case TDR_PLAN_TOPDOWN_L2:
-		return TDR_PLAN_TOPDOWN_L1;
-	case TDR_PLAN_TOPDOWN_L1:
-		return TDR_PLAN_SOFTWARE;
-	default:
+	const struct tdr_td_family *f = kind_family(kind);
+
+	if (!f || kind == TDR_PLAN_SOFTWARE)
 		return TDR_PLAN_KIND_CNT;
-	}
+	/* A family falls back to the one it extends, else to software. */
+	for (int k = 1; f->base && k < TDR_PLAN_KIND_CNT; k++)
+		if (kind_family((enum tdr_plan_kind)k) == f->base)
+			return (enum tdr_plan_kind)k;
+	return TDR_PLAN_SOFTWARE;
 }
 
-struct builder {
-	const struct tdr_plan_opts *opts;
-	struct tdr_plan_env env;
-	bool core_probed;
-	int core_err;
-	int *online; /* sorted */
-	size_t online_cnt;
-	char why[256]; /* why the plan does not fit, for -TDR_E_NOPLAN */
-	struct tdr_plan *plan;
-};
+const char *tdr_plan_kind_names(void)
+{
+	/* Every name is a literal of the table: 24 characters at most. */
+	static char names[TDR_PLAN_KIND_CNT * 25];
+
+	if (!names[0]) {
+		for (int k = 0; k < TDR_PLAN_KIND_CNT; k++) {
+			size_t len = strlen(names);
+
+			snprintf(names + len, sizeof(names) - len, "%s%s", k ? "|" : "",
+				 tdr_plan_kind_name((enum tdr_plan_kind)k));
+		}
+	}
+	return names;
+}
 
 static void vfmt(char *buf, size_t sz, const char *fmt, va_list ap)
 {
@@ -105,21 +114,19 @@ static void fmt(char *buf, size_t sz, const char *f, ...)
 	va_end(ap);
 }
 
-static void add_note(struct tdr_plan *plan, const char *f, ...)
-    __attribute__((format(printf, 2, 3)));
-static void add_note(struct tdr_plan *plan, const char *f, ...)
+void tdr_plan_note(struct tdr_plan *plan, const char *f, ...)
 {
 	va_list ap;
 
 	if (plan->note_cnt >= TDR_PLAN_MAX_NOTES)
-		return; /* cannot happen with today's plans: at most 4 notes */
+		return; /* cannot happen with today's plans: at most 11 notes */
 	va_start(ap, f);
 	vfmt(plan->notes[plan->note_cnt++], sizeof(plan->notes[0]), f, ap);
 	va_end(ap);
 }
 
 /* Find the core PMU once: cpu_core (hybrid) first, then cpu. */
-static int probe_core(struct builder *b)
+static int probe_core(struct tdr_plan_builder *b)
 {
 	char caps[64];
 	int err;
@@ -182,7 +189,8 @@ static void common_attr(const struct tdr_plan_opts *o, uint32_t flags, struct pe
 	}
 }
 
-static struct tdr_plan_event *add_event(struct builder *b, struct tdr_plan_group *g, uint32_t flags)
+struct tdr_plan_event *tdr_plan_add_event(struct tdr_plan_builder *b, struct tdr_plan_group *g,
+					  uint32_t flags)
 {
 	struct tdr_plan_event *ev;
 
@@ -197,10 +205,10 @@ static struct tdr_plan_event *add_event(struct builder *b, struct tdr_plan_group
 
 /* Add event name, the core PMU's sysfs alias, encoded through its format/
  * files. */
-static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const char *name,
-			   const char *alias, uint32_t flags)
+int tdr_plan_add_sysfs_event(struct tdr_plan_builder *b, struct tdr_plan_group *g,
+			     const char *name, const char *alias, uint32_t flags)
 {
-	struct tdr_plan_event *ev = add_event(b, g, flags);
+	struct tdr_plan_event *ev = tdr_plan_add_event(b, g, flags);
 	char terms[TDR_SYSFS_MAX];
 	int err;
 
@@ -223,10 +231,10 @@ static int add_sysfs_event(struct builder *b, struct tdr_plan_group *g, const ch
 	return 0;
 }
 
-static int add_software_event(struct builder *b, struct tdr_plan_group *g, const char *name,
+static int add_software_event(struct tdr_plan_builder *b, struct tdr_plan_group *g, const char *name,
 			      uint64_t config, uint32_t flags)
 {
-	struct tdr_plan_event *ev = add_event(b, g, flags);
+	struct tdr_plan_event *ev = tdr_plan_add_event(b, g, flags);
 
 	if (!ev)
 		return -TDR_E_LIMIT;
@@ -244,7 +252,7 @@ static int add_software_event(struct builder *b, struct tdr_plan_group *g, const
 }
 
 /* g->cpus = a ∩ online (a == NULL: all online CPUs). */
-static int set_cpus(struct builder *b, struct tdr_plan_group *g, const int *a, size_t n)
+static int set_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g, const int *a, size_t n)
 {
 	/* Offline CPUs cannot be opened on, and the session opens one group
 	 * per listed CPU, so every list is cut down to online CPUs. */
@@ -265,7 +273,7 @@ static int set_cpus(struct builder *b, struct tdr_plan_group *g, const int *a, s
 
 /* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left, in
  * the snapshot's (readdir) order. */
-static void other_hybrid_pmus(struct builder *b, const int *left, size_t left_cnt, char *buf,
+static void other_hybrid_pmus(struct tdr_plan_builder *b, const int *left, size_t left_cnt, char *buf,
 			      size_t sz)
 {
 	const struct tdr_sysfs *sys = b->env.sys;
@@ -291,7 +299,7 @@ static void other_hybrid_pmus(struct builder *b, const int *left, size_t left_cn
 }
 
 /* On hybrid parts, say which online CPUs the group does not cover. */
-static int note_unmeasured(struct builder *b, const struct tdr_plan_group *g)
+static int note_unmeasured(struct tdr_plan_builder *b, const struct tdr_plan_group *g)
 {
 	char left_txt[96], in_txt[96], pmus[64];
 	size_t left_cnt = 0;
@@ -312,7 +320,7 @@ static int note_unmeasured(struct builder *b, const struct tdr_plan_group *g)
 		tdr_cpulist__format(left, left_cnt, left_txt, sizeof(left_txt));
 		tdr_cpulist__format(g->cpus, g->cpu_cnt, in_txt, sizeof(in_txt));
 		other_hybrid_pmus(b, left, left_cnt, pmus, sizeof(pmus));
-		add_note(b->plan,
+		tdr_plan_note(b->plan,
 			 "hybrid CPU: TopDown is measured on %s CPUs %s only; CPUs %s%s%s%s are "
 			 "not measured",
 			 b->env.core.name, in_txt, left_txt, pmus[0] ? " (" : "", pmus,
@@ -324,7 +332,7 @@ static int note_unmeasured(struct builder *b, const struct tdr_plan_group *g)
 
 /* The CPUs of a TopDown group: the core PMU's cpus file (hybrid), else all
  * online CPUs; opening outside the PMU's CPUs gives ENOENT (1.5). */
-static int topdown_cpus(struct builder *b, struct tdr_plan_group *g)
+int tdr_plan_group_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g)
 {
 	int *pcpus = NULL, err;
 	size_t pcnt = 0;
@@ -349,7 +357,7 @@ static int topdown_cpus(struct builder *b, struct tdr_plan_group *g)
 }
 
 /* The names of f's events missing from the core PMU, into buf. */
-static void find_missing(struct builder *b, const struct tdr_td_family *f, char *buf, size_t sz)
+static void find_missing(struct tdr_plan_builder *b, const struct tdr_td_family *f, char *buf, size_t sz)
 {
 	size_t cnt = tdr_td_family__event_cnt(f, false);
 
@@ -364,7 +372,7 @@ static void find_missing(struct builder *b, const struct tdr_td_family *f, char 
 }
 
 /* A TopDown plan: the family's events, all aliases of the core PMU. */
-static int build_topdown(struct builder *b, const struct tdr_td_family *f)
+static int build_topdown(struct tdr_plan_builder *b, const struct tdr_td_family *f)
 {
 	const struct tdr_event_spec *spec = b->opts->sampler;
 	struct tdr_plan_group *g = &b->plan->groups[0];
@@ -394,7 +402,7 @@ static int build_topdown(struct builder *b, const struct tdr_td_family *f)
 	for (size_t i = 0; !err && i < cnt; i++) {
 		const struct tdr_td_event *e = tdr_td_family__event(f, b->opts->counting, i);
 
-		err = add_sysfs_event(b, g, e->name, e->alias,
+		err = tdr_plan_add_sysfs_event(b, g, e->name, e->alias,
 				      (e->flags & TDR_TD_LEADER) ? TDR_EVENT_LEADER : 0);
 		if (err || i || b->opts->counting)
 			continue;
@@ -402,38 +410,49 @@ static int build_topdown(struct builder *b, const struct tdr_td_family *f)
 			err = tdr_event_spec__parse("cycles", &cycles);
 			spec = &cycles;
 		}
-		sampler = add_event(b, g, TDR_EVENT_SAMPLER);
+		sampler = tdr_plan_add_event(b, g, TDR_EVENT_SAMPLER);
 		if (!err)
 			err = tdr_event_spec__resolve(spec, &b->env, sampler);
 	}
 	if (err)
 		return err;
+	err = tdr_plan_check_sampler(b, g, sampler, true);
+	return err ? err : tdr_plan_group_cpus(b, g);
+}
+
+int tdr_plan_check_sampler(struct tdr_plan_builder *b, const struct tdr_plan_group *g,
+			   const struct tdr_plan_event *sampler, bool members_cannot_sample)
+{
+	const char *text = b->opts->sampler ? b->opts->sampler->text : "cycles";
+
+	if (!sampler)
+		return 0;
 	/* A hybrid part's other core PMU (cpu_atom) is another PMU context:
 	 * the kernel refuses it in cpu_core's group (EINVAL), which would only
 	 * look like a plan that does not fit (1.5). */
-	if (sampler && b->env.hybrid && sampler->attr.type != b->env.core.type &&
+	if (b->env.hybrid && sampler->attr.type != b->env.core.type &&
 	    !strncmp(sampler->pmu_name, "cpu", 3) && strcmp(sampler->pmu_name, b->env.core.name)) {
 		tdr_warn("invalid event '%s': TopDown is measured on %s, and the kernel does not "
 			 "group events of %s with it; sample a %s event or use --plan software",
-			 spec->text, b->env.core.name, sampler->pmu_name, b->env.core.name);
+			 text, b->env.core.name, sampler->pmu_name, b->env.core.name);
 		return -TDR_E_USAGE;
 	}
 	/* A TopDown event cannot sample (1.4): refuse -e slots and friends. */
-	for (size_t i = 0; sampler && i < g->event_cnt; i++) {
+	for (size_t i = 0; members_cannot_sample && i < g->event_cnt; i++) {
 		const struct perf_event_attr *a = &g->events[i].attr;
 
 		if (&g->events[i] != sampler && a->type == sampler->attr.type &&
 		    a->config == sampler->attr.config) {
 			tdr_warn(
 			    "invalid event '%s': it is the TopDown event %s, which cannot sample",
-			    spec->text, g->events[i].name);
+			    text, g->events[i].name);
 			return -TDR_E_USAGE;
 		}
 	}
-	return topdown_cpus(b, g);
+	return 0;
 }
 
-static int build_software(struct builder *b, const struct tdr_td_family *f)
+static int build_software(struct tdr_plan_builder *b, const struct tdr_td_family *f)
 {
 	const struct tdr_plan_opts *o = b->opts;
 	size_t cnt = tdr_td_family__event_cnt(f, o->counting);
@@ -453,7 +472,7 @@ static int build_software(struct builder *b, const struct tdr_td_family *f)
 		return err ? err : set_cpus(b, g, NULL, 0);
 	}
 	/* The leader samples: without metric events nothing forbids it. */
-	lead = add_event(b, g, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER);
+	lead = tdr_plan_add_event(b, g, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER);
 	if (o->sampler) {
 		/* A damaged core PMU only matters to names looked up in it. */
 		(void)probe_core(b);
@@ -461,7 +480,7 @@ static int build_software(struct builder *b, const struct tdr_td_family *f)
 		if (err)
 			return err;
 		if (lead->attr.type != PERF_TYPE_SOFTWARE)
-			add_note(b->plan,
+			tdr_plan_note(b->plan,
 				 "the software plan samples cpu-clock: -e %s is not a software "
 				 "event and was ignored",
 				 o->sampler->text);
@@ -491,11 +510,11 @@ static int build_software(struct builder *b, const struct tdr_td_family *f)
 static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *sys,
 		      enum tdr_plan_kind kind, char *why, size_t why_sz, struct tdr_plan **out)
 {
-	struct builder b = {.opts = opts};
+	struct tdr_plan_builder b = {.opts = opts};
 	const struct tdr_td_family *family;
 	int err;
 
-	if (kind <= TDR_PLAN_AUTO || kind >= TDR_PLAN_KIND_CNT) {
+	if (!kind_family(kind)) {
 		tdr_warn("cannot build plan kind %d: build a concrete kind or use choose",
 			 (int)kind);
 		return -EINVAL;
@@ -517,15 +536,31 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 		tdr_warn("no online CPUs in %s/devices/system/cpu/online", b.env.root);
 		err = -TDR_E_CORRUPT;
 	}
-	/* The TopDown table names a family per plan (tdrec/topdown.h). */
-	family = tdr_topdown_family(kind_names[kind]);
-	if (!err && !family) {
-		tdr_warn("no TopDown table family for plan %s", kind_names[kind]);
-		err = -EINVAL;
+	/* Kind k is the table's family k - 1 (tdrec/plan.h). */
+	family = kind_family(kind);
+	b.plan->width = family->width;
+	tdr_cpuid_format(&sys->cpu, b.plan->cpuid, sizeof(b.plan->cpuid));
+	snprintf(b.plan->cpuid_from, sizeof(b.plan->cpuid_from), "%s", sys->cpu_from);
+	/* A known CPU of another kind never gets the family (generic counters
+	 * mean other events there); an unknown one is the generic builder's
+	 * question. */
+	if (!err && sys->cpu.known && !tdr_td_family__matches(family, &sys->cpu)) {
+		fmt(b.why, sizeof(b.why), "the CPU (%s, from %s) is not one of its CPUs",
+		    b.plan->cpuid, sys->cpu_from);
+		err = -TDR_E_NOPLAN;
 	}
-	if (!err)
-		err = kind == TDR_PLAN_SOFTWARE ? build_software(&b, family)
-						: build_topdown(&b, family);
+	if (!err) {
+		const struct tdr_td_event *lead = tdr_td_family__event(family, false, 0);
+
+		if (kind == TDR_PLAN_SOFTWARE) {
+			b.plan->width = 0;
+			err = build_software(&b, family);
+		} else if (lead->source == TDR_TD_HARDWARE) {
+			err = tdr_plan_build_generic(&b, family);
+		} else {
+			err = build_topdown(&b, family);
+		}
+	}
 	free(b.online);
 	if (err) {
 		if (err == -TDR_E_NOPLAN)
@@ -537,13 +572,34 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 	return 0;
 }
 
-/* Read what plans need of opts' sysfs root, once (sysfs.c). */
+/* Read what plans need of opts' sysfs root and the machine beside it,
+ * once (sysfs.c). */
 static int read_sysfs(const struct tdr_plan_opts *opts, struct tdr_sysfs **out)
 {
 	const struct tdr_event_spec *spec = opts->sampler;
+	const char *root = tdr_sysfs_root(opts->sysfs_root), *proc = opts->proc_root;
+	const char *cpuid = opts->cpuid, *from = "the plan options";
+	int err;
 
-	return tdr_sysfs__read(tdr_sysfs_root(opts->sysfs_root),
-			       spec && spec->kind == TDR_SPEC_PMU ? spec->name : NULL, out);
+	err = tdr_sysfs__read(root, spec && spec->kind == TDR_SPEC_PMU ? spec->name : NULL, out);
+	if (err)
+		return err;
+	/* The real /proc describes the real /sys only: a fake sysfs tree gets
+	 * its identity from TDREC_CPUID (docs/plans.md "CPU identity"). */
+	if (!proc && !strcmp(root, "/sys"))
+		proc = "/proc";
+	if (!cpuid) {
+		cpuid = getenv("TDREC_CPUID");
+		from = "TDREC_CPUID";
+		if (cpuid && !cpuid[0])
+			cpuid = NULL;
+	}
+	err = tdr_sysfs__read_machine(*out, proc, cpuid, from);
+	if (err) {
+		tdr_sysfs__free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
@@ -567,21 +623,27 @@ int tdr_plan__build(const struct tdr_plan_opts *opts, enum tdr_plan_kind kind,
 static int choose_auto(const struct tdr_plan_opts *opts, const struct tdr_sysfs *sys,
 		       struct tdr_plan **out)
 {
-	char skipped[2][256];
+	char skipped[TDR_PLAN_KIND_CNT][256];
 	struct tdr_plan *plan;
 	size_t n = 0;
 	int err;
 
 	/* Each attempt is a fresh build from the same snapshot: plans share
 	 * no state. Only "does not fit" moves on; damage and usage errors
-	 * stop here (docs/plans.md). */
+	 * stop here (docs/plans.md). Families for other CPUs (or that need
+	 * an identity this machine did not give) are not tried, and say
+	 * nothing: one line per plan that could have been. */
 	for (int k = TDR_PLAN_TOPDOWN_L2; k <= TDR_PLAN_SOFTWARE; k++) {
+		const struct tdr_td_family *f = kind_family((enum tdr_plan_kind)k);
 		char why[256] = "";
 
+		if (!tdr_td_family__matches(f, &sys->cpu)) {
+			tdr_debug("%s not tried: not for this CPU", f->name);
+			continue;
+		}
 		err = build_kind(opts, sys, (enum tdr_plan_kind)k, why, sizeof(why), &plan);
 		if (err == -TDR_E_NOPLAN && k != TDR_PLAN_SOFTWARE) {
-			fmt(skipped[n++], sizeof(skipped[0]), "%s not available: %s", kind_names[k],
-			    why);
+			fmt(skipped[n++], sizeof(skipped[0]), "%s not available: %s", f->name, why);
 			tdr_debug("%s", skipped[n - 1]);
 			continue;
 		}
@@ -589,6 +651,11 @@ static int choose_auto(const struct tdr_plan_opts *opts, const struct tdr_sysfs 
 			tdr_warn("no plan fits this machine: %s", why);
 		if (err)
 			return err;
+		/* A CPU no family is for (Zen 3, Ice Lake without a PMU...)
+		 * would otherwise get software without a word. */
+		if (!n && k == TDR_PLAN_SOFTWARE && sys->cpu.known)
+			fmt(skipped[n++], sizeof(skipped[0]),
+			    "no TopDown plan for this CPU (%s, from %s)", plan->cpuid, sys->cpu_from);
 		/* The skipped plans come first in the notes. */
 		if (plan->note_cnt + n > TDR_PLAN_MAX_NOTES)
 			plan->note_cnt = TDR_PLAN_MAX_NOTES - n;
@@ -630,12 +697,14 @@ void tdr_plan__free(struct tdr_plan *plan)
 
 int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 {
+	const struct tdr_td_family *family;
 	size_t total = meta->event_cnt, cap = meta->event_cnt;
 	char *name;
 	int err;
 
 	for (size_t g = 0; g < plan->group_cnt; g++)
 		total += plan->groups[g].event_cnt;
+	family = kind_family(plan->kind);
 	name = tdr_strdup(tdr_plan_kind_name(plan->kind));
 	if (!name)
 		return -ENOMEM;
@@ -685,8 +754,10 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 		meta->notes = notes;
 		meta->notes[meta->note_cnt++] = note;
 	}
-	/* The formulas live in format/ so perf.data import shares them. */
-	err = tdr_meta__add_topdown_categories(meta);
+	/* The formulas live in format/ so perf.data import shares them; the
+	 * plan's family and resolved W say which (Zen 4 and Zen 5 share event
+	 * names). */
+	err = family ? tdr_meta__add_family_categories(meta, family, plan->width) : 0;
 	return err < 0 ? err : 0;
 }
 

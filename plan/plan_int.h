@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdrec/cpuid.h"
 #include "tdrec/plan.h"
 
 /* Longest sysfs file we read (an event string, a format, a CPU list). */
@@ -52,6 +53,10 @@ struct tdr_sysfs {
 	struct tdr_sysfs_file online; /* devices/system/cpu/online */
 	size_t pmu_cnt;		      /* every PMU directory, in readdir order */
 	struct tdr_sysfs_pmu *pmus;
+	/* The machine beside sysfs (tdr_sysfs__read_machine). */
+	struct tdr_cpuid cpu;	/* cpu.known false: no identity found */
+	char cpu_from[64];	/* "TDREC_CPUID", "/proc/cpuinfo", ".../midr_el1" */
+	int nmi_watchdog;	/* <proc>/sys/kernel/nmi_watchdog: 0, 1; -1 unknown */
 };
 
 /*
@@ -63,6 +68,16 @@ struct tdr_sysfs {
  */
 int tdr_sysfs__read(const char *root, const char *extra_pmu, struct tdr_sysfs **out);
 void tdr_sysfs__free(struct tdr_sysfs *s);
+/*
+ * Fill s's CPU identity and NMI watchdog state: cpuid (perf's CPUID
+ * text) when non-NULL, else <proc_root>/cpuinfo, else the arm64 MIDR under
+ * the sysfs root (devices/system/cpu/cpu0/regs/identification/midr_el1);
+ * the watchdog from <proc_root>/sys/kernel/nmi_watchdog. proc_root NULL:
+ * nothing is read there. Returns 0, or -TDR_E_USAGE for a cpuid that is
+ * not a CPUID (logged, naming from, e.g. "TDREC_CPUID").
+ */
+int tdr_sysfs__read_machine(struct tdr_sysfs *s, const char *proc_root, const char *cpuid,
+			    const char *from);
 /* The PMU directory name of s, or NULL. */
 const struct tdr_sysfs_pmu *tdr_sysfs__pmu(const struct tdr_sysfs *s, const char *name);
 /* The file name among files, or NULL. */
@@ -175,5 +190,44 @@ struct tdr_plan_env {
  */
 int tdr_event_spec__resolve(const struct tdr_event_spec *spec, const struct tdr_plan_env *env,
 			    struct tdr_plan_event *ev);
+
+/* ---------------------------------------------------------------------------
+ * Building one plan (plan.c, plan_generic.c).
+ */
+struct tdr_plan_builder {
+	const struct tdr_plan_opts *opts;
+	struct tdr_plan_env env;
+	bool core_probed;
+	int core_err;
+	int *online; /* sorted */
+	size_t online_cnt;
+	char why[256]; /* why the plan does not fit, for -TDR_E_NOPLAN */
+	struct tdr_plan *plan;
+};
+
+/* Append a note to plan (dropped past TDR_PLAN_MAX_NOTES). */
+void tdr_plan_note(struct tdr_plan *plan, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* A new member of g with the attr rules every plan shares (flags:
+ * TDR_EVENT_LEADER / TDR_EVENT_SAMPLER); NULL when g is full. */
+struct tdr_plan_event *tdr_plan_add_event(struct tdr_plan_builder *b, struct tdr_plan_group *g,
+					  uint32_t flags);
+/* Add event name, sysfs alias of b->env.core, encoded through its format/
+ * files. Returns 0, -TDR_E_LIMIT, -TDR_E_CORRUPT (logged), -ENOMEM. */
+int tdr_plan_add_sysfs_event(struct tdr_plan_builder *b, struct tdr_plan_group *g,
+			     const char *name, const char *alias, uint32_t flags);
+/* g's CPUs: b->env.core's cpus file (hybrid), else all online CPUs, with
+ * a note naming the CPUs left out on hybrid parts. -TDR_E_NOPLAN when
+ * none is online. */
+int tdr_plan_group_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g);
+/* Refuse a sampler of another hybrid core PMU than b->env.core, and a
+ * sampler that is one of the group's counting-only members (logged,
+ * -TDR_E_USAGE). */
+int tdr_plan_check_sampler(struct tdr_plan_builder *b, const struct tdr_plan_group *g,
+			   const struct tdr_plan_event *sampler, bool members_cannot_sample);
+
+/* A generic-counter family (tdrec/topdown.h: its leader is
+ * PERF_TYPE_HARDWARE cycles): identity, PMU, events, W, counter budget
+ * (plan_generic.c). Same returns as tdr_plan__build. */
+int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_family *f);
 
 #endif /* TDREC_PLAN_INT_H */

@@ -9,6 +9,8 @@
  * stdout); tests read the same text from a memory stream.
  * Shape (stable; tests and users grep it):
  *   plan: topdown-l1
+ *   cpu: GenuineIntel,6,106,6 (/proc/cpuinfo)   or   cpu: unknown
+ *   width: 6                  (generic-counter families: W, resolved)
  *   note: ...
  *   group 0: 6 events on 4 CPUs: 0-3
  *     event 0: slots (pmu cpu) leader
@@ -237,6 +239,13 @@ void tdr_attr__print(const struct perf_event_attr *a, const char *pmu_name, FILE
 void tdr_plan__print(const struct tdr_plan *plan, FILE *out)
 {
 	fprintf(out, "plan: %s\n", tdr_plan_kind_name(plan->kind));
+	if (plan->cpuid[0])
+		fprintf(out, "cpu: %s (%s)\n", plan->cpuid, plan->cpuid_from);
+	else
+		fprintf(out, "cpu: unknown (the generic-counter plans need TDREC_CPUID or "
+			     "/proc/cpuinfo)\n");
+	if (plan->width)
+		fprintf(out, "width: %u\n", plan->width);
 	for (size_t i = 0; i < plan->note_cnt; i++)
 		fprintf(out, "note: %s\n", plan->notes[i]);
 	for (size_t g = 0; g < plan->group_cnt; g++) {

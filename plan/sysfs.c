@@ -6,8 +6,12 @@
  * <root>/bus/event_source/devices (in readdir order), and for the PMUs a
  * plan can use (the core PMUs "cpu" and "cpu_*", and the PMU an -e
  * sampler names) reads type, cpus, caps/pmu_name and every file of events/
- * and format/; it also reads <root>/devices/system/cpu/online. Building a
- * plan then reads the snapshot only (pmu.c, plan.c, event_spec.c).
+ * and format/; it also reads <root>/devices/system/cpu/online.
+ * tdr_sysfs__read_machine adds what the families are chosen by: the CPU
+ * identity (TDREC_CPUID's text, <proc>/cpuinfo, or the arm64 MIDR under
+ * the sysfs root) and the NMI watchdog (<proc>/sys/kernel/nmi_watchdog),
+ * which holds a counter. Building a plan then reads the snapshot only
+ * (pmu.c, plan.c, plan_generic.c, event_spec.c).
  * Why errors are kept, not raised: a plan only fails on the files it uses
  * (a damaged core PMU does not stop the software plan; a bad format file
  * matters only to a term that needs it), and it says so in the same words
@@ -36,6 +40,7 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/cpuid.h"
 
 const char *tdr_sysfs_root(const char *opt)
 {
@@ -273,4 +278,68 @@ const struct tdr_sysfs_file *tdr_sysfs_pmu__file(const struct tdr_sysfs_file *fi
 		if (!strcmp(files[i].name, name))
 			return &files[i];
 	return NULL;
+}
+
+/* Up to sz - 1 bytes of path, NUL-terminated; -errno when unreadable. */
+static int read_small(const char *path, char *buf, size_t sz)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < sz - 1) {
+		n = read(fd, buf + len, sz - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return 0;
+}
+
+int tdr_sysfs__read_machine(struct tdr_sysfs *s, const char *proc_root, const char *cpuid,
+			    const char *from)
+{
+	/* The first CPU's block of /proc/cpuinfo is well under this. */
+	static const size_t cpuinfo_max = 16384;
+	char path[PATH_MAX], small[32], *text;
+
+	s->nmi_watchdog = -1;
+	memset(&s->cpu, 0, sizeof(s->cpu));
+	s->cpu_from[0] = '\0';
+	if (proc_root && path_of(path, sizeof(path), proc_root, "sys/kernel/nmi_watchdog") &&
+	    !read_small(path, small, sizeof(small)) && (small[0] == '0' || small[0] == '1'))
+		s->nmi_watchdog = small[0] - '0';
+	if (cpuid) {
+		if (tdr_cpuid_parse(cpuid, &s->cpu)) {
+			tdr_warn("%s='%s' is not a CPU identity: give perf's CPUID form, e.g. "
+				 "AuthenticAMD,25,17,1 or GenuineIntel,6,85,7",
+				 from, cpuid);
+			return -TDR_E_USAGE;
+		}
+		snprintf(s->cpu_from, sizeof(s->cpu_from), "%s", from);
+		return 0;
+	}
+	text = tdr_malloc(cpuinfo_max);
+	if (!text)
+		return -ENOMEM;
+	if (proc_root && path_of(path, sizeof(path), proc_root, "cpuinfo") &&
+	    !read_small(path, text, cpuinfo_max) && !tdr_cpuid_from_cpuinfo(text, &s->cpu)) {
+		/* For messages: the real file by its name, a fake one as such. */
+		snprintf(s->cpu_from, sizeof(s->cpu_from), "%s",
+			 strcmp(proc_root, "/proc") ? "the given cpuinfo" : "/proc/cpuinfo");
+	} else if (path_of(path, sizeof(path), s->root,
+			   "devices/system/cpu/cpu0/regs/identification/midr_el1") &&
+		   !read_small(path, text, 64) && !tdr_cpuid_parse(text, &s->cpu)) {
+		/* arm64: the kernel prints the MIDR as 0x%016llx. */
+		snprintf(s->cpu_from, sizeof(s->cpu_from), "midr_el1");
+	}
+	free(text);
+	return 0;
 }

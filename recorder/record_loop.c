@@ -268,6 +268,17 @@ static void read_group_totals(struct tdr_recorder *rec, size_t gi, struct tdr_ev
 			run += rd.time_running;
 		}
 	}
+	/* A group that was enabled but never counted (time_running 0) was
+	 * never scheduled: its counters were taken (docs/plans.md "Counter
+	 * budget"). Its zeros are not counts: say so once, store none. */
+	if (whole && ena > 0 && run == 0 && rec->meta.plan_name &&
+	    strcmp(rec->meta.plan_name, "software")) {
+		tdr_warn("the %s group never ran (time_running 0): the PMU could not schedule "
+			 "it, so it has no counts; free a counter with 'sysctl "
+			 "kernel.nmi_watchdog=0', or use --plan with fewer events",
+			 rec->meta.plan_name);
+		whole = false;
+	}
 	/* After a write error the counters were stopped early: not the
 	 * whole run. */
 	for (size_t e = 0; whole && !rec->sum.write_err && e < n; e++) {

@@ -119,6 +119,26 @@ static void warn_add(struct tdr_stat_warnings *w, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A PMU group that counted for no time at all (time_running 0) was never
+ * scheduled: its counters were all taken (the NMI watchdog holds one;
+ * docs/plans.md "Counter budget"). Its zeros are not measurements. */
+static void never_ran(const struct tdr_stat *st, struct tdr_stat_warnings *w)
+{
+	const char *plan = st->sc.meta.plan_name;
+	struct tdr_stat_row r;
+
+	if (!plan || !strcmp(plan, "software"))
+		return;
+	tdr_stat__total_row(st, &r);
+	if (r.counted != 0.0)
+		return;
+	warn_add(w,
+		 "the %s group never ran (time_running 0): the PMU could not schedule it, "
+		 "so its counts are not results; free a counter with 'sysctl "
+		 "kernel.nmi_watchdog=0', or use --plan with fewer events",
+		 plan);
+}
+
 void tdr_stat__warnings(const struct tdr_stat *st, struct tdr_stat_warnings *w)
 {
 	const struct stat_unit *u = st->total;
@@ -141,6 +161,7 @@ void tdr_stat__warnings(const struct tdr_stat *st, struct tdr_stat_warnings *w)
 			 "the thread tracker lost %" PRIu64 " records (its ring was full): some "
 			 "threads may have no row of their own",
 			 lost);
+	never_ran(st, w);
 	if (st->th.missed)
 		warn_add(w,
 			 "%" PRIu64 " threads ended before their counters could be opened (or "

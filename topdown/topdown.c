@@ -417,6 +417,8 @@ static const struct tdr_td_family *const families[] = {
     &pm_l2, &pm_l1, &intel_skl, &intel_grt, &intel_cmt, &intel_skt, &amd_zen4, &amd_zen5, &software,
 };
 
+_Static_assert(ARRAY_CNT(families) == TDR_TD_FAMILY_CNT, "TDR_TD_FAMILY_CNT is the table's size");
+
 size_t tdr_topdown_category_cnt(void)
 {
 	return ARRAY_CNT(categories);

@@ -390,6 +390,39 @@ static void test_stat_render__total_from_threads(void **state)
 	jm_free(doc);
 }
 
+/* A PMU group that never ran (time_running 0: its counters were all
+ * taken) is said so in one warning line; the software plan never is. */
+static void test_stat_render__group_never_ran(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t v[9] = {0};
+	struct tdr_stat_warnings w;
+	const char *line = "the topdown-l2 group never ran (time_running 0): the PMU could not "
+			   "schedule it, so its counts are not results; free a counter with "
+			   "'sysctl kernel.nmi_watchdog=0', or use --plan with fewer events";
+	size_t hits = 0;
+
+	make(f, "sapphire-rapids", TDR_FMT_TEXT, v, 9, 0, 2000000000);
+	tdr_stat__warnings(f->st, &w);
+	for (size_t i = 0; i < w.cnt; i++)
+		hits += !strcmp(w.line[i], line);
+	assert_int_equal(hits, 1);
+	assert_non_null(strstr(rendered(f), "never ran (time_running 0)"));
+}
+
+/* Counted for some of the time: multiplexed, not "never ran". */
+static void test_stat_render__group_ran_a_little(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t v[9] = {1000, 100, 100, 100, 100, 10, 10, 10, 10};
+	struct tdr_stat_warnings w;
+
+	make(f, "sapphire-rapids", TDR_FMT_TEXT, v, 9, 1, 2000000000);
+	tdr_stat__warnings(f->st, &w);
+	for (size_t i = 0; i < w.cnt; i++)
+		assert_null(strstr(w.line[i], "never ran"));
+}
+
 static void test_stat_render__software(void **state)
 {
 	struct fx *f = *state;
@@ -543,6 +576,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stat_render__json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__csv, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__total_from_threads, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__group_never_ran, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__group_ran_a_little, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__software, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__view, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__view_software, setup, teardown),

@@ -2,12 +2,15 @@
  * plan/include/tdrec/plan.h - PMU discovery from sysfs and event plans.
  *
  * Responsibility: read <sysfs>/bus/event_source/devices/<pmu>/{type,events,
- * format,cpus,caps} and turn a requested plan (TopDown L1+L2, TopDown L1,
- * software) into the exact perf_event_attr of every group member, following
- * the kernel's TopDown rules (slots leads and never samples; the sampler is
- * the second member and the only one with a period; metric members have
- * sample_period = 0, freq = 0; same exclude_* everywhere). Event strings are
- * turned into config bits through the PMU's format/ files, never hard-coded.
+ * format,cpus,caps} and the CPU identity, and turn a requested plan (a
+ * family of the TopDown table, tdrec/topdown.h: perf metrics L1+L2 or L1,
+ * a generic-counter family such as amd-zen4, or software) into the exact
+ * perf_event_attr of every group member. Perf metrics follow the kernel's
+ * TopDown rules (slots leads and never samples; the sampler is the second
+ * member and the only one with a period; metric members have
+ * sample_period = 0, freq = 0; same exclude_* everywhere); generic
+ * families lead with the sampler. Event strings are turned into config
+ * bits through the PMU's format/ files, never hard-coded.
  * It opens nothing: runtime/session.c does, and asks for the next plan when
  * the kernel refuses one (tdr_plan_kind__fallback).
  * Objects and lifecycle: tdr_plan__choose / __build -> use -> __free.
@@ -25,23 +28,35 @@
 
 #include "tdrec/tdr_api.h"
 #include "tdrec/format.h"
+#include "tdrec/topdown.h"
 
+/*
+ * A plan kind is a family of the TopDown table: kind k (1 <= k <
+ * TDR_PLAN_KIND_CNT) is tdr_topdown_family_at(k - 1), named by the
+ * family's name ("topdown-l2", "amd-zen4", "software"), and tried in that
+ * order under AUTO. Only the first two and the last have constants here:
+ * every other family is reached by its name (tdr_plan_kind_parse).
+ */
 enum tdr_plan_kind {
-	TDR_PLAN_AUTO = 0,   /* first that fits, in the order below */
-	TDR_PLAN_TOPDOWN_L2, /* slots, sampler, 4 L1 + 4 L2 metrics (SPR+, ADL P-core+) */
-	TDR_PLAN_TOPDOWN_L1, /* slots, sampler, 4 L1 metrics (ICL+) */
-	TDR_PLAN_SOFTWARE,   /* cpu-clock sampling; task-clock, page-faults, context-switches */
-	TDR_PLAN_KIND_CNT,
+	TDR_PLAN_AUTO = 0,			 /* first that fits, in table order */
+	TDR_PLAN_TOPDOWN_L2 = 1,		 /* slots, sampler, 4 L1 + 4 L2 metrics */
+	TDR_PLAN_TOPDOWN_L1 = 2,		 /* slots, sampler, 4 L1 metrics (ICL+) */
+	TDR_PLAN_SOFTWARE = TDR_TD_FAMILY_CNT,	 /* the table's last family */
+	TDR_PLAN_KIND_CNT = TDR_TD_FAMILY_CNT + 1,
 };
 
-/* "auto", "topdown-l2", "topdown-l1", "software". */
+/* The family's name ("auto" for AUTO, "none" out of range). */
 TDR_API const char *tdr_plan_kind_name(enum tdr_plan_kind kind);
-/* Parse a --plan argument. Returns 0 or -TDR_E_USAGE (not logged: the
- * caller says which option was wrong, in one line). */
+/* Parse a --plan argument: "auto" or any family name of the table.
+ * Returns 0 or -TDR_E_USAGE (not logged: the caller says which option was
+ * wrong, in one line). */
 TDR_API int tdr_plan_kind_parse(const char *text, enum tdr_plan_kind *out);
-/* The plan to try after kind failed to open (L2 -> L1 -> software), or
- * TDR_PLAN_KIND_CNT when there is none. */
+/* The plan to try after kind failed to open: the family it extends
+ * (topdown-l2 -> topdown-l1), else software; TDR_PLAN_KIND_CNT after
+ * software. */
 TDR_API enum tdr_plan_kind tdr_plan_kind__fallback(enum tdr_plan_kind kind);
+/* The names of every kind, "auto|topdown-l2|...|software", for --help. */
+TDR_API const char *tdr_plan_kind_names(void);
 
 /* The sampler given with -e, parsed once by cli/ (docs/architecture.md "Conventions"). */
 enum tdr_event_spec_kind {
@@ -64,6 +79,14 @@ TDR_API int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out);
 
 struct tdr_plan_opts {
 	const char *sysfs_root; /* NULL: $TDREC_SYSFS (if set and non-empty), else "/sys" */
+	/* Where the CPU identity and the NMI watchdog are read: NULL is
+	 * "/proc" when the sysfs root is "/sys", else none (a fake sysfs tree
+	 * describes another machine than this /proc). */
+	const char *proc_root;
+	/* The CPU identity in perf's CPUID form ("AuthenticAMD,25,17,1"); NULL:
+	 * $TDREC_CPUID when set and non-empty, else <proc_root>/cpuinfo, else
+	 * the MIDR under the sysfs root (arm64). docs/plans.md "CPU identity". */
+	const char *cpuid;
 	/* NULL: "cycles" for TopDown plans; the software plan always samples
 	 * cpu-clock unless the sampler is itself a software event. */
 	const struct tdr_event_spec *sampler;
@@ -84,7 +107,7 @@ struct tdr_plan_opts {
 
 #define TDR_PLAN_MAX_EVENTS 12
 #define TDR_PLAN_MAX_GROUPS 2
-#define TDR_PLAN_MAX_NOTES 8
+#define TDR_PLAN_MAX_NOTES 12
 
 struct tdr_plan_event {
 	char name[64];	   /* "slots", "cycles", "topdown-retiring", "cpu-clock" */
@@ -102,6 +125,14 @@ struct tdr_plan_group {
 
 struct tdr_plan {
 	enum tdr_plan_kind kind;
+	/* W of the family's per-width terms as resolved on this machine (a
+	 * .scale for intel-skl), 0 for plans without them; stored resolved in
+	 * files (tdr_plan__to_meta). */
+	uint32_t width;
+	/* The CPU identity the plan was chosen for, "" when none was found,
+	 * and where it came from ("TDREC_CPUID", "/proc/cpuinfo"). */
+	char cpuid[64];
+	char cpuid_from[64];
 	size_t group_cnt;
 	struct tdr_plan_group groups[TDR_PLAN_MAX_GROUPS];
 	/* Lines for the user: why a better plan was skipped, CPUs not measured. */

@@ -171,6 +171,10 @@ TDR_API const struct tdr_td_category *tdr_topdown_category(const char *key);
 /* Its threshold, NAN for NULL, unknown keys and never-bottleneck ones. */
 TDR_API double tdr_topdown_threshold(const char *key);
 
+/* How many families the table has (tdr_topdown_family_cnt; a constant
+ * so that plan kinds can name the last, software). */
+#define TDR_TD_FAMILY_CNT 9
+
 /* All families, best first: perf metrics level 2 and level 1, the generic
  * families, software last. The plan kinds are these, in this order
  * (tdrec/plan.h). */

@@ -1,0 +1,541 @@
+/*
+ * tests/plan/test_plan_generic.c - the generic-counter TopDown plans
+ * (AMD Zen 4/5, Intel Skylake-SP / Cascade Lake, the E-cores) against the
+ * fake sysfs trees and a CPU identity.
+ *
+ * For each tree + TDREC_CPUID value the chosen plan and the exact
+ * perf_event_attr of every member are written out here by hand: the
+ * sampler leads (cycles, PERF_TYPE_HARDWARE, with the hybrid PMU type in
+ * config bits 32-63 on cpu_atom) and alone has a period; every other
+ * member is a counter of the family's core PMU (its type, the raw config
+ * the format/ files give: AMD's event bits 8-11 go to config bits 32-35),
+ * read with PERF_SAMPLE_READ; disabled / enable_on_exec on the leader only.
+ * Also: W resolved from the kernel's .scale (4 HT off, 2 HT on), the
+ * counter budget with the NMI watchdog, :p refused on AMD, identities that
+ * do not match, and the --dry-run text.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan_int.h"
+#include "support/sysfs_test_util.h"
+#include "tdrec/format.h"
+#include "tdrec/tdr_err.h"
+
+#include "plan_want.h"
+
+#define CYC(pmu, fl, ...)                                                                          \
+	{"cycles", pmu, fl, {.type = PERF_TYPE_HARDWARE, .config = 0, MEMBER, __VA_ARGS__}}
+#define RAW(n, pmu, t, c)                                                                          \
+	{n, pmu, 0, {.type = t, .config = c, MEMBER}}
+
+static const struct want zen[] = {
+    CYC("cpu", L | S, LEADER, SAMPLER),
+    RAW("de_no_dispatch_per_slot.no_ops_from_frontend", "cpu", 4, 0x1000001a0ull),
+    RAW("de_no_dispatch_per_slot.backend_stalls", "cpu", 4, 0x100001ea0ull),
+    RAW("de_no_dispatch_per_slot.smt_contention", "cpu", 4, 0x1000060a0ull),
+    RAW("de_src_op_disp.all", "cpu", 4, 0x07aa),
+    RAW("ex_ret_ops", "cpu", 4, 0xc1),
+};
+
+/* HT on: the kernel's recovery alias has any=1 (bit 21). */
+static const struct want skx_ht[] = {
+    CYC("cpu", L | S, LEADER, SAMPLER),
+    RAW("topdown-slots-issued", "cpu", 4, 0x010e),
+    RAW("topdown-slots-retired", "cpu", 4, 0x02c2),
+    RAW("topdown-fetch-bubbles", "cpu", 4, 0x019c),
+    RAW("topdown-recovery-bubbles", "cpu", 4, 0x0120030d),
+};
+
+static const struct want crestmont_srf[] = {
+    CYC("cpu", L | S, LEADER, SAMPLER),
+    RAW("topdown_retiring.all_p", "cpu", 4, 0x72),
+    RAW("topdown_bad_speculation.all_p", "cpu", 4, 0x73),
+    RAW("topdown_fe_bound.all_p", "cpu", 4, 0x71),
+    RAW("topdown_be_bound.all_p", "cpu", 4, 0x74),
+};
+
+/* cpu_atom is type 10 in the trees: in the hardware config's high bits
+ * and as the members' type. */
+static const struct want skymont_arl[] = {
+    {"cycles", "cpu_atom", L | S,
+     {.type = PERF_TYPE_HARDWARE, .config = 10ull << 32, MEMBER, LEADER, SAMPLER}},
+    RAW("topdown_retiring.all_p", "cpu_atom", 10, 0x02c2),
+    RAW("topdown_bad_speculation.all_p", "cpu_atom", 10, 0x73),
+    RAW("topdown_fe_bound.all_p", "cpu_atom", 10, 0x019c),
+    RAW("topdown_be_bound.all_p", "cpu_atom", 10, 0x02a4),
+};
+
+static const struct want gracemont_adl[] = {
+    {"cycles", "cpu_atom", L | S,
+     {.type = PERF_TYPE_HARDWARE, .config = 10ull << 32, MEMBER, LEADER, SAMPLER}},
+    RAW("topdown_retiring.all", "cpu_atom", 10, 0xc2),
+    RAW("topdown_fe_bound.all", "cpu_atom", 10, 0x71),
+    RAW("topdown_be_bound.all", "cpu_atom", 10, 0x74),
+};
+
+static struct tdr_plan *choose_ok(const struct tdr_plan_opts *o, enum tdr_plan_kind kind)
+{
+	struct tdr_plan *plan = NULL;
+
+	assert_int_equal(tdr_plan__choose(o, kind, &plan), 0);
+	assert_non_null(plan);
+	return plan;
+}
+
+static enum tdr_plan_kind kind_of(const char *name)
+{
+	enum tdr_plan_kind k = TDR_PLAN_AUTO;
+
+	assert_int_equal(tdr_plan_kind_parse(name, &k), 0);
+	return k;
+}
+
+static void check_group(const struct tdr_plan_group *g, const struct want *want, size_t n)
+{
+	assert_int_equal(g->event_cnt, n);
+	check_members(g, want, n);
+}
+
+static void check_cpus(const struct tdr_plan_group *g, int lo, int hi)
+{
+	assert_int_equal(g->cpu_cnt, (size_t)(hi - lo + 1));
+	for (int c = lo; c <= hi; c++)
+		assert_int_equal(g->cpus[c - lo], c);
+}
+
+static void test_generic__genoa_zen4(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_plan *plan;
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,25,17,1";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_int_equal(plan->width, 6);
+	assert_int_equal(plan->group_cnt, 1);
+	check_group(&plan->groups[0], zen, 6);
+	check_cpus(&plan->groups[0], 0, 31);
+	/* The Intel plans are not for this CPU: nothing was skipped. */
+	assert_int_equal(plan->note_cnt, 0);
+	assert_string_equal(plan->cpuid, "AuthenticAMD,25,17,1");
+	tdr_plan__free(plan);
+}
+
+static void test_generic__turin_zen5(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("turin");
+	struct tdr_plan *plan;
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,26,2,1";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen5");
+	assert_int_equal(plan->width, 8);
+	check_group(&plan->groups[0], zen, 6);
+	check_cpus(&plan->groups[0], 0, 63);
+	assert_int_equal(plan->note_cnt, 0);
+	tdr_plan__free(plan);
+}
+
+/* The amd-zen4 tree of issue 3 has no TopDown aliases: with an identity
+ * it now gets the Zen 4 plan; without one it keeps the software plan
+ * (test_plan.c), since generic counters mean these events only on Zen 4. */
+static void test_generic__amd_zen4_tree_with_identity(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("amd-zen4");
+	struct tdr_plan *plan;
+
+	(void)state;
+	assert_int_equal(setenv("TDREC_CPUID", "AuthenticAMD,25,17,1", 1), 0);
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	unsetenv("TDREC_CPUID");
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_string_equal(plan->cpuid_from, "TDREC_CPUID");
+	check_group(&plan->groups[0], zen, 6);
+	check_cpus(&plan->groups[0], 0, 15);
+	tdr_plan__free(plan);
+	/* Zen 3 (model 0x21) has no PipelineL1: software, saying why. */
+	o.cpuid = "AuthenticAMD,25,33,0";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_int_equal(plan->kind, TDR_PLAN_SOFTWARE);
+	assert_int_equal(plan->note_cnt, 1);
+	assert_string_equal(plan->notes[0],
+			    "no TopDown plan for this CPU (AuthenticAMD,25,33,0, from the plan options)");
+	tdr_plan__free(plan);
+}
+
+/* Skylake-SP: the perf-metrics plans are tried (Intel) and skipped, then
+ * intel-skl with W from topdown-total-slots.scale. */
+static void test_generic__skylake_sp_ht_and_noht(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("skylake-sp-ht");
+	struct tdr_plan *plan;
+
+	(void)state;
+	o.cpuid = "GenuineIntel,6,85,4";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_int_equal(plan->width, 2);
+	check_group(&plan->groups[0], skx_ht, 5);
+	check_cpus(&plan->groups[0], 0, 7);
+	assert_int_equal(plan->note_cnt, 2);
+	assert_int_equal(plan->skip_note_cnt, 2);
+	assert_string_equal(plan->notes[1],
+			    "topdown-l1 not available: the cpu PMU has no slots, topdown-retiring, "
+			    "topdown-bad-spec, topdown-fe-bound, topdown-be-bound");
+	tdr_plan__free(plan);
+
+	o = plan_opts_on("skylake-sp-noht");
+	o.cpuid = "GenuineIntel,6,85,4";
+	plan = choose_ok(&o, kind_of("intel-skl"));
+	assert_int_equal(plan->width, 4);
+	check_members(&plan->groups[0], skx_ht, 4); /* the same but recovery: */
+	assert_int_equal(plan->groups[0].events[4].attr.config, 0x0100030d);
+	check_cpus(&plan->groups[0], 0, 3);
+	assert_int_equal(plan->note_cnt, 0);
+	tdr_plan__free(plan);
+
+	o = plan_opts_on("cascade-lake");
+	o.cpuid = "GenuineIntel,6,85,7";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_int_equal(plan->width, 2);
+	check_group(&plan->groups[0], skx_ht, 5);
+	check_cpus(&plan->groups[0], 0, 15);
+	tdr_plan__free(plan);
+}
+
+/* The stored formulas carry the resolved W: bad-spec's recovery term is
+ * W * recovery, the denominator W * cycles. */
+static void test_generic__width_stored_resolved(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("skylake-sp-ht");
+	struct tdr_meta meta = {0};
+	struct tdr_plan *plan;
+	const struct tdr_category *bad = NULL;
+
+	(void)state;
+	o.cpuid = "GenuineIntel,6,85,4";
+	plan = choose_ok(&o, kind_of("intel-skl"));
+	assert_int_equal(tdr_plan__to_meta(plan, &meta), 0);
+	assert_string_equal(meta.plan_name, "intel-skl");
+	assert_int_equal(meta.category_cnt, 4);
+	for (size_t i = 0; i < meta.category_cnt; i++)
+		if (!strcmp(meta.categories[i].name, "bad-spec"))
+			bad = &meta.categories[i];
+	assert_non_null(bad);
+	assert_int_equal(bad->num_cnt, 3);
+	assert_string_equal(meta.events[bad->num[2].event_idx].name, "topdown-recovery-bubbles");
+	assert_true(bad->num[2].coef == 2.0);
+	assert_string_equal(meta.events[bad->den[0].event_idx].name, "cycles");
+	assert_true(bad->den[0].coef == 2.0);
+	tdr_meta__clear(&meta);
+	tdr_plan__free(plan);
+	/* Zen 5: W = 8 from the table, smt-contention stored too. */
+	o = plan_opts_on("turin");
+	o.cpuid = "AuthenticAMD,26,2,1";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	memset(&meta, 0, sizeof(meta));
+	assert_int_equal(tdr_plan__to_meta(plan, &meta), 0);
+	assert_int_equal(meta.category_cnt, 5);
+	assert_string_equal(meta.categories[4].name, "smt-contention");
+	assert_true(meta.categories[4].den[0].coef == 8.0);
+	tdr_meta__clear(&meta);
+	tdr_plan__free(plan);
+}
+
+static void test_generic__sierra_forest_crestmont(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("sierra-forest");
+	struct tdr_plan *plan;
+
+	(void)state;
+	o.cpuid = "GenuineIntel,6,175,3";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "crestmont");
+	assert_int_equal(plan->width, 6);
+	check_group(&plan->groups[0], crestmont_srf, 5);
+	check_cpus(&plan->groups[0], 0, 143);
+	assert_int_equal(plan->skip_note_cnt, 2); /* topdown-l2, topdown-l1 */
+	tdr_plan__free(plan);
+}
+
+/* Hybrid: auto keeps perf metrics on cpu_core; the E-core families run on
+ * cpu_atom when asked for, with the hybrid PMU type in the cycles config. */
+static void test_generic__hybrid_e_cores(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("arrow-lake");
+	struct tdr_plan *plan;
+
+	(void)state;
+	o.cpuid = "GenuineIntel,6,198,2";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_int_equal(plan->kind, TDR_PLAN_TOPDOWN_L2);
+	check_cpus(&plan->groups[0], 0, 7);
+	tdr_plan__free(plan);
+	plan = choose_ok(&o, kind_of("skymont"));
+	assert_int_equal(plan->width, 8);
+	check_group(&plan->groups[0], skymont_arl, 5);
+	check_cpus(&plan->groups[0], 8, 23);
+	assert_int_equal(plan->note_cnt, 1);
+	assert_string_equal(plan->notes[0], "hybrid CPU: TopDown is measured on cpu_atom CPUs "
+					    "8-23 only; CPUs 0-7 (cpu_core) are not measured");
+	tdr_plan__free(plan);
+
+	o = plan_opts_on("alderlake-hybrid");
+	o.cpuid = "GenuineIntel,6,151,2";
+	plan = choose_ok(&o, kind_of("gracemont"));
+	assert_int_equal(plan->width, 5);
+	check_group(&plan->groups[0], gracemont_adl, 4);
+	check_cpus(&plan->groups[0], 16, 23);
+	tdr_plan__free(plan);
+}
+
+/* -e: another sampler leads and cycles becomes a member; an -e that is a
+ * family event is that event; 7 events do not fit AMD's 6 counters. */
+static void test_generic__sampler_from_e(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_event_spec spec;
+	struct tdr_plan *plan;
+	const struct want lead[] = {
+	    {"instructions", "cpu", L | S,
+	     {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_INSTRUCTIONS, MEMBER, LEADER,
+	      SAMPLER}},
+	    CYC("cpu", 0, .disabled = 0),
+	};
+	const struct want ret[] = {
+	    {"ex_ret_ops", "cpu", L | S, {.type = 4, .config = 0xc1, MEMBER, LEADER, SAMPLER}},
+	    CYC("cpu", 0, .disabled = 0),
+	};
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,25,17,1";
+	assert_int_equal(tdr_event_spec__parse("instructions", &spec), 0);
+	o.sampler = &spec;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_int_equal(plan->groups[0].event_cnt, 7);
+	check_members(&plan->groups[0], lead, 2);
+	assert_int_equal(plan->groups[0].events[6].attr.config, 0xc1);
+	assert_int_equal(plan->note_cnt, 1);
+	assert_string_equal(plan->notes[0],
+			    "counter budget: the amd-zen4 group needs 7 general counters and 6 are "
+			    "free; it would never be scheduled and count nothing: free one with "
+			    "'sysctl kernel.nmi_watchdog=0', or use --plan with fewer events");
+	tdr_plan__free(plan);
+
+	assert_int_equal(tdr_event_spec__parse("cpu/event=0xc1/", &spec), 0);
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_int_equal(plan->groups[0].event_cnt, 6);
+	check_members(&plan->groups[0], ret, 2);
+	assert_string_equal(plan->groups[0].events[5].name, "de_src_op_disp.all");
+	assert_int_equal(plan->note_cnt, 0);
+	tdr_plan__free(plan);
+}
+
+/* On AMD precise_ip goes to IBS: -e cycles:p is refused with one line. */
+static void test_generic__precise_refused_on_amd(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_event_spec spec;
+	struct tdr_plan *plan = NULL;
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,25,17,1";
+	assert_int_equal(tdr_event_spec__parse("cycles:p", &spec), 0);
+	o.sampler = &spec;
+	log_reset();
+	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
+	assert_null(plan);
+	assert_non_null(strstr(log_text, "invalid event 'cycles:p': on AMD, precise sampling (:p) "
+					 "goes to IBS, not to the core counters of the amd-zen4 "
+					 "group; drop the :p"));
+	/* Intel has no such rule. */
+	o = plan_opts_on("skylake-sp-noht");
+	o.cpuid = "GenuineIntel,6,85,4";
+	o.sampler = &spec;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_int_equal(plan->groups[0].events[0].attr.precise_ip, 1);
+	tdr_plan__free(plan);
+}
+
+/* The NMI watchdog (fake /proc) holds a counter: on AMD a general one
+ * (6 events, 5 free), on Intel the fixed one (cycles needs a general one:
+ * 5 with HT on's 4); cpuinfo gives the identity. */
+static void test_generic__watchdog_budget(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	char proc[4200];
+	struct tdr_plan *plan;
+
+	(void)state;
+	snprintf(proc, sizeof(proc), "%s/../proc/genoa", fixture(""));
+	o.proc_root = proc;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_string_equal(plan->cpuid, "AuthenticAMD,25,17,1");
+	assert_string_equal(plan->cpuid_from, "the given cpuinfo");
+	assert_int_equal(plan->note_cnt, 1);
+	assert_string_equal(plan->notes[0],
+			    "counter budget: the amd-zen4 group needs 6 general counters and 5 are "
+			    "free (the NMI watchdog holds one); it would never be scheduled and "
+			    "count nothing: free one with 'sysctl kernel.nmi_watchdog=0', or use "
+			    "--plan with fewer events");
+	tdr_plan__free(plan);
+
+	o = plan_opts_on("skylake-sp-ht");
+	snprintf(proc, sizeof(proc), "%s/../proc/skylake-sp", fixture(""));
+	o.proc_root = proc;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_int_equal(plan->note_cnt, 3);
+	assert_non_null(strstr(plan->notes[2], "needs 5 general counters and 4 are free"));
+	tdr_plan__free(plan);
+	/* HT off: 8 general counters, room for cycles too. */
+	o = plan_opts_on("skylake-sp-noht");
+	o.proc_root = proc;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_int_equal(plan->note_cnt, 2);
+	tdr_plan__free(plan);
+}
+
+/* Counting (tdrec stat): cycles leads, nothing samples. */
+static void test_generic__counting(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_plan *plan;
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,25,17,1";
+	o.counting = true;
+	o.sample_period = 0;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_int_equal(plan->groups[0].event_cnt, 6);
+	for (size_t i = 0; i < 6; i++) {
+		const struct tdr_plan_event *ev = &plan->groups[0].events[i];
+		struct perf_event_attr want = {
+		    .type = zen[i].attr.type, .config = zen[i].attr.config, COUNTER};
+
+		if (!i) {
+			want.disabled = 1;
+			want.enable_on_exec = 1;
+		}
+		assert_string_equal(ev->name, zen[i].name);
+		assert_int_equal(ev->flags, i ? 0 : L);
+		check_attr(ev->name, &ev->attr, &want);
+	}
+	tdr_plan__free(plan);
+}
+
+/* Identities that do not fit, and bad ones. */
+static void test_generic__identity_mismatch(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_plan *plan = NULL;
+
+	(void)state;
+	o.cpuid = "GenuineIntel,6,85,7";
+	log_reset();
+	assert_int_equal(tdr_plan__choose(&o, kind_of("amd-zen4"), &plan), -TDR_E_NOPLAN);
+	assert_null(plan);
+	assert_non_null(strstr(log_text, "plan amd-zen4 does not fit this machine: the CPU "
+					 "(GenuineIntel,6,85,7, from the plan options) is not one "
+					 "of its CPUs"));
+	/* No identity at all: only when asked for by name. */
+	o.cpuid = NULL;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_int_equal(plan->kind, TDR_PLAN_SOFTWARE);
+	tdr_plan__free(plan);
+	plan = choose_ok(&o, kind_of("amd-zen4"));
+	check_group(&plan->groups[0], zen, 6);
+	assert_string_equal(plan->cpuid, "");
+	tdr_plan__free(plan);
+	/* A Zen 4 identity on the VM tree: one line naming the missing PMU. */
+	o = plan_opts_on("vm");
+	o.cpuid = "AuthenticAMD,25,17,1";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_int_equal(plan->note_cnt, 1);
+	assert_non_null(strstr(plan->notes[0], "amd-zen4 not available: no cpu PMU in "));
+	tdr_plan__free(plan);
+	/* TDREC_CPUID that is not a CPUID. */
+	o.cpuid = NULL;
+	assert_int_equal(setenv("TDREC_CPUID", "AMD Zen 4", 1), 0);
+	log_reset();
+	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
+	unsetenv("TDREC_CPUID");
+	assert_non_null(strstr(log_text, "TDREC_CPUID='AMD Zen 4' is not a CPU identity"));
+}
+
+/* Kinds are the table's families; each falls back to software. */
+static void test_generic__kinds_from_the_table(void **state)
+{
+	(void)state;
+	assert_int_equal(TDR_PLAN_KIND_CNT, tdr_topdown_family_cnt() + 1);
+	for (int k = 1; k < TDR_PLAN_KIND_CNT; k++)
+		assert_string_equal(tdr_plan_kind_name((enum tdr_plan_kind)k),
+				    tdr_topdown_family_at((size_t)k - 1)->name);
+	assert_string_equal(tdr_plan_kind_name(TDR_PLAN_SOFTWARE), "software");
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("amd-zen4")), TDR_PLAN_SOFTWARE);
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("intel-skl")), TDR_PLAN_SOFTWARE);
+	assert_string_equal(tdr_plan_kind_names(),
+			    "auto|topdown-l2|topdown-l1|intel-skl|gracemont|crestmont|skymont|"
+			    "amd-zen4|amd-zen5|software");
+}
+
+/* --dry-run names the identity and W. */
+static void test_generic__dry_run_text(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_plan *plan;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,25,17,1";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	f = open_memstream(&text, &len);
+	tdr_plan__print(plan, f);
+	fclose(f);
+	assert_non_null(strstr(text, "plan: amd-zen4\ncpu: AuthenticAMD,25,17,1 (the plan "
+				     "options)\nwidth: 6\ngroup 0: 6 events on 32 CPUs: 0-31\n"));
+	assert_non_null(strstr(text, "  event 0: cycles (pmu cpu) leader sampler\n"));
+	assert_non_null(strstr(text, "  event 1: de_no_dispatch_per_slot.no_ops_from_frontend "
+				     "(pmu cpu)\n    type                 4 (PMU cpu)\n"));
+	assert_non_null(strstr(text, "    config               0x1000001a0\n"));
+	free(text);
+	tdr_plan__free(plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_generic__genoa_zen4),
+	    cmocka_unit_test(test_generic__turin_zen5),
+	    cmocka_unit_test(test_generic__amd_zen4_tree_with_identity),
+	    cmocka_unit_test(test_generic__skylake_sp_ht_and_noht),
+	    cmocka_unit_test(test_generic__width_stored_resolved),
+	    cmocka_unit_test(test_generic__sierra_forest_crestmont),
+	    cmocka_unit_test(test_generic__hybrid_e_cores),
+	    cmocka_unit_test(test_generic__sampler_from_e),
+	    cmocka_unit_test(test_generic__precise_refused_on_amd),
+	    cmocka_unit_test(test_generic__watchdog_budget),
+	    cmocka_unit_test(test_generic__counting),
+	    cmocka_unit_test(test_generic__identity_mismatch),
+	    cmocka_unit_test(test_generic__kinds_from_the_table),
+	    cmocka_unit_test(test_generic__dry_run_text),
+	};
+
+	log_capture(TDR_LOG_WARN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
