@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "tdrec/tdr_err.h"
+#include "tdrec/tdr_num.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
@@ -46,38 +47,12 @@ static int join(char *out, size_t sz, const char *a, const char *b, const char *
 	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
 }
 
-/* Parse a decimal or 0x-hex unsigned number filling all of s. This is the
- * number syntax of sysfs event strings and of perf's event lexer (num_dec,
- * num_hex): a leading 0 is not octal, and a sign or trailing junk is an
- * error rather than a silently truncated value. */
+/* A decimal or 0x-hex number filling all of s: the number syntax of sysfs
+ * event strings and of perf's event lexer (num_dec, num_hex): a leading 0
+ * is not octal, and a sign or trailing junk is an error. */
 static int parse_u64(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-	int base = 10;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return -EINVAL;
-		if (v > (UINT64_MAX - d) / (uint64_t)base)
-			return -ERANGE;
-		v = v * (uint64_t)base + d;
-	}
-	*out = v;
-	return 0;
+	return tdr_num_parse_u64(s, strlen(s), 0, UINT64_MAX, out);
 }
 
 int tdr_pmu__open(const struct tdr_sysfs *sys, const char *name, struct tdr_pmu *out)

@@ -15,37 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tdrec/tdr_num.h"
+
 /* A whole number in base (10, or 16 with an optional 0x prefix; base 0
  * takes a 0x prefix as hex and anything else as decimal) from [s, end). */
 static bool parse_num(const char *s, const char *end, int base, uint64_t max, uint64_t *out)
 {
-	uint64_t v = 0;
-
-	if ((base == 16 || base == 0) && end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		base = 16;
-	}
-	if (base == 0)
-		base = 10;
-	if (s == end)
-		return false;
-	for (; s < end; s++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return false;
-		if (v > (max - d) / (unsigned)base)
-			return false;
-		v = v * (unsigned)base + d;
-	}
-	*out = v;
-	return true;
+	return tdr_num_parse_u64(s, (size_t)(end - s), base, max, out) == 0;
 }
 
 /* Text without a trailing '$' or white space: its end. */

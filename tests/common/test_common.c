@@ -16,6 +16,7 @@
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/tdr_num.h"
 #include "tdrec/tdr_textout.h"
 
 static void test_err__both_kinds_have_text(void **state)
@@ -154,6 +155,35 @@ static void test_textout__csv_quotes_only_when_needed(void **state)
 	expect_put(tdr_csv_put_field, "two\nlines", "\"two\nlines\"");
 }
 
+/* One number reader for sysfs, CPUID strings and cpuinfo: whole text only,
+ * 0x hex, no octal, no sign, limits honoured. */
+static void test_num__whole_numbers_only(void **state)
+{
+	static const char *const bad[] = {"", "0x", "-1", "+1", " 1", "1 ", "12a", "0x1g", "1.0"};
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(tdr_num_parse_u64("0123", 4, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 123); /* not octal */
+	assert_int_equal(tdr_num_parse_u64("0x1A0", 5, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 0x1a0);
+	assert_int_equal(tdr_num_parse_u64("d4f", 3, 16, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 0xd4f);
+	assert_int_equal(tdr_num_parse_u64("55", 2, 16, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 0x55);
+	assert_int_equal(tdr_num_parse_u64("18446744073709551615", 20, 10, UINT64_MAX, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(tdr_num_parse_u64("18446744073709551616", 20, 10, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(tdr_num_parse_u64("256", 3, 10, 255, &v), -ERANGE);
+	assert_int_equal(tdr_num_parse_u64("255", 3, 10, 255, &v), 0);
+	assert_int_equal(tdr_num_parse_u64("f", 1, 16, 9, &v), -ERANGE);
+	assert_int_equal(tdr_num_parse_u64("12", 1, 10, UINT64_MAX, &v), 0); /* len honoured */
+	assert_int_equal(v, 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (tdr_num_parse_u64(bad[i], strlen(bad[i]), 0, UINT64_MAX, &v) != -EINVAL)
+			fail_msg("accepted '%s'", bad[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_textout__json_escapes_and_keeps_utf8),
 		cmocka_unit_test(test_textout__json_replaces_bytes_that_are_not_utf8),
 		cmocka_unit_test(test_textout__csv_quotes_only_when_needed),
+		cmocka_unit_test(test_num__whole_numbers_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,8 @@
  * module from plan/ to report/ must read it, and a new family should be
  * rows in one folder, not edits across four.
  *
- * A formula is value = max(0, sum(num)) / sum(den), each term
+ * A formula is value = sum(num) / sum(den) (shown as computed, flagged
+ * outside 0-100%: tdr_category_out_of_range), each term
  * coef * (W if per_width) * delta(event), with W the family's pipeline
  * width. That is exactly what a file stores (format.h struct tdr_category,
  * with coef already multiplied out), and it carries the generic-counter
