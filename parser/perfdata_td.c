@@ -329,27 +329,40 @@ out:
  * of cpu_atom) are told apart as perf does: "cpu_atom/cycles/". */
 static int qualify_duplicates(struct tdr_meta *m)
 {
-	for (size_t i = 0; i < m->event_cnt; i++) {
-		struct tdr_event_desc *a = &m->events[i];
-		bool dup = false;
+	bool *dup = tdr_calloc(m->event_cnt + 1, sizeof(*dup));
 
-		for (size_t j = 0; j < m->event_cnt && !dup; j++) {
+	if (!dup)
+		return -ENOMEM;
+	/* All found first: renaming one would hide its twin. */
+	for (size_t i = 0; i < m->event_cnt; i++) {
+		const struct tdr_event_desc *a = &m->events[i];
+
+		for (size_t j = i + 1; j < m->event_cnt; j++) {
 			const struct tdr_event_desc *b = &m->events[j];
 
-			dup = j != i && !strcmp(a->name, b->name) && a->pmu_name && b->pmu_name &&
-			      strcmp(a->pmu_name, b->pmu_name);
-		}
-		if (dup) {
-			size_t sz = strlen(a->pmu_name) + strlen(a->name) + 3;
-			char *q = tdr_malloc(sz);
-
-			if (!q)
-				return -ENOMEM;
-			snprintf(q, sz, "%s/%s/", a->pmu_name, a->name);
-			free(a->name);
-			a->name = q;
+			if (!strcmp(a->name, b->name) && a->pmu_name && b->pmu_name &&
+			    strcmp(a->pmu_name, b->pmu_name))
+				dup[i] = dup[j] = true;
 		}
 	}
+	for (size_t i = 0; i < m->event_cnt; i++) {
+		struct tdr_event_desc *a = &m->events[i];
+		size_t sz;
+		char *q;
+
+		if (!dup[i])
+			continue;
+		sz = strlen(a->pmu_name) + strlen(a->name) + 3;
+		q = tdr_malloc(sz);
+		if (!q) {
+			free(dup);
+			return -ENOMEM;
+		}
+		snprintf(q, sz, "%s/%s/", a->pmu_name, a->name);
+		free(a->name);
+		a->name = q;
+	}
+	free(dup);
 	return 0;
 }
 
