@@ -325,17 +325,23 @@ out:
 	return err < 0 ? err : 0;
 }
 
-/* Events with the same name on different PMUs ("cycles" of cpu_core and
- * of cpu_atom) are told apart as perf does: "cpu_atom/cycles/". */
+/* In a file with several core PMUs, events with the same name on
+ * different PMUs, and generic hardware events, are told apart as perf
+ * does: "cpu_atom/cycles/". */
 static int qualify_duplicates(struct tdr_meta *m)
 {
 	bool *dup = tdr_calloc(m->event_cnt + 1, sizeof(*dup));
 
 	if (!dup)
 		return -ENOMEM;
-	/* All found first: renaming one would hide its twin. */
+	/* All found first: renaming one would hide its twin. A generic
+	 * hardware event ("cycles") names no PMU: on a hybrid part it always
+	 * gets one. */
 	for (size_t i = 0; i < m->event_cnt; i++) {
 		const struct tdr_event_desc *a = &m->events[i];
+
+		if (a->attr.type == PERF_TYPE_HARDWARE && a->pmu_name && !strchr(a->name, '/'))
+			dup[i] = true;
 
 		for (size_t j = i + 1; j < m->event_cnt; j++) {
 			const struct tdr_event_desc *b = &m->events[j];

@@ -236,7 +236,7 @@ static void test_pd_hybrid__alder_lake(void **state)
 	    "topdown-bad-spec",
 	    "topdown-fe-bound",
 	    "topdown-be-bound",
-	    "cycles",
+	    "cpu_atom/cycles/", /* table name, then its PMU: hybrid */
 	    "topdown_retiring.all",
 	    "cpu_atom/topdown-bad-spec/", /* not a Gracemont table event */
 	    "topdown_fe_bound.all",
@@ -312,7 +312,7 @@ static void test_pd_hybrid__arrow_lake(void **state)
 	write_file(c, "GenuineIntel,6,198,2", hybrid_pmus, 4, NULL, 0);
 	p = open_run(c);
 	m = tdr_parser__meta(p);
-	assert_string_equal(m->events[6].name, "cycles");
+	assert_string_equal(m->events[6].name, "cpu_atom/cycles/");
 	assert_string_equal(m->events[7].name, "topdown_retiring.all_p");
 	assert_string_equal(m->events[8].name, "topdown_bad_speculation.all_p");
 	assert_string_equal(m->events[9].name, "topdown_fe_bound.all_p");
