@@ -244,6 +244,7 @@ static void check_file(const struct want_file *w)
 	assert_int_equal(tdr_report__load(path_of(w->file), &o, NULL, &r), 0);
 	/* The family's events under the table's names, and its categories. */
 	assert_int_equal(r->cat_cnt, w->cat_cnt);
+	assert_int_equal(r->core_cnt, 0); /* one core type: not split */
 	for (size_t e = 0; e < r->event_cnt; e++)
 		assert_string_equal(r->event_names[e], w->family_events[e]);
 	for (size_t f = 0; f < w->fn_cnt; f++) {
@@ -431,6 +432,44 @@ static int perf_hybrid_sums(const char *path, const struct want_hybrid *w,
 	return 1;
 }
 
+/* The renderers say which core type each row is (docs/report.md "Core
+ * types"): text a core column and a total line per core type, JSON "core"
+ * and "totals_by_core", CSV a last "core" column and core_total lines. */
+static char *render(const struct tdr_report *r, enum tdr_report_format fmt)
+{
+	struct tdr_render_opts ro = {.fmt = fmt, .width = 120};
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	assert_non_null(f);
+	assert_int_equal(tdr_report__render(r, &ro, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void check_hybrid_output(const struct tdr_report *r)
+{
+	char *text = render(r, TDR_FMT_TEXT), *json = render(r, TDR_FMT_JSON),
+	     *csv = render(r, TDR_FMT_CSV);
+	const char *nl = strchr(csv, '\n');
+
+	assert_non_null(strstr(text, "split       core      function"));
+	assert_non_null(strstr(text, "cpu_atom  counter_skew"));
+	assert_non_null(strstr(text, "cpu_core  icache_thrash"));
+	assert_non_null(strstr(text, "all       total"));
+	assert_non_null(strstr(text, "cpu_atom  total"));
+	assert_non_null(strstr(json, "\"totals_by_core\": ["));
+	assert_non_null(strstr(json, "\"name\": \"pointer_chase\", \"dso\": \"synthetic-demo.elf\", "
+				     "\"core\": \"cpu_atom\""));
+	assert_non_null(nl);
+	assert_true(nl - csv > 5 && !strncmp(nl - 5, ",core", 5));
+	assert_non_null(strstr(csv, "\ncore_total,total,"));
+	free(text);
+	free(json);
+	free(csv);
+}
+
 static void check_hybrid(const struct want_hybrid *w)
 {
 	static const char *const cores[2] = {"cpu_core", "cpu_atom"};
@@ -475,6 +514,7 @@ static void check_hybrid(const struct want_hybrid *w)
 		assert_int_equal(t->samples, k ? 120 : 90);
 		check_row(r, t, w->total[k], 4, -1);
 	}
+	check_hybrid_output(r);
 	if (perf_hybrid_sums(path_of(w->file), w, perf, why, sizeof(why))) {
 		for (size_t f = 0; f < 7; f++)
 			for (size_t e = 0; e < NHEV; e++)
