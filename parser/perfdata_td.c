@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tdrec/tdr_endian.h"
@@ -38,6 +39,13 @@ static void free_pmus(struct pd_pmu *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i].name);
 	free(v);
+}
+
+static int cmp_pmu(const void *a, const void *b)
+{
+	uint32_t x = ((const struct pd_pmu *)a)->type, y = ((const struct pd_pmu *)b)->type;
+
+	return x < y ? -1 : x > y;
 }
 
 /* PMU_MAPPINGS: u32 nr, then nr times {u32 type, perf_header_string name}
@@ -74,6 +82,9 @@ int tdr_parser_perfdata_pmu_mappings(struct perfdata *pd, const uint8_t *b, size
 		free_pmus(v, nr);
 		return err;
 	}
+	/* By type, for a binary search: the TopDown choice looks a type up for
+	 * every attr and family, and a server lists hundreds of PMUs. */
+	qsort(v, nr, sizeof(*v), cmp_pmu);
 	pd->pmus = v;
 	pd->pmu_cnt = nr;
 	return 0;
@@ -110,10 +121,12 @@ uint32_t tdr_parser_perfdata_core_type(const struct perf_event_attr *a)
 
 const char *tdr_parser_perfdata_pmu_name(const struct perfdata *pd, uint32_t type)
 {
-	for (size_t i = 0; i < pd->pmu_cnt; i++)
-		if (pd->pmus[i].type == type && pd->pmus[i].name && pd->pmus[i].name[0])
-			return pd->pmus[i].name;
-	return NULL;
+	const struct pd_pmu key = {.type = type}, *e;
+
+	if (!pd->pmu_cnt)
+		return NULL;
+	e = bsearch(&key, pd->pmus, pd->pmu_cnt, sizeof(*pd->pmus), cmp_pmu);
+	return e && e->name && e->name[0] ? e->name : NULL;
 }
 
 /* Whether f runs on the core PMU of type t: by the PMU's name, or, for a
