@@ -5,8 +5,9 @@
  *
  * Usage: gen_topdown_examples OUTDIR
  *   writes OUTDIR/amd-zen4.perf.data, amd-zen5.perf.data,
- *   intel-skylake-sp.perf.data, intel-sierra-forest.perf.data and
- *   OUTDIR/synthetic-demo.elf.
+ *   intel-skylake-sp.perf.data, intel-sierra-forest.perf.data,
+ *   intel-alder-lake.perf.data, intel-arrow-lake.perf.data (hybrid: a
+ *   cpu_core and a cpu_atom group) and OUTDIR/synthetic-demo.elf.
  *
  * Why synthetic: no machine of the project has these PMUs, yet a newcomer
  * should see what `tdrec report` gives on them. Each file is laid out as
@@ -48,8 +49,8 @@
 #define PERIOD 100000u
 #define PER_FUNC 30 /* samples per function: the report's default --min-samples */
 #define PID 4242
-#define MAX_EV 8
-#define MAX_FN 8
+#define MAX_EV 12
+#define MAX_FN 10
 #define ATTR_SIZE 128 /* PERF_ATTR_SIZE_VER7: the same bytes whatever the headers,
 		       * and perf 6.1 reads it (it refuses larger attrs) */
 
@@ -71,7 +72,8 @@ struct ev {
 
 struct fn {
 	size_t func;		/* index in funcs */
-	uint64_t delta[MAX_EV]; /* per sample, in event order */
+	size_t group;		/* the group that samples it: 0, or 1 (hybrid: cpu_atom) */
+	uint64_t delta[MAX_EV]; /* per sample, in the group's event order */
 };
 
 struct family {
@@ -80,6 +82,11 @@ struct family {
 	struct ev ev[MAX_EV];
 	size_t fn_cnt;
 	struct fn fn[MAX_FN];
+	/* Hybrid parts: the second group's first event (0: one group), the
+	 * first group's sampler (1 when slots leads), and PMU_MAPPINGS. */
+	size_t group2, sampler0;
+	size_t pmu_cnt;
+	struct pdw_pmu pmus[8];
 };
 
 #define HW_CYCLES {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES}
@@ -109,13 +116,17 @@ static const struct family families[] = {
       {"ex_ret_ops", PERF_TYPE_RAW, 0xc1}},
      6,
      {/* cycles, frontend, backend, smt, dispatched, retired */
-      {0, {100000, 60000, 90000, 18000, 432000, 420000}},
-      {1, {100000, 120000, 120000, 30000, 330000, 180000}},
-      {2, {100000, 330000, 90000, 12000, 168000, 150000}},
-      {3, {100000, 30000, 480000, 24000, 66000, 60000}},
-      {4, {100000, 60000, 90000, 294000, 156000, 150000}},
+      {0, 0, {100000, 60000, 90000, 18000, 432000, 420000}},
+      {1, 0, {100000, 120000, 120000, 30000, 330000, 180000}},
+      {2, 0, {100000, 330000, 90000, 12000, 168000, 150000}},
+      {3, 0, {100000, 30000, 480000, 24000, 66000, 60000}},
+      {4, 0, {100000, 60000, 90000, 294000, 156000, 150000}},
       /* retired above dispatched: bad speculation -2% */
-      {5, {100000, 60000, 180000, 72000, 288000, 300000}}}},
+      {5, 0, {100000, 60000, 180000, 72000, 288000, 300000}}},
+     0,
+     0,
+     0,
+     {{0, NULL}}},
     {"amd-zen5",
      "AuthenticAMD,26,17,0",
      "AMD EPYC 9005 Series Processor (synthetic)",
@@ -130,12 +141,16 @@ static const struct family families[] = {
       {"de_src_op_disp.all", PERF_TYPE_RAW, 0x07aa},
       {"ex_ret_ops", PERF_TYPE_RAW, 0xc1}},
      6,
-     {{0, {100000, 80000, 120000, 24000, 576000, 560000}},
-      {1, {100000, 160000, 160000, 40000, 440000, 240000}},
-      {2, {100000, 440000, 120000, 16000, 224000, 200000}},
-      {3, {100000, 40000, 640000, 32000, 88000, 80000}},
-      {4, {100000, 80000, 120000, 392000, 208000, 200000}},
-      {5, {100000, 80000, 240000, 96000, 384000, 400000}}}},
+     {{0, 0, {100000, 80000, 120000, 24000, 576000, 560000}},
+      {1, 0, {100000, 160000, 160000, 40000, 440000, 240000}},
+      {2, 0, {100000, 440000, 120000, 16000, 224000, 200000}},
+      {3, 0, {100000, 40000, 640000, 32000, 88000, 80000}},
+      {4, 0, {100000, 80000, 120000, 392000, 208000, 200000}},
+      {5, 0, {100000, 80000, 240000, 96000, 384000, 400000}}},
+     0,
+     0,
+     0,
+     {{0, NULL}}},
     /*
      * Intel Skylake-SP (CPUID 6/0x55), Hyper-Threading off: width 4 (400000
      * slots a sample). The kernel's topdown-* aliases (arch/x86/events/
@@ -160,12 +175,16 @@ static const struct family families[] = {
       {"topdown-recovery-bubbles", PERF_TYPE_RAW, 0x0100030d}},
      5,
      {/* cycles, issued, retired, fetch bubbles, recovery cycles */
-      {0, {100000, 284000, 280000, 40000, 1000}},
-      {1, {100000, 180000, 120000, 80000, 15000}},
-      {2, {100000, 112000, 100000, 220000, 2000}},
-      {3, {100000, 46000, 40000, 20000, 500}},
+      {0, 0, {100000, 284000, 280000, 40000, 1000}},
+      {1, 0, {100000, 180000, 120000, 80000, 15000}},
+      {2, 0, {100000, 112000, 100000, 220000, 2000}},
+      {3, 0, {100000, 46000, 40000, 20000, 500}},
       /* frontend + issued + recovery above the slots: backend -5% */
-      {5, {100000, 220000, 160000, 180000, 5000}}}},
+      {5, 0, {100000, 220000, 160000, 180000, 5000}}},
+     0,
+     0,
+     0,
+     {{0, NULL}}},
     /*
      * Intel Sierra Forest (Crestmont E-cores, CPUID 6/0xaf, PMU "cpu"):
      * width 6 (600000 slots a sample); each category is its own
@@ -185,12 +204,118 @@ static const struct family families[] = {
       {"topdown_be_bound.all_p", PERF_TYPE_RAW, 0x74}},
      5,
      {/* cycles, retiring, bad speculation, frontend, backend */
-      {0, {100000, 420000, 12000, 60000, 108000}},
-      {1, {100000, 180000, 150000, 120000, 150000}},
-      {2, {100000, 150000, 18000, 330000, 102000}},
-      {3, {100000, 60000, 6000, 30000, 504000}},
+      {0, 0, {100000, 420000, 12000, 60000, 108000}},
+      {1, 0, {100000, 180000, 150000, 120000, 150000}},
+      {2, 0, {100000, 150000, 18000, 330000, 102000}},
+      {3, 0, {100000, 60000, 6000, 30000, 504000}},
       /* backend alone above the slots: 105% */
-      {5, {100000, 240000, 30000, 60000, 630000}}}},
+      {5, 0, {100000, 240000, 30000, 60000, 630000}}},
+     0,
+     0,
+     0,
+     {{0, NULL}}},
+    /*
+     * Hybrid parts: perf record -e '{slots,cpu_core/cycles/,
+     * cpu_core/topdown-*}:S,{cpu_atom/cycles/,cpu_atom/topdown-*}:S'. The
+     * cpu_core group is the perf metrics (raw configs on type 4, slots
+     * leads, cycles samples; each category = its metric / slots); the
+     * cpu_atom group is on the dynamic PMU type 10 that PMU_MAPPINGS names,
+     * cycles leads and samples; each cycles is PERF_TYPE_HARDWARE with its
+     * PMU type in config bits 32-63 (perf's hybrid form). A function may
+     * be sampled on both core types; each group's samples carry only its
+     * own events.
+     *
+     * Alder Lake (CPUID 6/0x97): cpu_core slots = 6 * cycles (600000 a
+     * sample); cpu_atom is Gracemont, width 5 (500000 slots a sample):
+     * retiring 0xc2, frontend 0x71, backend 0x74 over 5 * cycles, bad
+     * speculation the remainder (adl_grt_ratios.py); its measured
+     * topdown-bad-spec (0x73, the kernel's alias) is shown but in no
+     * formula.
+     */
+    {"intel-alder-lake",
+     "GenuineIntel,6,151,2",
+     "12th Gen Intel(R) Core(TM) i9-12900K (synthetic)",
+     "{slots,cpu_core/cycles/,cpu_core/topdown-retiring/,cpu_core/topdown-bad-spec/,"
+     "cpu_core/topdown-fe-bound/,cpu_core/topdown-be-bound/}:S,"
+     "{cpu_atom/cycles/,cpu_atom/topdown-retiring/,cpu_atom/topdown-bad-spec/,"
+     "cpu_atom/topdown-fe-bound/,cpu_atom/topdown-be-bound/}:S",
+     11,
+     {{"cpu_core/slots/", PERF_TYPE_RAW, 0x400},
+      {"cpu_core/cycles/", PERF_TYPE_HARDWARE, 4ull << 32},
+      {"cpu_core/topdown-retiring/", PERF_TYPE_RAW, 0x8000},
+      {"cpu_core/topdown-bad-spec/", PERF_TYPE_RAW, 0x8100},
+      {"cpu_core/topdown-fe-bound/", PERF_TYPE_RAW, 0x8200},
+      {"cpu_core/topdown-be-bound/", PERF_TYPE_RAW, 0x8300},
+      {"cpu_atom/cycles/", PERF_TYPE_HARDWARE, 10ull << 32},
+      {"cpu_atom/topdown-retiring/", 10, 0xc2},
+      {"cpu_atom/topdown-bad-spec/", 10, 0x73},
+      {"cpu_atom/topdown-fe-bound/", 10, 0x71},
+      {"cpu_atom/topdown-be-bound/", 10, 0x74}},
+     7,
+     {/* cpu_core: slots, cycles, retiring, bad-spec, fe-bound, be-bound */
+      {0, 0, {600000, 100000, 420000, 30000, 60000, 90000}},
+      {1, 0, {600000, 100000, 180000, 210000, 120000, 90000}},
+      {2, 0, {600000, 100000, 120000, 30000, 360000, 90000}},
+      /* cpu_atom: cycles, retiring, bad-spec (measured), fe-bound, be-bound */
+      {0, 1, {100000, 300000, 20000, 75000, 100000}},
+      {1, 1, {100000, 125000, 150000, 100000, 100000}},
+      {3, 1, {100000, 50000, 10000, 25000, 400000}},
+      /* the three above the slots: bad speculation (the remainder) -5% */
+      {5, 1, {100000, 150000, 5000, 100000, 275000}}},
+     6,
+     1,
+     6,
+     {{1, "software"},
+      {2, "tracepoint"},
+      {4, "cpu_core"},
+      {5, "breakpoint"},
+      {10, "cpu_atom"},
+      {11, "msr"}}},
+    /*
+     * Arrow Lake (CPUID 6/0xc6): cpu_core slots = 8 * cycles (800000 a
+     * sample); cpu_atom is Skymont, width 8, each category its own event
+     * over 8 * cycles (lnl_skt_ratios.py; the kernel's
+     * lnl_hybrid_events_attrs: retiring 0xc2/0x02, bad-spec 0x73, frontend
+     * 0x9c/0x01, backend 0xa4/0x02).
+     */
+    {"intel-arrow-lake",
+     "GenuineIntel,6,198,2",
+     "Intel(R) Core(TM) Ultra 9 285K (synthetic)",
+     "{slots,cpu_core/cycles/,cpu_core/topdown-retiring/,cpu_core/topdown-bad-spec/,"
+     "cpu_core/topdown-fe-bound/,cpu_core/topdown-be-bound/}:S,"
+     "{cpu_atom/cycles/,cpu_atom/topdown-retiring/,cpu_atom/topdown-bad-spec/,"
+     "cpu_atom/topdown-fe-bound/,cpu_atom/topdown-be-bound/}:S",
+     11,
+     {{"cpu_core/slots/", PERF_TYPE_RAW, 0x400},
+      {"cpu_core/cycles/", PERF_TYPE_HARDWARE, 4ull << 32},
+      {"cpu_core/topdown-retiring/", PERF_TYPE_RAW, 0x8000},
+      {"cpu_core/topdown-bad-spec/", PERF_TYPE_RAW, 0x8100},
+      {"cpu_core/topdown-fe-bound/", PERF_TYPE_RAW, 0x8200},
+      {"cpu_core/topdown-be-bound/", PERF_TYPE_RAW, 0x8300},
+      {"cpu_atom/cycles/", PERF_TYPE_HARDWARE, 10ull << 32},
+      {"cpu_atom/topdown-retiring/", 10, 0x02c2},
+      {"cpu_atom/topdown-bad-spec/", 10, 0x73},
+      {"cpu_atom/topdown-fe-bound/", 10, 0x019c},
+      {"cpu_atom/topdown-be-bound/", 10, 0x02a4}},
+     7,
+     {{0, 0, {800000, 100000, 560000, 40000, 80000, 120000}},
+      {1, 0, {800000, 100000, 240000, 280000, 160000, 120000}},
+      {2, 0, {800000, 100000, 160000, 40000, 480000, 120000}},
+      /* cpu_atom: cycles, retiring, bad-spec, fe-bound, be-bound */
+      {0, 1, {100000, 480000, 40000, 120000, 160000}},
+      {1, 1, {100000, 200000, 280000, 160000, 160000}},
+      {3, 1, {100000, 80000, 40000, 40000, 640000}},
+      /* backend alone above the slots: 105% */
+      {5, 1, {100000, 160000, 40000, 80000, 840000}}},
+     6,
+     1,
+     6,
+     {{1, "software"},
+      {2, "tracepoint"},
+      {4, "cpu_core"},
+      {5, "breakpoint"},
+      {10, "cpu_atom"},
+      {11, "msr"}}},
 };
 
 /* ---- the ELF ---------------------------------------------------------- */
@@ -350,6 +475,29 @@ static void write_elf(const char *path)
 
 /* ---- the perf.data files ---------------------------------------------- */
 
+/* The group of event i: 0, or 1 from group2 on. */
+static size_t group_of(const struct family *fam, size_t i)
+{
+	return fam->group2 && i >= fam->group2;
+}
+
+static size_t group_first(const struct family *fam, size_t g)
+{
+	return g ? fam->group2 : 0;
+}
+
+static size_t group_size(const struct family *fam, size_t g)
+{
+	if (!fam->group2)
+		return fam->ev_cnt;
+	return g ? fam->ev_cnt - fam->group2 : fam->group2;
+}
+
+static size_t group_sampler(const struct family *fam, size_t g)
+{
+	return g ? fam->group2 : fam->sampler0;
+}
+
 static void write_family(const char *dir, const struct family *fam)
 {
 	static const char *argv[] = {"perf", "record", "-e", NULL, "-c", "100000",
@@ -358,7 +506,8 @@ static void write_family(const char *dir, const struct family *fam)
 	struct perf_event_attr attr[MAX_EV];
 	struct pdw_event ev[MAX_EV];
 	uint64_t ids[MAX_EV], sums[MAX_EV] = {0};
-	struct pdw_group g = {NULL, 0, (uint32_t)fam->ev_cnt};
+	struct pdw_group g[2] = {{NULL, 0, (uint32_t)group_size(fam, 0)},
+				 {NULL, (uint32_t)fam->group2, (uint32_t)group_size(fam, 1)}};
 	struct pdw_build_id bid = {ELF_NAME, {0}, 20};
 	struct synth_buf b = {0};
 	struct synth_sid sid = {.pid = PID, .tid = PID, .time = 1000000};
@@ -368,15 +517,17 @@ static void write_family(const char *dir, const struct family *fam)
 
 	for (size_t i = 0; i < fam->ev_cnt; i++) {
 		struct perf_event_attr *a = &attr[i];
+		size_t gi = group_of(fam, i);
+		bool leader = i == group_first(fam, gi);
 
-		/* perf record's attrs for a :S group: the leader samples every
-		 * PERIOD cycles and starts disabled until exec; every member
-		 * reads the whole group into the leader's samples. */
+		/* perf record's attrs for a :S group: the sampler samples every
+		 * PERIOD cycles, the leader starts disabled until exec; every
+		 * member reads the whole group into the sampler's samples. */
 		memset(a, 0, sizeof(*a));
 		a->size = sizeof(*a);
 		a->type = fam->ev[i].type;
 		a->config = fam->ev[i].config;
-		a->sample_period = i == 0 ? PERIOD : 0;
+		a->sample_period = i == group_sampler(fam, gi) ? PERIOD : 0;
 		a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				 PERF_SAMPLE_READ | PERF_SAMPLE_ID;
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_GROUP;
@@ -384,8 +535,8 @@ static void write_family(const char *dir, const struct family *fam)
 		a->inherit = 1;
 		a->exclude_kernel = 1;
 		a->exclude_hv = 1;
-		a->disabled = i == 0;
-		a->enable_on_exec = i == 0;
+		a->disabled = leader;
+		a->enable_on_exec = leader;
 		a->mmap = a->comm = a->task = a->mmap2 = a->comm_exec = i == 0;
 		ids[i] = 1000 + i;
 		ev[i].name = fam->ev[i].name;
@@ -403,25 +554,26 @@ static void write_family(const char *dir, const struct family *fam)
 	for (unsigned k = 0; k < PER_FUNC; k++)
 		for (size_t f = 0; f < fam->fn_cnt; f++) {
 			const struct fn *fn = &fam->fn[f];
+			size_t first = group_first(fam, fn->group), smp = group_sampler(fam, fn->group);
 			struct synth_sample s = {0};
 
-			for (size_t i = 0; i < fam->ev_cnt; i++)
-				sums[i] += fn->delta[i];
+			for (size_t i = 0; i < group_size(fam, fn->group); i++)
+				sums[first + i] += fn->delta[i];
 			t += 1000000;
-			s.sid = (struct synth_sid){.pid = PID, .tid = PID, .time = t, .id = ids[0]};
+			s.sid = (struct synth_sid){.pid = PID, .tid = PID, .time = t, .id = ids[smp]};
 			s.ip = TEXT_VADDR + TEXT_OFF + fn->func * FUNC_SZ + 0x10 + 4 * (k % 4);
-			s.nr = fam->ev_cnt;
-			s.values = sums;
-			s.ids = ids;
-			synth_sample(&b, &attr[0], &s);
+			s.nr = group_size(fam, fn->group);
+			s.values = &sums[first];
+			s.ids = &ids[first];
+			synth_sample(&b, &attr[smp], &s);
 		}
 	synth_raw(&b, PDW_FINISHED_ROUND, 0, NULL, 0);
 	memcpy(bid.id, elf_bid, sizeof(elf_bid));
 	argv[3] = fam->events_arg;
 	o.ev = ev;
 	o.ev_cnt = fam->ev_cnt;
-	o.groups = &g;
-	o.group_cnt = 1;
+	o.groups = g;
+	o.group_cnt = fam->group2 ? 2 : 1;
 	o.hostname = "synthetic (generated by tdrec's examples generator)";
 	o.osrelease = "synthetic";
 	o.version = "none (synthetic file from tdrec's examples/gen_topdown_examples.c)";
@@ -431,6 +583,8 @@ static void write_family(const char *dir, const struct family *fam)
 	o.argc = sizeof(argv) / sizeof(argv[0]);
 	o.bids = &bid;
 	o.bid_cnt = 1;
+	o.pmus = fam->pmus;
+	o.pmu_cnt = fam->pmu_cnt;
 	o.attr_size = ATTR_SIZE;
 	snprintf(path, sizeof(path), "%s/%s.perf.data", dir, fam->file);
 	pdw_write(path, &o, b.data, b.sz);

@@ -5,9 +5,10 @@
  * endian), check its header, read the attrs section with each attr's sample
  * ids, and the feature sections tdrec uses (HOSTNAME, OSRELEASE, VERSION,
  * NRCPUS, CPUDESC, CPUID, CMDLINE, EVENT_DESC for names, GROUP_DESC for
- * groups, BUILD_ID for build-ids), and build a struct tdr_meta from them:
- * events in attr order, group leader and sampler flags from GROUP_DESC and
- * the attrs' sample periods, TopDown categories by event name. The data
+ * groups, BUILD_ID for build-ids, PMU_MAPPINGS for PMU names), and build a
+ * struct tdr_meta from them: events in attr order, group leader and
+ * sampler flags from GROUP_DESC and the attrs' sample periods; names and
+ * TopDown categories come from perfdata_td.c. The data
  * section is read by perfdata_read.c. Pipe-mode files and the other byte
  * order are refused with a clear error.
  * Objects and lifecycle: tdr_parser_perfdata_open (from tdr_parser__open) -> run ->
@@ -30,7 +31,6 @@
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
-#include "tdrec/topdown.h"
 
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
@@ -61,7 +61,7 @@ static struct sec get_sec(const uint8_t *p)
 }
 
 /* perf_header_string: u32 len (NUL and 64-byte padding included) + bytes. */
-static int read_str(const uint8_t *base, size_t *pos, size_t end, char **out)
+int tdr_parser_perfdata_read_str(const uint8_t *base, size_t *pos, size_t end, char **out)
 {
 	uint32_t len;
 	size_t n;
@@ -185,7 +185,7 @@ static int feat_event_desc(struct tdr_meta *m, const uint8_t *b, size_t end)
 		pos += asz;
 		nr_ids = tdr_get_le32(b + pos);
 		pos += 4;
-		err = read_str(b, &pos, end, &name);
+		err = tdr_parser_perfdata_read_str(b, &pos, end, &name);
 		if (err)
 			return err;
 		if ((uint64_t)nr_ids * 8 > end - pos) {
@@ -221,7 +221,7 @@ static int feat_group_desc(struct tdr_meta *m, const uint8_t *b, size_t end)
 		char *name = NULL;
 		uint32_t leader, members;
 
-		err = read_str(b, &pos, end, &name);
+		err = tdr_parser_perfdata_read_str(b, &pos, end, &name);
 		free(name);
 		if (err)
 			return err;
@@ -254,7 +254,7 @@ static int feat_cmdline(struct tdr_meta *m, const uint8_t *b, size_t end)
 	if (!m->argv)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		err = read_str(b, &pos, end, &m->argv[i]);
+		err = tdr_parser_perfdata_read_str(b, &pos, end, &m->argv[i]);
 		if (err)
 			return err;
 		m->argc++;
@@ -292,20 +292,20 @@ static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct 
 
 	switch (bit) {
 	case PD_FEAT_HOSTNAME:
-		return m->hostname ? 0 : read_str(b, &pos, end, &m->hostname);
+		return m->hostname ? 0 : tdr_parser_perfdata_read_str(b, &pos, end, &m->hostname);
 	case PD_FEAT_OSRELEASE:
-		return m->kernel_release ? 0 : read_str(b, &pos, end, &m->kernel_release);
+		return m->kernel_release ? 0 : tdr_parser_perfdata_read_str(b, &pos, end, &m->kernel_release);
 	case PD_FEAT_CPUDESC:
-		return m->cpu_model_name ? 0 : read_str(b, &pos, end, &m->cpu_model_name);
+		return m->cpu_model_name ? 0 : tdr_parser_perfdata_read_str(b, &pos, end, &m->cpu_model_name);
 	case PD_FEAT_VERSION:
-		return pd->perf_version ? 0 : read_str(b, &pos, end, &pd->perf_version);
+		return pd->perf_version ? 0 : tdr_parser_perfdata_read_str(b, &pos, end, &pd->perf_version);
 	case PD_FEAT_NRCPUS:
 		if (end < 8)
 			return -TDR_E_CORRUPT;
 		m->nr_cpus = tdr_get_le32(b + 4); /* { u32 nr_cpus_avail, nr_cpus_online } */
 		return 0;
 	case PD_FEAT_CPUID:
-		err = read_str(b, &pos, end, &str);
+		err = tdr_parser_perfdata_read_str(b, &pos, end, &str);
 		if (!err && !m->cpu_vendor)
 			err = parse_cpuid(pd, m, str);
 		free(str);
@@ -316,6 +316,8 @@ static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct 
 		return feat_event_desc(m, b, end);
 	case PD_FEAT_GROUP_DESC:
 		return feat_group_desc(m, b, end);
+	case PD_FEAT_PMU_MAPPINGS:
+		return tdr_parser_perfdata_pmu_mappings(pd, b, end);
 	case PD_FEAT_BUILD_ID:
 		pd->build_id_off = s.off;
 		pd->build_id_sz = s.sz;
@@ -376,148 +378,6 @@ static int read_features(struct perfdata *pd, struct tdr_meta *m, const uint8_t 
  * Meta.
  */
 
-/* Names of the generic hardware and software events (perf's names), indexed
- * by attr.config. */
-static const char *const hw_names[] = {
-    "cycles",
-    "instructions",
-    "cache-references",
-    "cache-misses",
-    "branches",
-    "branch-misses",
-    "bus-cycles",
-    "stalled-cycles-frontend",
-    "stalled-cycles-backend",
-    "ref-cycles",
-};
-static const char *const sw_names[] = {
-    "cpu-clock",	"task-clock",	"page-faults",	"context-switches",
-    "cpu-migrations",	"minor-faults", "major-faults", "alignment-faults",
-    "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
-};
-
-/*
- * TopDown events by (type, config), on the file's CPU only: raw configs
- * mean other events on other CPUs (0x2c2 is retire slots on Skylake and
- * retiring on Skymont; 0xc1 is AMD's retired ops), so only the families
- * the CPUID header matches (tdr_td_family__matches; a file without one:
- * only the families that need no identity, Intel's perf metrics) name
- * anything. The event of family f an attr names, or NULL: a raw config
- * (the "cpu"/"cpu_core" PMU, type 4) equal to the event's config or its
- * alternative encoding, or the generic hardware event (cycles; bits 32-63
- * are the hybrid PMU type).
- */
-static const struct tdr_td_event *family_event_of(const struct tdr_td_family *f,
-						  const struct perf_event_attr *a)
-{
-	size_t n = tdr_td_family__event_cnt(f, false);
-
-	for (size_t k = 0; k < n; k++) {
-		const struct tdr_td_event *e = tdr_td_family__event(f, false, k);
-
-		switch (e->source) {
-		case TDR_TD_HARDWARE:
-			if ((a->type == PERF_TYPE_HARDWARE &&
-			     (a->config & 0xffffffffu) == e->config) ||
-			    (a->type == PERF_TYPE_RAW && e->config_alt && a->config == e->config_alt))
-				return e;
-			break;
-		case TDR_TD_CORE_ALIAS:
-		case TDR_TD_CORE_TERMS:
-			if (a->type == PERF_TYPE_RAW &&
-			    (a->config == e->config || (e->config_alt && a->config == e->config_alt)))
-				return e;
-			break;
-		default:
-			break;
-		}
-	}
-	return NULL;
-}
-
-/* The file's CPU for the table, NULL when the file does not say. A CPUID
- * header tdrec cannot parse names a CPU no family is for. */
-static const struct tdr_cpuid *file_cpu(const struct perfdata *pd)
-{
-	static const struct tdr_cpuid other = {.known = true, .vendor = "?"};
-
-	if (!pd->cpuid_seen)
-		return NULL;
-	return pd->cpuid.known ? &pd->cpuid : &other;
-}
-
-/* The first TopDown family (best first) for the file's CPU whose every
- * event some attr names, or NULL. */
-static const struct tdr_td_family *file_family(const struct perfdata *pd,
-					       const struct tdr_meta *m)
-{
-	const struct tdr_cpuid *cpu = file_cpu(pd);
-
-	for (size_t i = 0; i < tdr_topdown_family_cnt(); i++) {
-		const struct tdr_td_family *f = tdr_topdown_family_at(i);
-		size_t n = tdr_td_family__event_cnt(f, false), k;
-
-		if (!tdr_td_family__formula_cnt(f) || !f->vendor || !tdr_td_family__matches(f, cpu))
-			continue;
-		for (k = 0; k < n; k++) {
-			const struct tdr_td_event *e = tdr_td_family__event(f, false, k);
-			size_t j;
-
-			for (j = 0; j < m->event_cnt; j++)
-				if (family_event_of(f, &m->events[j].attr) == e)
-					break;
-			if (j == m->event_cnt)
-				break;
-		}
-		if (k == n)
-			return f;
-	}
-	return NULL;
-}
-
-/* tdrec's name for a TopDown event: the event of the file's family, or
- * without one (some of a family's events only) of the first family for
- * the file's CPU that has it. NULL for any other event. */
-static const char *topdown_name(const struct perfdata *pd, const struct perf_event_attr *a,
-				const struct tdr_td_family *fam)
-{
-	const struct tdr_cpuid *cpu = file_cpu(pd);
-	const struct tdr_td_event *e;
-
-	if (fam)
-		return (e = family_event_of(fam, a)) ? e->name : NULL;
-	if (a->type != PERF_TYPE_RAW)
-		return NULL; /* "cycles" stays perf's name outside a TopDown group */
-	for (size_t i = 0; i < tdr_topdown_family_cnt(); i++) {
-		const struct tdr_td_family *f = tdr_topdown_family_at(i);
-
-		if (f->vendor && tdr_td_family__matches(f, cpu) && (e = family_event_of(f, a)))
-			return e->name;
-	}
-	return NULL;
-}
-
-/* An event's name when EVENT_DESC has none (a file cut before its features). */
-static char *name_from_attr(const struct perfdata *pd, const struct perf_event_attr *a, size_t i,
-			    const struct tdr_td_family *fam)
-{
-	uint64_t c = a->config & 0xffffffffu; /* high bits: hybrid PMU type */
-	const char *n = NULL;
-	char buf[32];
-
-	if (a->type == PERF_TYPE_HARDWARE && c < TDR_ARRAY_SIZE(hw_names))
-		n = hw_names[c];
-	else if (a->type == PERF_TYPE_SOFTWARE && c < TDR_ARRAY_SIZE(sw_names))
-		n = sw_names[c];
-	else
-		n = topdown_name(pd, a, fam);
-	if (!n) {
-		snprintf(buf, sizeof(buf), "event%zu", i);
-		n = buf;
-	}
-	return tdr_strdup(n);
-}
-
 /*
  * Groups when the file has no GROUP_DESC (it was cut before its features):
  * perf puts a group's members right after their leader, all with
@@ -544,27 +404,19 @@ static void infer_groups(struct tdr_meta *m)
 static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups)
 {
 	const struct tdr_event_desc *sampler = NULL;
-	const struct tdr_td_family *fam;
 	char note[160];
 	size_t i;
 	int err;
 
 	if (!have_groups)
 		infer_groups(m);
-	fam = file_family(pd, m);
+	/* Names, PMUs and the TopDown categories of each core PMU. */
+	err = tdr_parser_perfdata_topdown(pd, m);
+	if (err)
+		return err;
 	for (i = 0; i < m->event_cnt; i++) {
 		struct tdr_event_desc *ev = &m->events[i];
-		const char *td = topdown_name(pd, &ev->attr, fam);
 
-		/* TopDown categories are found by event name: perf's may carry a
-		 * PMU ("cpu_core/topdown-retiring/") or modifiers. */
-		if (td && ev->name && strcmp(ev->name, td))
-			zfree(&ev->name);
-		if (!ev->name) {
-			ev->name = name_from_attr(pd, &ev->attr, i, fam);
-			if (!ev->name)
-				return -ENOMEM;
-		}
 		if (ev->group_idx == i)
 			ev->flags |= TDR_EVENT_LEADER;
 		/* sample_period and sample_freq share a union in the attr; perf's
@@ -602,10 +454,7 @@ static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups
 	if (!m->notes[0])
 		return -ENOMEM;
 	m->note_cnt = 1;
-	/* The family's formulas with its width: Zen 4 and Zen 5 have the same
-	 * events, not the same width. */
-	err = fam ? tdr_meta__add_family_categories(m, fam, 0) : 0;
-	return err < 0 ? err : 0;
+	return 0;
 }
 
 /* BUILD_ID feature: perf_record_header_build_id records, sized by header.size. */
@@ -645,6 +494,7 @@ static void perfdata_fini(struct tdr_parser *p)
 		munmap((void *)pd->map, pd->sz);
 	zclose(pd->fd);
 	free(pd->perf_version);
+	tdr_parser_perfdata_pmus_free(pd);
 	free(pd);
 	p->pd = NULL;
 }

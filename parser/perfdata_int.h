@@ -31,6 +31,7 @@ enum {
 	PD_FEAT_CPUID = 9,
 	PD_FEAT_CMDLINE = 11,
 	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_PMU_MAPPINGS = 16,
 	PD_FEAT_GROUP_DESC = 17,
 	PD_FEAT_COMPRESSED = 27,
 };
@@ -46,6 +47,7 @@ enum {
 /* Caps on what a hostile file can make us allocate. */
 #define PD_MAX_ATTRS 4096
 #define PD_MAX_IDS (1u << 22)
+#define PD_MAX_PMUS 4096 /* a large server lists a few hundred (uncore) */
 #define PD_MAX_ROUND (512u << 20)  /* bytes of records held for one round */
 #define PD_RELEASE_STEP (4u << 20) /* hand back the read mapping in steps this big */
 
@@ -56,6 +58,12 @@ struct pd_ent {
 };
 /* An aligned record of the file's data section is not copied (pd_ent.off). */
 #define PD_ENT_MAPPED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* One PMU_MAPPINGS entry: a PMU's type (attr.type) and its sysfs name. */
+struct pd_pmu {
+	uint32_t type;
+	char *name;
+};
 
 struct perfdata {
 	int fd;
@@ -76,6 +84,10 @@ struct perfdata {
 	 * has none or an unreadable one. cpuid_seen: the header was there. */
 	struct tdr_cpuid cpuid;
 	bool cpuid_seen;
+	/* PMU_MAPPINGS: which PMU each attr.type is (cpu_core is 4 and
+	 * cpu_atom a dynamic type such as 10 on hybrid parts). */
+	struct pd_pmu *pmus;
+	size_t pmu_cnt;
 	/* one zstd stream for the whole file */
 	void *zds;
 	uint8_t *pend; /* decompressed bytes not yet a whole record */
@@ -94,6 +106,25 @@ struct perfdata {
 	/* The mapping below this file offset was handed back (release_read). */
 	uint64_t released;
 };
+
+/* perfdata.c: a perf_header_string at base + *pos (end: the payload's
+ * size), copied without control characters. 0, -TDR_E_CORRUPT, -ENOMEM. */
+int tdr_parser_perfdata_read_str(const uint8_t *base, size_t *pos, size_t end, char **out);
+
+/* perfdata_td.c: PMU_MAPPINGS (payload b, end bytes) into pd->pmus, all
+ * or nothing. 0, -TDR_E_CORRUPT, -ENOMEM. */
+int tdr_parser_perfdata_pmu_mappings(struct perfdata *pd, const uint8_t *b, size_t end);
+void tdr_parser_perfdata_pmus_free(struct perfdata *pd);
+/* The core PMU type an attr counts on: a hardware event's extended type
+ * (config bits 32-63) or PERF_TYPE_RAW (4, the core PMU "cpu" or
+ * "cpu_core"); a raw event's 4; a dynamic type as it is. 0 for software,
+ * tracepoint and breakpoint events. */
+uint32_t tdr_parser_perfdata_core_type(const struct perf_event_attr *a);
+/* The PMU name PMU_MAPPINGS gives type, or NULL. */
+const char *tdr_parser_perfdata_pmu_name(const struct perfdata *pd, uint32_t type);
+/* Event names, PMU names and TopDown categories of the file's events:
+ * one TopDown family per core PMU (docs/parser.md "perf.data import"). */
+int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m);
 
 /* perfdata_read.c */
 int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);

@@ -27,6 +27,7 @@ static uint64_t key_hash(const struct tdr_row_key *k)
 	h = tdr_hash_combine(h, (uintptr_t)k->inlined_into);
 	h = tdr_hash_combine(h, (uintptr_t)k->file);
 	h = tdr_hash_combine(h, k->line);
+	h = tdr_hash_combine(h, k->core);
 	return tdr_hash_combine(h, ((uint64_t)k->pid << 32) | k->tid);
 }
 
@@ -47,7 +48,7 @@ static bool row_eq(const void *ctx, uint32_t idx, const void *key)
 
 	return e->hash == ((const struct row_key *)key)->hash && a->name == b->name &&
 	       a->dso == b->dso && a->inlined_into == b->inlined_into && a->file == b->file &&
-	       a->line == b->line && a->pid == b->pid && a->tid == b->tid;
+	       a->line == b->line && a->pid == b->pid && a->tid == b->tid && a->core == b->core;
 }
 
 int tdr_report_sums__reserve(uint64_t **sums, size_t *cap, size_t event_cnt, size_t need)

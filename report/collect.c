@@ -52,7 +52,8 @@ static bool addr_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct addr_key *k = key;
 
 	return e->hash == k->hash && e->map == k->e->map && e->off == k->e->off &&
-	       e->pid == k->e->pid && e->tid == k->e->tid && e->kind == k->e->kind;
+	       e->pid == k->e->pid && e->tid == k->e->tid && e->kind == k->e->kind &&
+	       e->core == k->e->core;
 }
 
 /* Entry for key (its map/off/pid/tid/kind), created when new. Returns index or -ENOMEM. */
@@ -64,7 +65,7 @@ static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct a
 	    .e = key,
 	    .hash = tdr_hash_combine((uintptr_t)key->map ^ (key->off * 0x9e3779b97f4a7c15ull),
 				     ((uint64_t)key->pid << 32 | key->tid) ^
-					 ((uint64_t)key->kind << 60)),
+					 ((uint64_t)key->kind << 60) ^ ((uint64_t)key->core << 52)),
 	};
 	uint32_t idx;
 	size_t pos;
@@ -210,6 +211,8 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	if (s->time_ns > r->last_ns)
 		r->last_ns = s->time_ns;
 	classify(r, s, &key);
+	/* Split by core type: the sampler's (cores.c). */
+	key.core = r->core_cnt && s->sampler_idx < r->event_cnt ? r->event_core[s->sampler_idx] : 0;
 	if (key.kind == ADDR_KERNEL && !r->kernel_image && s->map && s->map->build_id_sz &&
 	    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
 		r->kernel_image = s->map;
@@ -471,7 +474,7 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 		return -EINVAL;
 	for (size_t i = 0; i < r->addrs.cnt; i++) {
 		const struct addr_ent *e = &r->addrs.ents[i];
-		struct tdr_row_key k = {0};
+		struct tdr_row_key k = {.core = e->core};
 
 		err = resolve_one(r, syms, e, &k, buf, sizeof(buf), &uc);
 		if (!err && !k.name)

@@ -9,7 +9,9 @@
  * Keys present in every row: name, dso, samples, share, slots_share,
  * low_confidence, bottleneck, bottleneck_l2, events, topdown; plus
  * inlined_into (--inline), file and line (--lines), pid and tid (--by thread
- * or process); the totals also have attributed and counted (counted.c).
+ * or process); core when the report is split by core type (cores.c, with
+ * totals_by_core next to totals); the totals also have attributed and
+ * counted (counted.c).
  * CSV adds an "attributed" and a "counted" line when the recording has
  * counted totals.
  */
@@ -63,6 +65,8 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 		tdr_json__key_uint(j, "pid", row->pid);
 	if (r->opts.by == TDR_BY_THREAD)
 		tdr_json__key_uint(j, "tid", row->tid);
+	if (r->core_cnt)
+		tdr_json__key_string(j, "core", tdr_report_core_name(r, row->core));
 	tdr_json__key_uint(j, "samples", row->samples);
 	tdr_json__key_double(j, "share", row->share);
 	tdr_json__key_double(j, "slots_share", row->slots_share);
@@ -174,6 +178,14 @@ int tdr_report_render_json(const struct tdr_report *r, const struct tdr_render_o
 	tdr_report_json_put_strings(&j, &r->warnings);
 	tdr_json__key(&j, "totals");
 	put_row(r, &r->totals, &j);
+	/* Split by core type (docs/report.md "Core types"): the totals of each. */
+	if (r->core_cnt) {
+		tdr_json__key(&j, "totals_by_core");
+		tdr_json__begin_array(&j, TDR_JSON_LINES);
+		for (size_t k = 0; k < r->core_cnt; k++)
+			put_row(r, &r->core_totals[k], &j);
+		tdr_json__end_array(&j);
+	}
 	tdr_json__key_uint(&j, "rows_total", r->visible_cnt);
 	tdr_json__key(&j, "rows");
 	tdr_json__begin_array(&j, TDR_JSON_LINES);
@@ -223,6 +235,8 @@ static void csv_row(const struct tdr_report *r, const char *kind, const struct t
 		csv_number(c, row->topdown ? row->topdown[k] : NAN);
 	for (size_t e = 0; e < r->event_cnt; e++)
 		tdr_csv__fieldf(c, "%" PRIu64, row->events[e]);
+	if (r->core_cnt)
+		tdr_csv__field(c, tdr_report_core_name(r, row->core));
 	tdr_csv__end_row(c);
 }
 
@@ -241,6 +255,8 @@ static void csv_events(const struct tdr_report *r, const char *kind, const uint6
 		else
 			tdr_csv__field(c, NULL);
 	}
+	if (r->core_cnt)
+		tdr_csv__field(c, NULL);
 	tdr_csv__end_row(c);
 }
 
@@ -262,8 +278,12 @@ int tdr_report_render_csv(const struct tdr_report *r, const struct tdr_render_op
 		tdr_csv__fieldf(&c, "topdown:%s", r->cats[k].name);
 	for (size_t e = 0; e < r->event_cnt; e++)
 		tdr_csv__fieldf(&c, "event:%s", r->event_names[e]);
+	if (r->core_cnt)
+		tdr_csv__field(&c, "core"); /* split by core type only */
 	tdr_csv__end_row(&c);
 	csv_row(r, "total", &r->totals, &c);
+	for (size_t k = 0; k < r->core_cnt; k++)
+		csv_row(r, "core_total", &r->core_totals[k], &c);
 	if (r->any_counted) {
 		csv_events(r, "attributed", r->attributed, NULL, &c);
 		csv_events(r, "counted", r->counted, r->has_counted, &c);

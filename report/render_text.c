@@ -24,6 +24,7 @@
 #define MAX_EV_COLS 6
 #define EV_W REPORT_EV_LABEL_W
 #define NAME_MIN_W 30 /* fewer event columns rather than narrower names */
+#define CORE_W 8      /* "cpu_core", "cpu_atom" */
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -43,6 +44,7 @@ struct text {
 	size_t evs[MAX_EV_COLS]; /* software plan: events shown */
 	size_t ev_cnt;
 	unsigned name_w;
+	bool cores; /* split by core type: a core column before the name */
 };
 
 static void colour_on(const struct text *t, const char *code)
@@ -342,7 +344,8 @@ static void put_row(const struct text *t, const struct tdr_report_row *row, bool
 	if (t->topdown) {
 		put_pct(t, row->slots_share);
 		for (size_t i = 0; i < t->col_cnt; i++) {
-			double v = row->topdown[t->cols[i]];
+			/* NULL: the totals of a report split by core type */
+			double v = row->topdown ? row->topdown[t->cols[i]] : NAN;
 			bool hot = (int)t->cols[i] == row->bottleneck;
 
 			if (isnan(v)) {
@@ -363,6 +366,11 @@ static void put_row(const struct text *t, const struct tdr_report_row *row, bool
 			}
 		}
 		put_topdown_bar(t, row);
+		if (t->cores) {
+			const char *core = tdr_report_core_name(r, row->core);
+
+			fprintf(t->f, "  %-*.*s", CORE_W, CORE_W, core ? core : "all");
+		}
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++) {
 			size_t e = t->evs[i];
@@ -426,6 +434,8 @@ static void put_table_header(const struct text *t)
 			fprintf(t->f, " %6.6s",
 				tdr_report_category_label(r->cats[t->cols[i]].name));
 		fprintf(t->f, " %-*s", BAR_W, "split");
+		if (t->cores)
+			fprintf(t->f, "  %-*s", CORE_W, "core");
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++)
 			fprintf(t->f, " %*s", EV_W, r->event_labels[t->evs[i]]);
@@ -452,6 +462,11 @@ static void put_legend(const struct text *t, size_t shown)
 						tdr_report_category_glyph(r->cats[t->cols[i]].name),
 						r->cats[t->cols[i]].name);
 		put_wrapped(t, "", "", buf);
+		if (t->cores)
+			put_wrapped(t, "", "",
+				    "rows per core type (core column), each with its core type's "
+				    "own formulas; slots is the share of every core type's slots; "
+				    "the totals line 'all' mixes core types, so has no categories");
 		len = (size_t)snprintf(buf, sizeof(buf), "* bottleneck: above its threshold (");
 		for (size_t c = 0; c < r->cat_cnt && len < 900; c++) {
 			if (isnan(r->cats[c].threshold))
@@ -516,6 +531,7 @@ static void plan_columns(struct text *t)
 	unsigned fixed;
 
 	t->topdown = r->slots_cat >= 0;
+	t->cores = t->topdown && r->core_cnt;
 	for (size_t c = 0; c < r->cat_cnt; c++) {
 		if (r->cats[c].level == 1 && t->col_cnt < MAX_CAT_COLS)
 			t->cols[t->col_cnt++] = c;
@@ -523,7 +539,8 @@ static void plan_columns(struct text *t)
 			t->has_l2 = true;
 	}
 	if (t->topdown) {
-		fixed = 9 + 7 + 7 + 7 * (unsigned)t->col_cnt + 1 + BAR_W + 2;
+		fixed = 9 + 7 + 7 + 7 * (unsigned)t->col_cnt + 1 + BAR_W + 2 +
+			(t->cores ? CORE_W + 2 : 0);
 	} else {
 		for (size_t e = 0; e < r->event_cnt && t->ev_cnt < MAX_EV_COLS; e++)
 			if (r->event_units[e] != UNIT_DUMMY)
@@ -558,6 +575,8 @@ int tdr_report_render_text(const struct tdr_report *r, const struct tdr_render_o
 		"----------------------------------------------------------------------------------"
 		"------------------");
 	put_row(&t, &r->totals, true);
+	for (size_t k = 0; t.cores && k < r->core_cnt; k++)
+		put_row(&t, &r->core_totals[k], true);
 	put_counted(&t);
 	fputc('\n', f);
 	put_legend(&t, n);

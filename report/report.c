@@ -179,6 +179,9 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 		if (c->level == 1 && r->slots_cat < 0)
 			r->slots_cat = (int)i;
 	}
+	err = tdr_report_cores__init(r, meta);
+	if (err)
+		return err;
 	/* Level-2 categories point at their level-1 parent by name. */
 	for (size_t i = 0; i < r->cat_cnt; i++) {
 		struct rep_category *c = &r->cats[i];
@@ -461,6 +464,7 @@ void tdr_report__free(struct tdr_report *r)
 	free(r->event_labels);
 	free(r->event_units);
 	free_cats(r);
+	tdr_report_cores__release(r);
 	for (size_t i = 0; r->f_dsos && i < r->opts.filter.dso_cnt; i++)
 		free(r->f_dsos[i]);
 	for (size_t i = 0; r->f_comms && i < r->opts.filter.comm_cnt; i++)

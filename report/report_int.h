@@ -33,6 +33,7 @@ struct tdr_row_key {
 	const char *file;	  /* TDR_BY_LINE: source file, NULL when unknown */
 	uint32_t line;
 	uint32_t pid, tid; /* TDR_BY_THREAD / TDR_BY_PROCESS */
+	uint32_t core;	   /* reports split by core type: 1 + its index, else 0 */
 };
 
 /* A finished row (or the totals). Borrowed from the report. */
@@ -43,6 +44,7 @@ struct tdr_report_row {
 	const char *file;
 	uint32_t line;
 	uint32_t pid, tid;
+	uint32_t core; /* reports split by core type: 1 + its index, else 0 */
 	uint64_t samples;
 	const uint64_t *events; /* summed deltas, one per meta event */
 	double share;		/* fraction of the (filtered) samples, 0..1 */
@@ -163,6 +165,7 @@ struct addr_ent {
 	uint64_t off;
 	uint32_t pid, tid;
 	uint32_t kind;	  /* enum addr_kind */
+	uint32_t core;	  /* the sampler's core type (tdr_row_key.core) */
 	const char *comm; /* interned, thread and process reports only */
 	uint64_t hash;
 	uint64_t samples;
@@ -219,6 +222,19 @@ struct tdr_report {
 	 * there is one sampling event (every sample counts). */
 	int primary_sampler;
 	uint64_t other_samples; /* samples of the other sampling events */
+	/* Hybrid parts (docs/report.md "Core types"): the categories of a
+	 * file come per core PMU (cpu_core, cpu_atom), each over its own
+	 * events. A category key that several core types have is one column
+	 * whose formula holds every core type's terms: a row holds the samples
+	 * of one core type only (its key's core), whose deltas are in that
+	 * core type's events only, so the other terms are 0 and the value is
+	 * that core type's formula. core_cnt < 2: not split. */
+	size_t core_cnt;
+	char **core_names;
+	uint32_t *event_core; /* per event: 1 + core index, 0: none */
+	struct tdr_report_row *core_totals; /* per core type, at __finish */
+	uint64_t *core_sums;		    /* core_cnt * event_cnt */
+	double *core_vals;		    /* core_cnt * cat_cnt */
 
 	/* Recording. */
 	char *plan, *command, *host, *cpu, *file, *boot_id;
@@ -269,6 +285,16 @@ bool tdr_report_row_out_of_range(const struct tdr_report *r, const struct tdr_re
 				 int cat);
 /* The row's slots (denominator of slots_cat), 0 without TopDown. */
 double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums);
+
+/* ---- core types (cores.c) ------------------------------------------------ */
+
+/* After the categories are copied: split the report by core type when the
+ * categories come per core PMU with the same keys (merging them, see
+ * struct tdr_report). Returns 0 or -ENOMEM. */
+int tdr_report_cores__init(struct tdr_report *r, const struct tdr_meta *meta);
+void tdr_report_cores__release(struct tdr_report *r);
+/* The name of core (1-based, tdr_row_key.core), NULL for 0. */
+const char *tdr_report_core_name(const struct tdr_report *r, uint32_t core);
 
 /* ---- counted totals (counted.c) ------------------------------------------ */
 

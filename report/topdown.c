@@ -168,6 +168,8 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 		c = a->pid < b->pid ? -1 : a->pid > b->pid;
 	if (!c)
 		c = a->tid < b->tid ? -1 : a->tid > b->tid;
+	if (!c)
+		c = a->core < b->core ? -1 : a->core > b->core;
 	return c;
 }
 
@@ -229,6 +231,47 @@ bool tdr_report_row_out_of_range(const struct tdr_report *r, const struct tdr_re
 	return false;
 }
 
+/*
+ * Split by core type (cores.c): one totals row per core type, over the
+ * rows of that core type; the overall totals keep samples, share and event
+ * sums but no categories, which would mix the core types' slots.
+ */
+static int core_totals(struct tdr_report *r, uint64_t total_samples, double total_slots)
+{
+	size_t ec = r->event_cnt, cc = r->cat_cnt, n = r->rows.cnt;
+	double *vals;
+
+	r->core_totals = tdr_calloc(r->core_cnt, sizeof(*r->core_totals));
+	r->core_sums = tdr_calloc(r->core_cnt * ec + 1, sizeof(*r->core_sums));
+	vals = tdr_calloc(r->core_cnt * cc + 1, sizeof(*vals));
+	if (!r->core_totals || !r->core_sums || !vals) {
+		free(vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = r->rows.rows[i].key.core;
+
+		if (!k || k > r->core_cnt)
+			continue;
+		r->core_totals[k - 1].samples += r->rows.rows[i].samples;
+		for (size_t e = 0; e < ec; e++)
+			r->core_sums[(k - 1) * ec + e] += r->rows.sums[i * ec + e];
+	}
+	for (size_t k = 0; k < r->core_cnt; k++) {
+		struct tdr_report_row *row = &r->core_totals[k];
+
+		row->name = "total";
+		row->core = (uint32_t)k + 1;
+		compute_row(r, row, r->core_sums + k * ec, vals + k * cc, total_samples,
+			    total_slots);
+	}
+	r->core_vals = vals;
+	r->totals.topdown = NULL;
+	r->totals.bottleneck = -1;
+	r->totals.bottleneck_l2 = -1;
+	return 0;
+}
+
 int tdr_report__finish(struct tdr_report *r)
 {
 	size_t n, ec = r->event_cnt, cc = r->cat_cnt;
@@ -272,6 +315,7 @@ int tdr_report__finish(struct tdr_report *r)
 		row->line = e->key.line;
 		row->pid = e->key.pid;
 		row->tid = e->key.tid;
+		row->core = e->key.core;
 		row->samples = e->samples;
 		/* Without events, rows share the (empty) totals array. */
 		compute_row(r, row, ec ? r->rows.sums + i * ec : r->total_sums,
@@ -281,6 +325,11 @@ int tdr_report__finish(struct tdr_report *r)
 	r->totals.name = "total";
 	r->totals.samples = total_samples;
 	compute_row(r, &r->totals, r->total_sums, r->cat_vals + n * cc, total_samples, total_slots);
+	if (r->core_cnt) {
+		err = core_totals(r, total_samples, total_slots);
+		if (err)
+			return err;
+	}
 	if (r->primary_sampler >= 0 && r->other_samples)
 		tdr_report__warn(r,
 				 "note: this file has several sampling events: samples and shares "

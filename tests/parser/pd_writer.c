@@ -130,6 +130,17 @@ static bool put_feature(struct wbuf *b, const struct pdw_opts *o, int bit)
 		for (i = 0; i < o->argc; i++)
 			put_str(b, o->argv[i]);
 		return true;
+	case 16: /* PMU_MAPPINGS: u32 nr, then {u32 type, string name} */
+		if (o->pmu_raw_sz) {
+			put(b, o->pmu_raw, o->pmu_raw_sz);
+			return true;
+		}
+		put32(b, (uint32_t)o->pmu_cnt);
+		for (i = 0; i < o->pmu_cnt; i++) {
+			put32(b, o->pmus[i].type);
+			put_str(b, o->pmus[i].name);
+		}
+		return true;
 	case 12: /* EVENT_DESC */
 		put32(b, (uint32_t)o->ev_cnt);
 		put32(b, (uint32_t)attr_sz(o));
@@ -218,7 +229,7 @@ static void put_data(struct wbuf *b, const struct pdw_opts *o, const uint8_t *da
 
 size_t pdw_write(const char *path, const struct pdw_opts *o, const uint8_t *data, size_t sz)
 {
-	static const int bits[] = {2, 3, 4, 5, 8, 9, 11, 12, 17};
+	static const int bits[] = {2, 3, 4, 5, 8, 9, 11, 12, 16, 17};
 	struct wbuf b = {0};
 	uint64_t bitmap[4] = {0};
 	size_t i, nfeat = 0, ids_at[64], attrs_at, data_at, tab_at;
@@ -254,6 +265,7 @@ size_t pdw_write(const char *path, const struct pdw_opts *o, const uint8_t *data
 			    (bit == 4 && o->osrelease) || (bit == 5 && o->version) ||
 			    (bit == 8 && o->cpudesc) ||
 			    (bit == 9 && o->cpuid) || (bit == 11 && o->argc) || bit == 12 ||
+			    (bit == 16 && (o->pmu_cnt || o->pmu_raw_sz)) ||
 			    (bit == 17 && o->group_cnt);
 
 		if (have) {

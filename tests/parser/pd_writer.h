@@ -5,7 +5,7 @@
  * form, "PERFILE2", 104-byte header): sample ids of each attr, the attrs
  * section, the data section, the feature table at data.offset + data.size
  * and the feature payloads (HOSTNAME, OSRELEASE, VERSION, CPUDESC, CPUID,
- * CMDLINE, EVENT_DESC, GROUP_DESC, BUILD_ID). examples/gen_topdown_examples.c
+ * CMDLINE, EVENT_DESC, GROUP_DESC, BUILD_ID, PMU_MAPPINGS). examples/gen_topdown_examples.c
  * writes the shipped example files with it. The data can be written as perf -z does:
  * PDW_COMPRESSED (81) or COMPRESSED2 (83) records that are chunks of
  * ONE zstd stream, flushed every `chunk` input bytes so that records straddle
@@ -39,6 +39,12 @@ struct pdw_build_id {
 	uint8_t sz;
 };
 
+/* A PMU_MAPPINGS entry (hybrid parts: cpu_core 4, cpu_atom 10). */
+struct pdw_pmu {
+	uint32_t type;
+	const char *name;
+};
+
 enum pdw_cut {
 	PDW_COMPLETE = 0,
 	/* perf record killed: data.size 0, features announced but not written */
@@ -58,6 +64,12 @@ struct pdw_opts {
 	size_t argc;
 	const struct pdw_build_id *bids;
 	size_t bid_cnt;
+	/* PMU_MAPPINGS, written when pmu_cnt or pmu_raw_sz is not 0; pmu_raw:
+	 * the payload's bytes as they are (damaged ones for tests). */
+	const struct pdw_pmu *pmus;
+	size_t pmu_cnt;
+	const uint8_t *pmu_raw;
+	size_t pmu_raw_sz;
 	/* 0: records as they are; PDW_COMPRESSED or PDW_COMPRESSED2 */
 	uint32_t compress;
 	size_t chunk; /* input bytes per compressed record (with compress) */

@@ -13,8 +13,14 @@
  * perf is the oracle of the per-function event sums: `perf report --group
  * --stdio -F period,sym` on the same file; the test says why and skips that
  * part when perf is missing or cannot read the file.
+ * The hybrid files (Alder Lake, Arrow Lake) have a cpu_core and a cpu_atom
+ * group: the report has a row per function and core type (docs/report.md
+ * "Core types"), each with its core type's formulas, and totals per core
+ * type; perf prints one table per group, told apart here by their widths
+ * (6 and 5 events).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,6 +244,7 @@ static void check_file(const struct want_file *w)
 	assert_int_equal(tdr_report__load(path_of(w->file), &o, NULL, &r), 0);
 	/* The family's events under the table's names, and its categories. */
 	assert_int_equal(r->cat_cnt, w->cat_cnt);
+	assert_int_equal(r->core_cnt, 0); /* one core type: not split */
 	for (size_t e = 0; e < r->event_cnt; e++)
 		assert_string_equal(r->event_names[e], w->family_events[e]);
 	for (size_t f = 0; f < w->fn_cnt; f++) {
@@ -285,6 +292,252 @@ static void test_examples__sierra_forest(void **state)
 	check_file(&files[3]);
 }
 
+/* ---- hybrid parts ---------------------------------------------------- */
+
+#define NHEV 11 /* cpu_core: 6 events, cpu_atom: 5 */
+#define NCORE_EV 6
+
+struct want_hrow {
+	const char *name, *core;
+	double cat[4]; /* retiring, bad-spec, fe-bound, be-bound */
+	int out_of_range;
+};
+
+struct want_hybrid {
+	const char *file;
+	const char *events[NHEV];
+	struct want_hrow rows[7];
+	double total[2][4]; /* cpu_core, cpu_atom */
+	double core_slots, atom_slots; /* per sample */
+};
+
+#define CORE_ROWS                                                                                  \
+	{"dense_math", "cpu_core", {0.70, 0.05, 0.10, 0.15}, -1},                                  \
+	    {"branchy_filter", "cpu_core", {0.30, 0.35, 0.20, 0.15}, -1},                          \
+	    {"icache_thrash", "cpu_core", {0.20, 0.05, 0.60, 0.15}, -1}
+
+static const struct want_hybrid hybrids[] = {
+    /*
+     * Alder Lake. cpu_core: each metric / slots (600000 a sample):
+     * dense_math 420000, 30000, 60000, 90000 / 600000, ... Totals over 90
+     * samples, slots 54e6: retiring 30 * 720000, bad-spec 30 * 270000, fe
+     * 30 * 540000, be 30 * 270000. cpu_atom, Gracemont, S = 5 * 100000:
+     * dense_math retiring 300000/S, fe 75000/S, be 100000/S, bad-spec the
+     * remainder (500000-300000-75000-100000)/S = 0.05 (its measured 0x73,
+     * 20000, is in no formula); counter_skew (500000-150000-100000-275000)
+     * /S = -0.05. Totals over 120 samples, slots 60e6: retiring 30 *
+     * 625000 = 18.75e6, fe 30 * 300000 = 9e6, be 30 * 875000 = 26.25e6,
+     * bad-spec (60e6 - 18.75e6 - 9e6 - 26.25e6) / 60e6 = 0.1.
+     */
+    {"intel-alder-lake.perf.data",
+     {"slots", "cpu_core/cycles/", "topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
+      "topdown-be-bound", "cpu_atom/cycles/", "topdown_retiring.all", "cpu_atom/topdown-bad-spec/",
+      "topdown_fe_bound.all", "topdown_be_bound.all"},
+     {CORE_ROWS,
+      {"dense_math", "cpu_atom", {0.60, 0.05, 0.15, 0.20}, -1},
+      {"branchy_filter", "cpu_atom", {0.25, 0.35, 0.20, 0.20}, -1},
+      {"pointer_chase", "cpu_atom", {0.10, 0.05, 0.05, 0.80}, -1},
+      {"counter_skew", "cpu_atom", {0.30, -0.05, 0.20, 0.55}, 1}},
+     {{0.4, 0.15, 0.3, 0.15}, {18.75e6 / 60e6, 0.1, 9e6 / 60e6, 26.25e6 / 60e6}},
+     600000,
+     500000},
+    /*
+     * Arrow Lake. cpu_core slots 800000 a sample (the same fractions from
+     * other counts); totals slots 72e6: retiring 30 * 960000, bad-spec 30
+     * * 360000, fe 30 * 720000, be 30 * 360000. cpu_atom, Skymont, S = 8 *
+     * 100000, each its own event: dense_math 480000, 40000, 120000,
+     * 160000 / S (a width of 5 would give retiring 0.96); counter_skew's
+     * backend 840000/S = 1.05. Totals over 120 samples, slots 96e6:
+     * retiring 30 * 920000, bad-spec 30 * 400000, fe 30 * 400000, be 30 *
+     * 1800000.
+     */
+    {"intel-arrow-lake.perf.data",
+     {"slots", "cpu_core/cycles/", "topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
+      "topdown-be-bound", "cpu_atom/cycles/", "topdown_retiring.all_p",
+      "topdown_bad_speculation.all_p", "topdown_fe_bound.all_p", "topdown_be_bound.all_p"},
+     {CORE_ROWS,
+      {"dense_math", "cpu_atom", {0.60, 0.05, 0.15, 0.20}, -1},
+      {"branchy_filter", "cpu_atom", {0.25, 0.35, 0.20, 0.20}, -1},
+      {"pointer_chase", "cpu_atom", {0.10, 0.05, 0.05, 0.80}, -1},
+      {"counter_skew", "cpu_atom", {0.20, 0.05, 0.10, 1.05}, 3}},
+     {{0.4, 0.15, 0.3, 0.15}, {27.6e6 / 96e6, 12e6 / 96e6, 12e6 / 96e6, 54e6 / 96e6}},
+     800000,
+     800000},
+};
+
+static const struct tdr_report_row *row_on(const struct tdr_report *r, const char *name,
+					   const char *core)
+{
+	for (size_t i = 0; i < tdr_report__row_cnt(r); i++) {
+		const struct tdr_report_row *row = tdr_report__row(r, i);
+		const char *c = tdr_report_core_name(r, row->core);
+
+		if (row->name && !strcmp(row->name, name) && c && !strcmp(c, core))
+			return row;
+	}
+	fail_msg("no row %s on %s", name, core);
+	return NULL;
+}
+
+/*
+ * perf report's sums per function and group: a line of 6 periods is the
+ * cpu_core group's (events 0-5), of 5 the cpu_atom group's (events 6-10).
+ * 0 with why set when perf cannot give them all.
+ */
+static int perf_hybrid_sums(const char *path, const struct want_hybrid *w,
+			    uint64_t (*sums)[NHEV], char *why, size_t why_sz)
+{
+	char cmd[8192], line[1024], dir[4096];
+	size_t found = 0;
+	FILE *p;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --group --stdio -F period,sym --sort sym --symfs=%s -i %s 2>&1", dir,
+		 path);
+	p = popen(cmd, "r");
+	if (!p) {
+		snprintf(why, why_sz, "cannot run perf");
+		return 0;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		uint64_t v[NHEV];
+		char *s = line, *end, *sym;
+		size_t n = 0;
+
+		if (line[0] == '#' || !(sym = strstr(line, "[.] ")))
+			continue;
+		while (n < NCORE_EV && (v[n] = strtoull(s, &end, 10), end != s)) {
+			s = end;
+			n++;
+		}
+		sym += 4;
+		sym[strcspn(sym, " \n")] = '\0';
+		for (size_t f = 0; f < 7; f++) {
+			bool core = !strcmp(w->rows[f].core, "cpu_core");
+
+			if (strcmp(sym, w->rows[f].name) || n != (core ? NCORE_EV : NHEV - NCORE_EV))
+				continue;
+			memset(sums[f], 0, sizeof(sums[f]));
+			memcpy(sums[f] + (core ? 0 : NCORE_EV), v, sizeof(v[0]) * n);
+			found++;
+		}
+	}
+	if (pclose(p) != 0 || found != 7) {
+		snprintf(why, why_sz, "perf report gave %zu of 7 rows (perf missing, or too old "
+			 "for this file)", found);
+		return 0;
+	}
+	return 1;
+}
+
+/* The renderers say which core type each row is (docs/report.md "Core
+ * types"): text a core column and a total line per core type, JSON "core"
+ * and "totals_by_core", CSV a last "core" column and core_total lines. */
+static char *render(const struct tdr_report *r, enum tdr_report_format fmt)
+{
+	struct tdr_render_opts ro = {.fmt = fmt, .width = 120};
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	assert_non_null(f);
+	assert_int_equal(tdr_report__render(r, &ro, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void check_hybrid_output(const struct tdr_report *r)
+{
+	char *text = render(r, TDR_FMT_TEXT), *json = render(r, TDR_FMT_JSON),
+	     *csv = render(r, TDR_FMT_CSV);
+	const char *nl = strchr(csv, '\n');
+
+	assert_non_null(strstr(text, "split       core      function"));
+	assert_non_null(strstr(text, "cpu_atom  counter_skew"));
+	assert_non_null(strstr(text, "cpu_core  icache_thrash"));
+	assert_non_null(strstr(text, "all       total"));
+	assert_non_null(strstr(text, "cpu_atom  total"));
+	assert_non_null(strstr(json, "\"totals_by_core\": ["));
+	assert_non_null(strstr(json, "\"name\": \"pointer_chase\", \"dso\": \"synthetic-demo.elf\", "
+				     "\"core\": \"cpu_atom\""));
+	assert_non_null(nl);
+	assert_true(nl - csv > 5 && !strncmp(nl - 5, ",core", 5));
+	assert_non_null(strstr(csv, "\ncore_total,total,"));
+	free(text);
+	free(json);
+	free(csv);
+}
+
+static void check_hybrid(const struct want_hybrid *w)
+{
+	static const char *const cores[2] = {"cpu_core", "cpu_atom"};
+	struct tdr_report_opts o;
+	struct tdr_report *r = NULL;
+	uint64_t perf[7][NHEV];
+	double all_slots = 30 * (3 * w->core_slots + 4 * w->atom_slots);
+	char why[256];
+
+	tdr_report_opts__init(&o);
+	assert_int_equal(tdr_report__load(path_of(w->file), &o, NULL, &r), 0);
+	assert_int_equal(r->event_cnt, NHEV);
+	for (size_t e = 0; e < NHEV; e++)
+		assert_string_equal(r->event_names[e], w->events[e]);
+	/* one column per key, split by core type */
+	assert_int_equal(r->cat_cnt, 4);
+	assert_int_equal(r->core_cnt, 2);
+	assert_int_equal(tdr_report__row_cnt(r), 7);
+	for (size_t f = 0; f < 7; f++) {
+		const struct want_hrow *h = &w->rows[f];
+		const struct tdr_report_row *row = row_on(r, h->name, h->core);
+		bool core = !strcmp(h->core, "cpu_core");
+		double slots = 30 * (core ? w->core_slots : w->atom_slots);
+
+		check_row(r, row, h->cat, 4, h->out_of_range);
+		assert_int_equal(row->samples, 30);
+		assert_true(fabs(row->share - 30.0 / 210) < 1e-9);
+		assert_true(fabs(row->slots_share - slots / all_slots) < 1e-9);
+		/* a row's deltas lie in its own core type's events */
+		for (size_t e = 0; e < NHEV; e++)
+			if ((e < NCORE_EV) != core)
+				assert_int_equal(row->events[e], 0);
+	}
+	/* totals: every sample counts (one cycles sampler per core type); per
+	 * core type, that core type's formulas over its 90 or 120 samples */
+	assert_int_equal(tdr_report__totals(r)->samples, 210);
+	assert_null(tdr_report__totals(r)->topdown);
+	for (size_t k = 0; k < 2; k++) {
+		const struct tdr_report_row *t = &r->core_totals[k];
+
+		assert_string_equal(tdr_report_core_name(r, t->core), cores[k]);
+		assert_int_equal(t->samples, k ? 120 : 90);
+		check_row(r, t, w->total[k], 4, -1);
+	}
+	check_hybrid_output(r);
+	if (perf_hybrid_sums(path_of(w->file), w, perf, why, sizeof(why))) {
+		for (size_t f = 0; f < 7; f++)
+			for (size_t e = 0; e < NHEV; e++)
+				assert_int_equal(row_on(r, w->rows[f].name, w->rows[f].core)->events[e],
+						 perf[f][e]);
+	} else {
+		printf("[ SKIPPED  ] perf oracle for %s: %s\n", w->file, why);
+	}
+	tdr_report__free(r);
+}
+
+static void test_examples__alder_lake(void **state)
+{
+	(void)state;
+	check_hybrid(&hybrids[0]);
+}
+
+static void test_examples__arrow_lake(void **state)
+{
+	(void)state;
+	check_hybrid(&hybrids[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +545,8 @@ int main(void)
 	    cmocka_unit_test(test_examples__amd_zen5),
 	    cmocka_unit_test(test_examples__skylake_sp),
 	    cmocka_unit_test(test_examples__sierra_forest),
+	    cmocka_unit_test(test_examples__alder_lake),
+	    cmocka_unit_test(test_examples__arrow_lake),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
