@@ -53,8 +53,12 @@ static inline uint64_t fx_id(unsigned cpu, size_t ev)
 	return 100u * (cpu + 1) + ev;
 }
 
-/* meta_flags: TDR_META_*; cpu_ids: ids opened per CPU (else cpu -1). */
-static inline struct fx *fx_new(size_t nev, uint32_t meta_flags, bool cpu_ids)
+/* A group of nev events named names[], leading with names[0]; the one at
+ * sampler samples (the leader itself for generic-counter families, the
+ * second for slots-led ones). meta_flags: TDR_META_*; cpu_ids: ids opened
+ * per CPU (else cpu -1). */
+static inline struct fx *fx_new_events(const char *const *names, size_t nev, size_t sampler,
+				       uint32_t meta_flags, bool cpu_ids)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	size_t i;
@@ -66,16 +70,21 @@ static inline struct fx *fx_new(size_t nev, uint32_t meta_flags, bool cpu_ids)
 		struct perf_event_attr a = f->attr;
 		uint64_t ids[2] = { fx_id(0, i), fx_id(1, i) };
 		uint32_t cpus[2] = { 0, 1 };
+		uint32_t flags = (i == 0 ? TDR_EVENT_LEADER : 0) | (i == sampler ? TDR_EVENT_SAMPLER : 0);
 
-		a.sample_period = i == 1 ? 100000 : 0;
-		synth_meta_add_event(&f->meta, fx_names[i], &a,
-				     i == 0 ? TDR_EVENT_LEADER : i == 1 ? TDR_EVENT_SAMPLER : 0, 0,
-				     ids, cpu_ids ? cpus : NULL,
+		a.sample_period = i == sampler ? 100000 : 0;
+		synth_meta_add_event(&f->meta, names[i], &a, flags, 0, ids, cpu_ids ? cpus : NULL,
 				     (meta_flags & TDR_META_SYSTEM_WIDE) ? UINT32_MAX : FX_PID, 2);
 	}
 	if (tdr_parser__new(&f->meta, &f->p))
 		abort();
 	return f;
+}
+
+/* The Intel perf-metrics group {slots, cycles, topdown-*} of nev events. */
+static inline struct fx *fx_new(size_t nev, uint32_t meta_flags, bool cpu_ids)
+{
+	return fx_new_events(fx_names, nev, 1, meta_flags, cpu_ids);
 }
 
 static inline void fx_free(struct fx *f)
