@@ -57,7 +57,9 @@ int tdr_stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, b
 		/* The TopDown table's, as report's: both mark the same rows. */
 		sc->threshold[i] = tdr_topdown_threshold(c->name);
 		sc->parent[i] = -1;
-		if (c->level <= 1 && sc->slots_cat < 0)
+		/* Slots: the denominator of the first linear level-1 category
+		 * (Arm's retiring is a product). */
+		if (c->level <= 1 && sc->slots_cat < 0 && tdr_category__linear(c))
 			sc->slots_cat = (int)i;
 		for (size_t p = 0; c->parent && p < sc->meta.category_cnt; p++) {
 			const char *pn = sc->meta.categories[p].name;
