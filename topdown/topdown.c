@@ -86,9 +86,9 @@ static const struct tdr_td_event pm_l2_events[] = {
 
 /* X / slots, and (X - Y) / slots for the derived level-2 siblings. */
 #define PM_OVER_SLOTS(cat, ev)                                                                     \
-	{cat, false, {{ev, 1.0, false}}, {{"slots", 1.0, false}}}
+	{cat, false, {{ev, 1.0, false}}, {{"slots", 1.0, false}}, 0, NULL}
 #define PM_DERIVED(cat, ev, minus)                                                                 \
-	{cat, true, {{ev, 1.0, false}, {minus, -1.0, false}}, {{"slots", 1.0, false}}}
+	{cat, true, {{ev, 1.0, false}, {minus, -1.0, false}}, {{"slots", 1.0, false}}, 0, NULL}
 
 static const struct tdr_td_formula pm_l1_formulas[] = {
     PM_OVER_SLOTS("retiring", "topdown-retiring"),
@@ -152,7 +152,7 @@ static const struct tdr_td_family pm_l2 = {
 	 .config_alt = (raw_ht)}
 /* X / (W * cycles) */
 #define OVER_WCYC(cat, ev)                                                                         \
-	{cat, false, {{ev, 1.0, false}}, {{"cycles", 1.0, true}}}
+	{cat, false, {{ev, 1.0, false}}, {{"cycles", 1.0, true}}, 0, NULL}
 
 /* --- Intel Sandy Bridge .. Cascade Lake, level 1 (4-wide). The kernel's
  * aliases, as it prints them (core.c EVENT_ATTR_STR_HT: the second config
@@ -177,7 +177,9 @@ static const struct tdr_td_formula skl_formulas[] = {
      {{"topdown-slots-issued", 1.0, false},
       {"topdown-slots-retired", -1.0, false},
       {"topdown-recovery-bubbles", 1.0, true}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
     OVER_WCYC("fe-bound", "topdown-fetch-bubbles"),
     {"be-bound",
      true,
@@ -185,7 +187,9 @@ static const struct tdr_td_formula skl_formulas[] = {
       {"topdown-fetch-bubbles", -1.0, false},
       {"topdown-slots-issued", -1.0, false},
       {"topdown-recovery-bubbles", -1.0, true}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
 };
 
 /* arch/x86/include/asm/intel-family.h: SNB 2A 2D, IVB 3A 3E, HSW 3C 3F
@@ -233,7 +237,9 @@ static const struct tdr_td_formula grt_formulas[] = {
       {"topdown_fe_bound.all", -1.0, false},
       {"topdown_be_bound.all", -1.0, false},
       {"topdown_retiring.all", -1.0, false}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
     OVER_WCYC("fe-bound", "topdown_fe_bound.all"),
     OVER_WCYC("be-bound", "topdown_be_bound.all"),
 };
@@ -353,7 +359,9 @@ static const struct tdr_td_formula zen_formulas[] = {
     {"bad-spec",
      false,
      {{"de_src_op_disp.all", 1.0, false}, {"ex_ret_ops", -1.0, false}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
     OVER_WCYC("fe-bound", "de_no_dispatch_per_slot.no_ops_from_frontend"),
     OVER_WCYC("be-bound", "de_no_dispatch_per_slot.backend_stalls"),
     OVER_WCYC("smt-contention", "de_no_dispatch_per_slot.smt_contention"),
@@ -386,6 +394,231 @@ static const struct tdr_td_family amd_zen5 = {
     ZEN_COMMON,
 };
 
+/* --- AMD level 2 (PipelineL2 of amdzen4/pipeline.json and
+ * amdzen5/pipeline.json), counting only: the level-1 group above plus two
+ * groups the kernel multiplexes with it. perf's level-2 metrics are
+ * products of a level-1 fraction and a ratio of other events; tdrec keeps
+ * every ratio inside one group, so a group's share of time cancels in it:
+ *   group 1 {ls_not_halted_cyc, no_ops_from_frontend with cmask=W,
+ *            ex_ret_ucode_ops}: fetch latency = W * cnt(cmask=W) / (W *
+ *            ls_not_halted_cyc), microcode = ex_ret_ucode_ops / (W *
+ *            ls_not_halted_cyc) (perf: retiring * ucode / ret_ops, the same
+ *            value when counted together);
+ *   group 2 {ex_no_retire.not_complete, .load_not_complete, ex_ret_brn_misp,
+ *            the resync event}: memory = backend * load_not_complete /
+ *            not_complete, mispredicts = bad_spec * misp / (misp + resync).
+ * ls_not_halted_cyc is cycles (0x76, amd/core.c), opened by its raw
+ * config so that the file names it apart from group 0's cycles. */
+#define TERMS_G(n, t, raw, cat, grp)                                                               \
+	{.name = (n), .source = TDR_TD_CORE_TERMS, .terms = (t), .config = (raw),                  \
+	 .category = (cat), .group = (grp)}
+#define ZEN_L2_EVENTS(cmask_terms, cmask_raw, resync, resync_terms, resync_raw)                    \
+	TERMS_G("ls_not_halted_cyc", "event=0x76", 0x76, NULL, 1),                                 \
+	    TERMS_G("de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", cmask_terms,           \
+		    cmask_raw, "fetch-lat", 1),                                                    \
+	    TERMS_G("ex_ret_ucode_ops", "event=0x1c2", 0x1000000c2ull, "heavy-ops", 1),            \
+	    TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, NULL, 2),         \
+	    TERMS_G("ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2", 0xa2d6,             \
+		    "mem-bound", 2),                                                               \
+	    TERMS_G("ex_ret_brn_misp", "event=0xc3", 0xc3, "br-mispredict", 2),                    \
+	    TERMS_G(resync, resync_terms, resync_raw, "machine-clears", 2)
+
+static const struct tdr_td_event zen4_l2_events[] = {
+    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x6", 0x1060001a0ull, "resyncs_or_nc_redirects",
+		  "event=0x96", 0x96),
+};
+
+static const struct tdr_td_event zen5_l2_events[] = {
+    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x8", 0x1080001a0ull, "bp_redirects.resync",
+		  "event=0x9f,umask=0x1", 0x019f),
+};
+
+#define T(ev, c) {ev, c, false}
+#define TW(ev, c) {ev, c, true}
+#define ZEN_FE "de_no_dispatch_per_slot.no_ops_from_frontend"
+#define ZEN_FE_W "de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w"
+#define ZEN_BE "de_no_dispatch_per_slot.backend_stalls"
+#define ZEN_BAD_SPEC {{T("de_src_op_disp.all", 1), T("ex_ret_ops", -1)}, {TW("cycles", 1)}}
+/* bad_spec * misp / (misp + resync), bad_spec * resync / (misp + resync) */
+#define ZEN_RESYNC_PARTS(resync)                                                                   \
+	{{ZEN_BAD_SPEC, {{T("ex_ret_brn_misp", 1)}, {T("ex_ret_brn_misp", 1), T(resync, 1)}}}},    \
+	    {{ZEN_BAD_SPEC, {{T(resync, 1)}, {T("ex_ret_brn_misp", 1), T(resync, 1)}}}}
+
+static const struct tdr_td_part zen_l2_parts[] = {
+    /* 0: fetch-bw = fe-bound - fetch-lat */
+    {{{{T(ZEN_FE, 1)}, {TW("cycles", 1)}}}},
+    {{{{TW(ZEN_FE_W, -1)}, {TW("ls_not_halted_cyc", 1)}}}},
+    /* 2: mem-bound = be-bound * load_not_complete / not_complete */
+    {{{{T(ZEN_BE, 1)}, {TW("cycles", 1)}},
+      {{T("ex_no_retire.load_not_complete", 1)}, {T("ex_no_retire.not_complete", 1)}}}},
+    /* 3: core-bound = be-bound * (not_complete - load_not_complete) / not_complete */
+    {{{{T(ZEN_BE, 1)}, {TW("cycles", 1)}},
+      {{T("ex_no_retire.not_complete", 1), T("ex_no_retire.load_not_complete", -1)},
+       {T("ex_no_retire.not_complete", 1)}}}},
+    /* 4: light-ops (fast path) = retiring - microcode */
+    {{{{T("ex_ret_ops", 1)}, {TW("cycles", 1)}}}},
+    {{{{T("ex_ret_ucode_ops", -1)}, {TW("ls_not_halted_cyc", 1)}}}},
+};
+
+static const struct tdr_td_part zen4_l2_resync_parts[] = {ZEN_RESYNC_PARTS("resyncs_or_nc_redirects")};
+static const struct tdr_td_part zen5_l2_resync_parts[] = {ZEN_RESYNC_PARTS("bp_redirects.resync")};
+
+#define ZEN_L2_FORMULAS(resync_parts)                                                              \
+	{"heavy-ops", false, {T("ex_ret_ucode_ops", 1)}, {TW("ls_not_halted_cyc", 1)}, 0, NULL},   \
+	    {"light-ops", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &zen_l2_parts[4]},     \
+	    {"br-mispredict", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &resync_parts[0]}, \
+	    {"machine-clears", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1,                   \
+	     &resync_parts[1]},                                                                    \
+	    {"fetch-lat", false, {TW(ZEN_FE_W, 1)}, {TW("ls_not_halted_cyc", 1)}, 0, NULL},        \
+	    {"fetch-bw", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &zen_l2_parts[0]},      \
+	    {"mem-bound", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &zen_l2_parts[2]},     \
+	    {"core-bound", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &zen_l2_parts[3]}
+
+static const struct tdr_td_formula zen4_l2_formulas[] = {ZEN_L2_FORMULAS(zen4_l2_resync_parts)};
+static const struct tdr_td_formula zen5_l2_formulas[] = {ZEN_L2_FORMULAS(zen5_l2_resync_parts)};
+
+static const struct tdr_td_family amd_zen4_l2 = {
+    .name = "amd-zen4-l2",
+    .base = &amd_zen4,
+    .vendor = "AuthenticAMD",
+    .width = 6,
+    .cpu_family = 0x19,
+    .model_cnt = ARRAY_CNT(zen4_models),
+    .models = zen4_models,
+    .ident_required = true,
+    .pmus = {"cpu"},
+    .counting_only = true,
+    .counters = 6,
+    .event_cnt = ARRAY_CNT(zen4_l2_events),
+    .events = zen4_l2_events,
+    .formula_cnt = ARRAY_CNT(zen4_l2_formulas),
+    .formulas = zen4_l2_formulas,
+};
+
+static const struct tdr_td_family amd_zen5_l2 = {
+    .name = "amd-zen5-l2",
+    .base = &amd_zen5,
+    .vendor = "AuthenticAMD",
+    .width = 8,
+    .cpu_family = 0x1a,
+    .ident_required = true,
+    .pmus = {"cpu"},
+    .counting_only = true,
+    .counters = 6,
+    .event_cnt = ARRAY_CNT(zen5_l2_events),
+    .events = zen5_l2_events,
+    .formula_cnt = ARRAY_CNT(zen5_l2_formulas),
+    .formulas = zen5_l2_formulas,
+};
+
+/* --- Arm Neoverse (arm64; MIDR implementer 0x41): level 1 of Arm's CPU
+ * telemetry specifications (ARM-software/telemetry-solution,
+ * data/pmu/cpu/neoverse/neoverse-<core>.json, topdown_methodology), from
+ * the Armv8.4 slot events. The common events are opened by the aliases
+ * drivers/perf/arm_pmuv3.c lists (only those the core implements, per
+ * PMCEID), STALL_FRONTEND_FLUSH (implementation defined, 0x8162) by its
+ * code. CPU_CYCLES leads: the PMU's cycle counter. W is caps/slots when
+ * the PMU has it. docs/plans.md "Arm Neoverse" says where perf's
+ * sbsa.json formulas differ. */
+#define ARM_EV(n, code, cat) ALIAS(n, code, 0, cat)
+#define ARM_L1_EVENTS(correction)                                                                  \
+	{.name = "cpu_cycles", .source = TDR_TD_CORE_ALIAS, .alias = "cpu_cycles", .config = 0x11, \
+	 .flags = TDR_TD_LEADER},                                                                  \
+	    ARM_EV("stall_slot_frontend", 0x3e, "fe-bound"),                                       \
+	    ARM_EV("stall_slot_backend", 0x3d, "be-bound"),                                        \
+	    ARM_EV("stall_slot", 0x3f, "retiring"), ARM_EV("op_retired", 0x3a, "retiring"),        \
+	    ARM_EV("op_spec", 0x3b, "bad-spec"), correction
+
+static const struct tdr_td_event arm_brmp_events[] = {
+    ARM_L1_EVENTS(ARM_EV("br_mis_pred", 0x10, "bad-spec")),
+};
+
+static const struct tdr_td_event arm_flush_events[] = {
+    ARM_L1_EVENTS(TERMS("stall_frontend_flush", "event=0x8162", 0x8162, "bad-spec")),
+};
+
+#define CYC "cpu_cycles"
+/* (W * CYCLES + extra * CYCLES - STALL_SLOT) / (W * CYCLES): 1 - STALL_SLOT
+ * / (W * CYCLES), with N2's one-slot-per-cycle over-count (extra = 1). */
+#define ARM_NOT_STALLED(extra)                                                                     \
+	{{TW(CYC, 1), T(CYC, extra), T("stall_slot", -1)}, {TW(CYC, 1)}}
+#define ARM_RET_PART(extra) {{{{T("op_retired", 1)}, {T("op_spec", 1)}}, ARM_NOT_STALLED(extra)}}
+#define ARM_BAD_PART(extra)                                                                        \
+	{{{{T("op_spec", 1), T("op_retired", -1)}, {T("op_spec", 1)}}, ARM_NOT_STALLED(extra)}}
+/* k * ev / CYCLES */
+#define ARM_PLUS(ev, k) {{{{T(ev, k)}, {T(CYC, 1)}}}}
+
+/* parts[0]: retiring; parts[1..2]: bad speculation. */
+static const struct tdr_td_part arm_n2_parts[] = {
+    ARM_RET_PART(1), ARM_BAD_PART(1), ARM_PLUS("br_mis_pred", 4)};
+static const struct tdr_td_part arm_v_parts[] = {
+    ARM_RET_PART(0), ARM_BAD_PART(0), ARM_PLUS("br_mis_pred", 4)};
+static const struct tdr_td_part arm_flush_parts[] = {
+    ARM_RET_PART(0), ARM_BAD_PART(0), ARM_PLUS("stall_frontend_flush", 1)};
+
+#define ARM_PRODUCTS(parts)                                                                        \
+	{"retiring", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &parts[0]},                 \
+	    {"bad-spec", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &parts[1]}
+
+/* N2 (neoverse-n2.json, 5 slots): FE = (SSF - CYC) / (5 CYC) - BRMP / CYC,
+ * BE = SSB / (5 CYC) - 3 BRMP / CYC; STALL_SLOT less CYC (the erratum perf's
+ * neoverse-n2-v2/metrics.json also corrects). */
+static const struct tdr_td_formula arm_n2_formulas[] = {
+    ARM_PRODUCTS(arm_n2_parts),
+    {"fe-bound", false, {T("stall_slot_frontend", 1), T(CYC, -1), TW("br_mis_pred", -1)}, {TW(CYC, 1)}, 0, NULL},
+    {"be-bound", false, {T("stall_slot_backend", 1), TW("br_mis_pred", -3)}, {TW(CYC, 1)}, 0, NULL},
+};
+
+/* V1 (neoverse-v1.json, 8 slots): FE = SSF / (8 CYC) - 4 BRMP / CYC,
+ * BE = SSB / (8 CYC). */
+static const struct tdr_td_formula arm_v1_formulas[] = {
+    ARM_PRODUCTS(arm_v_parts),
+    {"fe-bound", false, {T("stall_slot_frontend", 1), TW("br_mis_pred", -4)}, {TW(CYC, 1)}, 0, NULL},
+    {"be-bound", false, {T("stall_slot_backend", 1)}, {TW(CYC, 1)}, 0, NULL},
+};
+
+/* V2 (neoverse-v2.json, 8 slots): FE = SSF / (8 CYC) - BRMP / CYC,
+ * BE = SSB / (8 CYC) - 3 BRMP / CYC. */
+static const struct tdr_td_formula arm_v2_formulas[] = {
+    ARM_PRODUCTS(arm_v_parts),
+    {"fe-bound", false, {T("stall_slot_frontend", 1), TW("br_mis_pred", -1)}, {TW(CYC, 1)}, 0, NULL},
+    {"be-bound", false, {T("stall_slot_backend", 1), TW("br_mis_pred", -3)}, {TW(CYC, 1)}, 0, NULL},
+};
+
+/* N3 (5 slots) and V3 (10 slots): FE = SSF / (W CYC) - SFF / CYC,
+ * BE = SSB / (W CYC), bad speculation + SFF / CYC. */
+static const struct tdr_td_formula arm_flush_formulas[] = {
+    ARM_PRODUCTS(arm_flush_parts),
+    {"fe-bound", false, {T("stall_slot_frontend", 1), TW("stall_frontend_flush", -1)}, {TW(CYC, 1)}, 0, NULL},
+    {"be-bound", false, {T("stall_slot_backend", 1)}, {TW(CYC, 1)}, 0, NULL},
+};
+
+static const struct tdr_td_models arm_n2_models[] = {{0xd49, 0xd49}};
+static const struct tdr_td_models arm_v1_models[] = {{0xd40, 0xd40}};
+static const struct tdr_td_models arm_v2_models[] = {{0xd4f, 0xd4f}};
+static const struct tdr_td_models arm_n3_models[] = {{0xd8e, 0xd8e}};
+static const struct tdr_td_models arm_v3_models[] = {{0xd84, 0xd84}};
+
+/* Six programmable counters and the cycle counter (PMCR_EL0.N on these
+ * cores: docs/plans.md "Counter budget" says it is not verified). */
+#define ARM_FAMILY(nm, w, mods, evs, fos)                                                          \
+	{.name = (nm), .vendor = "ARM", .width = (w), .model_cnt = 1, .models = (mods),           \
+	 .ident_required = true, .pmus = {"armv8_pmuv3*", "armv8_neoverse*"},                      \
+	 .width_caps_slots = true, .counters = 6, .fixed_cycles = true,                            \
+	 .event_cnt = ARRAY_CNT(evs), .events = (evs), .formula_cnt = ARRAY_CNT(fos),             \
+	 .formulas = (fos)}
+
+static const struct tdr_td_family arm_n2 =
+    ARM_FAMILY("neoverse-n2", 5, arm_n2_models, arm_brmp_events, arm_n2_formulas);
+static const struct tdr_td_family arm_v1 =
+    ARM_FAMILY("neoverse-v1", 8, arm_v1_models, arm_brmp_events, arm_v1_formulas);
+static const struct tdr_td_family arm_v2 =
+    ARM_FAMILY("neoverse-v2", 8, arm_v2_models, arm_brmp_events, arm_v2_formulas);
+static const struct tdr_td_family arm_n3 =
+    ARM_FAMILY("neoverse-n3", 5, arm_n3_models, arm_flush_events, arm_flush_formulas);
+static const struct tdr_td_family arm_v3 =
+    ARM_FAMILY("neoverse-v3", 10, arm_v3_models, arm_flush_events, arm_flush_formulas);
+
 /* --- Software: no categories. Sampling: cpu-clock leads and samples (the
  * plan drops the member a software -e sampler duplicates); counting has
  * no sampler and counts what a run summary needs. */
@@ -414,7 +647,9 @@ static const struct tdr_td_family software = {
 /* Best first: the order plans are tried in under "auto", and the order
  * format/meta.c looks for a family whose events a file has. */
 static const struct tdr_td_family *const families[] = {
-    &pm_l2, &pm_l1, &intel_skl, &intel_grt, &intel_cmt, &intel_skt, &amd_zen4, &amd_zen5, &software,
+    &pm_l2,	  &pm_l1,	&intel_skl,   &intel_grt,   &intel_cmt,	  &intel_skt,
+    &amd_zen4_l2, &amd_zen4,	&amd_zen5_l2, &amd_zen5,    &arm_n2,	  &arm_v1,
+    &arm_v2,	  &arm_n3,	&arm_v3,      &software,
 };
 
 _Static_assert(ARRAY_CNT(families) == TDR_TD_FAMILY_CNT, "TDR_TD_FAMILY_CNT is the table's size");
@@ -539,15 +774,21 @@ bool tdr_td_family__matches(const struct tdr_td_family *f, const struct tdr_cpui
 		return true;
 	if (!cpu || !cpu->known)
 		return !f->ident_required;
+	/* arm64: the models are MIDR part numbers (vendor "ARM" is
+	 * implementer 0x41, tdrec/cpuid.h). */
 	return !strcmp(cpu->vendor, f->vendor) && (!f->cpu_family || cpu->family == f->cpu_family) &&
-	       model_in(f, cpu->model);
+	       model_in(f, cpu->midr ? tdr_cpuid_arm_part(cpu) : cpu->model);
 }
 
 bool tdr_td_family__runs_on(const struct tdr_td_family *f, const char *pmu)
 {
-	for (size_t i = 0; pmu && i < TDR_TD_MAX_PMUS && f->pmus[i]; i++)
-		if (!strcmp(f->pmus[i], pmu))
+	for (size_t i = 0; pmu && i < TDR_TD_MAX_PMUS && f->pmus[i]; i++) {
+		size_t n = strlen(f->pmus[i]);
+
+		if (n && f->pmus[i][n - 1] == '*' ? !strncmp(f->pmus[i], pmu, n - 1)
+						  : !strcmp(f->pmus[i], pmu))
 			return true;
+	}
 	return false;
 }
 
@@ -557,7 +798,8 @@ const struct tdr_td_family *tdr_topdown_family_for_cpu(const struct tdr_cpuid *c
 	for (size_t i = 0; i < ARRAY_CNT(families); i++) {
 		const struct tdr_td_family *f = families[i];
 
-		if (f->formula_cnt && tdr_td_family__matches(f, cpu) &&
+		/* Counting-only families never sampled a file. */
+		if (f->formula_cnt && !f->counting_only && tdr_td_family__matches(f, cpu) &&
 		    (!pmu || tdr_td_family__runs_on(f, pmu)))
 			return f;
 	}
@@ -597,7 +839,8 @@ const struct tdr_td_event *tdr_topdown_event_by_attr(const struct tdr_cpuid *cpu
 		config &= 0xffffffffu; /* bits 32-63: the hybrid PMU type */
 	/* The families for this CPU first. */
 	for (size_t i = 0; cpu && cpu->known && i < ARRAY_CNT(families); i++) {
-		if (families[i]->vendor && tdr_td_family__matches(families[i], cpu) &&
+		if (families[i]->vendor && !families[i]->counting_only &&
+		    tdr_td_family__matches(families[i], cpu) &&
 		    (e = family_event(families[i], hw, config)))
 			return e;
 	}
@@ -605,7 +848,8 @@ const struct tdr_td_event *tdr_topdown_event_by_attr(const struct tdr_cpuid *cpu
 	for (size_t i = 0; i < ARRAY_CNT(families); i++) {
 		const struct tdr_td_family *f = families[i];
 
-		if (cpu && cpu->vendor[0] && f->vendor && strcmp(cpu->vendor, f->vendor))
+		if ((cpu && cpu->vendor[0] && f->vendor && strcmp(cpu->vendor, f->vendor)) ||
+		    f->counting_only)
 			continue;
 		if ((e = family_event(f, hw, config)))
 			return e;

@@ -408,7 +408,10 @@ static void test_generic__watchdog_budget(void **state)
 	tdr_plan__free(plan);
 }
 
-/* Counting (tdrec stat): cycles leads, nothing samples. */
+/* Counting (tdrec stat): cycles leads, nothing samples; on Zen 4 the
+ * level-2 family adds two groups, each led by its first event. Configs by
+ * hand through genoa's format files (event = config:0-7,32-35, umask =
+ * 8-15, cmask = 24-31). */
 static void test_generic__counting(void **state)
 {
 	struct tdr_plan_opts o = plan_opts_on("genoa");
@@ -419,7 +422,8 @@ static void test_generic__counting(void **state)
 	o.counting = true;
 	o.sample_period = 0;
 	plan = choose_ok(&o, TDR_PLAN_AUTO);
-	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4-l2");
+	assert_int_equal(plan->group_cnt, 3);
 	assert_int_equal(plan->groups[0].event_cnt, 6);
 	for (size_t i = 0; i < 6; i++) {
 		const struct tdr_plan_event *ev = &plan->groups[0].events[i];
@@ -433,6 +437,41 @@ static void test_generic__counting(void **state)
 		assert_string_equal(ev->name, zen[i].name);
 		assert_int_equal(ev->flags, i ? 0 : L);
 		check_attr(ev->name, &ev->attr, &want);
+	}
+	{
+		static const struct {
+			size_t group;
+			const char *name;
+			uint64_t config;
+		} l2[] = {
+		    {1, "ls_not_halted_cyc", 0x76},
+		    /* event 0x1a0: 0xa0 | 0x1 << 32; umask 0x1 << 8; cmask 6 << 24 */
+		    {1, "de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", 0x1060001a0ull},
+		    {1, "ex_ret_ucode_ops", 0x1000000c2ull}, /* event 0x1c2 */
+		    {2, "ex_no_retire.not_complete", 0x02d6},
+		    {2, "ex_no_retire.load_not_complete", 0xa2d6},
+		    {2, "ex_ret_brn_misp", 0xc3},
+		    {2, "resyncs_or_nc_redirects", 0x96},
+		};
+		size_t at[3] = {0, 0, 0};
+
+		assert_int_equal(plan->groups[1].event_cnt, 3);
+		assert_int_equal(plan->groups[2].event_cnt, 4);
+		for (size_t i = 0; i < sizeof(l2) / sizeof(l2[0]); i++) {
+			size_t k = at[l2[i].group]++;
+			const struct tdr_plan_event *ev = &plan->groups[l2[i].group].events[k];
+			struct perf_event_attr want = {.type = 4, .config = l2[i].config, COUNTER};
+
+			if (!k) {
+				want.disabled = 1;
+				want.enable_on_exec = 1;
+			}
+			assert_string_equal(ev->name, l2[i].name);
+			assert_int_equal(ev->flags, k ? 0 : L);
+			check_attr(ev->name, &ev->attr, &want);
+		}
+		assert_int_equal(plan->groups[1].cpu_cnt, plan->groups[0].cpu_cnt);
+		assert_int_equal(plan->groups[2].cpu_cnt, plan->groups[0].cpu_cnt);
 	}
 	tdr_plan__free(plan);
 }
@@ -489,7 +528,10 @@ static void test_generic__kinds_from_the_table(void **state)
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("intel-skl")), TDR_PLAN_SOFTWARE);
 	assert_string_equal(tdr_plan_kind_names(),
 			    "auto|topdown-l2|topdown-l1|intel-skl|gracemont|crestmont|skymont|"
-			    "amd-zen4|amd-zen5|software");
+			    "amd-zen4-l2|amd-zen4|amd-zen5-l2|amd-zen5|neoverse-n2|neoverse-v1|"
+			    "neoverse-v2|neoverse-n3|neoverse-v3|software");
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("amd-zen4-l2")), kind_of("amd-zen4"));
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("neoverse-v2")), TDR_PLAN_SOFTWARE);
 }
 
 /* --dry-run names the identity and W. */
