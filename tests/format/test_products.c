@@ -286,7 +286,35 @@ static void test_products__damaged_items(void **state)
 	tl_loud();
 }
 
-int main(void)
+/* "test_products FILE": write a Neoverse V2 file for the independent
+ * reader (tests/format/independent_reader.py, option arm-v2). */
+static int write_arm_file(const char *path)
+{
+	struct tdr_meta m;
+	struct tl_std std;
+	int err;
+
+	tl_std_init(&std);
+	std.codec = TDR_CODEC_COLS;
+	tl_make_meta(&m);
+	for (size_t i = 0; i < m.category_cnt; i++)
+		tdr_category__clear(&m.categories[i]);
+	m.category_cnt = 0;
+	for (size_t i = 0; i < m.event_cnt; i++) {
+		const struct tdr_td_event *e =
+		    tdr_td_family__event(tdr_topdown_family("neoverse-v2"), false, i);
+
+		free(m.events[i].name);
+		m.events[i].name = strdup(e ? e->name : "other");
+	}
+	err = tdr_meta__add_family_categories(&m, tdr_topdown_family("neoverse-v2"), 0) == 4
+		  ? tl_write_std_meta(path, &std, &m, true)
+		  : -1;
+	tdr_meta__clear(&m);
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_products__arm_v2_by_hand),
@@ -295,5 +323,7 @@ int main(void)
 		cmocka_unit_test(test_products__damaged_items),
 	};
 
+	if (argc == 2)
+		return write_arm_file(argv[1]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
