@@ -305,8 +305,8 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 	}
 	if (!o->counting && f->counting_only) {
 		snprintf(b->why, sizeof(b->why),
-			 "%s counts in %s groups: it is for tdrec stat (record samples one group)",
-			 f->name, "several");
+			 "%s counts in several groups: it is for tdrec stat (record samples in "
+			 "one group; use %s)", f->name, f->base ? f->base->name : "another plan");
 		return -TDR_E_NOPLAN;
 	}
 	err = resolve_width(b, f);
