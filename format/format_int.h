@@ -118,7 +118,16 @@ enum tdr_category_tag {
 	TDR_CT_FLAGS = 4,
 	TDR_CT_NUM = 5,
 	TDR_CT_DEN = 6,
+	TDR_CT_PART = 7, /* since 1.3: nested TLV of FACTOR items */
 };
+
+/* Section 5.2: inside a PART item; a FACTOR holds NUM and DEN items
+ * (TDR_CT_NUM, TDR_CT_DEN) laid out as in the CATEGORY item. */
+enum tdr_part_tag {
+	TDR_PT_FACTOR = 1,
+};
+/* The minor version a file whose metadata has a PART item carries. */
+#define TDR_FORMAT_MINOR_PRODUCTS 3
 
 /* Section 8: trailer tags. */
 enum tdr_trailer_tag {
@@ -213,6 +222,8 @@ int tdr_tlv__next(struct tdr_tlv_iter *it, uint32_t *tag, const uint8_t **val, s
  * Decode fills *meta (zeroed first; cleared again on failure).
  * Returns 0, -ENOMEM, -TDR_E_CORRUPT, -TDR_E_LIMIT. */
 void tdr_meta__encode(struct tdr_buf *b, const struct tdr_meta *meta);
+/* Whether a category of m uses the product form (PART items, minor 3). */
+bool tdr_meta__has_products(const struct tdr_meta *m);
 int tdr_meta__decode(const uint8_t *data, size_t sz, struct tdr_meta *meta);
 
 /* A section as indexed: the offset of its block and its type. */

@@ -28,16 +28,6 @@ static void free_strv(char **v, size_t cnt)
 	free(v);
 }
 
-static void category_clear(struct tdr_category *c)
-{
-	zfree(&c->name);
-	zfree(&c->parent);
-	zfree(&c->num);
-	zfree(&c->den);
-	c->num_cnt = 0;
-	c->den_cnt = 0;
-}
-
 void tdr_meta__clear(struct tdr_meta *meta)
 {
 	if (!meta)
@@ -60,7 +50,7 @@ void tdr_meta__clear(struct tdr_meta *meta)
 	}
 	if (meta->categories) {
 		for (size_t i = 0; i < meta->category_cnt; i++)
-			category_clear(&meta->categories[i]);
+			tdr_category__clear(&meta->categories[i]);
 		free(meta->categories);
 	}
 	free_strv(meta->notes, meta->note_cnt);
@@ -147,14 +137,8 @@ static int copy_categories(struct tdr_meta *dst, const struct tdr_meta *src)
 		const struct tdr_category *s = &src->categories[i];
 		struct tdr_category *d = &dst->categories[i];
 
-		d->level = s->level;
-		d->flags = s->flags;
-		if (dup_opt(&d->name, s->name) || dup_opt(&d->parent, s->parent) ||
-		    dup_mem(&d->num, s->num, s->num_cnt, sizeof(*s->num)) ||
-		    dup_mem(&d->den, s->den, s->den_cnt, sizeof(*s->den)))
+		if (tdr_category__copy(d, s))
 			return -ENOMEM;
-		d->num_cnt = s->num ? s->num_cnt : 0;
-		d->den_cnt = s->den ? s->den_cnt : 0;
 	}
 	return 0;
 }
@@ -277,6 +261,33 @@ static int resolve_terms(const struct tdr_meta *meta, const struct tdr_td_family
 	return 0;
 }
 
+/* The product form of fo (tdrec/topdown.h) into c->parts. */
+static int resolve_parts(const struct tdr_meta *meta, const struct tdr_td_family *f,
+			 uint32_t width, const struct tdr_td_formula *fo, struct tdr_category *c)
+{
+	int err = 0;
+
+	c->parts = tdr_calloc(fo->part_cnt, sizeof(*c->parts));
+	if (!c->parts)
+		return -ENOMEM;
+	c->part_cnt = fo->part_cnt;
+	for (size_t p = 0; !err && p < fo->part_cnt; p++) {
+		for (size_t i = 0; !err && i < TDR_TD_MAX_FACTORS && fo->parts[p].f[i].den[0].event;
+		     i++) {
+			const struct tdr_td_ratio *r = &fo->parts[p].f[i];
+			struct tdr_ratio *d = &c->parts[p].factors[i];
+
+			c->parts[p].factor_cnt = i + 1;
+			d->num_cnt = term_cnt(r->num);
+			d->den_cnt = term_cnt(r->den);
+			err = resolve_terms(meta, f, width, r->num, d->num_cnt, &d->num);
+			if (!err)
+				err = resolve_terms(meta, f, width, r->den, d->den_cnt, &d->den);
+		}
+	}
+	return err;
+}
+
 /* Append the category of formula fo; on error meta is unchanged. */
 static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f, uint32_t width,
 			const struct tdr_td_formula *fo, size_t *cap)
@@ -297,9 +308,14 @@ static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f, ui
 		err = -ENOMEM;
 		goto err_out;
 	}
-	err = resolve_terms(meta, f, width, fo->num, c.num_cnt, &c.num);
-	if (!err)
-		err = resolve_terms(meta, f, width, fo->den, c.den_cnt, &c.den);
+	if (fo->part_cnt) {
+		c.num_cnt = c.den_cnt = 0;
+		err = resolve_parts(meta, f, width, fo, &c);
+	} else {
+		err = resolve_terms(meta, f, width, fo->num, c.num_cnt, &c.num);
+		if (!err)
+			err = resolve_terms(meta, f, width, fo->den, c.den_cnt, &c.den);
+	}
 	if (!err && tdr_ensure_cap(&meta->categories, cap, sizeof(c), meta->category_cnt + 1))
 		err = -ENOMEM;
 	if (err)
@@ -307,7 +323,7 @@ static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f, ui
 	meta->categories[meta->category_cnt++] = c;
 	return 0;
 err_out:
-	category_clear(&c);
+	tdr_category__clear(&c);
 	return err;
 }
 

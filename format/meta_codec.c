@@ -82,7 +82,47 @@ static void put_category(struct tdr_buf *b, const struct tdr_category *c)
 	tdr_buf__tlv_u32(b, TDR_CT_FLAGS, c->flags);
 	put_terms(b, TDR_CT_NUM, c->num, c->num ? c->num_cnt : 0);
 	put_terms(b, TDR_CT_DEN, c->den, c->den ? c->den_cnt : 0);
+	for (size_t p = 0; c->parts && p < c->part_cnt; p++) {
+		size_t part_pos = tdr_buf__tlv_begin(b, TDR_CT_PART);
+
+		for (size_t f = 0; f < c->parts[p].factor_cnt; f++) {
+			const struct tdr_ratio *r = &c->parts[p].factors[f];
+			size_t fpos = tdr_buf__tlv_begin(b, TDR_PT_FACTOR);
+
+			put_terms(b, TDR_CT_NUM, r->num, r->num ? r->num_cnt : 0);
+			put_terms(b, TDR_CT_DEN, r->den, r->den ? r->den_cnt : 0);
+			tdr_buf__tlv_end(b, fpos);
+		}
+		tdr_buf__tlv_end(b, part_pos);
+	}
 	tdr_buf__tlv_end(b, pos);
+}
+
+/* The product form's caps (section 10); a category has one form. */
+static bool category_within_caps(const struct tdr_category *c)
+{
+	if (c->num_cnt > TDR_MAX_TERMS || c->den_cnt > TDR_MAX_TERMS ||
+	    c->part_cnt > TDR_CATEGORY_MAX_PARTS || (c->part_cnt && (c->num_cnt || c->den_cnt)))
+		return false;
+	for (size_t p = 0; p < c->part_cnt; p++) {
+		const struct tdr_part *part = &c->parts[p];
+
+		if (!part->factor_cnt || part->factor_cnt > TDR_CATEGORY_MAX_FACTORS)
+			return false;
+		for (size_t f = 0; f < part->factor_cnt; f++)
+			if (part->factors[f].num_cnt > TDR_MAX_TERMS ||
+			    !part->factors[f].den_cnt || part->factors[f].den_cnt > TDR_MAX_TERMS)
+				return false;
+	}
+	return true;
+}
+
+bool tdr_meta__has_products(const struct tdr_meta *m)
+{
+	for (size_t i = 0; i < m->category_cnt; i++)
+		if (m->categories[i].part_cnt)
+			return true;
+	return false;
 }
 
 static bool meta_within_caps(const struct tdr_meta *m)
@@ -95,8 +135,7 @@ static bool meta_within_caps(const struct tdr_meta *m)
 			return false;
 	}
 	for (size_t i = 0; i < m->category_cnt; i++) {
-		if (m->categories[i].num_cnt > TDR_MAX_TERMS ||
-		    m->categories[i].den_cnt > TDR_MAX_TERMS)
+		if (!category_within_caps(&m->categories[i]))
 			return false;
 	}
 	return true;
@@ -291,8 +330,65 @@ static int push_term(struct tdr_term **t, size_t *cnt, size_t *cap, const uint8_
 	return 0;
 }
 
+/* A FACTOR item: NUM and DEN terms, at least one DEN. */
+static int get_factor(struct tdr_ratio *r, const uint8_t *data, size_t sz)
+{
+	struct tdr_tlv_iter it = { .data = data, .sz = sz };
+	size_t num_cap = 0, den_cap = 0;
+	const uint8_t *val;
+	uint32_t tag;
+	size_t len;
+	int err;
+
+	while ((err = tdr_tlv__next(&it, &tag, &val, &len)) > 0) {
+		err = 0;
+		if (tag == TDR_CT_NUM)
+			err = push_term(&r->num, &r->num_cnt, &num_cap, val, len);
+		else if (tag == TDR_CT_DEN)
+			err = push_term(&r->den, &r->den_cnt, &den_cap, val, len);
+		if (err)
+			return err;
+	}
+	if (err)
+		return err;
+	TDR_BAIL_IF(!r->den_cnt, -TDR_E_CORRUPT, "factor without a denominator");
+	return 0;
+}
+
+/* A PART item: 1 to TDR_CATEGORY_MAX_FACTORS FACTOR items. */
+static int get_part(struct tdr_category *c, size_t *cap, const uint8_t *data, size_t sz)
+{
+	struct tdr_tlv_iter it = { .data = data, .sz = sz };
+	struct tdr_part *part;
+	const uint8_t *val;
+	uint32_t tag;
+	size_t len;
+	int err;
+
+	TDR_BAIL_IF(c->part_cnt >= TDR_CATEGORY_MAX_PARTS, -TDR_E_LIMIT, "more than %d parts",
+		    TDR_CATEGORY_MAX_PARTS);
+	if (tdr_ensure_cap(&c->parts, cap, sizeof(*c->parts), c->part_cnt + 1))
+		return -ENOMEM;
+	part = &c->parts[c->part_cnt++];
+	memset(part, 0, sizeof(*part));
+	while ((err = tdr_tlv__next(&it, &tag, &val, &len)) > 0) {
+		if (tag != TDR_PT_FACTOR)
+			continue;
+		TDR_BAIL_IF(part->factor_cnt >= TDR_CATEGORY_MAX_FACTORS, -TDR_E_LIMIT,
+			    "more than %d factors", TDR_CATEGORY_MAX_FACTORS);
+		err = get_factor(&part->factors[part->factor_cnt++], val, len);
+		if (err)
+			return err;
+	}
+	if (err)
+		return err;
+	TDR_BAIL_IF(!part->factor_cnt, -TDR_E_CORRUPT, "part without a factor");
+	return 0;
+}
+
 static int get_category(struct tdr_category *c, const uint8_t *data, size_t sz)
 {
+	size_t part_cap = 0;
 	struct tdr_tlv_iter it = { .data = data, .sz = sz };
 	size_t num_cap = 0, den_cap = 0;
 	const uint8_t *val;
@@ -321,6 +417,9 @@ static int get_category(struct tdr_category *c, const uint8_t *data, size_t sz)
 		case TDR_CT_DEN:
 			err = push_term(&c->den, &c->den_cnt, &den_cap, val, len);
 			break;
+		case TDR_CT_PART:
+			err = get_part(c, &part_cap, val, len);
+			break;
 		default:
 			break;
 		}
@@ -330,6 +429,8 @@ static int get_category(struct tdr_category *c, const uint8_t *data, size_t sz)
 	if (err)
 		return err;
 	TDR_BAIL_IF(!c->name, -TDR_E_CORRUPT, "category without a name");
+	TDR_BAIL_IF(c->part_cnt && (c->num_cnt || c->den_cnt), -TDR_E_CORRUPT,
+		    "category %s has both terms and parts", c->name);
 	return 0;
 }
 
@@ -354,6 +455,19 @@ static int check_terms(const struct tdr_meta *m)
 		for (size_t j = 0; j < c->den_cnt; j++)
 			TDR_BAIL_IF(c->den[j].event_idx >= m->event_cnt, -TDR_E_CORRUPT,
 				    "category %s names event %u", c->name, c->den[j].event_idx);
+		for (size_t p = 0; p < c->part_cnt; p++)
+			for (size_t f = 0; f < c->parts[p].factor_cnt; f++) {
+				const struct tdr_ratio *r = &c->parts[p].factors[f];
+
+				for (size_t j = 0; j < r->num_cnt; j++)
+					TDR_BAIL_IF(r->num[j].event_idx >= m->event_cnt,
+						    -TDR_E_CORRUPT, "category %s names event %u",
+						    c->name, r->num[j].event_idx);
+				for (size_t j = 0; j < r->den_cnt; j++)
+					TDR_BAIL_IF(r->den[j].event_idx >= m->event_cnt,
+						    -TDR_E_CORRUPT, "category %s names event %u",
+						    c->name, r->den[j].event_idx);
+			}
 	}
 	return 0;
 }

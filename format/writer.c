@@ -245,8 +245,12 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	/* 1.0 unless codec 1 frames may follow, so that 1.0 readers read
 	 * codec 0 files completely; trailer items of later minors (COUNTED)
 	 * are skipped by every reader and do not count (docs/format.md
-	 * section 2). */
-	tdr_put_le16(fh + TDR_FH_MINOR, w->codec == TDR_CODEC_COLS ? TDR_FORMAT_MINOR : 0);
+	 * section 2). A category in the product form makes it 3 (section
+	 * 5.2): a reader of an older minor gets no value for it, never a
+	 * wrong one, and the header says why. */
+	tdr_put_le16(fh + TDR_FH_MINOR, tdr_meta__has_products(meta)    ? TDR_FORMAT_MINOR_PRODUCTS
+					: w->codec == TDR_CODEC_COLS ? 2
+								      : 0);
 	tdr_put_le32(fh + TDR_FH_HDR_SZ, TDR_FILE_HDR_SZ);
 	tdr_put_le32(fh + TDR_FH_CRC, tdr_crc32c(0, fh, TDR_FH_CRC));
 	/* Section 5: the metadata block, written with the header as one unit. */

@@ -555,7 +555,7 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 		if (kind == TDR_PLAN_SOFTWARE) {
 			b.plan->width = 0;
 			err = build_software(&b, family);
-		} else if (lead->source == TDR_TD_HARDWARE) {
+		} else if (lead->source == TDR_TD_HARDWARE || family->ident_required) {
 			err = tdr_plan_build_generic(&b, family);
 		} else {
 			err = build_topdown(&b, family);
@@ -639,6 +639,11 @@ static int choose_auto(const struct tdr_plan_opts *opts, const struct tdr_sysfs 
 
 		if (!tdr_td_family__matches(f, &sys->cpu)) {
 			tdr_debug("%s not tried: not for this CPU", f->name);
+			continue;
+		}
+		/* A counting-only family (several groups) is stat's. */
+		if (!opts->counting && f->counting_only) {
+			tdr_debug("%s not tried: it counts only", f->name);
 			continue;
 		}
 		err = build_kind(opts, sys, (enum tdr_plan_kind)k, why, sizeof(why), &plan);

@@ -1,6 +1,7 @@
 /*
  * plan/plan_generic.c - plans of the generic-counter TopDown families
- * (AMD Zen 4/5, Intel before Ice Lake, the Intel E-cores).
+ * (AMD Zen 4/5 level 1, and level 2 in three counting groups; Intel before
+ * Ice Lake; the Intel E-cores; Arm Neoverse).
  *
  * Responsibility: turn one such family of the TopDown table
  * (tdrec/topdown.h) into a group for this machine: check the CPU identity
@@ -33,13 +34,28 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 
+/* The PMU of the snapshot that pattern names: itself, or for "name*"
+ * the first PMU whose name starts with "name". */
+static const char *pmu_named(const struct tdr_sysfs *sys, const char *pattern)
+{
+	size_t n = strlen(pattern);
+
+	if (!n || pattern[n - 1] != '*')
+		return pattern;
+	for (size_t i = 0; i < sys->pmu_cnt; i++)
+		if (sys->pmus[i].is_dir && !strncmp(sys->pmus[i].name, pattern, n - 1))
+			return sys->pmus[i].name;
+	return pattern; /* opening it says ENOENT */
+}
+
 /* Open the first of f's core PMUs that this machine has into b->env. */
 static int open_pmu(struct tdr_plan_builder *b, const struct tdr_td_family *f)
 {
 	char names[64] = "";
 
 	for (size_t i = 0; i < TDR_TD_MAX_PMUS && f->pmus[i]; i++) {
-		int err = tdr_pmu__open(b->env.sys, f->pmus[i], &b->env.core);
+		int err = tdr_pmu__open(b->env.sys, pmu_named(b->env.sys, f->pmus[i]),
+					&b->env.core);
 
 		if (!err) {
 			b->env.has_core = true;
@@ -96,13 +112,40 @@ static long alias_scale(const struct tdr_plan_builder *b, const char *alias)
 	return *end || v <= 0 || v > 64 ? -1 : v;
 }
 
+/* W from the PMU's caps/slots (arm64: PMMIR_EL1.SLOTS): 0 when the file
+ * is absent or reads 0 (no PMMIR_EL1), -1 when it is not a number. */
+static long caps_slots(const struct tdr_plan_builder *b)
+{
+	const struct tdr_sysfs_file *file = &b->env.core.sp->caps_slots;
+	char text[32], *end;
+	long v;
+
+	if (!file->present)
+		return 0;
+	if (tdr_sysfs_file__text(file, text, sizeof(text)) <= 0)
+		return -1;
+	v = strtol(text, &end, 0);
+	return (*end && *end != '\n') || v < 0 || v > 64 ? -1 : v;
+}
+
 /* W: the .scale of f->width_scale, which every other scaled alias of f
- * must repeat (the per-width terms share one W). */
+ * must repeat (the per-width terms share one W); or caps/slots. */
 static int resolve_width(struct tdr_plan_builder *b, const struct tdr_td_family *f)
 {
 	long w;
 
 	b->plan->width = f->width;
+	if (f->width_caps_slots) {
+		w = caps_slots(b);
+		if (w < 0) {
+			tdr_warn("%s/caps/slots is not a whole number: the %s plan takes its "
+				 "width from it", b->env.core.dir, f->name);
+			return -TDR_E_CORRUPT;
+		}
+		if (w > 0)
+			b->plan->width = (uint32_t)w;
+		return 0;
+	}
 	if (!f->width_scale)
 		return 0;
 	w = alias_scale(b, f->width_scale);
@@ -211,8 +254,11 @@ static void check_budget(struct tdr_plan_builder *b, const struct tdr_td_family 
 		avail = f->counters_smt_off;
 	for (size_t i = 0; i < g->event_cnt; i++) {
 		const struct perf_event_attr *a = &g->events[i].attr;
-		bool cycles = a->type == PERF_TYPE_HARDWARE &&
-			      (a->config & 0xffffffffu) == PERF_COUNT_HW_CPU_CYCLES;
+		/* cycles, or the family's own cycle event leading it (Arm's
+		 * cpu_cycles goes to the cycle counter, arm_pmuv3.c). */
+		bool cycles = (a->type == PERF_TYPE_HARDWARE &&
+			       (a->config & 0xffffffffu) == PERF_COUNT_HW_CPU_CYCLES) ||
+			      !strcmp(g->events[i].name, tdr_td_family__event(f, false, 0)->name);
 
 		if (a->type == PERF_TYPE_SOFTWARE)
 			continue;
@@ -257,6 +303,12 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 		snprintf(b->why, sizeof(b->why), "the %s PMU has no %s", b->env.core.name, missing);
 		return -TDR_E_NOPLAN;
 	}
+	if (!o->counting && f->counting_only) {
+		snprintf(b->why, sizeof(b->why),
+			 "%s counts in several groups: it is for tdrec stat (record samples in "
+			 "one group; use %s)", f->name, f->base ? f->base->name : "another plan");
+		return -TDR_E_NOPLAN;
+	}
 	err = resolve_width(b, f);
 	if (err)
 		return err;
@@ -274,20 +326,28 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 	}
 	for (size_t i = 0; !err && i < cnt; i++) {
 		const struct tdr_td_event *e = tdr_td_family__event(f, o->counting, i);
+		struct tdr_plan_group *eg;
 		uint32_t flags = 0;
 
 		if (e == dup)
 			continue;
-		/* Without -e the family's leader (cycles) samples and leads. */
-		if (!g->event_cnt)
-			flags = TDR_EVENT_LEADER | (o->counting ? 0 : TDR_EVENT_SAMPLER);
-		err = add_table_event(b, g, e, flags);
+		if (e->group >= TDR_PLAN_MAX_GROUPS)
+			return -TDR_E_LIMIT; /* a table bug, caught by its unit test */
+		eg = &b->plan->groups[e->group];
+		if (e->group >= b->plan->group_cnt)
+			b->plan->group_cnt = e->group + 1;
+		/* Without -e the family's leader (cycles) samples and leads;
+		 * a further (counting) group is led by its first event. */
+		if (!eg->event_cnt)
+			flags = TDR_EVENT_LEADER | (o->counting || e->group ? 0 : TDR_EVENT_SAMPLER);
+		err = add_table_event(b, eg, e, flags);
 	}
 	if (err)
 		return err;
 	err = tdr_plan_check_sampler(b, g, o->counting ? NULL : &g->events[0], false);
-	if (err)
-		return err;
-	check_budget(b, f, g);
-	return tdr_plan_group_cpus(b, g);
+	for (size_t i = 0; !err && i < b->plan->group_cnt; i++) {
+		check_budget(b, f, &b->plan->groups[i]);
+		err = tdr_plan_group_cpus(b, &b->plan->groups[i]);
+	}
+	return err;
 }

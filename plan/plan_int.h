@@ -41,6 +41,7 @@ struct tdr_sysfs_pmu {
 	bool is_dir; /* a directory (through its symlink) */
 	bool loaded; /* the files below were read (the PMUs a plan may use) */
 	struct tdr_sysfs_file type, cpus, caps_name;
+	struct tdr_sysfs_file caps_slots; /* arm64: PMMIR_EL1.SLOTS (arm_pmuv3.c slots_show) */
 	size_t event_cnt; /* events/, in readdir order */
 	struct tdr_sysfs_file *events;
 	size_t format_cnt; /* format/ */

@@ -5,7 +5,7 @@
  * under the sysfs root. tdr_sysfs__read lists
  * <root>/bus/event_source/devices (in readdir order), and for the PMUs a
  * plan can use (the core PMUs "cpu" and "cpu_*", and the PMU an -e
- * sampler names) reads type, cpus, caps/pmu_name and every file of events/
+ * sampler names) reads type, cpus, caps/pmu_name, caps/slots and every file of events/
  * and format/; it also reads <root>/devices/system/cpu/online.
  * tdr_sysfs__read_machine adds what the families are chosen by: the CPU
  * identity (TDREC_CPUID's text, <proc>/cpuinfo, or the arm64 MIDR under
@@ -176,6 +176,8 @@ static int read_pmu(const char *root, struct tdr_sysfs_pmu *p)
 		err = read_file(path, &p->cpus);
 	if (!err && path_of(path, sizeof(path), dir, "caps/pmu_name"))
 		err = read_file(path, &p->caps_name);
+	if (!err && path_of(path, sizeof(path), dir, "caps/slots"))
+		err = read_file(path, &p->caps_slots);
 	if (!err && path_of(path, sizeof(path), dir, "events"))
 		err = read_dir_files(path, &p->events, &p->event_cnt);
 	if (!err && path_of(path, sizeof(path), dir, "format"))
@@ -183,10 +185,12 @@ static int read_pmu(const char *root, struct tdr_sysfs_pmu *p)
 	return err;
 }
 
-/* The PMUs a plan may use: the core PMUs and the one -e names. */
+/* The PMUs a plan may use: the core PMUs (x86 "cpu", "cpu_*"; arm64
+ * "armv8_*", drivers/perf/arm_pmuv3.c) and the one -e names. */
 static bool wanted(const char *name, const char *extra)
 {
-	return !strcmp(name, "cpu") || !strncmp(name, "cpu_", 4) || (extra && !strcmp(name, extra));
+	return !strcmp(name, "cpu") || !strncmp(name, "cpu_", 4) || !strncmp(name, "armv8_", 6) ||
+	       (extra && !strcmp(name, extra));
 }
 
 int tdr_sysfs__read(const char *root, const char *extra_pmu, struct tdr_sysfs **out)
@@ -250,6 +254,7 @@ void tdr_sysfs__free(struct tdr_sysfs *s)
 		file_clear(&p->type);
 		file_clear(&p->cpus);
 		file_clear(&p->caps_name);
+		file_clear(&p->caps_slots);
 		for (size_t j = 0; j < p->event_cnt; j++)
 			file_clear(&p->events[j]);
 		for (size_t j = 0; j < p->format_cnt; j++)

@@ -137,8 +137,8 @@ void tdr_report_counted__finish(struct tdr_report *r)
 	if (den_known) {
 		const struct rep_category *c = &r->cats[r->slots_cat];
 
-		for (size_t i = 0; i < c->den_cnt; i++)
-			den_known &= r->has_counted[c->den[i].event_idx];
+		for (size_t i = 0; i < c->f.den_cnt; i++)
+			den_known &= r->has_counted[c->f.den[i].event_idx];
 	}
 	if (den_known) {
 		double counted = tdr_report_slots(r, r->counted);

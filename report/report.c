@@ -93,26 +93,6 @@ static uint32_t event_unit(const struct tdr_event_desc *e)
 	return UNIT_COUNT;
 }
 
-static int copy_terms(const struct tdr_term *src, size_t cnt, size_t event_cnt,
-		      struct tdr_term **dst)
-{
-	if (!cnt)
-		return 0;
-	*dst = tdr_calloc(cnt, sizeof(**dst));
-	if (!*dst)
-		return -ENOMEM;
-	for (size_t i = 0; i < cnt; i++) {
-		if (src[i].event_idx >= event_cnt || !isfinite(src[i].coef)) {
-			tdr_warn("failed to use category formula: term %zu names event %u of %zu",
-				 i, src[i].event_idx, event_cnt);
-			return -EINVAL;
-		}
-		(*dst)[i].event_idx = src[i].event_idx;
-		(*dst)[i].coef = src[i].coef;
-	}
-	return 0;
-}
-
 static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 {
 	int err;
@@ -159,8 +139,12 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 		struct rep_category *c = &r->cats[i];
 
 		c->parent_idx = -1;
-		if (!mc->name || !*mc->name || !mc->den_cnt) {
+		if (!mc->name || !*mc->name || (!mc->den_cnt && !mc->part_cnt)) {
 			tdr_warn("failed to use category %zu: no name or no denominator", i);
+			return -EINVAL;
+		}
+		if (!tdr_category__valid(mc, meta->event_cnt)) {
+			tdr_warn("failed to use category %s: a term names no event of the file", mc->name);
 			return -EINVAL;
 		}
 		c->name = tdr_strdup(mc->name);
@@ -169,14 +153,12 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 			return -ENOMEM;
 		c->level = mc->level ? mc->level : 1;
 		c->threshold = tdr_topdown_threshold(c->name);
-		c->num_cnt = mc->num_cnt;
-		c->den_cnt = mc->den_cnt;
-		err = copy_terms(mc->num, mc->num_cnt, meta->event_cnt, &c->num);
-		if (!err)
-			err = copy_terms(mc->den, mc->den_cnt, meta->event_cnt, &c->den);
+		err = tdr_category__copy(&c->f, mc);
 		if (err)
 			return err;
-		if (c->level == 1 && r->slots_cat < 0)
+		/* A row's slots: the denominator of the first linear level-1
+		 * category (Arm's retiring is a product; its FE bound is not). */
+		if (c->level == 1 && r->slots_cat < 0 && tdr_category__linear(mc))
 			r->slots_cat = (int)i;
 	}
 	err = tdr_report_cores__init(r, meta);
@@ -446,8 +428,7 @@ static void free_cats(struct tdr_report *r)
 	for (size_t i = 0; r->cats && i < r->cat_cnt; i++) {
 		free(r->cats[i].name);
 		free(r->cats[i].parent);
-		free(r->cats[i].num);
-		free(r->cats[i].den);
+		tdr_category__clear(&r->cats[i].f);
 	}
 	zfree(&r->cats);
 }

@@ -195,8 +195,7 @@ struct rep_category {
 	uint32_t level;
 	int parent_idx;	  /* level-1 category index of a level-2 one, else -1 */
 	double threshold; /* NAN: never a bottleneck */
-	size_t num_cnt, den_cnt;
-	struct tdr_term *num, *den; /* the recording's formula (format.h) */
+	struct tdr_category f; /* the recording's formula (format.h), a deep copy */
 };
 
 /* ---- the report ------------------------------------------------------------ */

@@ -3,13 +3,14 @@
  *
  * Responsibility: turn the summed deltas of every row into the numbers a
  * report shows. Every category value comes from the recording's own formula
- * (value = sum of num terms / sum of den terms, format.h struct
- * tdr_category) applied to the row's summed deltas: a ratio of sums, never
- * an average of per-sample ratios; the totals are the same formula over
+ * (value = sum of num terms / sum of den terms, or a sum of products of
+ * such ratios: format.h struct tdr_category) applied to the row's summed
+ * deltas: ratios of sums, never averages of per-sample ratios; the totals are the same formula over
  * every row's sums. No event name is looked at here. A value outside
  * [0, 1] (a formula that subtracts, counters that do not add up to the
  * slots) is kept as computed; __finish warns once and the renderers mark
- * it. A row's "slots" is the denominator of the first level-1 category.
+ * it. A row's "slots" is the denominator of the first linear level-1
+ * category.
  * Level-1 values are shown as measured: they are not rescaled to add up to
  * 100% (with metric registers they add up to about 100%, off by rounding).
  * Flags: a row with fewer than min_samples samples is low-confidence; a
@@ -34,11 +35,7 @@
 double tdr_report_category_value(const struct tdr_report *r, const struct rep_category *c,
 				 const uint64_t *sums)
 {
-	const struct tdr_category def = {
-		.num_cnt = c->num_cnt, .num = c->num, .den_cnt = c->den_cnt, .den = c->den,
-	};
-
-	return tdr_category__value(&def, sums, r->event_cnt);
+	return tdr_category__value(&c->f, sums, r->event_cnt);
 }
 
 double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums)
@@ -49,8 +46,8 @@ double tdr_report_slots(const struct tdr_report *r, const uint64_t *sums)
 	if (r->slots_cat < 0)
 		return 0;
 	c = &r->cats[r->slots_cat];
-	for (size_t i = 0; i < c->den_cnt; i++)
-		slots += c->den[i].coef * (double)sums[c->den[i].event_idx];
+	for (size_t i = 0; i < c->f.den_cnt; i++)
+		slots += c->f.den[i].coef * (double)sums[c->f.den[i].event_idx];
 	return slots;
 }
 

@@ -57,7 +57,9 @@ int tdr_stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, b
 		/* The TopDown table's, as report's: both mark the same rows. */
 		sc->threshold[i] = tdr_topdown_threshold(c->name);
 		sc->parent[i] = -1;
-		if (c->level <= 1 && sc->slots_cat < 0)
+		/* Slots: the denominator of the first linear level-1 category
+		 * (Arm's retiring is a product). */
+		if (c->level <= 1 && sc->slots_cat < 0 && tdr_category__linear(c))
 			sc->slots_cat = (int)i;
 		for (size_t p = 0; c->parent && p < sc->meta.category_cnt; p++) {
 			const char *pn = sc->meta.categories[p].name;
@@ -157,6 +159,17 @@ bool tdr_stat_vals__empty(const struct stat_vals *v, size_t event_cnt)
 	return true;
 }
 
+double tdr_stat_group_counted(const struct stat_schema *sc, const struct stat_vals *v, size_t g)
+{
+	double den = sc->system_wide ? (double)v->enabled_ns[g] : (double)v->ref_ns;
+	double f;
+
+	if (g >= sc->group_cnt || !(den > 0))
+		return NAN;
+	f = (double)v->running_ns[g] / den;
+	return f > 1 ? 1 : f;
+}
+
 double tdr_stat_counted(const struct stat_schema *sc, const struct stat_vals *v)
 {
 	double best = NAN;
@@ -254,6 +267,11 @@ void tdr_stat_row_view(const struct stat_schema *sc, const struct stat_row *row,
 	/* A difference of running times says nothing about multiplexing. */
 	out->counted = row->kind == TDR_STAT_ROW_UNATTRIBUTED ? NAN : tdr_stat_counted(sc, v);
 	out->multiplexed = !isnan(out->counted) && out->counted < STAT_COUNTED_FULL;
+	out->group_cnt = sc->group_cnt < TDR_PLAN_MAX_GROUPS ? sc->group_cnt : TDR_PLAN_MAX_GROUPS;
+	for (size_t g = 0; g < out->group_cnt; g++)
+		out->group_counted[g] = row->kind == TDR_STAT_ROW_UNATTRIBUTED
+					    ? NAN
+					    : tdr_stat_group_counted(sc, v, g);
 	out->slots = tdr_stat_slots(sc, v);
 	out->cpus = sc->clock_ev >= 0 && wall_ns > 0 ? (double)v->v[sc->clock_ev] / wall_ns : NAN;
 }

@@ -101,6 +101,8 @@ bool tdr_stat_vals__empty(const struct stat_vals *v, size_t event_cnt);
  * or nothing ran).
  */
 double tdr_stat_counted(const struct stat_schema *sc, const struct stat_vals *v);
+/* Group g's share of the time (as tdr_stat_counted, for one group). */
+double tdr_stat_group_counted(const struct stat_schema *sc, const struct stat_vals *v, size_t g);
 
 /* The row's slots (the first level-1 category's denominator), 0 without TopDown. */
 double tdr_stat_slots(const struct stat_schema *sc, const struct stat_vals *v);

@@ -21,14 +21,16 @@
  *     arrowlake, with pmu-tools' adl_grt_ratios.py, srf_ratios.py,
  *     mtl_cmt_ratios.py and lnl_skt_ratios.py for the widths and formulas;
  *   - AMD: tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json and
- *     amdzen5/pipeline.json (PipelineL1), the events of amdzen4/other.json
- *     and core.json; the AMD format (event = config:0-7,32-35) and cycles =
- *     0x76 of arch/x86/events/amd/core.c.
+ *     amdzen5/pipeline.json (PipelineL1 and PipelineL2), the events of
+ *     amdzen4/other.json, core.json and branch.json; the AMD format (event =
+ *     config:0-7,32-35) and cycles = 0x76 of arch/x86/events/amd/core.c;
+ *   - Arm Neoverse: families_arm.c.
  * Thresholds: docs/report.md "Thresholds".
  * Invariants (tests/topdown/test_topdown_table.c checks them): every
  * category has a parent chain ending at level 1; every event but the
  * leader of a TopDown family has a category; every term names an event of
- * its family; level-2 numerators sum to their parent's.
+ * its family, and every ratio's terms one counting group; stored level-2
+ * values sum to their parent's.
  */
 #include "topdown_int.h"
 
@@ -86,9 +88,9 @@ static const struct tdr_td_event pm_l2_events[] = {
 
 /* X / slots, and (X - Y) / slots for the derived level-2 siblings. */
 #define PM_OVER_SLOTS(cat, ev)                                                                     \
-	{cat, false, {{ev, 1.0, false}}, {{"slots", 1.0, false}}}
+	{cat, false, {{ev, 1.0, false}}, {{"slots", 1.0, false}}, 0, NULL}
 #define PM_DERIVED(cat, ev, minus)                                                                 \
-	{cat, true, {{ev, 1.0, false}, {minus, -1.0, false}}, {{"slots", 1.0, false}}}
+	{cat, true, {{ev, 1.0, false}, {minus, -1.0, false}}, {{"slots", 1.0, false}}, 0, NULL}
 
 static const struct tdr_td_formula pm_l1_formulas[] = {
     PM_OVER_SLOTS("retiring", "topdown-retiring"),
@@ -152,7 +154,7 @@ static const struct tdr_td_family pm_l2 = {
 	 .config_alt = (raw_ht)}
 /* X / (W * cycles) */
 #define OVER_WCYC(cat, ev)                                                                         \
-	{cat, false, {{ev, 1.0, false}}, {{"cycles", 1.0, true}}}
+	{cat, false, {{ev, 1.0, false}}, {{"cycles", 1.0, true}}, 0, NULL}
 
 /* --- Intel Sandy Bridge .. Cascade Lake, level 1 (4-wide). The kernel's
  * aliases, as it prints them (core.c EVENT_ATTR_STR_HT: the second config
@@ -177,7 +179,9 @@ static const struct tdr_td_formula skl_formulas[] = {
      {{"topdown-slots-issued", 1.0, false},
       {"topdown-slots-retired", -1.0, false},
       {"topdown-recovery-bubbles", 1.0, true}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
     OVER_WCYC("fe-bound", "topdown-fetch-bubbles"),
     {"be-bound",
      true,
@@ -185,7 +189,9 @@ static const struct tdr_td_formula skl_formulas[] = {
       {"topdown-fetch-bubbles", -1.0, false},
       {"topdown-slots-issued", -1.0, false},
       {"topdown-recovery-bubbles", -1.0, true}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
 };
 
 /* arch/x86/include/asm/intel-family.h: SNB 2A 2D, IVB 3A 3E, HSW 3C 3F
@@ -233,7 +239,9 @@ static const struct tdr_td_formula grt_formulas[] = {
       {"topdown_fe_bound.all", -1.0, false},
       {"topdown_be_bound.all", -1.0, false},
       {"topdown_retiring.all", -1.0, false}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
     OVER_WCYC("fe-bound", "topdown_fe_bound.all"),
     OVER_WCYC("be-bound", "topdown_be_bound.all"),
 };
@@ -353,7 +361,9 @@ static const struct tdr_td_formula zen_formulas[] = {
     {"bad-spec",
      false,
      {{"de_src_op_disp.all", 1.0, false}, {"ex_ret_ops", -1.0, false}},
-     {{"cycles", 1.0, true}}},
+     {{"cycles", 1.0, true}},
+     0,
+     NULL},
     OVER_WCYC("fe-bound", "de_no_dispatch_per_slot.no_ops_from_frontend"),
     OVER_WCYC("be-bound", "de_no_dispatch_per_slot.backend_stalls"),
     OVER_WCYC("smt-contention", "de_no_dispatch_per_slot.smt_contention"),
@@ -386,6 +396,123 @@ static const struct tdr_td_family amd_zen5 = {
     ZEN_COMMON,
 };
 
+/* --- AMD level 2 (PipelineL2 of amdzen4/pipeline.json and
+ * amdzen5/pipeline.json), counting only: the level-1 group above plus two
+ * groups the kernel multiplexes with it. perf's level-2 metrics are
+ * products of a level-1 fraction and a ratio of other events; tdrec keeps
+ * every ratio inside one group, so a group's share of time cancels in it:
+ *   group 1 {ls_not_halted_cyc, no_ops_from_frontend with cmask=W,
+ *            ex_ret_ucode_ops}: fetch latency = W * cnt(cmask=W) / (W *
+ *            ls_not_halted_cyc), microcode = ex_ret_ucode_ops / (W *
+ *            ls_not_halted_cyc) (perf: retiring * ucode / ret_ops, the same
+ *            value when counted together);
+ *   group 2 {ex_no_retire.not_complete, .load_not_complete, ex_ret_brn_misp,
+ *            the resync event}: memory = backend * load_not_complete /
+ *            not_complete, mispredicts = bad_spec * misp / (misp + resync).
+ * ls_not_halted_cyc is cycles (0x76, amd/core.c), opened by its raw
+ * config so that the file names it apart from group 0's cycles. */
+#define TERMS_G(n, t, raw, cat, grp)                                                               \
+	{.name = (n), .source = TDR_TD_CORE_TERMS, .terms = (t), .config = (raw),                  \
+	 .category = (cat), .group = (grp)}
+#define ZEN_L2_EVENTS(cmask_terms, cmask_raw, resync, resync_terms, resync_raw)                    \
+	TERMS_G("ls_not_halted_cyc", "event=0x76", 0x76, NULL, 1),                                 \
+	    TERMS_G("de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", cmask_terms,           \
+		    cmask_raw, "fetch-lat", 1),                                                    \
+	    TERMS_G("ex_ret_ucode_ops", "event=0x1c2", 0x1000000c2ull, "heavy-ops", 1),            \
+	    TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, NULL, 2),         \
+	    TERMS_G("ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2", 0xa2d6,             \
+		    "mem-bound", 2),                                                               \
+	    TERMS_G("ex_ret_brn_misp", "event=0xc3", 0xc3, "br-mispredict", 2),                    \
+	    TERMS_G(resync, resync_terms, resync_raw, "machine-clears", 2)
+
+static const struct tdr_td_event zen4_l2_events[] = {
+    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x6", 0x1060001a0ull, "resyncs_or_nc_redirects",
+		  "event=0x96", 0x96),
+};
+
+static const struct tdr_td_event zen5_l2_events[] = {
+    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x8", 0x1080001a0ull, "bp_redirects.resync",
+		  "event=0x9f,umask=0x1", 0x019f),
+};
+
+#define T(ev, c) {ev, c, false}
+#define TW(ev, c) {ev, c, true}
+#define ZEN_FE "de_no_dispatch_per_slot.no_ops_from_frontend"
+#define ZEN_FE_W "de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w"
+#define ZEN_BE "de_no_dispatch_per_slot.backend_stalls"
+#define ZEN_BAD_SPEC {{T("de_src_op_disp.all", 1), T("ex_ret_ops", -1)}, {TW("cycles", 1)}}
+/* bad_spec * misp / (misp + resync), bad_spec * resync / (misp + resync) */
+#define ZEN_RESYNC_PARTS(resync)                                                                   \
+	{{ZEN_BAD_SPEC, {{T("ex_ret_brn_misp", 1)}, {T("ex_ret_brn_misp", 1), T(resync, 1)}}}},    \
+	    {{ZEN_BAD_SPEC, {{T(resync, 1)}, {T("ex_ret_brn_misp", 1), T(resync, 1)}}}}
+
+static const struct tdr_td_part zen_l2_parts[] = {
+    /* 0: fetch-bw = fe-bound - fetch-lat */
+    {{{{T(ZEN_FE, 1)}, {TW("cycles", 1)}}}},
+    {{{{TW(ZEN_FE_W, -1)}, {TW("ls_not_halted_cyc", 1)}}}},
+    /* 2: mem-bound = be-bound * load_not_complete / not_complete */
+    {{{{T(ZEN_BE, 1)}, {TW("cycles", 1)}},
+      {{T("ex_no_retire.load_not_complete", 1)}, {T("ex_no_retire.not_complete", 1)}}}},
+    /* 3: core-bound = be-bound * (not_complete - load_not_complete) / not_complete */
+    {{{{T(ZEN_BE, 1)}, {TW("cycles", 1)}},
+      {{T("ex_no_retire.not_complete", 1), T("ex_no_retire.load_not_complete", -1)},
+       {T("ex_no_retire.not_complete", 1)}}}},
+    /* 4: light-ops (fast path) = retiring - microcode */
+    {{{{T("ex_ret_ops", 1)}, {TW("cycles", 1)}}}},
+    {{{{T("ex_ret_ucode_ops", -1)}, {TW("ls_not_halted_cyc", 1)}}}},
+};
+
+static const struct tdr_td_part zen4_l2_resync_parts[] = {ZEN_RESYNC_PARTS("resyncs_or_nc_redirects")};
+static const struct tdr_td_part zen5_l2_resync_parts[] = {ZEN_RESYNC_PARTS("bp_redirects.resync")};
+
+#define ZEN_L2_FORMULAS(resync_parts)                                                              \
+	{"heavy-ops", false, {T("ex_ret_ucode_ops", 1)}, {TW("ls_not_halted_cyc", 1)}, 0, NULL},   \
+	    {"light-ops", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &zen_l2_parts[4]},     \
+	    {"br-mispredict", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &resync_parts[0]}, \
+	    {"machine-clears", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1,                   \
+	     &resync_parts[1]},                                                                    \
+	    {"fetch-lat", false, {TW(ZEN_FE_W, 1)}, {TW("ls_not_halted_cyc", 1)}, 0, NULL},        \
+	    {"fetch-bw", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &zen_l2_parts[0]},      \
+	    {"mem-bound", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &zen_l2_parts[2]},     \
+	    {"core-bound", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &zen_l2_parts[3]}
+
+static const struct tdr_td_formula zen4_l2_formulas[] = {ZEN_L2_FORMULAS(zen4_l2_resync_parts)};
+static const struct tdr_td_formula zen5_l2_formulas[] = {ZEN_L2_FORMULAS(zen5_l2_resync_parts)};
+
+static const struct tdr_td_family amd_zen4_l2 = {
+    .name = "amd-zen4-l2",
+    .base = &amd_zen4,
+    .vendor = "AuthenticAMD",
+    .width = 6,
+    .cpu_family = 0x19,
+    .model_cnt = ARRAY_CNT(zen4_models),
+    .models = zen4_models,
+    .ident_required = true,
+    .pmus = {"cpu"},
+    .counting_only = true,
+    .counters = 6,
+    .event_cnt = ARRAY_CNT(zen4_l2_events),
+    .events = zen4_l2_events,
+    .formula_cnt = ARRAY_CNT(zen4_l2_formulas),
+    .formulas = zen4_l2_formulas,
+};
+
+static const struct tdr_td_family amd_zen5_l2 = {
+    .name = "amd-zen5-l2",
+    .base = &amd_zen5,
+    .vendor = "AuthenticAMD",
+    .width = 8,
+    .cpu_family = 0x1a,
+    .ident_required = true,
+    .pmus = {"cpu"},
+    .counting_only = true,
+    .counters = 6,
+    .event_cnt = ARRAY_CNT(zen5_l2_events),
+    .events = zen5_l2_events,
+    .formula_cnt = ARRAY_CNT(zen5_l2_formulas),
+    .formulas = zen5_l2_formulas,
+};
+
 /* --- Software: no categories. Sampling: cpu-clock leads and samples (the
  * plan drops the member a software -e sampler duplicates); counting has
  * no sampler and counts what a run summary needs. */
@@ -414,7 +541,9 @@ static const struct tdr_td_family software = {
 /* Best first: the order plans are tried in under "auto", and the order
  * format/meta.c looks for a family whose events a file has. */
 static const struct tdr_td_family *const families[] = {
-    &pm_l2, &pm_l1, &intel_skl, &intel_grt, &intel_cmt, &intel_skt, &amd_zen4, &amd_zen5, &software,
+    &pm_l2,	    &pm_l1,	    &intel_skl,	    &intel_grt,	    &intel_cmt,	    &intel_skt,
+    &amd_zen4_l2,   &amd_zen4,	    &amd_zen5_l2,   &amd_zen5,	    &tdr_td_arm_n2, &tdr_td_arm_v1,
+    &tdr_td_arm_v2, &tdr_td_arm_n3, &tdr_td_arm_v3, &software,
 };
 
 _Static_assert(ARRAY_CNT(families) == TDR_TD_FAMILY_CNT, "TDR_TD_FAMILY_CNT is the table's size");
@@ -539,15 +668,21 @@ bool tdr_td_family__matches(const struct tdr_td_family *f, const struct tdr_cpui
 		return true;
 	if (!cpu || !cpu->known)
 		return !f->ident_required;
+	/* arm64: the models are MIDR part numbers (vendor "ARM" is
+	 * implementer 0x41, tdrec/cpuid.h). */
 	return !strcmp(cpu->vendor, f->vendor) && (!f->cpu_family || cpu->family == f->cpu_family) &&
-	       model_in(f, cpu->model);
+	       model_in(f, cpu->midr ? tdr_cpuid_arm_part(cpu) : cpu->model);
 }
 
 bool tdr_td_family__runs_on(const struct tdr_td_family *f, const char *pmu)
 {
-	for (size_t i = 0; pmu && i < TDR_TD_MAX_PMUS && f->pmus[i]; i++)
-		if (!strcmp(f->pmus[i], pmu))
+	for (size_t i = 0; pmu && i < TDR_TD_MAX_PMUS && f->pmus[i]; i++) {
+		size_t n = strlen(f->pmus[i]);
+
+		if (n && f->pmus[i][n - 1] == '*' ? !strncmp(f->pmus[i], pmu, n - 1)
+						  : !strcmp(f->pmus[i], pmu))
 			return true;
+	}
 	return false;
 }
 
@@ -557,7 +692,8 @@ const struct tdr_td_family *tdr_topdown_family_for_cpu(const struct tdr_cpuid *c
 	for (size_t i = 0; i < ARRAY_CNT(families); i++) {
 		const struct tdr_td_family *f = families[i];
 
-		if (f->formula_cnt && tdr_td_family__matches(f, cpu) &&
+		/* Counting-only families never sampled a file. */
+		if (f->formula_cnt && !f->counting_only && tdr_td_family__matches(f, cpu) &&
 		    (!pmu || tdr_td_family__runs_on(f, pmu)))
 			return f;
 	}
@@ -597,7 +733,8 @@ const struct tdr_td_event *tdr_topdown_event_by_attr(const struct tdr_cpuid *cpu
 		config &= 0xffffffffu; /* bits 32-63: the hybrid PMU type */
 	/* The families for this CPU first. */
 	for (size_t i = 0; cpu && cpu->known && i < ARRAY_CNT(families); i++) {
-		if (families[i]->vendor && tdr_td_family__matches(families[i], cpu) &&
+		if (families[i]->vendor && !families[i]->counting_only &&
+		    tdr_td_family__matches(families[i], cpu) &&
 		    (e = family_event(families[i], hw, config)))
 			return e;
 	}
@@ -605,7 +742,8 @@ const struct tdr_td_event *tdr_topdown_event_by_attr(const struct tdr_cpuid *cpu
 	for (size_t i = 0; i < ARRAY_CNT(families); i++) {
 		const struct tdr_td_family *f = families[i];
 
-		if (cpu && cpu->vendor[0] && f->vendor && strcmp(cpu->vendor, f->vendor))
+		if ((cpu && cpu->vendor[0] && f->vendor && strcmp(cpu->vendor, f->vendor)) ||
+		    f->counting_only)
 			continue;
 		if ((e = family_event(f, hw, config)))
 			return e;

@@ -17,4 +17,8 @@
 size_t tdr_topdown_category_cnt(void);
 const struct tdr_td_category *tdr_topdown_category_at(size_t idx);
 
+/* The Arm Neoverse families (families_arm.c). */
+extern const struct tdr_td_family tdr_td_arm_n2, tdr_td_arm_v1, tdr_td_arm_v2, tdr_td_arm_n3,
+    tdr_td_arm_v3;
+
 #endif /* TDREC_TOPDOWN_INT_H */

@@ -2,7 +2,8 @@
 """tests/format/independent_reader.py - a .tdr reader written from docs/format.md alone.
 
 It shares no code with format/: it follows the byte tables of docs/format.md
-(file header, blocks, TLV metadata, frames with codecs 0 and 1, trailer,
+(file header, blocks, TLV metadata with both forms of a category, frames
+with codecs 0 and 1, trailer,
 footer, the scan of section 12) and uses the zstd command for zstd frames.
 If the spec leaves out something a reader needs, or the C code drifts from
 the spec, this reader disagrees with tdrec and the test fails.
@@ -91,12 +92,72 @@ def decode_counted(v):
     return [struct.unpack_from('<3Q', e) if u32(e, 24) & 1 else None for e in ents]
 
 
+def decode_terms(items, where):
+    """Section 5.2: NUM (5) and DEN (6) items, 16 bytes each."""
+    side = {5: [], 6: []}
+    for t, w in items:
+        if t in side:
+            need(len(w) == 16, '%s: term of %d bytes' % (where, len(w)))
+            side[t].append((u32(w, 0), struct.unpack_from('<d', w, 8)[0]))
+            need(len(side[t]) <= 256, '%s: more than 256 terms' % where)
+    return side[5], side[6]
+
+
+def decode_category(v):
+    """Section 5.2: the linear form (NUM/DEN) or the product form (PART
+    items of FACTOR items, since 1.3), never both."""
+    c = {'name': None, 'num': [], 'den': [], 'parts': []}
+    items = list(tlv(v))
+    for t, w in items:
+        if t == 1:
+            c['name'] = w.decode()
+        elif t == 7:
+            factors = []
+            for ft, fw in tlv(w):
+                if ft == 1:
+                    num, den = decode_terms(tlv(fw), 'factor')
+                    need(den, 'a factor without a denominator')
+                    factors.append((num, den))
+            need(1 <= len(factors) <= 3, 'a part of %d factors' % len(factors))
+            c['parts'].append(factors)
+            need(len(c['parts']) <= 16, 'more than 16 parts')
+    c['num'], c['den'] = decode_terms(items, 'category')
+    need(c['name'] is not None, 'category without a name')
+    need(not (c['parts'] and (c['num'] or c['den'])), 'category with terms and parts')
+    return c
+
+
+def ratio(num, den, d):
+    n = sum(k * d[i] for i, k in num)
+    q = sum(k * d[i] for i, k in den)
+    return n / q if q > 0 else None
+
+
+def category_value(c, d):
+    """Section 5.2 on one vector of (summed) deltas; None: no value."""
+    if not c['parts']:
+        return ratio(c['num'], c['den'], d)
+    v = 0.0
+    for factors in c['parts']:
+        p = 1.0
+        for num, den in factors:
+            r = ratio(num, den, d)
+            if r is None:
+                return None
+            p *= r
+        v += p
+    return v
+
+
 def decode_meta(b):
-    """Section 5: the tags this check needs (plan, events with attr and ids)."""
-    m = {'plan': None, 'events': []}
+    """Section 5: the tags this check needs (plan, events with attr and ids,
+    categories)."""
+    m = {'plan': None, 'events': [], 'categories': []}
     for tag, v in tlv(b):
         if tag == 11:
             m['plan'] = v.decode()
+        elif tag == 19:
+            m['categories'].append(decode_category(v))
         elif tag == 18:
             ev = {'name': None, 'attr': None, 'ids': []}
             for t, w in tlv(v):
@@ -359,6 +420,23 @@ def check(tdrec, dump_frames, arg):
         mine = (r['frames'], r['records'], r['samples'], r['lost_records'], r['lost_samples'],
                 r['throttles'], r['unthrottles'], r['raw_bytes'], r['comp_bytes'])
         need(tuple(r['totals']) == mine, 'trailer TOTALS %s, records say %s' % (r['totals'], mine))
+    cats = r['meta']['categories']
+    for c in cats:
+        for t in c['num'] + c['den'] + [x for f in c['parts'] for n, d in f for x in n + d]:
+            need(t[0] < len(r['meta']['events']), 'category %s names event %d' % (c['name'], t[0]))
+    products = any(c['parts'] for c in cats)
+    # Section 2: minor 3 exactly when a category uses the product form.
+    need(products == r['version'].endswith('.3'), 'version %s with%s product categories' %
+         (r['version'], '' if products else 'out'))
+    if opt == 'arm-v2':
+        # tests/format/test_products.c writes Neoverse V2's formulas: the
+        # hand values of docs/plans.md "Arm Neoverse" on these sums.
+        sums = [1000, 2000, 2400, 4800, 600, 800, 10]
+        want = {'retiring': 0.3, 'bad-spec': 0.14, 'fe-bound': 0.24, 'be-bound': 0.27}
+        got = {c['name']: category_value(c, sums) for c in cats}
+        need(set(got) == set(want), 'categories %s' % sorted(got))
+        for k, v in want.items():
+            need(abs(got[k] - v) < 1e-9, '%s = %r, by hand %r' % (k, got[k], v))
     if opt == 'ids':
         ids = {i for ev in r['meta']['events'] for i in ev['ids']}
         need(all(u64(ev['attr'], 24) & PERF_SAMPLE_IDENTIFIER for ev in r['meta']['events']),
@@ -383,8 +461,8 @@ def check(tdrec, dump_frames, arg):
              'event %d counted: tdrec info says %s, this reader %s' % (i, theirs, mine))
     theirs = tuple(info['parse'][k] for k in ('dso_entries', 'dso_build_ids', 'dso_damaged'))
     need(theirs == r['dso'], 'DSO table: tdrec info says %s, this reader %s' % (theirs, r['dso']))
-    return '%s: %s, %d frames, %d records, %d samples%s%s' % (
-        path, r['version'], r['frames'], r['records'], r['samples'],
+    return '%s: %s, %d frames, %d records, %d samples, %d categories%s%s' % (
+        path, r['version'], r['frames'], r['records'], r['samples'], len(cats),
         ', %d counted totals' % sum(c is not None for c in r['counted']) if r['counted'] else '',
         ', truncated' if r['truncated'] else '')
 

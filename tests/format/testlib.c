@@ -155,6 +155,25 @@ void tl_assert_meta_equal(const struct tdr_meta *a, const struct tdr_meta *b)
 			assert_int_equal(x->den[j].event_idx, y->den[j].event_idx);
 			assert_true(x->den[j].coef == y->den[j].coef);
 		}
+		assert_int_equal(x->part_cnt, y->part_cnt);
+		for (size_t p = 0; p < x->part_cnt; p++) {
+			assert_int_equal(x->parts[p].factor_cnt, y->parts[p].factor_cnt);
+			for (size_t f = 0; f < x->parts[p].factor_cnt; f++) {
+				const struct tdr_ratio *u = &x->parts[p].factors[f];
+				const struct tdr_ratio *v = &y->parts[p].factors[f];
+
+				assert_int_equal(u->num_cnt, v->num_cnt);
+				assert_int_equal(u->den_cnt, v->den_cnt);
+				for (size_t j = 0; j < u->num_cnt; j++) {
+					assert_int_equal(u->num[j].event_idx, v->num[j].event_idx);
+					assert_true(u->num[j].coef == v->num[j].coef);
+				}
+				for (size_t j = 0; j < u->den_cnt; j++) {
+					assert_int_equal(u->den[j].event_idx, v->den[j].event_idx);
+					assert_true(u->den[j].coef == v->den[j].coef);
+				}
+			}
+		}
 	}
 	assert_int_equal(a->note_cnt, b->note_cnt);
 	for (size_t i = 0; i < a->note_cnt; i++)

@@ -252,6 +252,81 @@ static void test_generic__width_stored_resolved(void **state)
 	tdr_plan__free(plan);
 }
 
+/* Neoverse V2 (MIDR 0x410fd4f0): the armv8_pmuv3_0 PMU (type 8), the
+ * common events by their aliases (event = config:0-15), cpu_cycles
+ * leading and sampling, W = caps/slots = 8; CPUs from the PMU's cpus. */
+#define ARM(n, c) RAW(n, "armv8_pmuv3_0", 8, c)
+static const struct want arm_v2[] = {
+    {"cpu_cycles", "armv8_pmuv3_0", L | S, {.type = 8, .config = 0x11, MEMBER, LEADER, SAMPLER}},
+    ARM("stall_slot_frontend", 0x3e),
+    ARM("stall_slot_backend", 0x3d),
+    ARM("stall_slot", 0x3f),
+    ARM("op_retired", 0x3a),
+    ARM("op_spec", 0x3b),
+    ARM("br_mis_pred", 0x10),
+};
+
+static void test_generic__neoverse_v2(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("neoverse-v2");
+	struct tdr_meta meta = {0};
+	struct tdr_plan *plan;
+
+	(void)state;
+	o.cpuid = "0x00000000410fd4f0";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "neoverse-v2");
+	assert_int_equal(plan->width, 8);
+	assert_int_equal(plan->group_cnt, 1);
+	check_group(&plan->groups[0], arm_v2, 7);
+	check_cpus(&plan->groups[0], 0, 71);
+	/* Six programmable counters and the cycle counter: it fits. */
+	assert_int_equal(plan->note_cnt, 0);
+	/* Stored: retiring and bad-spec in the product form, W = 8. */
+	assert_int_equal(tdr_plan__to_meta(plan, &meta), 0);
+	assert_int_equal(meta.category_cnt, 4);
+	assert_string_equal(meta.categories[0].name, "retiring");
+	assert_int_equal(meta.categories[0].part_cnt, 1);
+	assert_int_equal(meta.categories[0].parts[0].factor_cnt, 2);
+	assert_true(meta.categories[0].parts[0].factors[1].den[0].coef == 8.0);
+	assert_int_equal(meta.categories[1].part_cnt, 2);
+	assert_string_equal(meta.categories[2].name, "fe-bound");
+	assert_int_equal(meta.categories[2].part_cnt, 0);
+	assert_true(meta.categories[2].num[1].coef == -8.0); /* - W * br_mis_pred */
+	tdr_meta__clear(&meta);
+	tdr_plan__free(plan);
+	/* An N2 identity on the same PMU: W comes from caps/slots (8), not
+	 * from the table (5). */
+	o.cpuid = "0x00000000410fd490";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "neoverse-n2");
+	assert_int_equal(plan->width, 8);
+	tdr_plan__free(plan);
+	/* Another Arm core (Neoverse N1, 0xd0c) gets no TopDown. */
+	o.cpuid = "0x00000000413fd0c1";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "software");
+	tdr_plan__free(plan);
+}
+
+/* AMD level 2 is stat's: record's auto choice passes it by, an explicit
+ * --plan says why. */
+static void test_generic__l2_counts_only(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_plan *plan = NULL;
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,25,17,1";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_int_equal(plan->note_cnt, 0);
+	tdr_plan__free(plan);
+	plan = NULL;
+	assert_int_equal(tdr_plan__build(&o, kind_of("amd-zen4-l2"), &plan), -TDR_E_NOPLAN);
+	assert_null(plan);
+}
+
 static void test_generic__sierra_forest_crestmont(void **state)
 {
 	struct tdr_plan_opts o = plan_opts_on("sierra-forest");
@@ -408,7 +483,10 @@ static void test_generic__watchdog_budget(void **state)
 	tdr_plan__free(plan);
 }
 
-/* Counting (tdrec stat): cycles leads, nothing samples. */
+/* Counting (tdrec stat): cycles leads, nothing samples; on Zen 4 the
+ * level-2 family adds two groups, each led by its first event. Configs by
+ * hand through genoa's format files (event = config:0-7,32-35, umask =
+ * 8-15, cmask = 24-31). */
 static void test_generic__counting(void **state)
 {
 	struct tdr_plan_opts o = plan_opts_on("genoa");
@@ -419,7 +497,8 @@ static void test_generic__counting(void **state)
 	o.counting = true;
 	o.sample_period = 0;
 	plan = choose_ok(&o, TDR_PLAN_AUTO);
-	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4-l2");
+	assert_int_equal(plan->group_cnt, 3);
 	assert_int_equal(plan->groups[0].event_cnt, 6);
 	for (size_t i = 0; i < 6; i++) {
 		const struct tdr_plan_event *ev = &plan->groups[0].events[i];
@@ -433,6 +512,41 @@ static void test_generic__counting(void **state)
 		assert_string_equal(ev->name, zen[i].name);
 		assert_int_equal(ev->flags, i ? 0 : L);
 		check_attr(ev->name, &ev->attr, &want);
+	}
+	{
+		static const struct {
+			size_t group;
+			const char *name;
+			uint64_t config;
+		} l2[] = {
+		    {1, "ls_not_halted_cyc", 0x76},
+		    /* event 0x1a0: 0xa0 | 0x1 << 32; umask 0x1 << 8; cmask 6 << 24 */
+		    {1, "de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", 0x1060001a0ull},
+		    {1, "ex_ret_ucode_ops", 0x1000000c2ull}, /* event 0x1c2 */
+		    {2, "ex_no_retire.not_complete", 0x02d6},
+		    {2, "ex_no_retire.load_not_complete", 0xa2d6},
+		    {2, "ex_ret_brn_misp", 0xc3},
+		    {2, "resyncs_or_nc_redirects", 0x96},
+		};
+		size_t at[3] = {0, 0, 0};
+
+		assert_int_equal(plan->groups[1].event_cnt, 3);
+		assert_int_equal(plan->groups[2].event_cnt, 4);
+		for (size_t i = 0; i < sizeof(l2) / sizeof(l2[0]); i++) {
+			size_t k = at[l2[i].group]++;
+			const struct tdr_plan_event *ev = &plan->groups[l2[i].group].events[k];
+			struct perf_event_attr want = {.type = 4, .config = l2[i].config, COUNTER};
+
+			if (!k) {
+				want.disabled = 1;
+				want.enable_on_exec = 1;
+			}
+			assert_string_equal(ev->name, l2[i].name);
+			assert_int_equal(ev->flags, k ? 0 : L);
+			check_attr(ev->name, &ev->attr, &want);
+		}
+		assert_int_equal(plan->groups[1].cpu_cnt, plan->groups[0].cpu_cnt);
+		assert_int_equal(plan->groups[2].cpu_cnt, plan->groups[0].cpu_cnt);
 	}
 	tdr_plan__free(plan);
 }
@@ -489,7 +603,10 @@ static void test_generic__kinds_from_the_table(void **state)
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("intel-skl")), TDR_PLAN_SOFTWARE);
 	assert_string_equal(tdr_plan_kind_names(),
 			    "auto|topdown-l2|topdown-l1|intel-skl|gracemont|crestmont|skymont|"
-			    "amd-zen4|amd-zen5|software");
+			    "amd-zen4-l2|amd-zen4|amd-zen5-l2|amd-zen5|neoverse-n2|neoverse-v1|"
+			    "neoverse-v2|neoverse-n3|neoverse-v3|software");
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("amd-zen4-l2")), kind_of("amd-zen4"));
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("neoverse-v2")), TDR_PLAN_SOFTWARE);
 }
 
 /* --dry-run names the identity and W. */
@@ -525,6 +642,8 @@ int main(void)
 	    cmocka_unit_test(test_generic__amd_zen4_tree_with_identity),
 	    cmocka_unit_test(test_generic__skylake_sp_ht_and_noht),
 	    cmocka_unit_test(test_generic__width_stored_resolved),
+	    cmocka_unit_test(test_generic__neoverse_v2),
+	    cmocka_unit_test(test_generic__l2_counts_only),
 	    cmocka_unit_test(test_generic__sierra_forest_crestmont),
 	    cmocka_unit_test(test_generic__hybrid_e_cores),
 	    cmocka_unit_test(test_generic__sampler_from_e),

@@ -19,6 +19,7 @@
 
 #include "parser/parser_fixture.h"
 #include "report_fixture.h"
+#include "tdrec/topdown.h"
 
 #define assert_pct(frac, pct) assert_true(fabs(100.0 * (frac) - (pct)) < 0.01)
 
@@ -178,9 +179,74 @@ static void test_synth__level2_with_derived_categories(void **state)
 	fx_free(f);
 }
 
+/* Neoverse V2 (W 8): events cpu_cycles, stall_slot_frontend,
+ * stall_slot_backend, stall_slot, op_retired, op_spec, br_mis_pred, with
+ * the formulas a V2 recording stores (retiring and bad-spec are products,
+ * docs/format.md section 5.2). Every value by hand, exact to 1e-9, on each
+ * function's summed deltas. */
+static void test_synth__arm_v2_products_per_function(void **state)
+{
+	struct fx *f = fx_new(7, TDR_META_INHERIT, true);
+	const struct tdr_td_family *v2 = tdr_topdown_family("neoverse-v2");
+	struct synth_sid sid = fx_sid(0, 11, 1);
+	struct tdr_report *r = NULL;
+	const struct tdr_report_row *a, *b, *t;
+	/* Deltas: A gets {400,400,1200,1600,500,600,4} and
+	 * {600,1600,1200,3200,100,200,6}; B gets {100,200,700,800,50,100,30}. */
+	const uint64_t v1[] = {400, 400, 1200, 1600, 500, 600, 4};
+	const uint64_t v2c[] = {500, 600, 1900, 2400, 550, 700, 34};
+	const uint64_t v3[] = {1100, 2200, 3100, 5600, 650, 900, 40};
+	size_t off;
+
+	(void)state;
+	for (size_t i = 0; i < 7; i++) {
+		free(f->meta.events[i].name);
+		f->meta.events[i].name = strdup(tdr_td_family__event(v2, false, i)->name);
+	}
+	assert_int_equal(tdr_meta__add_family_categories(&f->meta, v2, 0), 4);
+	f->meta.plan_name = strdup("neoverse-v2");
+	assert_int_equal(tdr_report__new(&f->meta, NULL, &r), 0);
+	off = synth_mmap(&f->b, &f->attr, false, 0, FX_PID, 11, 0x400000, 0x10000, 0,
+			 "/usr/bin/app", NULL, 0, &sid);
+	assert_int_equal(tdr_parser__feed(f->p, 0, synth_rec(&f->b, off), to_report, r), 0);
+	feed_sample(f, r, 100, FX_IP_A, v1);
+	feed_sample(f, r, 200, FX_IP_B, v2c);
+	feed_sample(f, r, 300, FX_IP_A, v3);
+	finish(r);
+	a = fx_row(r, "func_a", NULL);
+	b = fx_row(r, "func_b", NULL);
+	t = tdr_report__totals(r);
+	assert_non_null(a);
+	assert_non_null(b);
+	/* func_a sums {1000,2000,2400,4800,600,800,10}: slots 8000;
+	 * retiring 0.75 * 0.4, bad-spec 0.25 * 0.4 + 4 * 10/1000, fe 0.25 -
+	 * 0.01, be 0.3 - 0.03 (not the mean of its samples' ratios). */
+	assert_true(fabs(a->topdown[cat_idx(r, "retiring")] - 0.3) < 1e-9);
+	assert_true(fabs(a->topdown[cat_idx(r, "bad-spec")] - 0.14) < 1e-9);
+	assert_true(fabs(a->topdown[cat_idx(r, "fe-bound")] - 0.24) < 1e-9);
+	assert_true(fabs(a->topdown[cat_idx(r, "be-bound")] - 0.27) < 1e-9);
+	/* func_b: corrections outweigh its slots: bad-spec 1.2, fe -0.05,
+	 * be -0.025, shown as computed and flagged. */
+	assert_true(fabs(b->topdown[cat_idx(r, "retiring")]) < 1e-9);
+	assert_true(fabs(b->topdown[cat_idx(r, "bad-spec")] - 1.2) < 1e-9);
+	assert_true(fabs(b->topdown[cat_idx(r, "fe-bound")] + 0.05) < 1e-9);
+	assert_true(fabs(b->topdown[cat_idx(r, "be-bound")] + 0.025) < 1e-9);
+	assert_true(tdr_category_out_of_range(b->topdown[cat_idx(r, "bad-spec")]));
+	/* Slots: W * cpu_cycles (fe-bound's denominator): 8000 of 8800. */
+	assert_true(fabs(a->slots_share - 8000.0 / 8800) < 1e-9);
+	/* Totals {1100,2200,3100,5600,650,900,40}: retiring 650/900 *
+	 * 3200/8800 = 52/198. */
+	assert_true(fabs(t->topdown[cat_idx(r, "retiring")] - 52.0 / 198) < 1e-9);
+	assert_true(fabs(t->topdown[cat_idx(r, "bad-spec")] -
+			 (250.0 / 900 * 3200 / 8800 + 160.0 / 1100)) < 1e-9);
+	tdr_report__free(r);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_synth__arm_v2_products_per_function),
 	    cmocka_unit_test(test_synth__level1_per_function),
 	    cmocka_unit_test(test_synth__level2_with_derived_categories),
 	};

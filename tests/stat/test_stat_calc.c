@@ -436,6 +436,68 @@ static void test_stat_calc__icl_level1_only(void **state)
 }
 
 /* The software plan has no categories: nothing to compute or mark. */
+/* AMD Zen 4 level 2 on the genoa tree: three groups, each ratio of a
+ * formula inside one group, so the values on the counts as read (never
+ * scaled) do not depend on each group's share of the time; each share is
+ * in the row view. Values computed by hand. */
+static void test_stat_calc__amd_zen4_l2_three_groups(void **state)
+{
+	struct tdr_plan_opts o = stat_popts("genoa");
+	struct tdr_plan *p = NULL;
+	struct stat_schema sc;
+	struct stat_row row = {0};
+	struct tdr_stat_row out;
+	/* Group 0 (all the time): cycles 1000 (6000 slots), fe 1200, be 1800,
+	 * smt 600, dispatched 2500, retired 2100. Group 1 (half the time):
+	 * ls_not_halted_cyc 450, cmask-6 cycles 60, ucode ops 135. Group 2
+	 * (a quarter): not_complete 200, load_not_complete 150, misp 6,
+	 * resync 2. */
+	const uint64_t in[] = {1000, 1200, 1800, 600, 2500, 2100, 450, 60, 135, 200, 150, 6, 2};
+	int bn, bn2;
+
+	(void)state;
+	o.cpuid = "AuthenticAMD,25,17,1";
+	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &p), 0);
+	assert_string_equal(tdr_plan_kind_name(p->kind), "amd-zen4-l2");
+	assert_int_equal(tdr_stat_schema__init(&sc, p, false), 0);
+	assert_int_equal(sc.group_cnt, 3);
+	assert_int_equal(sc.meta.event_cnt, 13);
+	memcpy(row.vals.v, in, sizeof(in));
+	row.vals.ref_ns = 4000;
+	row.vals.running_ns[0] = 4000;
+	row.vals.running_ns[1] = 2000;
+	row.vals.running_ns[2] = 1000;
+	tdr_stat_row_view(&sc, &row, &out);
+	NEAR(out.slots, 6000);
+	assert_int_equal(out.group_cnt, 3);
+	NEAR(out.group_counted[0], 1.0);
+	NEAR(out.group_counted[1], 0.5);
+	NEAR(out.group_counted[2], 0.25);
+	NEAR(out.counted, 0.25);
+	assert_true(out.multiplexed);
+#define C(name) out.cats[cat_idx(&sc, name)]
+	NEAR(C("retiring"), 0.35);
+	NEAR(C("bad-spec"), 400.0 / 6000);
+	NEAR(C("fe-bound"), 0.2);
+	NEAR(C("be-bound"), 0.3);
+	NEAR(C("smt-contention"), 0.1);
+	NEAR(C("fetch-lat"), 60.0 / 450);	    /* 6 * 60 / (6 * 450) */
+	NEAR(C("fetch-bw"), 0.2 - 60.0 / 450);
+	NEAR(C("mem-bound"), 0.3 * 150 / 200); /* 0.225 */
+	NEAR(C("core-bound"), 0.3 * 50 / 200);	    /* 0.075 */
+	NEAR(C("br-mispredict"), 400.0 / 6000 * 6 / 8);
+	NEAR(C("machine-clears"), 400.0 / 6000 * 2 / 8);
+	NEAR(C("heavy-ops"), 135.0 / 2700);	    /* 0.05 */
+	NEAR(C("light-ops"), 0.35 - 0.05);
+	/* be-bound 30% > 20%; of its children mem-bound 22.5% > 20%. */
+	tdr_stat_topdown(&sc, &row.vals, out.cats, &bn, &bn2);
+	assert_int_equal(bn, cat_idx(&sc, "be-bound"));
+	assert_int_equal(bn2, cat_idx(&sc, "mem-bound"));
+#undef C
+	tdr_stat_schema__clear(&sc);
+	tdr_plan__free(p);
+}
+
 static void test_stat_calc__software_has_no_topdown(void **state)
 {
 	struct tdr_plan *p = stat_plan("vm", TDR_PLAN_AUTO);
@@ -479,6 +541,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_calc__sub_sat_and_empty),
 	    cmocka_unit_test(test_stat_calc__icl_level1_only),
 	    cmocka_unit_test(test_stat_calc__software_has_no_topdown),
+	    cmocka_unit_test(test_stat_calc__amd_zen4_l2_three_groups),
 	};
 
 	log_reset();

@@ -83,7 +83,14 @@ static void test_topdown__events_have_categories(void **state)
 				leaders += !!(e->flags & TDR_TD_LEADER);
 				if (e->source == TDR_TD_CORE_ALIAS)
 					assert_non_null(e->alias);
-				if (!topdown || (e->flags & TDR_TD_LEADER))
+				/* The first event of a further counting group
+				 * (a denominator: ls_not_halted_cyc) may have
+				 * no category of its own. */
+				bool group_lead = e->group &&
+						  tdr_td_family__event(f, counting, i - 1)->group !=
+						      e->group;
+
+				if (!topdown || (e->flags & TDR_TD_LEADER) || group_lead)
 					continue;
 				assert_non_null(e->category);
 				assert_non_null(tdr_topdown_category(e->category));
@@ -93,6 +100,56 @@ static void test_topdown__events_have_categories(void **state)
 		assert_null(tdr_td_family__event(f, false, tdr_td_family__event_cnt(f, false)));
 	}
 	assert_null(tdr_topdown_family("no-such-plan"));
+}
+
+/* The group of event name in f (the first family event of that name). */
+static uint32_t group_of(const struct tdr_td_family *f, const char *name)
+{
+	for (size_t i = 0; i < tdr_td_family__event_cnt(f, false); i++)
+		if (!strcmp(tdr_td_family__event(f, false, i)->name, name))
+			return tdr_td_family__event(f, false, i)->group;
+	fail();
+	return 0;
+}
+
+/* Every term of a ratio is counted in one group, so multiplexing between
+ * groups cancels in it (tdrec stat never scales counts). */
+static bool one_group(const struct tdr_td_family *f, const struct tdr_td_term *num,
+		      const struct tdr_td_term *den)
+{
+	uint32_t g = group_of(f, den[0].event);
+
+	for (size_t t = 0; t < TDR_TD_MAX_TERMS && num[t].event; t++)
+		if (group_of(f, num[t].event) != g)
+			return false;
+	for (size_t t = 0; t < TDR_TD_MAX_TERMS && den[t].event; t++)
+		if (group_of(f, den[t].event) != g)
+			return false;
+	return true;
+}
+
+/* A product formula: 1 to 3 factors a part, each a ratio of the family's
+ * events counted in one group. */
+static void check_parts(const struct tdr_td_family *f, const struct tdr_td_formula *fo)
+{
+	assert_null(fo->num[0].event);
+	assert_null(fo->den[0].event);
+	assert_true(fo->part_cnt <= TDR_CATEGORY_MAX_PARTS);
+	for (size_t p = 0; p < fo->part_cnt; p++) {
+		size_t factors = 0;
+
+		for (size_t i = 0; i < TDR_TD_MAX_FACTORS && fo->parts[p].f[i].den[0].event; i++) {
+			const struct tdr_td_ratio *r = &fo->parts[p].f[i];
+
+			factors++;
+			for (size_t t = 0; t < TDR_TD_MAX_TERMS && r->num[t].event; t++)
+				assert_true(family_has_event(f, r->num[t].event));
+			for (size_t t = 0; t < TDR_TD_MAX_TERMS && r->den[t].event; t++)
+				assert_true(family_has_event(f, r->den[t].event));
+			assert_true(one_group(f, r->num, r->den));
+		}
+		assert_true(factors >= 1);
+	}
 }
 
 /* Each formula has a known category, once per family, and terms that name
@@ -111,12 +168,17 @@ static void test_topdown__formulas_name_family_events(void **state)
 			for (size_t j = 0; j < i; j++)
 				assert_string_not_equal(tdr_td_family__formula(f, j)->category,
 							fo->category);
+			if (fo->part_cnt) {
+				check_parts(f, fo);
+				continue;
+			}
 			assert_non_null(fo->num[0].event);
 			assert_non_null(fo->den[0].event);
 			for (size_t t = 0; t < TDR_TD_MAX_TERMS && fo->num[t].event; t++)
 				assert_true(family_has_event(f, fo->num[t].event));
 			for (size_t t = 0; t < TDR_TD_MAX_TERMS && fo->den[t].event; t++)
 				assert_true(family_has_event(f, fo->den[t].event));
+			assert_true(one_group(f, &fo->num[0], &fo->den[0]));
 		}
 		for (size_t i = 0; i < tdr_td_family__event_cnt(f, false); i++) {
 			const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
@@ -320,12 +382,29 @@ static void test_topdown__events_encoded(void **state)
 		assert_non_null(f->pmus[0]);
 		assert_true(f->width > 0);
 		assert_true(f->counters > 0);
-		assert_int_equal(tdr_td_family__event(f, false, 0)->source, TDR_TD_HARDWARE);
-		assert_int_equal(tdr_td_family__event(f, false, 0)->config, PERF_COUNT_HW_CPU_CYCLES);
-		assert_string_equal(tdr_td_family__event(f, false, 0)->name, "cycles");
-		/* The group fits the counters (one of them may be fixed cycles). */
-		assert_true(tdr_td_family__event_cnt(f, false) - (f->fixed_cycles ? 1 : 0) <=
-			    f->counters);
+		if (!strcmp(f->vendor, "ARM")) {
+			/* CPU_CYCLES (0x11, the cycle counter) by its alias. */
+			assert_int_equal(tdr_td_family__event(f, false, 0)->source,
+					 TDR_TD_CORE_ALIAS);
+			assert_int_equal(tdr_td_family__event(f, false, 0)->config, 0x11);
+			assert_string_equal(tdr_td_family__event(f, false, 0)->name, "cpu_cycles");
+		} else {
+			assert_int_equal(tdr_td_family__event(f, false, 0)->source,
+					 TDR_TD_HARDWARE);
+			assert_int_equal(tdr_td_family__event(f, false, 0)->config,
+					 PERF_COUNT_HW_CPU_CYCLES);
+			assert_string_equal(tdr_td_family__event(f, false, 0)->name, "cycles");
+		}
+		/* Each group fits the counters (the first may use fixed cycles). */
+		for (uint32_t g = 0; g < 3; g++) {
+			size_t n = 0;
+
+			for (size_t i = 0; i < tdr_td_family__event_cnt(f, false); i++)
+				n += tdr_td_family__event(f, false, i)->group == g;
+			if (!g && f->fixed_cycles)
+				n--;
+			assert_true(n <= f->counters);
+		}
 	}
 }
 

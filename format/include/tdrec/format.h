@@ -27,7 +27,7 @@
 #include "tdrec/records.h"
 
 #define TDR_FORMAT_MAJOR 1
-#define TDR_FORMAT_MINOR 2
+#define TDR_FORMAT_MINOR 3
 
 /* ---------------------------------------------------------------------------
  * Metadata: what was recorded, where and how. Plain data; every pointer is
@@ -70,12 +70,36 @@ struct tdr_term {
 /* Category flags. */
 #define TDR_CATEGORY_DERIVED (1u << 0) /* computed from other measured values */
 
+/* One ratio of two linear combinations of member deltas: sum(num) / sum(den). */
+struct tdr_ratio {
+	size_t num_cnt;
+	struct tdr_term *num;
+	size_t den_cnt;
+	struct tdr_term *den;
+};
+
+/* Caps of the product form (docs/format.md section 5.2, since 1.3). */
+#define TDR_CATEGORY_MAX_PARTS 16
+#define TDR_CATEGORY_MAX_FACTORS 3
+
+/* One part of the product form: the product of factor_cnt ratios. */
+struct tdr_part {
+	size_t factor_cnt; /* 1 .. TDR_CATEGORY_MAX_FACTORS */
+	struct tdr_ratio factors[TDR_CATEGORY_MAX_FACTORS];
+};
+
 /*
- * A TopDown category as a ratio of two linear combinations of member deltas:
- * value = sum(num) / sum(den), not clamped. Metric-register plans use
- * num = {topdown-X, 1}, den = {slots, 1}; derived level-2 categories subtract
- * (light-ops = retiring - heavy-ops); generic-counter plans use coefficients
- * (AMD bad speculation = (dispatched - retired) / (6 * cycles)).
+ * A TopDown category, in one of two forms (docs/format.md section 5.2).
+ * Linear (part_cnt 0): value = sum(num) / sum(den), not clamped.
+ * Metric-register plans use num = {topdown-X, 1}, den = {slots, 1}; derived
+ * level-2 categories subtract (light-ops = retiring - heavy-ops);
+ * generic-counter plans use coefficients (AMD bad speculation =
+ * (dispatched - retired) / (6 * cycles)).
+ * Product (part_cnt > 0, num and den empty; files of minor 3): value = the
+ * sum over parts of the product of each part's ratios, each ratio a ratio
+ * of sums (Arm retiring = OP_RETIRED/OP_SPEC * (8*CYCLES -
+ * STALL_SLOT)/(8*CYCLES); AMD memory bound = backend_stalls/(6*cycles) *
+ * load_not_complete/not_complete).
  */
 struct tdr_category {
 	char *name;   /* "retiring", "bad-spec", "fe-bound", "be-bound", "heavy-ops", ... */
@@ -86,7 +110,20 @@ struct tdr_category {
 	struct tdr_term *num;
 	size_t den_cnt;
 	struct tdr_term *den;
+	size_t part_cnt;
+	struct tdr_part *parts;
 };
+
+/* Release what c points to and zero it (c itself is not freed). */
+TDR_API void tdr_category__clear(struct tdr_category *c);
+/* Deep copy of src into dst (dst is overwritten; clear it with
+ * tdr_category__clear). Returns 0 or -ENOMEM (dst then holds nothing). */
+TDR_API int tdr_category__copy(struct tdr_category *dst, const struct tdr_category *src);
+/* Whether c is linear and has a denominator (its den is a row's slots). */
+TDR_API bool tdr_category__linear(const struct tdr_category *c);
+/* Every event index c names is below event_cnt (and every coefficient is
+ * finite). */
+TDR_API bool tdr_category__valid(const struct tdr_category *c, size_t event_cnt);
 
 /* Recording flags (struct tdr_meta.flags). */
 #define TDR_META_INHERIT (1u << 0)     /* groups inherited by child threads/processes */
@@ -156,13 +193,17 @@ TDR_API int tdr_meta__add_family_categories(struct tdr_meta *meta, const struct 
 
 /*
  * The value of category c for one vector of member deltas (deltas[i] belongs
- * to meta event i; event_cnt entries): sum(num) / sum(den), as computed: a
+ * to meta event i; event_cnt entries): sum(num) / sum(den), or for the
+ * product form the sum over parts of the product of their ratios; each
+ * ratio is taken of the deltas as given (a row's summed deltas: a ratio of
+ * sums), as computed: a
  * formula that subtracts can give a value below 0 (a derived level-2
  * category whose measured child rounds above its parent; dispatched -
  * retired when the counters skid), and counters that do not add up to the
  * slots a value above 1. Neither is clamped: readers flag them
- * (tdr_category_out_of_range). Returns NAN when the denominator is not
- * positive or a term names an event at or past event_cnt. The one
+ * (tdr_category_out_of_range). Returns NAN when a denominator (any
+ * factor's) is not positive, the value is not finite, or a term names an
+ * event at or past event_cnt. The one
  * evaluation of the formulas above, for report/ and tdrec stat.
  */
 TDR_API double tdr_category__value(const struct tdr_category *c, const uint64_t *deltas,

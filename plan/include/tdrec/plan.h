@@ -106,7 +106,7 @@ struct tdr_plan_opts {
 };
 
 #define TDR_PLAN_MAX_EVENTS 12
-#define TDR_PLAN_MAX_GROUPS 2
+#define TDR_PLAN_MAX_GROUPS 3
 #define TDR_PLAN_MAX_NOTES 12
 
 struct tdr_plan_event {

@@ -216,6 +216,11 @@ struct tdr_stat_row {
 	/* The fraction of the time the groups counted (the smallest over the
 	 * groups); NAN when it cannot be told (always for "not attributed"). */
 	double counted;
+	/* The same per plan group (group_cnt of them; AMD level 2 counts in
+	 * three groups the kernel multiplexes): each group's share of the
+	 * time, on which the ratios of its own events rest. */
+	size_t group_cnt;
+	double group_counted[TDR_PLAN_MAX_GROUPS];
 	bool multiplexed; /* counted is known and clearly below 1 */
 	double slots;	  /* 0 without TopDown */
 	double cats[TDR_STAT_MAX_CATS]; /* per category (view category_cnt); NAN: none */

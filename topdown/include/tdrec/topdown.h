@@ -5,8 +5,9 @@
  * Responsibility: one home for the TopDown vocabulary. A family is one
  * way of measuring TopDown on some CPUs: Intel perf-metrics level 1 on Ice
  * Lake+ and level 2 on Sapphire Rapids+; generic counters on Intel before
- * Ice Lake, on the E-cores (Gracemont, Crestmont, Skymont) and on AMD Zen
- * 4 and Zen 5/6; and the software plan, which has events but no
+ * Ice Lake, on the E-cores (Gracemont, Crestmont, Skymont), on AMD Zen
+ * 4 and Zen 5/6 (level 1, and level 2 for counting) and on Arm Neoverse
+ * N2, V1, V2, N3 and V3; and the software plan, which has events but no
  * categories. A family says which CPUs it is for (vendor, CPU family,
  * models) and on which core PMUs it runs ("cpu", "cpu_atom"). For each
  * event of a family the table gives its name (the name plans and files
@@ -29,7 +30,8 @@
  * rows in one folder, not edits across four.
  *
  * A formula is value = sum(num) / sum(den) (shown as computed, flagged
- * outside 0-100%: tdr_category_out_of_range), each term
+ * outside 0-100%: tdr_category_out_of_range), or a sum of products of
+ * such ratios (Arm Neoverse, AMD level 2), each term
  * coef * (W if per_width) * delta(event), with W the family's pipeline
  * width. That is exactly what a file stores (format.h struct tdr_category,
  * with coef already multiplied out), and it carries the generic-counter
@@ -95,6 +97,10 @@ struct tdr_td_event {
 	 * EVENT_ATTR_STR_HT aliases add any=1); HARDWARE: the raw event the
 	 * vendor's core PMU counts it as (cycles = 0x76 on AMD). */
 	uint64_t config_alt;
+	/* The counting group it is opened in: 0 the family's first group,
+	 * 1.. further groups, each led by its first event (counting-only
+	 * families: tdrec stat, docs/stat.md "Multiplexing"). */
+	uint32_t group;
 };
 
 #define TDR_TD_MAX_TERMS 6
@@ -106,12 +112,35 @@ struct tdr_td_term {
 	bool per_width;
 };
 
+/* One ratio sum(num) / sum(den); a part's factor list ends at the first
+ * ratio whose den[0].event is NULL. */
+struct tdr_td_ratio {
+	struct tdr_td_term num[TDR_TD_MAX_TERMS];
+	struct tdr_td_term den[TDR_TD_MAX_TERMS];
+};
+
+#define TDR_TD_MAX_FACTORS 3
+
+/* One part of a product formula: the product of its ratios. */
+struct tdr_td_part {
+	struct tdr_td_ratio f[TDR_TD_MAX_FACTORS];
+};
+
+/*
+ * Linear (part_cnt 0): sum(num) / sum(den). Product (part_cnt > 0, num
+ * and den unused): the sum over parts of the product of their ratios
+ * (format.h struct tdr_category). Every ratio's terms are counted in one
+ * group, so multiplexing between groups scales its numerator and
+ * denominator alike and cancels (tests/topdown checks it).
+ */
 struct tdr_td_formula {
 	const char *category; /* its key */
 	bool derived;	      /* computed from other measured values
 			       * (TDR_CATEGORY_DERIVED in files) */
 	struct tdr_td_term num[TDR_TD_MAX_TERMS];
 	struct tdr_td_term den[TDR_TD_MAX_TERMS];
+	size_t part_cnt;
+	const struct tdr_td_part *parts;
 };
 
 /* CPU models first..last (inclusive) of a family. */
@@ -144,11 +173,18 @@ struct tdr_td_family {
 	const struct tdr_td_models *models;
 	bool ident_required;
 	/* The core PMUs it runs on, in the order tried; NULL ends. */
-	const char *pmus[TDR_TD_MAX_PMUS + 1];
+	const char *pmus[TDR_TD_MAX_PMUS + 1]; /* "name*": any PMU whose name
+						* starts with "name" */
 	/* The sysfs alias whose .scale gives W on this machine (the kernel
 	 * prints 4 with Hyper-Threading off, 2 with it on), NULL: W is width.
 	 * Plans resolve it when built and store the resolved coefficients. */
 	const char *width_scale;
+	/* W is the core PMU's caps/slots when it has one (Arm: PMMIR_EL1.SLOTS,
+	 * drivers/perf/arm_pmuv3.c slots_show), else width. */
+	bool width_caps_slots;
+	/* Counting only (tdrec stat): more groups than one sampling group
+	 * carries; record's auto choice passes it by. */
+	bool counting_only;
 	/* Aliases that must exist in the core PMU's events/ though no group
 	 * member opens them (the alias that carries the .scale); NULL ends. */
 	const char *gate[2];
@@ -174,7 +210,7 @@ TDR_API double tdr_topdown_threshold(const char *key);
 
 /* How many families the table has (tdr_topdown_family_cnt; a constant
  * so that plan kinds can name the last, software). */
-#define TDR_TD_FAMILY_CNT 9
+#define TDR_TD_FAMILY_CNT 16
 
 /* All families, best first: perf metrics level 2 and level 1, the generic
  * families, software last. The plan kinds are these, in this order
@@ -212,11 +248,13 @@ struct tdr_cpuid;
  * matches every CPU.
  */
 TDR_API bool tdr_td_family__matches(const struct tdr_td_family *f, const struct tdr_cpuid *cpu);
-/* Whether f runs on core PMU pmu ("cpu", "cpu_core", "cpu_atom"). */
+/* Whether f runs on core PMU pmu ("cpu", "cpu_core", "cpu_atom",
+ * "armv8_pmuv3_0"). */
 TDR_API bool tdr_td_family__runs_on(const struct tdr_td_family *f, const char *pmu);
 
 /*
- * The first TopDown family (with formulas, best first) for CPU cpu whose
+ * The first TopDown family (with formulas, best first, not counting-only:
+ * files are sampled) for CPU cpu whose
  * core PMUs include pmu (NULL: any), or NULL. For the importer: a file's
  * CPUID header and PMU names choose the formulas (Zen 4 and Zen 5 have
  * the same event names but not the same width).
