@@ -105,6 +105,10 @@ int tdr_report_cores__init(struct tdr_report *r, const struct tdr_meta *meta)
 
 		for (j = 0; j < out && strcmp(r->cats[j].name, c->name); j++)
 			;
+		/* Only sums of terms merge (every hybrid family is linear); a
+		 * product category keeps a column of its own. */
+		if (j < out && (c->f.part_cnt || r->cats[j].f.part_cnt))
+			j = out;
 		if (j == out) {
 			if (i != out) {
 				r->cats[out] = *c;
@@ -113,14 +117,13 @@ int tdr_report_cores__init(struct tdr_report *r, const struct tdr_meta *meta)
 			out++;
 			continue;
 		}
-		err = append_terms(&r->cats[j].num, &r->cats[j].num_cnt, c->num, c->num_cnt);
+		err = append_terms(&r->cats[j].f.num, &r->cats[j].f.num_cnt, c->f.num, c->f.num_cnt);
 		if (!err)
-			err = append_terms(&r->cats[j].den, &r->cats[j].den_cnt, c->den,
-					   c->den_cnt);
+			err = append_terms(&r->cats[j].f.den, &r->cats[j].f.den_cnt, c->f.den,
+					   c->f.den_cnt);
 		free(c->name);
 		free(c->parent);
-		free(c->num);
-		free(c->den);
+		tdr_category__clear(&c->f);
 		memset(c, 0, sizeof(*c));
 		if (err) {
 			/* What is left at i.. must still be freeable. */
@@ -133,7 +136,7 @@ int tdr_report_cores__init(struct tdr_report *r, const struct tdr_meta *meta)
 	r->cat_cnt = out;
 	r->slots_cat = -1;
 	for (size_t i = 0; i < r->cat_cnt && r->slots_cat < 0; i++)
-		if (r->cats[i].level == 1)
+		if (r->cats[i].level == 1 && tdr_category__linear(&r->cats[i].f))
 			r->slots_cat = (int)i;
 	/* Several samplers: one per core type is not "several events". */
 	if (r->primary_sampler >= 0) {
