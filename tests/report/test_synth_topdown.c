@@ -243,10 +243,80 @@ static void test_synth__arm_v2_products_per_function(void **state)
 	fx_free(f);
 }
 
+/* AMD Zen 4 and Zen 5 from a recording's group as their plan opens it
+ * (cycles leads and samples; the other five are read with each sample):
+ * the same deltas give the categories of W = 6 and W = 8, on each
+ * function's sums. Values by hand, exact to 1e-9. */
+static void check_amd(const char *family, double w)
+{
+	const struct tdr_td_family *fam = tdr_topdown_family(family);
+	const char *names[6];
+	struct fx *f;
+	struct synth_sid sid = fx_sid(0, 11, 1);
+	struct tdr_report *r = NULL;
+	const struct tdr_report_row *a, *b, *t;
+	/* cycles, no_ops_from_frontend, backend_stalls, smt_contention,
+	 * de_src_op_disp.all, ex_ret_ops (cumulative). A gets {1000, 600,
+	 * 1800, 300, 3900, 3000} then {1000, 0, 3000, 600, 2400, 2400}; B
+	 * gets {500, 1500, 600, 150, 700, 750}: more retired than dispatched. */
+	const uint64_t v1[] = {1000, 600, 1800, 300, 3900, 3000};
+	const uint64_t v2[] = {1500, 2100, 2400, 450, 4600, 3750};
+	const uint64_t v3[] = {2500, 2100, 5400, 1050, 7000, 6150};
+	size_t off;
+
+	assert_non_null(fam);
+	assert_int_equal(tdr_td_family__event_cnt(fam, false), 6);
+	for (size_t i = 0; i < 6; i++)
+		names[i] = tdr_td_family__event(fam, false, i)->name;
+	assert_string_equal(names[0], "cycles");
+	f = fx_new_events(names, 6, 0, TDR_META_INHERIT, true);
+	assert_int_equal(tdr_meta__add_family_categories(&f->meta, fam, 0), 5);
+	f->meta.plan_name = strdup(family);
+	assert_int_equal(tdr_report__new(&f->meta, NULL, &r), 0);
+	off = synth_mmap(&f->b, &f->attr, false, 0, FX_PID, 11, 0x400000, 0x10000, 0,
+			 "/usr/bin/app", NULL, 0, &sid);
+	assert_int_equal(tdr_parser__feed(f->p, 0, synth_rec(&f->b, off), to_report, r), 0);
+	feed_sample(f, r, 100, FX_IP_A, v1);
+	feed_sample(f, r, 200, FX_IP_B, v2);
+	feed_sample(f, r, 300, FX_IP_A, v3);
+	finish(r);
+	a = fx_row(r, "func_a", NULL);
+	b = fx_row(r, "func_b", NULL);
+	t = tdr_report__totals(r);
+	assert_non_null(a);
+	assert_non_null(b);
+	/* func_a sums {2000, 600, 4800, 900, 6300, 5400}: slots 2000 W. */
+	assert_true(fabs(a->topdown[cat_idx(r, "retiring")] - 5400 / (2000 * w)) < 1e-9);
+	assert_true(fabs(a->topdown[cat_idx(r, "bad-spec")] - 900 / (2000 * w)) < 1e-9);
+	assert_true(fabs(a->topdown[cat_idx(r, "fe-bound")] - 600 / (2000 * w)) < 1e-9);
+	assert_true(fabs(a->topdown[cat_idx(r, "be-bound")] - 4800 / (2000 * w)) < 1e-9);
+	assert_true(fabs(a->topdown[cat_idx(r, "smt-contention")] - 900 / (2000 * w)) < 1e-9);
+	/* func_b: bad speculation (700 - 750) / 500 W, below 0 and flagged. */
+	assert_true(fabs(b->topdown[cat_idx(r, "bad-spec")] + 50 / (500 * w)) < 1e-9);
+	assert_true(tdr_category_out_of_range(b->topdown[cat_idx(r, "bad-spec")]));
+	assert_true(fabs(b->topdown[cat_idx(r, "fe-bound")] - 1500 / (500 * w)) < 1e-9);
+	/* Slots are W * cycles: A has 2000 of 2500. */
+	assert_true(fabs(a->slots_share - 0.8) < 1e-9);
+	/* Totals {2500, 2100, 5400, 1050, 7000, 6150}. */
+	assert_true(fabs(t->topdown[cat_idx(r, "retiring")] - 6150 / (2500 * w)) < 1e-9);
+	assert_true(fabs(t->topdown[cat_idx(r, "bad-spec")] - 850 / (2500 * w)) < 1e-9);
+	assert_true(fabs(t->topdown[cat_idx(r, "smt-contention")] - 1050 / (2500 * w)) < 1e-9);
+	tdr_report__free(r);
+	fx_free(f);
+}
+
+static void test_synth__amd_zen4_and_zen5_per_function(void **state)
+{
+	(void)state;
+	check_amd("amd-zen4", 6);
+	check_amd("amd-zen5", 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_synth__arm_v2_products_per_function),
+	    cmocka_unit_test(test_synth__amd_zen4_and_zen5_per_function),
 	    cmocka_unit_test(test_synth__level1_per_function),
 	    cmocka_unit_test(test_synth__level2_with_derived_categories),
 	};
