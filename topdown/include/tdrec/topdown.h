@@ -18,7 +18,7 @@
  * for. For each category it gives the key stored in files, the
  * parent, the level, the text label and glyph, and the bottleneck
  * threshold. plan/ builds groups from it, format/meta.c turns its formulas
- * into the categories stored in a file, parser/perfdata.c names imported
+ * into the categories stored in a file, parser/perfdata_td.c names imported
  * events with it, report/ and stat/ read labels and thresholds from it.
  * Nothing else names a TopDown event, config or threshold.
  *
