@@ -11,15 +11,6 @@
 #define ARRAY_CNT(a) (sizeof(a) / sizeof((a)[0]))
 #define T(ev, c) {ev, c, false}
 #define TW(ev, c) {ev, c, true}
-#define TERMS(n, t, raw, cat)                                                                      \
-	{.name = (n), .source = TDR_TD_CORE_TERMS, .terms = (t), .config = (raw), .category = (cat)}
-#define ALIAS(n, raw, raw_ht, cat)                                                                 \
-	{.name = (n),                                                                              \
-	 .source = TDR_TD_CORE_ALIAS,                                                              \
-	 .alias = (n),                                                                             \
-	 .config = (raw),                                                                          \
-	 .category = (cat),                                                                        \
-	 .config_alt = (raw_ht)}
 
 /* --- Arm Neoverse (arm64; MIDR implementer 0x41): level 1 of Arm's CPU
  * telemetry specifications (ARM-software/telemetry-solution,
@@ -30,7 +21,7 @@
  * code. CPU_CYCLES leads: the PMU's cycle counter. W is caps/slots when
  * the PMU has it. docs/plans.md "Arm Neoverse" says where perf's
  * sbsa.json formulas differ. */
-#define ARM_EV(n, code, cat) ALIAS(n, code, 0, cat)
+#define ARM_EV(n, code, cat) TD_ALIAS(n, code, 0, cat)
 #define ARM_L1_EVENTS(correction)                                                                  \
 	{.name = "cpu_cycles", .source = TDR_TD_CORE_ALIAS, .alias = "cpu_cycles", .config = 0x11, \
 	 .flags = TDR_TD_LEADER},                                                                  \
@@ -44,7 +35,7 @@ static const struct tdr_td_event arm_brmp_events[] = {
 };
 
 static const struct tdr_td_event arm_flush_events[] = {
-    ARM_L1_EVENTS(TERMS("stall_frontend_flush", "event=0x8162", 0x8162, "bad-spec")),
+    ARM_L1_EVENTS(TD_TERMS("stall_frontend_flush", "event=0x8162", 0x8162, "bad-spec")),
 };
 
 #define CYC "cpu_cycles"

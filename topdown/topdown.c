@@ -143,15 +143,6 @@ static const struct tdr_td_family pm_l2 = {
 	 .config = PERF_COUNT_HW_CPU_CYCLES,                                                       \
 	 .flags = TDR_TD_LEADER,                                                                   \
 	 .config_alt = (alt)}
-#define TERMS(n, t, raw, cat)                                                                      \
-	{.name = (n), .source = TDR_TD_CORE_TERMS, .terms = (t), .config = (raw), .category = (cat)}
-#define ALIAS(n, raw, raw_ht, cat)                                                                 \
-	{.name = (n),                                                                              \
-	 .source = TDR_TD_CORE_ALIAS,                                                              \
-	 .alias = (n),                                                                             \
-	 .config = (raw),                                                                          \
-	 .category = (cat),                                                                        \
-	 .config_alt = (raw_ht)}
 /* X / (W * cycles) */
 #define OVER_WCYC(cat, ev)                                                                         \
 	{cat, false, {{ev, 1.0, false}}, {{"cycles", 1.0, true}}, 0, NULL}
@@ -164,10 +155,10 @@ static const struct tdr_td_family pm_l2 = {
  * tradeoff) and takes W from that .scale: 4 with HT off, 2 with HT on. */
 static const struct tdr_td_event skl_events[] = {
     CYCLES_HW(0),
-    ALIAS("topdown-slots-issued", 0x010e, 0, "bad-spec"),
-    ALIAS("topdown-slots-retired", 0x02c2, 0, "retiring"),
-    ALIAS("topdown-fetch-bubbles", 0x019c, 0, "fe-bound"),
-    ALIAS("topdown-recovery-bubbles", 0x0100030d, 0x0120030d, "bad-spec"),
+    TD_ALIAS("topdown-slots-issued", 0x010e, 0, "bad-spec"),
+    TD_ALIAS("topdown-slots-retired", 0x02c2, 0, "retiring"),
+    TD_ALIAS("topdown-fetch-bubbles", 0x019c, 0, "fe-bound"),
+    TD_ALIAS("topdown-recovery-bubbles", 0x0100030d, 0x0120030d, "bad-spec"),
 };
 
 /* perf's pre-ICL --topdown: bad-spec = (issued - retired + W * recovery)
@@ -226,9 +217,9 @@ static const struct tdr_td_family intel_skl = {
  * bad speculation is the remainder (adl_grt_ratios.py). */
 static const struct tdr_td_event grt_events[] = {
     CYCLES_HW(0),
-    TERMS("topdown_retiring.all", "event=0xc2,umask=0x0", 0xc2, "retiring"),
-    TERMS("topdown_fe_bound.all", "event=0x71,umask=0x0", 0x71, "fe-bound"),
-    TERMS("topdown_be_bound.all", "event=0x74,umask=0x0", 0x74, "be-bound"),
+    TD_TERMS("topdown_retiring.all", "event=0xc2,umask=0x0", 0xc2, "retiring"),
+    TD_TERMS("topdown_fe_bound.all", "event=0x71,umask=0x0", 0x71, "fe-bound"),
+    TD_TERMS("topdown_be_bound.all", "event=0x74,umask=0x0", 0x74, "be-bound"),
 };
 
 static const struct tdr_td_formula grt_formulas[] = {
@@ -272,10 +263,10 @@ static const struct tdr_td_family intel_grt = {
  * Lake-U cpu_atom; 6-wide): all four measured (srf_ratios.py). */
 static const struct tdr_td_event cmt_events[] = {
     CYCLES_HW(0),
-    TERMS("topdown_retiring.all_p", "event=0x72,umask=0x0", 0x72, "retiring"),
-    TERMS("topdown_bad_speculation.all_p", "event=0x73,umask=0x0", 0x73, "bad-spec"),
-    TERMS("topdown_fe_bound.all_p", "event=0x71,umask=0x0", 0x71, "fe-bound"),
-    TERMS("topdown_be_bound.all_p", "event=0x74,umask=0x0", 0x74, "be-bound"),
+    TD_TERMS("topdown_retiring.all_p", "event=0x72,umask=0x0", 0x72, "retiring"),
+    TD_TERMS("topdown_bad_speculation.all_p", "event=0x73,umask=0x0", 0x73, "bad-spec"),
+    TD_TERMS("topdown_fe_bound.all_p", "event=0x71,umask=0x0", 0x71, "fe-bound"),
+    TD_TERMS("topdown_be_bound.all_p", "event=0x74,umask=0x0", 0x74, "be-bound"),
 };
 
 #define ATOM_FORMULAS(prefix)                                                                      \
@@ -313,10 +304,10 @@ static const struct tdr_td_family intel_cmt = {
  * (lnl_skt_ratios.py; the kernel's lnl_hybrid_events_attrs). */
 static const struct tdr_td_event skt_events[] = {
     CYCLES_HW(0),
-    TERMS("topdown_retiring.all_p", "event=0xc2,umask=0x2", 0x02c2, "retiring"),
-    TERMS("topdown_bad_speculation.all_p", "event=0x73,umask=0x0", 0x73, "bad-spec"),
-    TERMS("topdown_fe_bound.all_p", "event=0x9c,umask=0x1", 0x019c, "fe-bound"),
-    TERMS("topdown_be_bound.all_p", "event=0xa4,umask=0x2", 0x02a4, "be-bound"),
+    TD_TERMS("topdown_retiring.all_p", "event=0xc2,umask=0x2", 0x02c2, "retiring"),
+    TD_TERMS("topdown_bad_speculation.all_p", "event=0x73,umask=0x0", 0x73, "bad-spec"),
+    TD_TERMS("topdown_fe_bound.all_p", "event=0x9c,umask=0x1", 0x019c, "fe-bound"),
+    TD_TERMS("topdown_be_bound.all_p", "event=0xa4,umask=0x2", 0x02a4, "be-bound"),
 };
 
 static const struct tdr_td_formula skt_formulas[] = {ATOM_FORMULAS("topdown_")};
@@ -346,14 +337,14 @@ static const struct tdr_td_family intel_skt = {
  * counter on AMD). */
 static const struct tdr_td_event zen_events[] = {
     CYCLES_HW(0x76),
-    TERMS("de_no_dispatch_per_slot.no_ops_from_frontend", "event=0x1a0,umask=0x1",
+    TD_TERMS("de_no_dispatch_per_slot.no_ops_from_frontend", "event=0x1a0,umask=0x1",
 	  0x1000001a0ull, "fe-bound"),
-    TERMS("de_no_dispatch_per_slot.backend_stalls", "event=0x1a0,umask=0x1e", 0x100001ea0ull,
+    TD_TERMS("de_no_dispatch_per_slot.backend_stalls", "event=0x1a0,umask=0x1e", 0x100001ea0ull,
 	  "be-bound"),
-    TERMS("de_no_dispatch_per_slot.smt_contention", "event=0x1a0,umask=0x60", 0x1000060a0ull,
+    TD_TERMS("de_no_dispatch_per_slot.smt_contention", "event=0x1a0,umask=0x60", 0x1000060a0ull,
 	  "smt-contention"),
-    TERMS("de_src_op_disp.all", "event=0xaa,umask=0x7", 0x07aa, "bad-spec"),
-    TERMS("ex_ret_ops", "event=0xc1", 0xc1, "retiring"),
+    TD_TERMS("de_src_op_disp.all", "event=0xaa,umask=0x7", 0x07aa, "bad-spec"),
+    TD_TERMS("ex_ret_ops", "event=0xc1", 0xc1, "retiring"),
 };
 
 static const struct tdr_td_formula zen_formulas[] = {

@@ -17,6 +17,20 @@
 size_t tdr_topdown_category_cnt(void);
 const struct tdr_td_category *tdr_topdown_category_at(size_t idx);
 
+/* Row shorthands of the table's files (topdown.c, families_arm.c): an
+ * event opened by terms through the core PMU's format/ files, or by a sysfs
+ * alias of the same name; raw is the config the perf.data importer matches,
+ * raw_ht the alternative (the HT-on alias; 0: none). */
+#define TD_TERMS(n, t, raw, cat)                                                                   \
+	{.name = (n), .source = TDR_TD_CORE_TERMS, .terms = (t), .config = (raw), .category = (cat)}
+#define TD_ALIAS(n, raw, raw_ht, cat)                                                              \
+	{.name = (n),                                                                              \
+	 .source = TDR_TD_CORE_ALIAS,                                                              \
+	 .alias = (n),                                                                             \
+	 .config = (raw),                                                                          \
+	 .category = (cat),                                                                        \
+	 .config_alt = (raw_ht)}
+
 /* The Arm Neoverse families (families_arm.c). */
 extern const struct tdr_td_family tdr_td_arm_n2, tdr_td_arm_v1, tdr_td_arm_v2, tdr_td_arm_n3,
     tdr_td_arm_v3;
