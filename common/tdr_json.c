@@ -170,7 +170,7 @@ char *tdr_json_format_double(double v, char *buf, size_t sz)
 	return buf;
 }
 
-static void json_double(struct tdr_json *j, double v)
+void tdr_json__double(struct tdr_json *j, double v)
 {
 	char buf[40];
 
@@ -211,7 +211,7 @@ void tdr_json__key_int(struct tdr_json *j, const char *key, int64_t v)
 void tdr_json__key_double(struct tdr_json *j, const char *key, double v)
 {
 	tdr_json__key(j, key);
-	json_double(j, v);
+	tdr_json__double(j, v);
 }
 
 void tdr_json__key_bool(struct tdr_json *j, const char *key, bool v)

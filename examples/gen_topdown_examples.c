@@ -7,7 +7,8 @@
  *   writes OUTDIR/amd-zen4.perf.data, amd-zen5.perf.data,
  *   intel-skylake-sp.perf.data, intel-sierra-forest.perf.data,
  *   intel-alder-lake.perf.data, intel-arrow-lake.perf.data (hybrid: a
- *   cpu_core and a cpu_atom group) and OUTDIR/synthetic-demo.elf.
+ *   cpu_core and a cpu_atom group), arm-neoverse-v2.perf.data (every
+ *   event on the armv8_pmuv3_0 PMU) and OUTDIR/synthetic-demo.elf.
  *
  * Why synthetic: no machine of the project has these PMUs, yet a newcomer
  * should see what `tdrec report` gives on them. Each file is laid out as
@@ -316,6 +317,45 @@ static const struct family families[] = {
       {5, "breakpoint"},
       {10, "cpu_atom"},
       {11, "msr"}}},
+    /*
+     * Arm Neoverse V2 (MIDR 0x410fd4f0, width 8: slots 800000 a sample):
+     * perf record -e '{cpu_cycles,stall_slot_frontend,...}:S' names the
+     * armv8_pmuv3_0 PMU's sysfs aliases, so every attr, the cpu_cycles
+     * sampler too, is on that PMU's dynamic type (8 here, named in
+     * PMU_MAPPINGS) with the Armv8 common event number as config
+     * (drivers/perf/arm_pmuv3.c). Arm's V2 formulas (docs/plans.md "Arm
+     * Neoverse"): N = 1 - stall_slot / S, retiring = op_retired / op_spec *
+     * N, bad-spec = (1 - op_retired / op_spec) * N + 4 br_mis_pred /
+     * cycles, fe = stall_slot_frontend / S - br_mis_pred / cycles, be =
+     * stall_slot_backend / S - 3 br_mis_pred / cycles.
+     */
+    {"arm-neoverse-v2",
+     "0x00000000410fd4f0",
+     "Neoverse-V2 (synthetic)",
+     "{cpu_cycles,stall_slot_frontend,stall_slot_backend,stall_slot,op_retired,op_spec,"
+     "br_mis_pred}:S",
+     7,
+     {{"cpu_cycles", 8, 0x11},
+      {"stall_slot_frontend", 8, 0x3e},
+      {"stall_slot_backend", 8, 0x3d},
+      {"stall_slot", 8, 0x3f},
+      {"op_retired", 8, 0x3a},
+      {"op_spec", 8, 0x3b},
+      {"br_mis_pred", 8, 0x10}},
+     5,
+     {/* cycles, stall frontend, stall backend, stall, op_retired, op_spec,
+       * br_mis_pred */
+      {0, 0, {100000, 84000, 116000, 200000, 576000, 600000, 500}},
+      {1, 0, {100000, 200000, 200000, 400000, 280000, 400000, 5000}},
+      {2, 0, {100000, 440000, 120000, 560000, 200000, 240000, 1000}},
+      {3, 0, {100000, 48000, 672000, 720000, 72000, 80000, 250}},
+      /* frontend and backend short of stall_slot, and a frontend smaller
+       * than its mispredict correction: frontend -2% */
+      {5, 0, {100000, 16000, 400000, 480000, 240000, 320000, 4000}}},
+     0,
+     0,
+     4,
+     {{1, "software"}, {2, "tracepoint"}, {5, "breakpoint"}, {8, "armv8_pmuv3_0"}}},
 };
 
 /* ---- the ELF ---------------------------------------------------------- */

@@ -31,6 +31,7 @@
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/topdown.h"
 
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
@@ -445,7 +446,7 @@ static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups
 		if (!strcmp(m->argv[i], "-a") || !strcmp(m->argv[i], "--all-cpus"))
 			m->flags |= TDR_META_SYSTEM_WIDE;
 	m->plan_name = tdr_strdup("perf.data");
-	m->notes = tdr_calloc(1, sizeof(*m->notes));
+	m->notes = tdr_calloc(2, sizeof(*m->notes));
 	if (!m->plan_name || !m->notes)
 		return -ENOMEM;
 	snprintf(note, sizeof(note), "imported from a perf.data file written by perf %s",
@@ -454,6 +455,16 @@ static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups
 	if (!m->notes[0])
 		return -ENOMEM;
 	m->note_cnt = 1;
+	if (pd->width_from_table) {
+		snprintf(note, sizeof(note),
+			 "%s: W = %u slots a cycle, the TopDown table's (a perf.data does not "
+			 "record the PMU's caps/slots)",
+			 pd->width_from_table->name, pd->width_from_table->width);
+		m->notes[1] = tdr_strdup(note);
+		if (!m->notes[1])
+			return -ENOMEM;
+		m->note_cnt = 2;
+	}
 	return 0;
 }
 

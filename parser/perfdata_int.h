@@ -15,6 +15,8 @@
 #include "tdrec/cpuid.h"
 #include "tdrec/format.h"
 
+struct tdr_td_family;
+
 /* perf_file_header (104 bytes; the old form is 72 bytes, without features). */
 #define PD_HEADER_SZ 104
 #define PD_HEADER_OLD_SZ 72
@@ -88,6 +90,14 @@ struct perfdata {
 	 * cpu_atom a dynamic type such as 10 on hybrid parts). */
 	struct pd_pmu *pmus;
 	size_t pmu_cnt;
+	/* The core PMU type generic hardware and raw events without an
+	 * extended type count on: 0 for PERF_TYPE_RAW (4, "cpu" on x86); on
+	 * arm64 the dynamic type of the file's one armv8_pmuv3 PMU. */
+	uint32_t hw_type;
+	/* A TopDown family whose W is the PMU's caps/slots (Arm), which a
+	 * perf.data does not record: the table's W is used, and a note says
+	 * so. NULL: none. */
+	const struct tdr_td_family *width_from_table;
 	/* one zstd stream for the whole file */
 	void *zds;
 	uint8_t *pend; /* decompressed bytes not yet a whole record */
@@ -116,10 +126,10 @@ int tdr_parser_perfdata_read_str(const uint8_t *base, size_t *pos, size_t end, c
 int tdr_parser_perfdata_pmu_mappings(struct perfdata *pd, const uint8_t *b, size_t end);
 void tdr_parser_perfdata_pmus_free(struct perfdata *pd);
 /* The core PMU type an attr counts on: a hardware event's extended type
- * (config bits 32-63) or PERF_TYPE_RAW (4, the core PMU "cpu" or
- * "cpu_core"); a raw event's 4; a dynamic type as it is. 0 for software,
- * tracepoint and breakpoint events. */
-uint32_t tdr_parser_perfdata_core_type(const struct perf_event_attr *a);
+ * (config bits 32-63), else pd->hw_type or PERF_TYPE_RAW (4, the core PMU
+ * "cpu" or "cpu_core"); a raw event's likewise; a dynamic type as it is.
+ * 0 for software, tracepoint and breakpoint events. */
+uint32_t tdr_parser_perfdata_core_type(const struct perfdata *pd, const struct perf_event_attr *a);
 /* The PMU name PMU_MAPPINGS gives type, or NULL. */
 const char *tdr_parser_perfdata_pmu_name(const struct perfdata *pd, uint32_t type);
 /* Event names, PMU names and TopDown categories of the file's events:

@@ -97,19 +97,20 @@ void tdr_parser_perfdata_pmus_free(struct perfdata *pd)
 	pd->pmu_cnt = 0;
 }
 
-uint32_t tdr_parser_perfdata_core_type(const struct perf_event_attr *a)
+uint32_t tdr_parser_perfdata_core_type(const struct perfdata *pd, const struct perf_event_attr *a)
 {
-	uint32_t ext;
+	uint32_t core = pd->hw_type ? pd->hw_type : PERF_TYPE_RAW, ext;
 
 	switch (a->type) {
 	case PERF_TYPE_HARDWARE:
 	case PERF_TYPE_HW_CACHE:
 		/* Without an extended type the kernel opens it on type 4
-		 * (perf_init_event): the core PMU, cpu_core on hybrid parts. */
+		 * (perf_init_event): the core PMU, cpu_core on hybrid parts; on
+		 * arm64 the armv8_pmuv3 PMU (a dynamic type) takes it. */
 		ext = (uint32_t)(a->config >> PERF_PMU_TYPE_SHIFT);
-		return ext ? ext : PERF_TYPE_RAW;
+		return ext ? ext : core;
 	case PERF_TYPE_RAW:
-		return PERF_TYPE_RAW;
+		return core;
 	case PERF_TYPE_SOFTWARE:
 	case PERF_TYPE_TRACEPOINT:
 	case PERF_TYPE_BREAKPOINT:
@@ -139,21 +140,47 @@ static bool runs_on_type(const struct perfdata *pd, const struct tdr_td_family *
 	return name ? tdr_td_family__runs_on(f, name) : t == PERF_TYPE_RAW;
 }
 
+/* Armv8 common event numbers (the Arm ARM's PMU events; the kernel's
+ * include/linux/perf/arm_pmuv3.h ARMV8_PMUV3_PERFCTR_*). */
+#define ARMV8_BR_MIS_PRED 0x10
+#define ARMV8_CPU_CYCLES 0x11
+
+/*
+ * The raw config a generic hardware event counts on an arm64 file's CPU,
+ * or 0: drivers/perf/arm_pmuv3.c (armv8_pmuv3_perf_map) opens cycles as
+ * CPU_CYCLES and branch-misses as BR_MIS_PRED, so `perf record -e
+ * '{cycles,stall_slot_frontend,...}'` names the family's events too.
+ */
+static uint64_t arm_hw_config(const struct perfdata *pd, const struct perf_event_attr *a)
+{
+	if (!pd->cpuid.midr || a->type != PERF_TYPE_HARDWARE)
+		return 0;
+	switch (a->config & 0xffffffffu) {
+	case PERF_COUNT_HW_CPU_CYCLES:
+		return ARMV8_CPU_CYCLES;
+	case PERF_COUNT_HW_BRANCH_MISSES:
+		return ARMV8_BR_MIS_PRED;
+	default:
+		return 0;
+	}
+}
+
 /*
  * The event of family f an attr names, or NULL: on a core PMU f runs on,
  * a raw config equal to the event's config or its alternative encoding,
  * or the generic hardware event (cycles; bits 32-63 are the hybrid PMU
- * type). Raw configs mean other events on other CPUs (0x2c2 is retire
- * slots on Skylake and retiring on Skymont), so callers pass only the
- * families the file's CPU matches.
+ * type; on arm64 the raw event it is opened as). Raw configs mean other
+ * events on other CPUs (0x2c2 is retire slots on Skylake and retiring on
+ * Skymont), so callers pass only the families the file's CPU matches.
  */
 static const struct tdr_td_event *family_event_of(const struct perfdata *pd,
 						  const struct tdr_td_family *f,
 						  const struct perf_event_attr *a)
 {
 	size_t n = tdr_td_family__event_cnt(f, false);
-	uint32_t t = tdr_parser_perfdata_core_type(a);
+	uint32_t t = tdr_parser_perfdata_core_type(pd, a);
 	bool raw = a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX;
+	uint64_t arm = arm_hw_config(pd, a);
 
 	if (!t || !runs_on_type(pd, f, t))
 		return NULL;
@@ -170,6 +197,8 @@ static const struct tdr_td_event *family_event_of(const struct perfdata *pd,
 		case TDR_TD_CORE_ALIAS:
 		case TDR_TD_CORE_TERMS:
 			if (raw && (a->config == e->config || (e->config_alt && a->config == e->config_alt)))
+				return e;
+			if (arm && arm == e->config)
 				return e;
 			break;
 		default:
@@ -209,7 +238,7 @@ static const struct tdr_td_family *type_family(const struct perfdata *pd,
 			size_t j;
 
 			for (j = 0; j < m->event_cnt; j++)
-				if (tdr_parser_perfdata_core_type(&m->events[j].attr) == t &&
+				if (tdr_parser_perfdata_core_type(pd, &m->events[j].attr) == t &&
 				    family_event_of(pd, f, &m->events[j].attr) == e)
 					break;
 			if (j == m->event_cnt)
@@ -268,15 +297,14 @@ static char *name_from_attr(const struct perfdata *pd, const struct perf_event_a
 			    const struct tdr_td_family *fam)
 {
 	uint64_t c = a->config & 0xffffffffu; /* high bits: hybrid PMU type */
-	const char *n = NULL;
+	/* The table's name first: on arm64 cycles is the family's cpu_cycles. */
+	const char *n = topdown_name(pd, a, fam);
 	char buf[32];
 
-	if (a->type == PERF_TYPE_HARDWARE && c < TDR_ARRAY_SIZE(hw_names))
+	if (!n && a->type == PERF_TYPE_HARDWARE && c < TDR_ARRAY_SIZE(hw_names))
 		n = hw_names[c];
-	else if (a->type == PERF_TYPE_SOFTWARE && c < TDR_ARRAY_SIZE(sw_names))
+	else if (!n && a->type == PERF_TYPE_SOFTWARE && c < TDR_ARRAY_SIZE(sw_names))
 		n = sw_names[c];
-	else
-		n = topdown_name(pd, a, fam);
 	if (!n) {
 		snprintf(buf, sizeof(buf), "event%zu", i);
 		n = buf;
@@ -305,7 +333,7 @@ static int add_type_categories(const struct perfdata *pd, struct tdr_meta *m,
 	for (size_t i = 0; i < m->event_cnt; i++) {
 		const struct tdr_td_event *e;
 
-		if (tdr_parser_perfdata_core_type(&m->events[i].attr) != t)
+		if (tdr_parser_perfdata_core_type(pd, &m->events[i].attr) != t)
 			continue;
 		e = family_event_of(pd, f, &m->events[i].attr);
 		s.events[n].name = tdr_strdup(e ? e->name : "");
@@ -385,6 +413,33 @@ static int qualify_duplicates(struct tdr_meta *m)
 	return 0;
 }
 
+/*
+ * On arm64 the core PMU is a dynamic type ("armv8_pmuv3_0"), and the
+ * kernel opens generic hardware and PERF_TYPE_RAW events on it
+ * (perf_init_event tries each PMU): the type of the one such PMU the
+ * file's attrs name, or 0 (not arm64, or several: big.LITTLE, where
+ * perf gives each event an extended type or its PMU's own type).
+ */
+static uint32_t arm_core_type(const struct perfdata *pd, const struct tdr_meta *m)
+{
+	const struct tdr_cpuid *cpu = file_cpu(pd);
+	uint32_t found = 0;
+
+	if (!pd->cpuid.midr)
+		return 0;
+	for (size_t i = 0; i < m->event_cnt; i++) {
+		uint32_t t = m->events[i].attr.type;
+		const char *name = t >= PERF_TYPE_MAX ? tdr_parser_perfdata_pmu_name(pd, t) : NULL;
+
+		if (!name || t == found || !tdr_topdown_family_for_cpu(cpu, name))
+			continue;
+		if (found)
+			return 0;
+		found = t;
+	}
+	return found;
+}
+
 int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m)
 {
 	uint32_t types[MAX_CORE_TYPES];
@@ -392,9 +447,10 @@ int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m)
 	size_t nt = 0, i, k;
 	int err;
 
+	pd->hw_type = arm_core_type(pd, m);
 	/* The core PMUs in the order their first attr comes. */
 	for (i = 0; i < m->event_cnt; i++) {
-		uint32_t t = tdr_parser_perfdata_core_type(&m->events[i].attr);
+		uint32_t t = tdr_parser_perfdata_core_type(pd, &m->events[i].attr);
 
 		for (k = 0; k < nt && types[k] != t; k++)
 			;
@@ -405,7 +461,7 @@ int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m)
 		fams[k] = type_family(pd, m, types[k]);
 	for (i = 0; i < m->event_cnt; i++) {
 		struct tdr_event_desc *ev = &m->events[i];
-		uint32_t t = tdr_parser_perfdata_core_type(&ev->attr);
+		uint32_t t = tdr_parser_perfdata_core_type(pd, &ev->attr);
 		const char *pmu = tdr_parser_perfdata_pmu_name(pd, t ? t : ev->attr.type), *td;
 		const struct tdr_td_family *fam = NULL;
 
@@ -415,7 +471,7 @@ int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m)
 		/* TopDown categories are found by event name: perf's may carry a
 		 * PMU ("cpu_core/topdown-retiring/") or modifiers. */
 		td = topdown_name(pd, &ev->attr, fam);
-		if (td && ev->name && strcmp(ev->name, td))
+			if (td && ev->name && strcmp(ev->name, td))
 			zfree(&ev->name);
 		if (!ev->name) {
 			ev->name = name_from_attr(pd, &ev->attr, i, fam);
@@ -442,6 +498,10 @@ int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m)
 		err = add_type_categories(pd, m, fams[k], types[k]);
 		if (err)
 			return err;
+		/* caps/slots is a sysfs file of the recording machine, not in
+		 * the file: the table's W stands in, and finish_meta says so. */
+		if (fams[k]->width_caps_slots && !pd->width_from_table)
+			pd->width_from_table = fams[k];
 	}
 	return 0;
 }

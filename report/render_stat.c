@@ -49,11 +49,24 @@ const char *tdr_report_stat_cat_name(const struct report_stat_doc *d, int i)
 /* ---------------------------------------------------------------------------
  * CSV.
  */
+/* The plan's groups: 1 + the highest group of an event. Their shares get
+ * columns of their own only when there are several (AMD level 2). */
+static size_t csv_group_cnt(const struct report_stat_doc *d)
+{
+	size_t n = 1;
+
+	for (size_t i = 0; i < d->v.event_cnt; i++)
+		if (d->ev[i].group + 1 > n)
+			n = d->ev[i].group + 1;
+	return n;
+}
+
 static void csv_header(const struct report_stat_doc *d, FILE *f)
 {
 	static const char *const head[] = {"type", "start_s", "end_s", "pid", "tid", "name"};
 	static const char *const mid[] = {"time_enabled_ns", "time_running_ns", "task_run_ns",
-					  "counted", "slots"};
+					  "counted"};
+	size_t groups = csv_group_cnt(d);
 	struct tdr_csv c;
 
 	tdr_csv__init(&c, f);
@@ -63,6 +76,9 @@ static void csv_header(const struct report_stat_doc *d, FILE *f)
 		tdr_csv__field(&c, d->ev[i].name);
 	for (size_t i = 0; i < TDR_ARRAY_SIZE(mid); i++)
 		tdr_csv__field(&c, mid[i]);
+	for (size_t g = 0; groups > 1 && g < groups; g++)
+		tdr_csv__fieldf(&c, "counted_group%zu", g);
+	tdr_csv__field(&c, "slots");
 	for (size_t k = 0; k < d->v.category_cnt; k++)
 		tdr_csv__field(&c, tdr_report_stat_cat_name(d, (int)k));
 	tdr_csv__field(&c, "bottleneck");
@@ -110,6 +126,8 @@ static void csv_row(const struct report_stat_doc *d, const struct tdr_stat_row *
 	else
 		tdr_csv__field(&c, NULL);
 	csv_fraction(&c, r->counted);
+	for (size_t g = 0, groups = csv_group_cnt(d); groups > 1 && g < groups; g++)
+		csv_fraction(&c, g < r->group_cnt ? r->group_counted[g] : NAN);
 	if (d->v.topdown)
 		tdr_csv__fieldf(&c, "%.0f", r->slots);
 	else

@@ -49,6 +49,12 @@ static void json_row(const struct report_stat_doc *d, const struct tdr_stat_row 
 	else
 		tdr_json__key_uint(j, "task_run_ns", r->task_run_ns);
 	tdr_json__key_double(j, "counted", r->counted);
+	/* Each plan group's share: AMD level 2 counts in three groups. */
+	tdr_json__key(j, "group_counted");
+	tdr_json__begin_array(j, TDR_JSON_INLINE);
+	for (size_t g = 0; g < r->group_cnt; g++)
+		tdr_json__double(j, r->group_counted[g]);
+	tdr_json__end_array(j);
 	if (!d->v.topdown) {
 		tdr_json__key_null(j, "slots");
 		tdr_json__key_null(j, "topdown");

@@ -218,16 +218,24 @@ static void text_counted_line(const struct report_stat_doc *d, const struct tdr_
 			      FILE *f)
 {
 	const char *of = d->v.system_wide ? "the CPUs were counting" : "the program ran";
-	char line[512];
+	char line[512], groups[128] = "";
+	size_t n = 0;
 
+	/* With several groups (AMD level 2) each one's share: the ratios of a
+	 * group's events rest on its own share. */
+	for (size_t g = 0; r->group_cnt > 1 && g < r->group_cnt && n < sizeof(groups); g++)
+		n += (size_t)snprintf(groups + n, sizeof(groups) - n, "%s%.1f%%",
+				      g ? ", " : " (groups: ", 100 * r->group_counted[g]);
+	if (n && n < sizeof(groups))
+		snprintf(groups + n, sizeof(groups) - n, ")");
 	if (isnan(r->counted)) {
 		return; /* said in the warnings, or nothing ran */
 	} else if (r->multiplexed) {
 		snprintf(line, sizeof(line),
-			 "counted only %.1f%% of the time %s: the groups were multiplexed with "
+			 "counted only %.1f%% of the time %s%s: the groups were multiplexed with "
 			 "other perf users, or the program ran on CPUs the plan does not cover. "
 			 "Counts are as counted, not scaled; percentages are of the counted slots.",
-			 100 * r->counted, of);
+			 100 * r->counted, of, groups);
 		put_wrapped(f, "  ", line);
 	} else if (d->v.topdown) {
 		fprintf(f, "  counted all the time %s (no multiplexing)\n", of);

@@ -13,6 +13,8 @@
  * perf is the oracle of the per-function event sums: `perf report --group
  * --stdio -F period,sym` on the same file; the test says why and skips that
  * part when perf is missing or cannot read the file.
+ * The Neoverse V2 file's events are all on the armv8_pmuv3_0 PMU (a dynamic
+ * type) and its width is the table's: a perf.data has no caps/slots.
  * The hybrid files (Alder Lake, Arrow Lake) have a cpu_core and a cpu_atom
  * group: the report has a row per function and core type (docs/report.md
  * "Core types"), each with its core type's formulas, and totals per core
@@ -137,6 +139,38 @@ static const struct want_file files[] = {
       {"counter_skew", {0.40, 0.05, 0.10, 1.05}, 3}},
      5,
      {31.5e6 / 90e6, 6.48e6 / 90e6, 18e6 / 90e6, 44.82e6 / 90e6}},
+    /* Neoverse V2, width 8 (the table's: a perf.data has no caps/slots),
+     * S = 800000 a sample, C = 100000 cycles: N = 1 - stall_slot / S,
+     * retiring = op_retired / op_spec * N, bad-spec = (1 - op_retired /
+     * op_spec) * N + 4 br_mis_pred / C, fe = stall_slot_frontend / S -
+     * br_mis_pred / C, be = stall_slot_backend / S - 3 br_mis_pred / C.
+     * dense_math: N = 1 - 200000/S = 0.75, 576000/600000 * 0.75 = 0.72,
+     *   0.04 * 0.75 + 4 * 500/C = 0.05, 84000/S - 0.005 = 0.10,
+     *   116000/S - 0.015 = 0.13
+     * branchy_filter: N = 0.5, 0.7 * 0.5 = 0.35, 0.3 * 0.5 + 0.2 = 0.35,
+     *   0.25 - 0.05 = 0.20, 0.25 - 0.15 = 0.10
+     * icache_thrash: N = 0.3, 200000/240000 * 0.3 = 0.25, 1/6 * 0.3 +
+     *   0.04 = 0.09, 0.55 - 0.01 = 0.54, 0.15 - 0.03 = 0.12
+     * pointer_chase: N = 0.1, 0.9 * 0.1 = 0.09, 0.1 * 0.1 + 0.01 = 0.02,
+     *   0.06 - 0.0025 = 0.0575, 0.84 - 0.0075 = 0.8325
+     * counter_skew (16000 + 400000 short of stall_slot 480000): N = 0.4,
+     *   0.75 * 0.4 = 0.30, 0.25 * 0.4 + 0.16 = 0.26, 0.02 - 0.04 = -0.02,
+     *   0.5 - 0.12 = 0.38
+     * Totals over 150 samples, per 5 samples C 500000 and S 4e6: stall_slot
+     * 2360000 (N = 0.41), op_retired 1368000, op_spec 1640000, frontend
+     * 788000, backend 1508000, br_mis_pred 10750. */
+    {"arm-neoverse-v2.perf.data",
+     {"cpu_cycles", "stall_slot_frontend", "stall_slot_backend", "stall_slot", "op_retired",
+      "op_spec", "br_mis_pred"},
+     4,
+     {{"dense_math", {0.72, 0.05, 0.10, 0.13}, -1},
+      {"branchy_filter", {0.35, 0.35, 0.20, 0.10}, -1},
+      {"icache_thrash", {0.25, 0.09, 0.54, 0.12}, -1},
+      {"pointer_chase", {0.09, 0.02, 0.0575, 0.8325}, -1},
+      {"counter_skew", {0.30, 0.26, -0.02, 0.38}, 2}},
+     5,
+     {1368000.0 / 1640000 * 0.41, 272000.0 / 1640000 * 0.41 + 4 * 10750 / 500000.0,
+      788000 / 4e6 - 10750 / 500000.0, 1508000 / 4e6 - 3 * 10750 / 500000.0}},
 };
 
 static char path_of_buf[4096];
@@ -290,6 +324,12 @@ static void test_examples__sierra_forest(void **state)
 {
 	(void)state;
 	check_file(&files[3]);
+}
+
+static void test_examples__neoverse_v2(void **state)
+{
+	(void)state;
+	check_file(&files[4]);
 }
 
 /* ---- hybrid parts ---------------------------------------------------- */
@@ -545,6 +585,7 @@ int main(void)
 	    cmocka_unit_test(test_examples__amd_zen5),
 	    cmocka_unit_test(test_examples__skylake_sp),
 	    cmocka_unit_test(test_examples__sierra_forest),
+	    cmocka_unit_test(test_examples__neoverse_v2),
 	    cmocka_unit_test(test_examples__alder_lake),
 	    cmocka_unit_test(test_examples__arrow_lake),
 	};

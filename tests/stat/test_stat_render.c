@@ -41,9 +41,9 @@ static struct stat_unit *unit_with(const uint64_t *v, size_t n, uint64_t run, ui
 	return u;
 }
 
-/* A finished stat of tree's plan whose total is v (n events). */
-static void make(struct fx *f, const char *tree, enum tdr_report_format fmt, const uint64_t *v,
-		 size_t n, uint64_t run, uint64_t ref)
+/* A finished stat of plan whose total is v (n events). */
+static void make_plan(struct fx *f, struct tdr_plan *plan, enum tdr_report_format fmt,
+		      const uint64_t *v, size_t n, uint64_t run, uint64_t ref)
 {
 	struct tdr_stat *st = calloc(1, sizeof(*st));
 
@@ -53,7 +53,7 @@ static void make(struct fx *f, const char *tree, enum tdr_report_format fmt, con
 	f->o.interval_arg = &f->so;
 	st->opts = &f->o;
 	st->sw.fd = -1;
-	st->plan = stat_plan(tree, TDR_PLAN_AUTO);
+	st->plan = plan;
 	assert_int_equal(tdr_stat_schema__init(&st->sc, st->plan, false), 0);
 	st->total = unit_with(v, n, run, ref);
 	st->tg.pids = calloc(1, sizeof(pid_t));
@@ -65,6 +65,13 @@ static void make(struct fx *f, const char *tree, enum tdr_report_format fmt, con
 	st->done = true;
 	snprintf(st->what, sizeof(st->what), "./app --flag");
 	f->st = st;
+}
+
+/* A finished stat of tree's plan whose total is v (n events). */
+static void make(struct fx *f, const char *tree, enum tdr_report_format fmt, const uint64_t *v,
+		 size_t n, uint64_t run, uint64_t ref)
+{
+	make_plan(f, stat_plan(tree, TDR_PLAN_AUTO), fmt, v, n, run, ref);
 }
 
 /* Two threads, one with a comma and a quote in its name. */
@@ -488,6 +495,80 @@ static void test_stat_render__names_missing_topdown_events(void **state)
 	jm_free(doc);
 }
 
+/* AMD Zen 4 level 2 (the genoa tree): three groups the kernel rotates;
+ * the level-1 group counted all 4000 ns the program ran, group 1 2000,
+ * group 2 1000. counted is the smallest share (25%); each group's share
+ * is printed too: text in the multiplexing line, JSON "group_counted",
+ * CSV a column per group. Counts as in tests/stat/test_stat_calc.c. */
+static void make_l2(struct fx *f, enum tdr_report_format fmt)
+{
+	static const uint64_t in[13] = {1000, 1200, 1800, 600, 2500, 2100, 450,
+					60,   135,	200,  150, 6,	 2};
+	struct tdr_plan_opts o = stat_popts("genoa");
+	struct tdr_plan *p = NULL;
+	struct stat_vals *sum;
+
+	o.cpuid = "AuthenticAMD,25,17,1";
+	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &p), 0);
+	assert_string_equal(tdr_plan_kind_name(p->kind), "amd-zen4-l2");
+	make_plan(f, p, fmt, in, 13, 4000, 4000);
+	sum = &f->st->total->sum;
+	sum->running_ns[1] = 2000;
+	sum->running_ns[2] = 1000;
+	sum->enabled_ns[1] = sum->enabled_ns[2] = 12000;
+}
+
+static void test_stat_render__group_shares(void **state)
+{
+	struct fx *f = *state;
+	char fields[64][64], head[64][64], *s;
+	const struct jm *gc;
+	struct jm *doc;
+	size_t n_head, at;
+	const char *t;
+
+	make_l2(f, TDR_FMT_TEXT);
+	s = squeeze(rendered(f));
+	for (char *p = s; (p = strstr(p, "\n ")) != NULL;)
+		*p = ' '; /* undo the wrapping */
+	t = squeeze(s);
+	free(s);
+	assert_non_null(strstr(t, "counted only 25.0% of the time the program ran (groups: 100.0%, "
+				  "50.0%, 25.0%): the groups"));
+	free((char *)t);
+	teardown(state);
+	setup(state);
+	f = *state;
+	make_l2(f, TDR_FMT_JSON);
+	doc = rendered_json(f);
+	assert_true(fabs(jm_get(jm_get(doc, "total"), "counted")->num - 0.25) < 1e-9);
+	gc = jm_get(jm_get(doc, "total"), "group_counted");
+	assert_int_equal(gc->n, 3);
+	assert_true(fabs(jm_at(gc, 0)->num - 1.0) < 1e-9);
+	assert_true(fabs(jm_at(gc, 1)->num - 0.5) < 1e-9);
+	assert_true(fabs(jm_at(gc, 2)->num - 0.25) < 1e-9);
+	jm_free(doc);
+	teardown(state);
+	setup(state);
+	f = *state;
+	make_l2(f, TDR_FMT_CSV);
+	t = rendered(f);
+	n_head = csv_fields(t, head, 64);
+	/* type..name, 13 events, 4 times/fractions + 3 group shares, slots */
+	at = 6 + 13 + 3;
+	assert_string_equal(head[at], "counted");
+	assert_string_equal(head[at + 1], "counted_group0");
+	assert_string_equal(head[at + 3], "counted_group2");
+	assert_string_equal(head[at + 4], "slots");
+	assert_int_equal(csv_fields(strchr(t, '\n') + 1, fields, 64), n_head);
+	assert_string_equal(fields[0], "total");
+	assert_string_equal(fields[at], "0.2500");
+	assert_string_equal(fields[at + 1], "1.0000");
+	assert_string_equal(fields[at + 2], "0.5000");
+	assert_string_equal(fields[at + 3], "0.2500");
+	assert_string_equal(fields[at + 4], "6000");
+}
+
 /* The public view the renderers read: categories with the TopDown table's
  * label and threshold, rows with their numbers made in stat/, thread rows
  * by index (none for a thread without groups). */
@@ -579,6 +660,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stat_render__group_never_ran, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__group_ran_a_little, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__software, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stat_render__group_shares, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__view, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__view_software, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stat_render__names_missing_topdown_events, setup,

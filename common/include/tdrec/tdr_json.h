@@ -80,6 +80,7 @@ TDR_API void tdr_json__key(struct tdr_json *j, const char *key);
 TDR_API void tdr_json__string(struct tdr_json *j, const char *s);
 TDR_API void tdr_json__uint(struct tdr_json *j, uint64_t v);
 TDR_API void tdr_json__int(struct tdr_json *j, int64_t v);
+TDR_API void tdr_json__double(struct tdr_json *j, double v);
 TDR_API void tdr_json__bool(struct tdr_json *j, bool v);
 TDR_API void tdr_json__null(struct tdr_json *j);
 
