@@ -232,10 +232,13 @@ static void text_counted_line(const struct report_stat_doc *d, const struct tdr_
 		return; /* said in the warnings, or nothing ran */
 	} else if (r->multiplexed) {
 		snprintf(line, sizeof(line),
-			 "counted only %.1f%% of the time %s%s: the groups were multiplexed with "
-			 "other perf users, or the program ran on CPUs the plan does not cover. "
+			 "counted only %.1f%% of the time %s%s: the groups were multiplexed %s, "
+			 "or the program ran on CPUs the plan does not cover. "
 			 "Counts are as counted, not scaled; percentages are of the counted slots.",
-			 100 * r->counted, of, groups);
+			 100 * r->counted, of, groups,
+			 r->group_cnt > 1 ? "(more groups than counters: they take turns, and "
+					    "other perf users may hold counters too)"
+					  : "with other perf users");
 		put_wrapped(f, "  ", line);
 	} else if (d->v.topdown) {
 		fprintf(f, "  counted all the time %s (no multiplexing)\n", of);
