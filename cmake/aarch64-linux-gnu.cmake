@@ -22,9 +22,12 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/${tdr_triple}/pkgconfig:/usr/share/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} "")
 
-# -L: the dynamic loader and libc of the cross toolchain; qemu falls back to
-# the host paths for the rest (/usr/lib/aarch64-linux-gnu: libelf, libdw ...).
+# -L /: the arm64 dynamic loader and libc of the multiarch libc6:arm64 (which
+# libelf1:arm64 ... pull in), so ld.so and libc.so.6 come from one package.
+# Not -L /usr/aarch64-linux-gnu: that loader (libc6-arm64-cross, an older
+# build) found the multiarch libc.so.6 through ld.so.cache, and the mixed
+# pair made every program that starts a thread spin in pthread_create.
 find_program(TDR_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static)
-if(TDR_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${TDR_QEMU_AARCH64} -L /usr/${tdr_triple})
+if(TDR_QEMU_AARCH64) # without it the build works; ctest cannot run the tests
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${TDR_QEMU_AARCH64} -L /)
 endif()
