@@ -474,8 +474,11 @@ static int perf_hybrid_sums(const char *path, const struct want_hybrid *w,
 
 /* The renderers say which core type each row is (docs/report.md "Core
  * types"): text a core column and a total line per core type, JSON "core"
- * and "totals_by_core", CSV a last "core" column and core_total lines. */
-static char *render(const struct tdr_report *r, enum tdr_report_format fmt)
+ * and "totals_by_core", CSV a last "core" column and core_total lines.
+ * Not inlined: gcc 12 -O3 for aarch64 then warns of a dangling pointer to
+ * the memory stream's buffer that is not there. */
+__attribute__((noinline)) static char *render(const struct tdr_report *r,
+						enum tdr_report_format fmt)
 {
 	struct tdr_render_opts ro = {.fmt = fmt, .width = 120};
 	char *buf = NULL;
