@@ -12,7 +12,6 @@
  */
 #include "render_stat_int.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "tdrec/tdr_json.h"
@@ -75,7 +74,7 @@ static void json_row(const struct report_stat_doc *d, const struct tdr_stat_row 
 	tdr_json__key(j, "out_of_range");
 	tdr_json__begin_array(j, TDR_JSON_INLINE);
 	for (size_t c = 0; c < d->v.category_cnt; c++)
-		if (!isnan(r->cats[c]) && tdr_category_out_of_range(r->cats[c]))
+		if (tdr_category_out_of_range(r->cats[c])) /* false for NAN */
 			tdr_json__string(j, tdr_report_stat_cat_name(d, (int)c));
 	tdr_json__end_array(j);
 	json_cat(d, "bottleneck", r->bn, j);

@@ -187,7 +187,7 @@ static void text_topdown_total(const struct report_stat_doc *d, const struct tdr
 				fprintf(f, " %16s", "-");
 			else
 				fprintf(f, " %15.1f%%", 100 * r->cats[k]);
-			if (!isnan(r->cats[k]) && tdr_category_out_of_range(r->cats[k]))
+			if (tdr_category_out_of_range(r->cats[k])) /* false for NAN */
 				fprintf(f, "  ! outside 0-100%%: shown as computed");
 			if ((int)k == r->bn)
 				fprintf(f, "  <- main bottleneck (above %.0f%%)",

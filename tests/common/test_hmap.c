@@ -201,6 +201,8 @@ static void test_u64map__allocation_failure(void **state)
 		for (k = 0; k < 200 && !err; k++)
 			err = tdr_u64map__put(&m, k, (uint32_t)k);
 		tdr_mem_fail_after(-1);
+		/* Every key put before the failure is kept (the failed one is not). */
+		assert_int_equal(tdr_u64map__cnt(&m), err ? k - 1 : k);
 		for (uint64_t j = 0; j < tdr_u64map__cnt(&m); j++)
 			assert_int_equal(tdr_u64map__get(&m, j), j);
 		tdr_u64map__fini(&m);

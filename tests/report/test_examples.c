@@ -273,12 +273,17 @@ static void check_file(const struct want_file *w)
 	const char *names[NFN];
 	uint64_t perf[NFN][8];
 	char why[256];
+	size_t n;
 
 	tdr_report_opts__init(&o);
 	assert_int_equal(tdr_report__load(path_of(w->file), &o, NULL, &r), 0);
 	/* The family's events under the table's names, and its categories. */
 	assert_int_equal(r->cat_cnt, w->cat_cnt);
 	assert_int_equal(r->core_cnt, 0); /* one core type: not split */
+	/* As many events as the family has: none lost, none added. */
+	for (n = 0; n < 8 && w->family_events[n]; n++)
+		;
+	assert_int_equal(r->event_cnt, n);
 	for (size_t e = 0; e < r->event_cnt; e++)
 		assert_string_equal(r->event_names[e], w->family_events[e]);
 	for (size_t f = 0; f < w->fn_cnt; f++) {

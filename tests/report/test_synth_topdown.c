@@ -232,6 +232,8 @@ static void test_synth__arm_v2_products_per_function(void **state)
 	assert_true(fabs(b->topdown[cat_idx(r, "fe-bound")] + 0.05) < 1e-9);
 	assert_true(fabs(b->topdown[cat_idx(r, "be-bound")] + 0.025) < 1e-9);
 	assert_true(tdr_category_out_of_range(b->topdown[cat_idx(r, "bad-spec")]));
+	assert_true(tdr_category_out_of_range(b->topdown[cat_idx(r, "fe-bound")]));
+	assert_true(tdr_category_out_of_range(b->topdown[cat_idx(r, "be-bound")]));
 	/* Slots: W * cpu_cycles (fe-bound's denominator): 8000 of 8800. */
 	assert_true(fabs(a->slots_share - 8000.0 / 8800) < 1e-9);
 	/* Totals {1100,2200,3100,5600,650,900,40}: retiring 650/900 *

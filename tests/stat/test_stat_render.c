@@ -428,6 +428,8 @@ static void test_stat_render__group_ran_a_little(void **state)
 	tdr_stat__warnings(f->st, &w);
 	for (size_t i = 0; i < w.cnt; i++)
 		assert_null(strstr(w.line[i], "never ran"));
+	/* ... and said to be multiplexed. */
+	assert_non_null(strstr(rendered(f), "counted only"));
 }
 
 static void test_stat_render__software(void **state)
