@@ -25,8 +25,6 @@ struct info {
 	bool have_time;
 };
 
-/* "tdr" or "perf.data". */
-const char *tdr_report_info_source_name(const struct info *in);
 /* RUN_END's duration; without a trailer, from the start of recording (or
  * the first sample) to the last sample. */
 uint64_t tdr_report_info_duration(const struct info *in);

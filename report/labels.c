@@ -90,7 +90,7 @@ static void shorten(const char *base, const char *mod, char *out, size_t sz)
 	} else if (dot && dot[1]) {
 		const char *word = dot;
 
-		while (word > base && word[-1] != '_' && word[-1] != '-' && word[-1] != '.')
+		while (word > base && !is_sep(word[-1]))
 			word--;
 		snprintf(tmp, sizeof(tmp), "%.*s%s", (int)(dot - word), word, dot);
 		base = tmp;

@@ -43,11 +43,6 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	return tdr_u64map__put(&in->tids, s->tid, 0); /* the set of threads seen */
 }
 
-const char *tdr_report_info_source_name(const struct info *in)
-{
-	return tdr_parser__source(in->p) == TDR_SOURCE_PERF_DATA ? "perf.data" : "tdr";
-}
-
 uint64_t tdr_report_info_duration(const struct info *in)
 {
 	const struct tdr_run_end *end = tdr_parser__run_end(in->p);
@@ -175,7 +170,7 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	uint64_t dur = tdr_report_info_duration(in);
 	size_t i;
 
-	fprintf(f, "file:        %s (%s", path, tdr_report_info_source_name(in));
+	fprintf(f, "file:        %s (%s", path, tdr_report_source_name(tdr_parser__source(in->p)));
 	if (tdr_parser__source(p) == TDR_SOURCE_TDR)
 		fprintf(f, " format %u.%u", tdr_parser__file_status(p)->major,
 			tdr_parser__file_status(p)->minor);

@@ -163,7 +163,7 @@ static void fn_file(const struct doc *d, struct tdr_json *j)
 
 static void fn_source(const struct doc *d, struct tdr_json *j)
 {
-	tdr_json__string(j, tdr_report_info_source_name(d->in));
+	tdr_json__string(j, tdr_report_source_name(tdr_parser__source(d->in->p)));
 }
 
 static void fn_format_version(const struct doc *d, struct tdr_json *j)

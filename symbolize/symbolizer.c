@@ -180,8 +180,7 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	if (d->status != TDR_SYM_OK)
 		tdr_symbolize_dso__close(d);
 
-	/* Found again: opening may have looked up other objects. */
-	(void)tdr_hmap__find(&s->dso_index, k.hash, dso_eq, s->dsos, &k, &pos);
+	/* pos is still the empty slot: opening adds no object to the table. */
 	s->dsos[s->dso_cnt++] = d;
 	tdr_hmap__add(&s->dso_index, pos);
 	s->dso_last = d;
