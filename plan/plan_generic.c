@@ -144,6 +144,10 @@ static int resolve_width(struct tdr_plan_builder *b, const struct tdr_td_family 
 		}
 		if (w > 0)
 			b->plan->width = (uint32_t)w;
+		else
+			tdr_plan_note(b->plan, "%s: W = %u from the TopDown table (%s/caps/slots "
+					       "is absent or 0)",
+				      f->name, f->width, b->env.core.dir);
 		return 0;
 	}
 	if (!f->width_scale)
@@ -294,7 +298,10 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 	/* A known CPU of another kind was refused before; an unknown one only
 	 * gets the family when it was asked for by name. */
 	if (!b->env.sys->cpu.known)
-		tdr_debug("no CPU identity: building %s as asked", f->name);
+		tdr_plan_note(b->plan,
+			      "no CPU identity (TDREC_CPUID, /proc/cpuinfo): %s built as asked, "
+			      "not checked against the CPUs its raw events are for",
+			      f->name);
 	err = open_pmu(b, f);
 	if (err)
 		return err;

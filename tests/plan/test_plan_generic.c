@@ -172,6 +172,50 @@ static void test_generic__amd_zen4_tree_with_identity(void **state)
 	tdr_plan__free(plan);
 }
 
+/* What a plan could not check is said, never taken as measured: a family
+ * asked for by name without a CPU identity, and an Arm width that is the
+ * table's because caps/slots is missing. */
+static bool has_note(const struct tdr_plan *plan, const char *part)
+{
+	for (size_t i = 0; i < plan->note_cnt; i++)
+		if (strstr(plan->notes[i], part))
+			return true;
+	return false;
+}
+
+static void test_generic__unchecked_facts_are_noted(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("genoa");
+	struct tdr_plan *plan;
+	char tree[] = "/tmp/tdr-v2-nocaps-XXXXXX", cmd[8300];
+
+	(void)state;
+	plan = choose_ok(&o, kind_of("amd-zen4"));
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "amd-zen4");
+	assert_true(has_note(plan, "no CPU identity"));
+	tdr_plan__free(plan);
+	o.cpuid = "AuthenticAMD,25,17,1";
+	plan = choose_ok(&o, kind_of("amd-zen4"));
+	assert_false(has_note(plan, "no CPU identity"));
+	tdr_plan__free(plan);
+
+	assert_non_null(mkdtemp(tree));
+	snprintf(cmd, sizeof(cmd),
+		 "cp -r '%s/.' '%s' && rm '%s/bus/event_source/devices/armv8_pmuv3_0/caps/slots'",
+		 fixture("neoverse-v2"), tree, tree);
+	assert_int_equal(system(cmd), 0);
+	o = plan_opts_on("neoverse-v2");
+	o.sysfs_root = tree;
+	o.cpuid = "0x00000000410fd4f0";
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "neoverse-v2");
+	assert_int_equal(plan->width, 8);
+	assert_true(has_note(plan, "W = 8 from the TopDown table"));
+	tdr_plan__free(plan);
+	snprintf(cmd, sizeof(cmd), "rm -r '%s'", tree);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* Skylake-SP: the perf-metrics plans are tried (Intel) and skipped, then
  * intel-skl with W from topdown-total-slots.scale. */
 static void test_generic__skylake_sp_ht_and_noht(void **state)
@@ -640,6 +684,7 @@ int main(void)
 	    cmocka_unit_test(test_generic__genoa_zen4),
 	    cmocka_unit_test(test_generic__turin_zen5),
 	    cmocka_unit_test(test_generic__amd_zen4_tree_with_identity),
+	    cmocka_unit_test(test_generic__unchecked_facts_are_noted),
 	    cmocka_unit_test(test_generic__skylake_sp_ht_and_noht),
 	    cmocka_unit_test(test_generic__width_stored_resolved),
 	    cmocka_unit_test(test_generic__neoverse_v2),
