@@ -127,6 +127,7 @@ enum tdr_part_tag {
 	TDR_PT_FACTOR = 1,
 };
 /* The minor version a file whose metadata has a PART item carries. */
+#define TDR_FORMAT_MINOR_COLS 2     /* codec 1 frames may follow (section 6.1) */
 #define TDR_FORMAT_MINOR_PRODUCTS 3
 
 /* Section 8: trailer tags. */

@@ -207,6 +207,7 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	uint8_t bh[TDR_BLOCK_HDR_SZ];
 	struct tdr_writer *w;
 	struct stat st;
+	uint16_t minor = 0; /* 1.0 unless a later part is used */
 	int err;
 
 	if (!opts || !opts->path || !meta)
@@ -248,9 +249,11 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	 * section 2). A category in the product form makes it 3 (section
 	 * 5.2): a reader of an older minor gets no value for it, never a
 	 * wrong one, and the header says why. */
-	tdr_put_le16(fh + TDR_FH_MINOR, tdr_meta__has_products(meta)    ? TDR_FORMAT_MINOR_PRODUCTS
-					: w->codec == TDR_CODEC_COLS ? 2
-								      : 0);
+	if (tdr_meta__has_products(meta))
+		minor = TDR_FORMAT_MINOR_PRODUCTS;
+	else if (w->codec == TDR_CODEC_COLS)
+		minor = TDR_FORMAT_MINOR_COLS;
+	tdr_put_le16(fh + TDR_FH_MINOR, minor);
 	tdr_put_le32(fh + TDR_FH_HDR_SZ, TDR_FILE_HDR_SZ);
 	tdr_put_le32(fh + TDR_FH_CRC, tdr_crc32c(0, fh, TDR_FH_CRC));
 	/* Section 5: the metadata block, written with the header as one unit. */

@@ -262,8 +262,7 @@ int tdr_parser_maps_mmap(struct maps *m, const struct dec_rec *r)
 	s = kernel ? &m->kernel : space_get(m, r->mmap.pid, true);
 	mp = s ? new_mapping(m) : NULL;
 	if (!mp)
-		return -ENOMEM;
-	memset(mp, 0, sizeof(*mp));
+		return -ENOMEM; /* new_mapping zeroes it */
 	mp->path = tdr_intern__strn(&m->strs, r->mmap.filename, strlen(r->mmap.filename));
 	if (!mp->path)
 		return -ENOMEM;
