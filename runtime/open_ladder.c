@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -206,15 +207,21 @@ static int fall_back(struct tdr_ladder *l, const struct tdr_open_error *f, int e
 		      tdr_strerror(err));
 		return err;
 	}
-	snprintf(line, sizeof(line),
-		 "plan %s: the kernel refused event '%s' (%s): %s; falling back to plan %s",
-		 tdr_plan_kind_name(from), f->event_name, where(f, w, sizeof(w)), tdr_strerror(err),
-		 tdr_plan_kind_name(next));
-	twarn(l->tg, "%s", line);
-	err = l->note(l->ctx, line);
-	if (err)
+	/* Rebuilt first: plans between next and the one that fits this
+	 * machine are skipped, and the line names the plan that runs. */
+	snprintf(line, sizeof(line), "plan %s: the kernel refused event '%s' (%s): %s",
+		 tdr_plan_kind_name(from), f->event_name, where(f, w, sizeof(w)),
+		 tdr_strerror(err));
+	err = rebuild(l, next);
+	if (err) {
+		twarn(l->tg, "%s; %s", line,
+		      err == -TDR_E_NOPLAN ? "no other plan fits this machine" : tdr_strerror(err));
 		return err;
-	return rebuild(l, next);
+	}
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), "; falling back to plan %s",
+		 tdr_plan_kind_name((*l->plan)->kind));
+	twarn(l->tg, "%s", line);
+	return l->note(l->ctx, line);
 }
 
 int tdr_ladder__open(struct tdr_ladder *l)
