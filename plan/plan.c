@@ -541,6 +541,12 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 	b.plan->width = family->width;
 	tdr_cpuid_format(&sys->cpu, b.plan->cpuid, sizeof(b.plan->cpuid));
 	snprintf(b.plan->cpuid_from, sizeof(b.plan->cpuid_from), "%s", sys->cpu_from);
+	/* The file's CPU fields are this machine's (/proc/cpuinfo): say in its
+	 * notes when the plan was chosen for another identity. */
+	if (sys->cpu.known && !strcmp(sys->cpu_from, "TDREC_CPUID"))
+		tdr_plan_note(b.plan, "plan chosen for CPU %s from TDREC_CPUID, not read from "
+				      "this machine",
+			      b.plan->cpuid);
 	/* A known CPU of another kind never gets the family (generic counters
 	 * mean other events there); an unknown one is the generic builder's
 	 * question. */

@@ -197,6 +197,14 @@ static void test_generic__unchecked_facts_are_noted(void **state)
 	o.cpuid = "AuthenticAMD,25,17,1";
 	plan = choose_ok(&o, kind_of("amd-zen4"));
 	assert_false(has_note(plan, "no CPU identity"));
+	assert_false(has_note(plan, "from TDREC_CPUID"));
+	tdr_plan__free(plan);
+	/* An identity from the environment is not this machine's: said. */
+	o.cpuid = NULL;
+	assert_int_equal(setenv("TDREC_CPUID", "AuthenticAMD,25,17,1", 1), 0);
+	plan = choose_ok(&o, kind_of("amd-zen4"));
+	unsetenv("TDREC_CPUID");
+	assert_true(has_note(plan, "plan chosen for CPU AuthenticAMD,25,17,1 from TDREC_CPUID"));
 	tdr_plan__free(plan);
 
 	assert_non_null(mkdtemp(tree));
