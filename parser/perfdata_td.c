@@ -292,13 +292,13 @@ static const char *const sw_names[] = {
     "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
 };
 
-/* An event's name when EVENT_DESC has none (a file cut before its features). */
-static char *name_from_attr(const struct perfdata *pd, const struct perf_event_attr *a, size_t i,
-			    const struct tdr_td_family *fam)
+/* An event's name when EVENT_DESC has none (a file cut before its
+ * features), from its attr: td (the table's name, from topdown_name) first, since on arm64 cycles is the family's cpu_cycles; then perf's
+ * generic names; else "eventN". */
+static char *name_from_attr(const struct perf_event_attr *a, size_t i, const char *td)
 {
 	uint64_t c = a->config & 0xffffffffu; /* high bits: hybrid PMU type */
-	/* The table's name first: on arm64 cycles is the family's cpu_cycles. */
-	const char *n = topdown_name(pd, a, fam);
+	const char *n = td;
 	char buf[32];
 
 	if (!n && a->type == PERF_TYPE_HARDWARE && c < TDR_ARRAY_SIZE(hw_names))
@@ -471,10 +471,10 @@ int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m)
 		/* TopDown categories are found by event name: perf's may carry a
 		 * PMU ("cpu_core/topdown-retiring/") or modifiers. */
 		td = topdown_name(pd, &ev->attr, fam);
-			if (td && ev->name && strcmp(ev->name, td))
+		if (td && ev->name && strcmp(ev->name, td))
 			zfree(&ev->name);
 		if (!ev->name) {
-			ev->name = name_from_attr(pd, &ev->attr, i, fam);
+			ev->name = name_from_attr(&ev->attr, i, td);
 			if (!ev->name)
 				return -ENOMEM;
 		}

@@ -43,7 +43,7 @@ static FILE *proc_open(const char *proc_root, const char *rel)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", proc_root ? proc_root : "/proc", rel);
+	snprintf(path, sizeof(path), "%s/%s", tdr_proc__root(proc_root), rel);
 	return fopen(path, "re");
 }
 

@@ -633,11 +633,6 @@ const struct tdr_td_formula *tdr_td_family__formula(const struct tdr_td_family *
 	return idx - below < f->formula_cnt ? &f->formulas[idx - below] : NULL;
 }
 
-double tdr_td_family__coef(const struct tdr_td_family *f, const struct tdr_td_term *t)
-{
-	return tdr_td_family__coef_w(f, t, f->width);
-}
-
 double tdr_td_family__coef_w(const struct tdr_td_family *f, const struct tdr_td_term *t,
 			     uint32_t width)
 {

@@ -232,8 +232,6 @@ TDR_API const struct tdr_td_event *tdr_td_family__event(const struct tdr_td_fami
 TDR_API size_t tdr_td_family__formula_cnt(const struct tdr_td_family *f);
 TDR_API const struct tdr_td_formula *tdr_td_family__formula(const struct tdr_td_family *f,
 							    size_t idx);
-/* A term's coefficient with the family's width multiplied in. */
-TDR_API double tdr_td_family__coef(const struct tdr_td_family *f, const struct tdr_td_term *t);
 /* The same with width W instead of the family's (a W resolved from a
  * .scale when the plan was built). */
 TDR_API double tdr_td_family__coef_w(const struct tdr_td_family *f, const struct tdr_td_term *t,
