@@ -16,8 +16,10 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "tdrec/tdr_mem.h"
 #include "tdrec/tdr_textout.h"
 
 #define WIDTH 100
@@ -142,7 +144,13 @@ static bool text_row_cells(const struct report_stat_doc *d, const struct tdr_sta
 
 void tdr_report_stat_text_interval_header(const struct report_stat_doc *d, FILE *f)
 {
-	fprintf(f, "tdrec stat: %s, a row every %" PRIu64 " ms\n", d->v.target, d->v.interval_ms);
+	/* The target is the command line, as long as the user made it. */
+	size_t sz = strlen(d->v.target) + 48;
+	char *head = tdr_malloc(sz);
+
+	snprintf(head, sz, "%s, a row every %" PRIu64 " ms", d->v.target, d->v.interval_ms);
+	put_wrapped(f, "tdrec stat: ", head);
+	free(head);
 	fprintf(f, "#%9s", "time(s)");
 	if (!text_row_heads(d, f) && d->clock_ev >= 0)
 		fprintf(f, " %6s", "CPUs");
@@ -306,7 +314,7 @@ void tdr_report_stat_text(const struct report_stat_doc *d, FILE *f)
 	how_ended(d, end, sizeof(end));
 	if (d->sum->intervals)
 		fputc('\n', f);
-	fprintf(f, "tdrec stat: %s\n", d->v.target);
+	put_wrapped(f, "tdrec stat: ", d->v.target);
 	fprintf(f, "plan %s on %zu CPUs, %.3f s%s\n\n", d->v.plan, d->v.cpu_cnt,
 		(double)d->sum->duration_ns / 1e9, end);
 	if (d->v.topdown)

@@ -222,8 +222,12 @@ static void test_stat_e2e__intervals_add_up(void **state)
 	jm_free(doc);
 	run_free(&r);
 
-	/* The text rows: a header, then at least 3 rows of numbers. */
-	r = run(ARGS("-I", "100", "--", PROG, "sleepspin", "200", "200"));
+	/* The text rows: a header, then at least 3 rows of numbers. The exit
+	 * status argument (120 zeros, status 0) makes the command line wider
+	 * than a row wherever the build directory is: the headers wrap. */
+	r = run(ARGS("-I", "100", "--", PROG, "sleepspin", "200", "200",
+		     "0000000000000000000000000000000000000000000000000000000000000000000000"
+		     "00000000000000000000000000000000000000000000000000"));
 	assert_int_equal(r.status, 0);
 	{
 		size_t rows = 0;
