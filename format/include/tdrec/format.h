@@ -192,6 +192,17 @@ TDR_API int tdr_meta__add_family_categories(struct tdr_meta *meta, const struct 
 					    uint32_t width);
 
 /*
+ * The same over the events of core PMU pmu only (pmu_name), found by their
+ * names without a "pmu/.../" qualification ("cpu_atom/cycles/" is
+ * "cycles"), and added even when a category of the same key exists: a
+ * hybrid plan stores one family per core PMU (docs/report.md "Core
+ * types"). Same returns.
+ */
+TDR_API int tdr_meta__add_family_categories_on(struct tdr_meta *meta,
+					       const struct tdr_td_family *f, uint32_t width,
+					       const char *pmu);
+
+/*
  * The value of category c for one vector of member deltas (deltas[i] belongs
  * to meta event i; event_cnt entries): sum(num) / sum(den), or for the
  * product form the sum over parts of the product of their ratios; each

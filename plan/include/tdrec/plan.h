@@ -121,6 +121,11 @@ struct tdr_plan_group {
 	struct tdr_plan_event events[TDR_PLAN_MAX_EVENTS];
 	size_t cpu_cnt; /* CPUs this group may be opened on */
 	int *cpus;	/* owned by the plan */
+	/* The family of this group when it is not the plan's (the E-core group
+	 * of a hybrid part: docs/plans.md "Hybrid parts") and its resolved W;
+	 * TDR_PLAN_AUTO (0): the plan's kind and width. */
+	enum tdr_plan_kind kind;
+	uint32_t width;
 };
 
 struct tdr_plan {
