@@ -34,6 +34,7 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/tdr_outpath.h"
 
 #define SYNTH_FRAME_SZ (4u << 20)
 
@@ -192,8 +193,11 @@ static int build_meta(struct tdr_recorder *rec)
 	return 0;
 }
 
-/* The file: atomic replace for regular files (and new ones); a device or
- * FIFO (/dev/null, /dev/full) is written in place, never renamed over. */
+/* The file: atomic replace for regular files (and new ones, and symbolic
+ * links to either: the link is replaced, never followed); a FIFO or
+ * character device (/dev/null, /dev/full) not reached through a link is
+ * written in place, never renamed over; anything else is refused
+ * (tdr_outpath.h, docs/security.md). */
 static int open_writer(struct tdr_recorder *rec)
 {
 	struct tdr_writer_opts wo = {
@@ -202,11 +206,16 @@ static int open_writer(struct tdr_recorder *rec)
 	    .zstd_level = rec->opts->zstd_level,
 	    .codec = TDR_CODEC_COLUMNS, /* docs/format.md 6.1: several times smaller */
 	};
-	struct stat st;
+	enum tdr_out_kind kind;
+	const char *why;
 	int err;
 
-	if (!stat(wo.path, &st) && !S_ISREG(st.st_mode))
-		wo.atomic_replace = false;
+	err = tdr_outpath_kind(wo.path, &kind, &why);
+	if (err) {
+		tdr_warn("cannot write %s: %s", wo.path, why);
+		return err;
+	}
+	wo.atomic_replace = kind == TDR_OUT_FILE;
 	if (wo.atomic_replace) {
 		size_t n = strlen(wo.path);
 

@@ -297,6 +297,12 @@ static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, 
 		k->name = buf;
 		uc->missing += samples;
 		return;
+	case TDR_SYM_NOT_ELF:
+		/* Same width as "[unknown] ": warn_unsymbolized names both. */
+		snprintf(buf, bufsz, "[not ELF] %s", dso);
+		k->name = buf;
+		uc->missing += samples;
+		return;
 	case TDR_SYM_CHANGED:
 		snprintf(buf, bufsz, "[changed] %s", dso);
 		k->name = buf;
@@ -433,8 +439,9 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 	for (size_t i = 0; i < r->rows.cnt; i++) {
 		const struct row_ent *e = &r->rows.rows[i];
 		bool changed = !strncmp(e->key.name, "[changed] ", 10);
+		bool not_elf = !strncmp(e->key.name, "[not ELF] ", 10);
 
-		if (!changed && strncmp(e->key.name, "[unknown] ", 10))
+		if (!changed && !not_elf && strncmp(e->key.name, "[unknown] ", 10))
 			continue;
 		if (listed >= 8) {
 			more++;
@@ -445,6 +452,7 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 		    r, "%s: %s (%.1f%% of samples)",
 		    changed ? "binary changed since the recording (other build-id, or modified "
 			      "after the recording), not symbolized"
+		    : not_elf ? "not an ELF file (or not a regular file), not symbolized"
 			    : "binary not found",
 		    e->key.name + 10, 100.0 * (double)e->samples / tot);
 	}

@@ -360,6 +360,8 @@ const char *tdr_sym_status_name(enum tdr_sym_status st)
 		return "changed";
 	case TDR_SYM_NO_KERNEL:
 		return "no-kernel";
+	case TDR_SYM_NOT_ELF:
+		return "not-elf";
 	}
 	return "unknown";
 }

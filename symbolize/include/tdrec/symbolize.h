@@ -76,6 +76,9 @@ enum tdr_sym_status {
 	TDR_SYM_CHANGED,   /* object's build-id differs from the recorded one, or,
 			    * none recorded, its file is newer than the recording */
 	TDR_SYM_NO_KERNEL, /* kernel address, kernel symbols not usable */
+	TDR_SYM_NOT_ELF,   /* object path exists but is not an ELF file (or not a
+			    * regular file: a directory, FIFO or device, never
+			    * opened) */
 };
 
 /* One inlined call, innermost first. */
