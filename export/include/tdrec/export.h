@@ -72,7 +72,7 @@ TDR_API int tdr_export_pprof(const struct tdr_profile *p, uint8_t **buf, size_t 
 TDR_API int tdr_export_folded(const struct tdr_profile *p, size_t value, FILE *out);
 /* speedscope's file format: one sampled profile per value, shared frames. */
 TDR_API int tdr_export_speedscope(const struct tdr_profile *p, FILE *out);
-/* One HTML page: flame graph, timeline, table (docs/export.md). */
+/* One HTML page: flame graph, timeline, table (docs/export.md "html"). */
 TDR_API int tdr_export_html(const struct tdr_profile *p, FILE *out);
 
 /* Was tdrec built with libcurl (--push)? */
