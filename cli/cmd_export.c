@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tdrec/export.h"
 #include "tdrec/tdr_err.h"
@@ -177,7 +178,15 @@ static int push(const struct export_args *a, const struct tdr_profile *p)
 			"libcurl4-openssl-dev and rebuild)");
 		return 1;
 	}
-	tdr_profile__span(p, &from, &until);
+	if (!tdr_profile__span(p, &from, &until)) {
+		/* No wall clock in the recording (a perf.data file without
+		 * perf's clock data): the ingest API needs one, so the samples'
+		 * span is placed to end now (docs/export.md "Push"). */
+		uint64_t now = (uint64_t)time(NULL) * 1000000000u;
+
+		from = now - (until - from);
+		until = now;
+	}
 	err = tdr_export_pprof(p, &buf, &sz);
 	if (!err)
 		err = tdr_export_push(a->push, a->name ? a->name : "tdrec", from / 1000000000u,

@@ -121,18 +121,20 @@ int tdr_profile__value_find(const struct tdr_profile *p, const char *name)
 	return -TDR_E_USAGE;
 }
 
-void tdr_profile__span(const struct tdr_profile *p, uint64_t *from_ns, uint64_t *until_ns)
+bool tdr_profile__span(const struct tdr_profile *p, uint64_t *from_ns, uint64_t *until_ns)
 {
-	*from_ns = *until_ns = 0;
+	uint64_t len = p->first_ns <= p->last_ns ? p->last_ns - p->first_ns : p->duration_ns;
+
+	*from_ns = 0;
+	*until_ns = len;
 	if (!p->start_wall_ns)
-		return;
-	if (p->first_ns <= p->last_ns && p->first_ns >= p->start_clock_ns) {
+		return false;
+	if (p->first_ns <= p->last_ns && p->first_ns >= p->start_clock_ns)
 		*from_ns = p->start_wall_ns + (p->first_ns - p->start_clock_ns);
-		*until_ns = p->start_wall_ns + (p->last_ns - p->start_clock_ns);
-	} else {
+	else
 		*from_ns = p->start_wall_ns;
-		*until_ns = p->start_wall_ns + p->duration_ns;
-	}
+	*until_ns = *from_ns + len;
+	return true;
 }
 
 static int add_value(struct tdr_profile *p, enum ex_value_kind kind, size_t idx, const char *name,

@@ -280,7 +280,7 @@ static int encode(const struct tdr_profile *p, struct ex_buf *b)
 	put_mappings(b, &sub, p, &st);
 	put_locations(b, &sub, &pk, p);
 	put_functions(b, &sub, p, &st);
-	tdr_profile__span(p, &from, &until);
+	tdr_profile__span(p, &from, &until); /* time_nanos 0: unknown */
 	put_uint(b, PROFILE_TIME_NANOS, from);
 	put_uint(b, PROFILE_DURATION_NANOS, until - from);
 	put_period(b, &sub, p, &st);

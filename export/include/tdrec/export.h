@@ -60,9 +60,10 @@ TDR_API const char *tdr_profile__value_name(const struct tdr_profile *p, size_t 
 /* A value by its name (an event name, a category name, "samples",
  * "slots"). Returns its index or -TDR_E_USAGE. */
 TDR_API int tdr_profile__value_find(const struct tdr_profile *p, const char *name);
-/* The first and last sample time on the wall clock (ns since the epoch; 0
- * when the recording does not say). */
-TDR_API void tdr_profile__span(const struct tdr_profile *p, uint64_t *from_ns, uint64_t *until_ns);
+/* The first and last sample time on the wall clock (ns since the epoch):
+ * true. false when the recording has no wall clock (a perf.data file
+ * without perf's clock data): *from_ns is 0 and *until_ns the span's length. */
+TDR_API bool tdr_profile__span(const struct tdr_profile *p, uint64_t *from_ns, uint64_t *until_ns);
 
 /* The profile as gzip'd profile.proto into *buf (allocated, caller frees).
  * Returns 0, -ENOMEM or -TDR_E_LIMIT (zlib refused). */
