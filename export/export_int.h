@@ -107,6 +107,7 @@ struct tdr_profile {
 	uint64_t first_ns, last_ns; /* sample clock; first > last when none */
 	uint64_t period;	    /* sample_period, 0 when by frequency */
 	uint64_t samples;	    /* samples that count */
+	uint64_t cut_stacks;	    /* stacks cut at EX_MAX_FRAMES */
 
 	struct ex_mapping *maps;
 	size_t map_cnt, map_cap;
@@ -168,9 +169,11 @@ long tdr_export_func(struct tdr_profile *p, const char *name, const char *dso, c
 
 /* ---- writers' helpers ------------------------------------------------------ */
 
-/* Frames of stack s, outermost first, into out (at most cap; inline frames
- * expanded, innermost last). Returns how many (capped). */
+/* Frames of stack s, outermost first, into out (at most cap, the outermost
+ * left out beyond; inline frames expanded, innermost last). Returns how
+ * many. */
 size_t tdr_export_stack_frames(const struct tdr_profile *p, size_t s, uint32_t *out, size_t cap);
+/* Locations kept per stack (the sample's and its callers'). */
 #define EX_MAX_FRAMES 1024
 
 /* A growable byte buffer (pbuf.c). A zeroed struct is empty. */

@@ -2,8 +2,8 @@
  * export/model.c - one recording read once into the profile every format writes.
  *
  * Responsibility: run the parser over a recording and keep, per sample, its
- * stack (the sample's own address, then the callers when the recording has
- * them), summing the deltas per unique stack, counting samples by the
+ * stack (the sample's own address, then its callers, tdr_sample.frames,
+ * when the recording has call stacks), summing the deltas per unique stack, counting samples by the
  * report's rules (tdrec/report.h: the first sampling event of a perf.data
  * file with several), and keeping each sample's time, thread and deltas for
  * the html timeline. Addresses are keyed as report/collect.c keys them
@@ -379,6 +379,20 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	if (idx < 0)
 		return (int)idx;
 	locs[cnt++] = (uint32_t)idx;
+	/* The callers, innermost first; the deepest ones beyond
+	 * EX_MAX_FRAMES are cut (docs/export.md "The profile"). */
+	for (uint32_t i = 0; s->frames && i < s->frame_cnt && cnt < EX_MAX_FRAMES; i++) {
+		const struct tdr_frame *f = &s->frames[i];
+
+		classify(s, f->ip, f->map, f->map_off, f->cpumode, &k);
+		k.caller = true;
+		idx = loc_find_or_add(p, &k);
+		if (idx < 0)
+			return (int)idx;
+		locs[cnt++] = (uint32_t)idx;
+	}
+	if (s->frames && s->frame_cnt >= EX_MAX_FRAMES)
+		p->cut_stacks++;
 	idx = stack_find_or_add(p, locs, cnt);
 	if (idx < 0)
 		return (int)idx;
@@ -493,15 +507,24 @@ void tdr_profile__free(struct tdr_profile *p)
 size_t tdr_export_stack_frames(const struct tdr_profile *p, size_t s, uint32_t *out, size_t cap)
 {
 	const struct ex_stack *st = &p->stacks[s];
-	size_t n = 0;
+	size_t n = 0, total = 0, skip;
 
+	for (size_t i = 0; i < st->cnt; i++)
+		total += p->locs[p->stack_locs[st->first + i]].line_cnt;
+	/* Too many: the outermost go, the leaf stays. */
+	skip = total > cap ? total - cap : 0;
 	/* Outermost caller first; within a location, the physical function
 	 * first and its innermost inline last. */
 	for (size_t i = st->cnt; i-- > 0;) {
 		const struct ex_loc *l = &p->locs[p->stack_locs[st->first + i]];
 
-		for (size_t j = l->line_cnt; j-- > 0 && n < cap;)
+		for (size_t j = l->line_cnt; j-- > 0;) {
+			if (skip) {
+				skip--;
+				continue;
+			}
 			out[n++] = p->lines[l->line_first + j].func;
+		}
 	}
 	return n;
 }

@@ -184,7 +184,8 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 	struct tdr_profile *p = c->p;
 	struct tdr_sym sym = {.status = TDR_SYM_MISSING};
 	const char *path = l->map && l->map->path ? l->map->path : NULL;
-	uint64_t off = l->caller && l->off ? l->off - 1 : l->off;
+	/* A caller's return address is looked up where its call is. */
+	uint64_t off = l->caller ? tdr_symbolize_caller_addr(l->off) : l->off;
 	char buf[PATH_MAX + 64];
 	int err;
 

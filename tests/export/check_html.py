@@ -8,7 +8,7 @@
 # it drew flame graph frames, among them every function with over 1% of
 # the samples in 'tdrec report'; its total is the report's samples; a
 # mouse click on the widest frame under the root zoomed into that frame
-# (the report's top function, now the whole width); selecting the first
+# (now the whole width; with one-frame stacks, the report's top function); selecting the first
 # half of the timeline leaves exactly the samples of the first half of
 # the cells (summed here from the page's own data); a search marks frames;
 # the table has a row per report function; one timeline row per thread.
@@ -88,10 +88,19 @@ def main():
         fail("functions with over 1%% of the samples not drawn: %s" % missing)
     if out["total"] != total:
         fail("page total %s, report %s" % (out["total"], total))
-    top = max(by, key=lambda n: (by[n], n))
-    top_cnt = [n for n in by if by[n] == by[top]]
-    if out.get("clicked") not in top_cnt or out.get("zoomed") != out.get("clicked"):
-        fail("click: clicked %r zoomed %r, want the top function %s" % (out.get("clicked"), out.get("zoomed"), top_cnt))
+    # The widest frame under the root: the outermost function with most
+    # samples (for one-frame stacks, the report's top function).
+    outer = {}
+    for c in data["cells"]:
+        st = data["stacks"][c[2]]
+        if st:
+            name = data["funcs"][st[0]][0]
+            outer[name] = outer.get(name, 0) + c[3]
+    top = [n for n in outer if outer[n] == max(outer.values())]
+    if all(len(st) == 1 for st in data["stacks"]) and set(top) - set(n for n in by if by[n] == max(by.values())):
+        fail("widest outermost frames %s are not the report's top functions" % top)
+    if out.get("clicked") not in top or out.get("zoomed") != out.get("clicked"):
+        fail("click: clicked %r zoomed %r, want the widest frame %s" % (out.get("clicked"), out.get("zoomed"), top))
     if abs(out.get("zoomed_width", 0) - out.get("flame_width", -1)) > 2:
         fail("zoomed frame %.1f px wide in a %s px flame graph" % (out.get("zoomed_width", 0), out.get("flame_width")))
     half = (data["buckets"] - 1) // 2
