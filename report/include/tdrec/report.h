@@ -235,4 +235,35 @@ TDR_API int tdr_stat_out__render(struct tdr_stat_out *o, const struct tdr_stat *
 /* Free the kept rows. */
 TDR_API void tdr_stat_out__clear(struct tdr_stat_out *o);
 
+/* ---------------------------------------------------------------------------
+ * The report's rules for other modules (export/, report/rules.c): a report
+ * made for a recording's schema only, and what it says about one sample or
+ * one vector of summed deltas, so that an export counts exactly as 'tdrec
+ * report' does (docs/export.md "Numbers").
+ */
+/* A report of meta's schema with the default options (nothing added).
+ * Returns: 0, -ENOMEM, -EINVAL (a category term naming no event). */
+TDR_API int tdr_report__new_schema(const struct tdr_meta *meta, struct tdr_report **out);
+/* Does s count as a sample (perf.data with several sampling events: only
+ * the first one's samples count, the others add their deltas only)? */
+TDR_API bool tdr_report__sample_counts(const struct tdr_report *r, const struct tdr_sample *s);
+/* Category idx of the report's columns (core types merged, docs/report.md
+ * "Core types") over summed deltas (event_cnt entries, meta order): a
+ * fraction of the slots, NAN when there are none. */
+TDR_API double tdr_report__category_of(const struct tdr_report *r, size_t idx,
+				       const uint64_t *sums);
+/* The slots of summed deltas (the denominator of the first linear level-1
+ * category), 0 without TopDown. */
+TDR_API double tdr_report__slots_of(const struct tdr_report *r, const uint64_t *sums);
+/* Whether the report has slots (a TopDown plan). */
+TDR_API bool tdr_report__has_slots(const struct tdr_report *r);
+/* The level-1 parent of category idx, or -1; its level (1 or 2). */
+TDR_API int tdr_report__category_parent(const struct tdr_report *r, size_t idx);
+TDR_API uint32_t tdr_report__category_depth(const struct tdr_report *r, size_t idx);
+/* The bottleneck threshold of category idx (fraction of slots), NAN: never. */
+TDR_API double tdr_report__category_threshold(const struct tdr_report *r, size_t idx);
+/* Event idx's unit: "nanoseconds" (software clocks), "count", or NULL for
+ * an event that counts nothing (perf's dummy). */
+TDR_API const char *tdr_report__event_unit(const struct tdr_report *r, size_t idx);
+
 #endif /* TDREC_REPORT_H */
