@@ -243,7 +243,7 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 		print_run_end(end, f);
 	if (!fs)
 		return;
-	if (!fs->truncated && !fs->bad_frames && !st->bad_frames) {
+	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !st->truncated_frames) {
 		/* Whole as a file, but not as a recording: say so here too. */
 		fprintf(f, "file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
 			end && (end->flags & TDR_END_WRITE_ERROR)
@@ -254,12 +254,15 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	fprintf(f,
 		"file status: %s%s; %" PRIu64 " of %" PRIu64 " bytes intact (%" PRIu64
 		" bytes missing or unreadable)",
-		fs->truncated ? "TRUNCATED" : "damaged",
+		fs->truncated || st->truncated_frames ? "TRUNCATED" : "damaged",
 		fs->has_trailer ? "" : ", no trailer (recording did not finish)", fs->intact_sz,
 		fs->file_sz, fs->file_sz - fs->intact_sz);
 	if (fs->bad_frames || st->bad_frames)
 		fprintf(f, ", %" PRIu64 " bad frames",
 			st->bad_frames > fs->bad_frames ? st->bad_frames : fs->bad_frames);
+	if (st->truncated_frames)
+		fprintf(f, ", %" PRIu64 " frames past its end (it shrank while read)",
+			st->truncated_frames);
 	fprintf(f, "\n");
 }
 

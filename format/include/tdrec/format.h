@@ -467,6 +467,8 @@ struct tdr_frame_buf {
 	uint8_t *data;
 	size_t sz;  /* valid bytes */
 	size_t cap; /* allocated bytes */
+	uint8_t *block;	  /* the frame's block as read from the file, private */
+	size_t block_cap; /* allocated bytes of block */
 	void *dctx; /* decompression context, private */
 	void *codec; /* codec 1 decoder state, private */
 };
@@ -474,8 +476,11 @@ TDR_API void tdr_frame_buf__release(struct tdr_frame_buf *buf);
 
 /*
  * Open a .tdr file. Reads the header and metadata, then the trailer index if
- * present, else scans block headers up to the last complete frame.
- * Returns: 0, -errno, -TDR_E_NOTREG (a pipe or a device: the file is mapped),
+ * present, else scans block headers up to the last complete frame. The file
+ * stays open and is read with pread as frames are loaded, never mapped: the
+ * memory held is one compressed frame per struct tdr_frame_buf.
+ * Returns: 0, -errno, -TDR_E_NOTREG (a pipe or a device: frames are read by
+ * offset),
  * -TDR_E_FORMAT (not a .tdr file), -TDR_E_VERSION (newer
  * major version), -TDR_E_CORRUPT / -TDR_E_TRUNCATED (header or metadata bad),
  * -TDR_E_LIMIT. A file truncated after its metadata opens fine: check
@@ -493,16 +498,23 @@ TDR_API size_t tdr_reader__frame_cnt(const struct tdr_reader *r);
 TDR_API const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *r, size_t idx);
 
 /*
- * Verify the checksum of frame idx and decompress it into buf.
+ * Read frame idx, verify its checksum and decompress it into buf. Safe on
+ * several threads at once, each with its own buf.
  * Returns: 0, -TDR_E_CORRUPT (checksum, codec or size mismatch, a record
- * overrunning the frame), -TDR_E_ZSTD, -ENOMEM, -EINVAL (idx).
+ * overrunning the frame, headers changed since open), -TDR_E_TRUNCATED
+ * (the file has become shorter than the frame's end since open: it was
+ * truncated or overwritten while read), -TDR_E_ZSTD, -ENOMEM, -EINVAL
+ * (idx), -errno (a read error).
  */
 TDR_API int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx,
 				   struct tdr_frame_buf *buf);
 
-/* Find an optional section (the first of that type) and verify its checksum.
+/* Find an optional section (the first of that type), read it on the first
+ * call (kept by the reader for the next ones) and verify its checksum.
  * Returns 0 and sets data/sz (borrowed, valid while r lives; data is 8-byte
- * aligned when opened from a path), -ENOENT, or -TDR_E_CORRUPT. */
+ * aligned), -ENOENT, -TDR_E_CORRUPT, -TDR_E_TRUNCATED (the file shrank
+ * since open), -ENOMEM or -errno. Not to be called from two threads at
+ * once (__load_frame may run meanwhile). */
 TDR_API int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data,
 				size_t *sz);
 

@@ -122,6 +122,9 @@ struct tdr_parse_stats {
 	uint64_t unmapped_samples;    /* user-mode IP in no known mapping */
 	uint64_t streams;
 	uint64_t bad_frames; /* frames that could not be read (checksum, codec) */
+	/* .tdr frames past the file's end when they were read: the file shrank
+	 * after it was opened (truncated, or overwritten by cp). */
+	uint64_t truncated_frames;
 	/* The .tdr DSO table (docs/format.md 7.1): entries read, those with a
 	 * build-id (given to the mappings of that file), and entries lost to
 	 * damage (1 for a table unreadable as a whole). */
