@@ -306,6 +306,27 @@ static bool want_colour(int setting)
 	return isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
+/* A recording of a program instrumented with libtdrec: its regions after
+ * the functions (text only; --regions FILE gives them in JSON and CSV). */
+static int regions_beside(const struct report_args *a)
+{
+	struct tdr_report_opts o;
+	struct tdr_report *r;
+	int err;
+
+	tdr_report_opts__init(&o);
+	if (tdr_report__load_regions(a->file, &o, &r))
+		return 0; /* none, or not a .tdr: nothing to add */
+	if (fputs("\nregions of the program (libtdrec; tdrec report --regions FILE for them "
+		  "alone):\n",
+		  stdout) == EOF)
+		err = -EIO;
+	else
+		err = tdr_report__render(r, &a->c.render, stdout);
+	tdr_report__free(r);
+	return err;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {.file = DEFAULT_FILE, .colour = -1};
@@ -354,6 +375,8 @@ int cmd_report(int argc, char **argv)
 		cli_report_args__text_width(&a.c);
 	}
 	err = tdr_report__render(r, &a.c.render, stdout);
+	if (!err && !a.regions && a.c.render.fmt == TDR_FMT_TEXT)
+		err = regions_beside(&a);
 	if (err) {
 		cli_err("failed to write the report: %s", tdr_strerror(err));
 		goto out;
