@@ -60,9 +60,9 @@ static uint64_t hw_rdpmc(uint32_t counter, void *arg)
 		__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
 		return v;
 	}
-	__asm__ __volatile__("msr pmselr_el0, %0\n\tisb\n\tmrs %1, pmxevcntr_el0"
+	__asm__ __volatile__("msr pmselr_el0, %1\n\tisb\n\tmrs %0, pmxevcntr_el0"
 			     : "=r"(v)
-			     : "r"((uint64_t)counter), "0"(v));
+			     : "r"((uint64_t)counter));
 	return v;
 }
 const tdr_rdpmc_fn tdr_regions_hw_rdpmc = hw_rdpmc;

@@ -9,12 +9,14 @@
 
 #include <tdrec/regions.h>
 
+/* Work the compiler must keep. */
+static volatile unsigned long sink;
+
 int main(void)
 {
 	struct tdr_regions *rs;
 	struct tdr_regions_thread *t;
 	struct tdr_region_value v;
-	volatile unsigned long sink = 0;
 	int id, err = tdr_regions__open(NULL, &rs);
 
 	if (err) {

@@ -17,6 +17,9 @@
 
 #include "tdrec/regions.h"
 
+/* Work the compiler must keep. */
+static volatile uint64_t sink;
+
 static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
@@ -32,7 +35,6 @@ int main(int argc, char **argv)
 	struct tdr_regions *rs;
 	struct tdr_regions_thread *t;
 	struct tdr_region_value v;
-	volatile uint64_t sink = 0;
 	uint64_t t0, t1, t2;
 	int id, err;
 
