@@ -14,9 +14,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tdrec/plan.h"
 #include "tdrec/recorder.h"
@@ -157,6 +159,44 @@ static void print_summary(const struct tdr_record_summary *s)
 		s->samples ? (double)s->file_sz / (double)s->samples : 0.0);
 }
 
+/*
+ * A launched program that uses libtdrec writes its regions where
+ * TDREC_REGIONS says (docs/regions.md "With tdrec record"): a file of our
+ * own in TMPDIR unless the user set one, embedded in the recording at the
+ * end. Without it, nothing changes.
+ */
+static void regions_setup(struct tdr_record_opts *o, char *tmp, size_t sz)
+{
+	const char *dir = getenv("TMPDIR"), *given = getenv("TDREC_REGIONS");
+	int fd;
+
+	if (!o->what.argv)
+		return; /* -p, -a: the programs already run, with their own environment */
+	if (given && *given) {
+		o->regions_path = given;
+		return;
+	}
+	snprintf(tmp, sz, "%s/tdrec-regions-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(tmp);
+	if (fd < 0 || setenv("TDREC_REGIONS", tmp, 1)) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		tmp[0] = 0;
+		return;
+	}
+	close(fd);
+	o->regions_path = tmp;
+}
+
+static void regions_cleanup(char *tmp)
+{
+	if (tmp[0])
+		unlink(tmp);
+	tmp[0] = 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct tdr_record_opts o = {0};
@@ -164,6 +204,7 @@ int cmd_record(int argc, char **argv)
 	struct tdr_recorder *rec = NULL;
 	struct cli_targets t = {0};
 	bool quiet = false, dry = false;
+	char regions_tmp[PATH_MAX] = "";
 	uint64_t v;
 	int c, err, status;
 
@@ -225,10 +266,14 @@ int cmd_record(int argc, char **argv)
 	if (dry)
 		return dry_run(&o);
 
+	regions_setup(&o, regions_tmp, sizeof(regions_tmp));
 	err = tdr_recorder__new(&o, &rec);
-	if (err)
+	if (err) {
+		regions_cleanup(regions_tmp);
 		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
+	}
 	err = tdr_recorder__run(rec);
+	regions_cleanup(regions_tmp);
 	status = cli_run_status(&CLI_RUN_END(tdr_recorder__summary(rec)));
 	if (!err && !quiet)
 		print_summary(tdr_recorder__summary(rec));

@@ -39,6 +39,10 @@ static const char usage_text[] =
     "\n"
     "input:\n"
     "  -i, --input FILE     the recording (default tdrec.tdr)\n"
+    "      --regions FILE   the instrumented regions (libtdrec) of FILE instead:\n"
+    "                       a regions file, or a recording of an instrumented\n"
+    "                       program; one row per region (--by thread: per\n"
+    "                       thread), samples = its begin/end pairs (docs/regions.md)\n"
     "\n"
     "rows:\n"
     "      --inline         innermost inlined function, with the function it is\n"
@@ -89,6 +93,7 @@ enum {
 	OPT_MIN_SHARE,
 	OPT_CSV,
 	OPT_COLOR,
+	OPT_REGIONS,
 };
 
 static const struct option long_opts[] = {
@@ -109,6 +114,7 @@ static const struct option long_opts[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"color", required_argument, NULL, OPT_COLOR},
     {"colour", required_argument, NULL, OPT_COLOR},
+    {"regions", required_argument, NULL, OPT_REGIONS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -116,6 +122,7 @@ static const struct option long_opts[] = {
 struct report_args {
 	struct cli_report_args c; /* the options diff takes too */
 	const char *file;
+	const char *regions; /* --regions FILE */
 	const char *sort;
 	bool csv;   /* --csv given (--json is in c.render.fmt) */
 	int colour; /* -1 auto, 0 never, 1 always */
@@ -172,6 +179,24 @@ static int parse_min_share(const char *text, double *out)
 		return -1;
 	}
 	*out = v / 100;
+	return 0;
+}
+
+/* --regions rows are regions: only --by thread and the --tid filter apply. */
+static int regions_args(struct report_args *a)
+{
+	const struct tdr_report_filter *f = &a->c.opts.filter;
+
+	if (!a->regions)
+		return 0;
+	if (a->c.opts.by != TDR_BY_FUNCTION && a->c.opts.by != TDR_BY_THREAD) {
+		cli_err("--regions: rows are regions; only --by thread changes them");
+		return -1;
+	}
+	if (f->pid_cnt || f->dso_cnt || f->comm_cnt) {
+		cli_err("--regions: --pid, --dso and --comm do not apply to regions (--tid does)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -234,6 +259,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return -1;
 			}
 			break;
+		case OPT_REGIONS:
+			a->regions = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;
@@ -252,7 +280,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	if (a->csv)
 		a->c.render.fmt = TDR_FMT_CSV;
-	return 0;
+	return regions_args(a);
 }
 
 /* "samples, share, name, slots, retiring, ..., cpu-clock, ...": what --sort
@@ -278,6 +306,27 @@ static bool want_colour(int setting)
 	return isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
+/* A recording of a program instrumented with libtdrec: its regions after
+ * the functions (text only; --regions FILE gives them in JSON and CSV). */
+static int regions_beside(const struct report_args *a)
+{
+	struct tdr_report_opts o;
+	struct tdr_report *r;
+	int err;
+
+	tdr_report_opts__init(&o);
+	if (tdr_report__load_regions(a->file, &o, &r))
+		return 0; /* none, or not a .tdr: nothing to add */
+	if (fputs("\nregions of the program (libtdrec; tdrec report --regions FILE for them "
+		  "alone):\n",
+		  stdout) == EOF)
+		err = -EIO;
+	else
+		err = tdr_report__render(r, &a->c.render, stdout);
+	tdr_report__free(r);
+	return err;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {.file = DEFAULT_FILE, .colour = -1};
@@ -290,8 +339,15 @@ int cmd_report(int argc, char **argv)
 		ret = err > 0 ? 0 : CLI_EXIT_USAGE;
 		goto out;
 	}
-	err = cli_load_report(a.file, &a.c.opts, &r);
-	if (err) {
+	if (a.regions) {
+		err = tdr_report__load_regions(a.regions, &a.c.opts, &r);
+		if (err) {
+			cli_err("%s: %s", a.regions,
+				err == -ENODATA ? "a recording without regions (docs/regions.md)"
+						: tdr_strerror(err));
+			goto out;
+		}
+	} else if ((err = cli_load_report(a.file, &a.c.opts, &r))) {
 		cli_err("%s: %s%s", a.file, tdr_strerror(err),
 			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)
 			    ? " (record one with 'tdrec record -- PROGRAM')"
@@ -319,6 +375,8 @@ int cmd_report(int argc, char **argv)
 		cli_report_args__text_width(&a.c);
 	}
 	err = tdr_report__render(r, &a.c.render, stdout);
+	if (!err && !a.regions && a.c.render.fmt == TDR_FMT_TEXT)
+		err = regions_beside(&a);
 	if (err) {
 		cli_err("failed to write the report: %s", tdr_strerror(err));
 		goto out;

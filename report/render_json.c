@@ -149,7 +149,7 @@ int tdr_report_render_json(const struct tdr_report *r, const struct tdr_render_o
 	tdr_json__begin_object(&j, TDR_JSON_LINES);
 	tdr_json__key_string(&j, "schema", JSON_SCHEMA);
 	put_recording(r, &j);
-	tdr_json__key_string(&j, "by", tdr_report_by_name(r->opts.by));
+	tdr_json__key_string(&j, "by", tdr_report_rows_name(r));
 	tdr_json__key_uint(&j, "samples_seen", r->seen ? r->seen : r->totals.samples);
 	tdr_json__key_uint(&j, "samples_kept", r->seen ? r->kept : r->totals.samples);
 	tdr_json__key_uint(&j, "min_samples", r->opts.min_samples);

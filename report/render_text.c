@@ -441,7 +441,7 @@ static void put_table_header(const struct text *t)
 			fprintf(t->f, " %*s", EV_W, r->event_labels[t->evs[i]]);
 		fprintf(t->f, " %-*s", BAR_W, "bar");
 	}
-	fprintf(t->f, "  %s", tdr_report_by_name(r->opts.by));
+	fprintf(t->f, "  %s", tdr_report_rows_name(r));
 	colour_off(t);
 	fputc('\n', t->f);
 }

@@ -202,6 +202,7 @@ struct rep_category {
 
 struct tdr_report {
 	struct tdr_report_opts opts;
+	bool regions; /* rows are libtdrec regions (regions.c): named so */
 	/* Filter copies (opts.filter points here). */
 	uint32_t *f_pids, *f_tids;
 	char **f_dsos, **f_comms;
@@ -474,6 +475,10 @@ void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
  * Returns: 0 or -ENOMEM.
  */
 int tdr_report__finish(struct tdr_report *r);
+
+/* What the rows are, for headers and JSON "by": tdr_report_by_name, or
+ * "region" / "region-thread" for a report of regions. */
+const char *tdr_report_rows_name(const struct tdr_report *r);
 
 /* Visible rows (after min_share), sorted; and the totals of all rows. */
 size_t tdr_report__row_cnt(const struct tdr_report *r);

@@ -54,6 +54,10 @@ struct tdr_record_opts {
 	size_t mmap_pages;		      /* 0: TDR_RECORD_DEFAULT_PAGES */
 	bool no_inherit;
 	int zstd_level; /* 0: the writer's default */
+	/* A regions file the program writes through libtdrec (docs/regions.md),
+	 * embedded as the REGIONS section when it holds regions at the end;
+	 * NULL: none (borrowed). */
+	const char *regions_path;
 	/* tdrec's own command line, for the metadata (borrowed). */
 	size_t tdrec_argc;
 	char *const *tdrec_argv;

@@ -160,6 +160,17 @@ struct tdr_report_load_opts {
 TDR_API int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 			     const struct tdr_report_load_opts *lopts, struct tdr_report **out);
 
+/*
+ * A report of a program's instrumented regions (libtdrec, docs/regions.md)
+ * from path: a standalone regions file, or a .tdr with a REGIONS section.
+ * One row per region name (per thread with opts->by TDR_BY_THREAD; the
+ * --tid filter applies); a row's "samples" are its begin/end pairs.
+ * Returns: 0, -errno of the file, -ENODATA (a .tdr without regions),
+ * -TDR_E_FORMAT, -TDR_E_VERSION, -TDR_E_CORRUPT, -ENOMEM.
+ */
+TDR_API int tdr_report__load_regions(const char *path, const struct tdr_report_opts *opts,
+				     struct tdr_report **out);
+
 /* ---------------------------------------------------------------------------
  * Diff: two finished reports by function, matched by (object basename,
  * name), never by address.
