@@ -298,6 +298,11 @@ int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct t
 
 /* perf.data files (perfdata.c): open fills p->meta and p->pd, sets up the
  * parser and its source_fini; tdr_parser_perfdata_read_data (perfdata_int.h) feeds. */
-int tdr_parser_perfdata_open(struct tdr_parser *p, const char *path);
+/* perfdata.c: a perf.data file (either form) on fd, which it takes
+ * (closed on failure too); name is for messages. */
+int tdr_parser_perfdata_open(struct tdr_parser *p, int fd, const char *name);
+/* perfdata_pipe.c: the whole of a pipe (fd, taken) copied into an
+ * anonymous memory file, *out its descriptor, read from offset 0. */
+int tdr_parser_spool(int fd, const char *name, int *out);
 
 #endif /* TDREC_PARSER_INT_H */
