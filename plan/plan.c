@@ -567,6 +567,8 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 			err = build_topdown(&b, family);
 		}
 	}
+	if (!err && !opts->counting && opts->call_graph != TDR_CALL_GRAPH_NONE)
+		err = tdr_plan_call_graph(&b);
 	free(b.online);
 	if (err) {
 		if (err == -TDR_E_NOPLAN)
