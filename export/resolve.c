@@ -236,6 +236,9 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 	case TDR_SYM_MISSING:
 		snprintf(buf, sizeof(buf), "[unknown] %s", path);
 		return add_line(p, l, buf, path, NULL, 0);
+	case TDR_SYM_NOT_ELF:
+		snprintf(buf, sizeof(buf), "[not ELF] %s", path);
+		return add_line(p, l, buf, path, NULL, 0);
 	case TDR_SYM_CHANGED:
 		snprintf(buf, sizeof(buf), "[changed] %s", path);
 		return add_line(p, l, buf, path, NULL, 0);

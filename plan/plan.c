@@ -582,6 +582,8 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 	/* On hybrid parts, the CPUs no group covers are said. */
 	if (!err && b.env.hybrid)
 		err = note_unmeasured(&b);
+	if (!err && !opts->counting && opts->call_graph != TDR_CALL_GRAPH_NONE)
+		err = tdr_plan_call_graph(&b);
 	free(b.online);
 	if (err) {
 		if (err == -TDR_E_NOPLAN)

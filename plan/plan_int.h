@@ -42,6 +42,7 @@ struct tdr_sysfs_pmu {
 	bool loaded; /* the files below were read (the PMUs a plan may use) */
 	struct tdr_sysfs_file type, cpus, caps_name;
 	struct tdr_sysfs_file caps_slots; /* arm64: PMMIR_EL1.SLOTS (arm_pmuv3.c slots_show) */
+	struct tdr_sysfs_file caps_branches; /* x86: LBR entries (arch/x86/events/core.c) */
 	size_t event_cnt; /* events/, in readdir order */
 	struct tdr_sysfs_file *events;
 	size_t format_cnt; /* format/ */
@@ -209,6 +210,12 @@ struct tdr_plan_builder {
 	size_t group_base;
 	uint32_t width;
 };
+
+/* The call-stack fields of every member of a built sampling plan
+ * (call_graph.c). Returns 0, or -TDR_E_USAGE (logged in one line) for
+ * lbr where the sampler's PMU has no LBR call stack, or dwarf on an
+ * architecture tdrec cannot unwind. */
+int tdr_plan_call_graph(struct tdr_plan_builder *b);
 
 /* Append a note to plan (dropped past TDR_PLAN_MAX_NOTES). */
 void tdr_plan_note(struct tdr_plan *plan, const char *f, ...) __attribute__((format(printf, 2, 3)));

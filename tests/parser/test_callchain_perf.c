@@ -10,7 +10,14 @@
  * printed. perf prints an address resolved in a mapping as its offset in
  * that mapping's file and an unresolved one as is, so a frame matches when
  * perf's number is its ip or its map offset. Skips with a message when
- * perf is missing or perf_event_open is not allowed. Label: integration.
+ * perf is missing or perf_event_open is not allowed.
+ * And tdrec record -g on the same program: the work_* functions are leaf
+ * functions without a frame (gcc sets none up where nothing needs it, even
+ * with -fno-omit-frame-pointer), so the kernel's frame-pointer walk goes
+ * from each of their samples to the return address main's frame holds,
+ * in libc (perf script shows the same): every such sample has exactly one
+ * caller, in libc, at one return address; samples in main itself have
+ * that caller too. Label: integration.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -45,6 +52,10 @@ struct stks {
 
 struct ctx {
 	char dir[64];
+	uint64_t work_lo, work_hi;   /* work_one..work_three (file offsets) */
+	uint64_t main_lo, main_hi;
+	uint64_t work_samples, work_ok, main_samples, main_ok;
+	uint64_t libc_ret; /* the one return address into libc */
 	char workload[4096];
 	struct stks mine, perfs;
 	uint64_t with_callers;
@@ -211,10 +222,94 @@ static void test_callchain_perf__fp(void **state)
 	compare(c, "-g", "fp");
 }
 
+/* [lo, hi) of symbol name in the workload, as file offsets (its text
+ * segment maps offset = address - (vaddr - offset) of the executable LOAD). */
+static void sym_range(struct ctx *c, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	char cmd[4400], line[256];
+	FILE *f;
+
+	*lo = *hi = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "nm -S --defined-only '%s' | awk '$4 == \"%s\" { print $1, $2 }'", c->workload,
+		 name);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	if (fgets(line, sizeof(line), f)) {
+		unsigned long long a, z;
+
+		if (sscanf(line, "%llx %llx", &a, &z) == 2) {
+			*lo = a;
+			*hi = a + z;
+		}
+	}
+	pclose(f);
+	assert_true(*hi > *lo);
+}
+
+static bool libc_caller(struct ctx *c, const struct tdr_sample *s)
+{
+	if (s->frame_cnt != 1 || !s->frames[0].map || !strstr(s->frames[0].map->path, "libc.so"))
+		return false;
+	if (!c->libc_ret)
+		c->libc_ret = s->frames[0].map_off;
+	return s->frames[0].map_off == c->libc_ret;
+}
+
+static int on_tdr_sample(const struct tdr_sample *s, void *arg)
+{
+	struct ctx *c = arg;
+
+	if (!s->map || !strstr(s->map->path, "perf_workload"))
+		return 0;
+	if (s->map_off >= c->work_lo && s->map_off < c->work_hi) {
+		c->work_samples++;
+		c->work_ok += libc_caller(c, s);
+	} else if (s->map_off >= c->main_lo && s->map_off < c->main_hi) {
+		c->main_samples++;
+		c->main_ok += libc_caller(c, s);
+	}
+	return 0;
+}
+
+static void test_callchain_perf__tdrec_record_g(void **state)
+{
+	struct ctx *c = *state;
+	const char *tdrec = getenv("TDREC");
+	char data[128], cmd[4600];
+	uint64_t lo, hi;
+	struct tdr_parser *p;
+
+	check_prereqs(c);
+	if (!tdrec || access(tdrec, X_OK)) {
+		print_message("tdrec not built: skipped\n");
+		skip();
+	}
+	/* The work functions are adjacent (one, two, three, in this order). */
+	sym_range(c, "work_one", &c->work_lo, &hi);
+	sym_range(c, "work_three", &lo, &c->work_hi);
+	sym_range(c, "main", &c->main_lo, &c->main_hi);
+	assert_true(c->work_hi > c->work_lo);
+	snprintf(data, sizeof(data), "%s/g.tdr", c->dir);
+	snprintf(cmd, sizeof(cmd), "'%s' record -q -g -c 100000 -o '%s' -- '%s' 10", tdrec, data,
+		 c->workload);
+	if (run_cmd(cmd) != 0) {
+		print_message("tdrec record failed (perf_event_open not allowed?): skipped\n");
+		skip();
+	}
+	assert_int_equal(tdr_parser__open(data, &p), 0);
+	assert_int_equal(tdr_parser__run(p, on_tdr_sample, c), 0);
+	tdr_parser__free(p);
+	assert_true(c->work_samples > 100);
+	assert_int_equal(c->work_ok, c->work_samples);
+	assert_int_equal(c->main_ok, c->main_samples);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_callchain_perf__fp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callchain_perf__tdrec_record_g, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

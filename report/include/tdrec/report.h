@@ -93,8 +93,22 @@ struct tdr_report_filter {
 #define TDR_REPORT_MIN_SAMPLES_DEFAULT 30
 #define TDR_REPORT_HOT_SHARE 0.05 /* bottlenecks are flagged only in rows above this share */
 
+/* Call-stack views (docs/report.md "Call stacks"); by function only. */
+enum tdr_report_stacks {
+	TDR_STACKS_NONE = 0, /* self time: each sample counts for its own function */
+	TDR_STACKS_CHILDREN, /* inclusive rows: a sample counts once per distinct
+			      * function on its stack; self kept beside */
+	TDR_STACKS_CALLERS,  /* rows are the callers of stack_func */
+	TDR_STACKS_CALLEES,  /* rows are what stack_func calls, and "[self]" */
+};
+
+/* "none", "children", "callers", "callees". */
+TDR_API const char *tdr_report_stacks_name(enum tdr_report_stacks m);
+
 struct tdr_report_opts {
 	enum tdr_report_by by;
+	enum tdr_report_stacks stacks;
+	const char *stack_func; /* CALLERS, CALLEES: the function (copied by __new) */
 	struct tdr_report_filter filter;
 	double min_share;     /* rows below this fraction of samples are hidden (0 = none) */
 	uint64_t min_samples; /* rows with fewer samples are low-confidence (0 = no marking) */
@@ -103,6 +117,11 @@ struct tdr_report_opts {
 
 /* Defaults: by function, no filter, min_share 0, min_samples 30, default sort. */
 TDR_API void tdr_report_opts__init(struct tdr_report_opts *opts);
+
+/* A finished report's stack samples: --callers/--callees, the samples
+ * whose stack holds the function (0: it is on no stack); --children, the
+ * samples that have callers; 0 without stacks. */
+TDR_API uint64_t tdr_report__stack_samples(const struct tdr_report *r);
 
 /* Re-sort a finished report. Returns 0 or -EINVAL (idx out of range, not finished). */
 TDR_API int tdr_report__sort(struct tdr_report *r, const struct tdr_report_sort *sort);
