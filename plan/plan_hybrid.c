@@ -69,13 +69,16 @@ static void qualify_names(struct tdr_plan *plan)
 	for (size_t g = 0; g < plan->group_cnt; g++) {
 		for (size_t i = 0; i < plan->groups[g].event_cnt; i++) {
 			struct tdr_plan_event *a = &plan->groups[g].events[i];
-			char q[sizeof(a->name)];
+			char q[sizeof(a->pmu_name) + sizeof(a->name) + 2];
+			int n;
 
 			if (!dup[g][i] || strchr(a->name, '/'))
 				continue;
-			snprintf(q, sizeof(q), "%s/%.*s/", a->pmu_name,
-				 (int)(sizeof(q) - strlen(a->pmu_name) - 3), a->name);
-			memcpy(a->name, q, sizeof(q));
+			n = snprintf(q, sizeof(q), "%s/%s/", a->pmu_name, a->name);
+			/* Every name of the table fits; one that would not keeps
+			 * its plain name rather than a cut one. */
+			if (n > 0 && (size_t)n < sizeof(a->name))
+				memcpy(a->name, q, (size_t)n + 1);
 		}
 	}
 }
