@@ -271,73 +271,6 @@ static int set_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g, const 
 	return 0;
 }
 
-/* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left, in
- * the snapshot's (readdir) order. */
-static void other_hybrid_pmus(struct tdr_plan_builder *b, const int *left, size_t left_cnt, char *buf,
-			      size_t sz)
-{
-	const struct tdr_sysfs *sys = b->env.sys;
-
-	buf[0] = '\0';
-	for (size_t p = 0; p < sys->pmu_cnt; p++) {
-		const char *name = sys->pmus[p].name;
-		struct tdr_pmu pmu;
-		bool hit = false;
-		int *cpus = NULL;
-		size_t cnt = 0;
-
-		if (strncmp(name, "cpu_", 4) || !strcmp(name, b->env.core.name) ||
-		    tdr_pmu__open(sys, name, &pmu) || tdr_pmu__cpus(&pmu, &cpus, &cnt))
-			continue;
-		for (size_t i = 0; i < cnt && !hit; i++)
-			for (size_t j = 0; j < left_cnt && !hit; j++)
-				hit = cpus[i] == left[j];
-		free(cpus);
-		if (hit && strlen(buf) + strlen(name) + 3 < sz)
-			strcat(strcat(buf, buf[0] ? ", " : ""), name);
-	}
-}
-
-/* On hybrid parts, say which online CPUs no group of the plan covers. */
-static int note_unmeasured(struct tdr_plan_builder *b)
-{
-	char left_txt[96], in_txt[96], pmus[64];
-	size_t left_cnt = 0, in_cnt = 0;
-	int *left, *in;
-
-	left = tdr_calloc(b->online_cnt, sizeof(*left));
-	in = tdr_calloc(b->online_cnt, sizeof(*in));
-	if (!left || !in) {
-		free(left);
-		free(in);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < b->online_cnt; i++) {
-		bool hit = false;
-
-		for (size_t g = 0; g < b->plan->group_cnt && !hit; g++)
-			for (size_t j = 0; j < b->plan->groups[g].cpu_cnt && !hit; j++)
-				hit = b->plan->groups[g].cpus[j] == b->online[i];
-		if (hit)
-			in[in_cnt++] = b->online[i];
-		else
-			left[left_cnt++] = b->online[i];
-	}
-	if (left_cnt) {
-		tdr_cpulist__format(left, left_cnt, left_txt, sizeof(left_txt));
-		tdr_cpulist__format(in, in_cnt, in_txt, sizeof(in_txt));
-		other_hybrid_pmus(b, left, left_cnt, pmus, sizeof(pmus));
-		tdr_plan_note(b->plan,
-			 "hybrid CPU: TopDown is measured on %s CPUs %s only; CPUs %s%s%s%s are "
-			 "not measured",
-			 b->env.core.name, in_txt, left_txt, pmus[0] ? " (" : "", pmus,
-			 pmus[0] ? ")" : "");
-	}
-	free(left);
-	free(in);
-	return 0;
-}
-
 /* The CPUs of a TopDown group: the core PMU's cpus file (hybrid), else all
  * online CPUs; opening outside the PMU's CPUs gives ENOENT (1.5). */
 int tdr_plan_group_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g)
@@ -581,7 +514,7 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 	}
 	/* On hybrid parts, the CPUs no group covers are said. */
 	if (!err && b.env.hybrid)
-		err = note_unmeasured(&b);
+		err = tdr_plan_note_unmeasured(&b);
 	if (!err && !opts->counting && opts->call_graph != TDR_CALL_GRAPH_NONE)
 		err = tdr_plan_call_graph(&b);
 	free(b.online);

@@ -14,6 +14,7 @@
  * Why both groups sample on the same generic event: one sampling event
  * per core type is one sampling event for the report (report/cores.c),
  * and the E-cores' PMU cannot count a cpu_core raw event.
+ * Also the note naming the online CPUs no group of a plan covers.
  * See: plan_int.h; docs/plans.md "Hybrid parts"; docs/kernel.md "Hybrid
  * parts".
  */
@@ -28,6 +29,7 @@
 
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
+#include "tdrec/tdr_mem.h"
 
 #define ATOM_PMU "cpu_atom"
 
@@ -69,15 +71,85 @@ static void qualify_names(struct tdr_plan *plan)
 	for (size_t g = 0; g < plan->group_cnt; g++) {
 		for (size_t i = 0; i < plan->groups[g].event_cnt; i++) {
 			struct tdr_plan_event *a = &plan->groups[g].events[i];
-			char q[sizeof(a->name)];
+			char q[sizeof(a->pmu_name) + sizeof(a->name) + 2];
+			int n;
 
 			if (!dup[g][i] || strchr(a->name, '/'))
 				continue;
-			snprintf(q, sizeof(q), "%s/%.*s/", a->pmu_name,
-				 (int)(sizeof(q) - strlen(a->pmu_name) - 3), a->name);
-			memcpy(a->name, q, sizeof(q));
+			n = snprintf(q, sizeof(q), "%s/%s/", a->pmu_name, a->name);
+			/* Every name of the table fits; one that would not keeps
+			 * its plain name rather than a cut one. */
+			if (n > 0 && (size_t)n < sizeof(a->name))
+				memcpy(a->name, q, (size_t)n + 1);
 		}
 	}
+}
+
+/* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left, in
+ * the snapshot's (readdir) order. */
+static void other_hybrid_pmus(struct tdr_plan_builder *b, const int *left, size_t left_cnt, char *buf,
+			      size_t sz)
+{
+	const struct tdr_sysfs *sys = b->env.sys;
+
+	buf[0] = '\0';
+	for (size_t p = 0; p < sys->pmu_cnt; p++) {
+		const char *name = sys->pmus[p].name;
+		struct tdr_pmu pmu;
+		bool hit = false;
+		int *cpus = NULL;
+		size_t cnt = 0;
+
+		if (strncmp(name, "cpu_", 4) || !strcmp(name, b->env.core.name) ||
+		    tdr_pmu__open(sys, name, &pmu) || tdr_pmu__cpus(&pmu, &cpus, &cnt))
+			continue;
+		for (size_t i = 0; i < cnt && !hit; i++)
+			for (size_t j = 0; j < left_cnt && !hit; j++)
+				hit = cpus[i] == left[j];
+		free(cpus);
+		if (hit && strlen(buf) + strlen(name) + 3 < sz)
+			strcat(strcat(buf, buf[0] ? ", " : ""), name);
+	}
+}
+
+/* On hybrid parts, say which online CPUs no group of the plan covers. */
+int tdr_plan_note_unmeasured(struct tdr_plan_builder *b)
+{
+	char left_txt[96], in_txt[96], pmus[64];
+	size_t left_cnt = 0, in_cnt = 0;
+	int *left, *in;
+
+	left = tdr_calloc(b->online_cnt, sizeof(*left));
+	in = tdr_calloc(b->online_cnt, sizeof(*in));
+	if (!left || !in) {
+		free(left);
+		free(in);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->online_cnt; i++) {
+		bool hit = false;
+
+		for (size_t g = 0; g < b->plan->group_cnt && !hit; g++)
+			for (size_t j = 0; j < b->plan->groups[g].cpu_cnt && !hit; j++)
+				hit = b->plan->groups[g].cpus[j] == b->online[i];
+		if (hit)
+			in[in_cnt++] = b->online[i];
+		else
+			left[left_cnt++] = b->online[i];
+	}
+	if (left_cnt) {
+		tdr_cpulist__format(left, left_cnt, left_txt, sizeof(left_txt));
+		tdr_cpulist__format(in, in_cnt, in_txt, sizeof(in_txt));
+		other_hybrid_pmus(b, left, left_cnt, pmus, sizeof(pmus));
+		tdr_plan_note(b->plan,
+			 "hybrid CPU: TopDown is measured on %s CPUs %s only; CPUs %s%s%s%s are "
+			 "not measured",
+			 b->env.core.name, in_txt, left_txt, pmus[0] ? " (" : "", pmus,
+			 pmus[0] ? ")" : "");
+	}
+	free(left);
+	free(in);
+	return 0;
 }
 
 /* Drop the groups from base on and the notes past note_cnt. */

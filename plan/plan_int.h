@@ -249,5 +249,8 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
  * group that does not fit is left out with a note (plan_hybrid.c).
  * Returns 0, -TDR_E_USAGE, -TDR_E_CORRUPT, -ENOMEM. */
 int tdr_plan_add_e_core_group(struct tdr_plan_builder *b);
+/* On hybrid parts: a note naming the online CPUs no group of b's plan
+ * covers, and their core PMUs (plan_hybrid.c). Returns 0 or -ENOMEM. */
+int tdr_plan_note_unmeasured(struct tdr_plan_builder *b);
 
 #endif /* TDREC_PLAN_INT_H */
