@@ -85,6 +85,11 @@ size_t tdr_archive_builder__cnt(const struct tdr_archive_builder *b)
 	return b->ent_cnt;
 }
 
+size_t tdr_archive_builder__dso_cnt(const struct tdr_archive_builder *b)
+{
+	return b->dso_cnt;
+}
+
 static bool str_ok(const char *s)
 {
 	return !s || strlen(s) <= TDR_ARCHIVE_STR_MAX;

@@ -96,6 +96,8 @@ TDR_API int tdr_archive_builder__add(struct tdr_archive_builder *b, long dso, ui
 
 /* Addresses added so far (distinct). */
 TDR_API size_t tdr_archive_builder__cnt(const struct tdr_archive_builder *b);
+/* Objects added so far. */
+TDR_API size_t tdr_archive_builder__dso_cnt(const struct tdr_archive_builder *b);
 
 /* The section data, in a new buffer (the caller frees *out). zstd_level 0:
  * the body is stored as it is; otherwise compressed at that level when that
