@@ -244,6 +244,7 @@ void tdr_parser__free(struct tdr_parser *p)
 	zfree(&p->deltas);
 	zfree(&p->cur);
 	zfree(&p->cur_ev);
+	zfree(&p->frames);
 	tdr_meta__clear(&p->meta);
 	tdr_archive__free(p->archive);
 	free(p);
@@ -290,6 +291,11 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	s.period = r->sample.period;
 	s.deltas = p->deltas;
 	s.first_in_stream = first;
+	if (r->sample.callchain_nr) {
+		ret = tdr_parser_callchain(p, r, &s);
+		if (ret)
+			return ret;
+	}
 	p->stats.samples_delivered++;
 	return cb ? cb(&s, ctx) : 0;
 }

@@ -10,8 +10,8 @@
  *   files:  tdr_parser__open -> __run (once) -> __stats -> __free
  *   direct: tdr_parser__new(meta) -> __feed (repeat, in time order) -> __free
  * Ownership and threads: one parser per thread. Everything a sample points to
- * (mapping, comm, deltas) is borrowed: deltas and comm are valid during the
- * callback only, mappings until the parser is freed.
+ * (mapping, comm, deltas, frames) is borrowed: deltas, comm and frames are
+ * valid during the callback only, mappings until the parser is freed.
  * See: docs/parser.md; docs/report.md "Attribution"; docs/kernel.md "Group reads in samples".
  */
 #ifndef TDREC_PARSER_H
@@ -56,6 +56,18 @@ struct tdr_mapping {
 	uint8_t build_id[20];
 };
 
+/*
+ * One caller of a sample, from PERF_SAMPLE_CALLCHAIN (the PERF_CONTEXT_*
+ * markers dropped). ip is the return address as the kernel gives it: who
+ * symbolizes a caller looks up ip - 1 (tdr_symbolize_caller_addr).
+ */
+struct tdr_frame {
+	uint64_t ip;
+	enum tdr_cpumode cpumode;	/* from the last PERF_CONTEXT_* marker */
+	const struct tdr_mapping *map;	/* NULL when unknown */
+	uint64_t map_off;		/* as tdr_sample.map_off */
+};
+
 struct tdr_sample {
 	uint64_t time_ns;
 	uint32_t cpu;
@@ -75,6 +87,10 @@ struct tdr_sample {
 	 * counters started. */
 	const uint64_t *deltas;
 	bool first_in_stream;
+	/* The callers, innermost first, not including the sample's own ip;
+	 * frame_cnt 0 without stacks. Valid during the callback only. */
+	const struct tdr_frame *frames;
+	uint32_t frame_cnt;
 };
 
 /* Return 0 to continue, a negative code to stop __run/__feed with that code. */

@@ -153,6 +153,19 @@ TDR_API int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip,
 TDR_API void tdr_symbolizer__free(struct tdr_symbolizer *s);
 
 /*
+ * The address to look up for a caller frame (a parser tdr_frame): a return
+ * address points after its call, which may be the first byte of the next
+ * function or line (after a call to a noreturn function), so callers are
+ * looked up one byte earlier, as perf's unwinders do. It applies alike to
+ * a map offset (tdr_frame.map_off) and a kernel address. Never for the
+ * sample's own ip, which is the interrupted instruction itself.
+ */
+static inline uint64_t tdr_symbolize_caller_addr(uint64_t ret_addr)
+{
+	return ret_addr ? ret_addr - 1 : 0;
+}
+
+/*
  * The kernel symbol table (kallsyms), loaded ahead of the first kernel
  * lookup. Reading /proc/kallsyms costs tens of milliseconds of kernel time,
  * so a report starts the load on a helper thread as soon as it sees a kernel
