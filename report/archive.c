@@ -98,21 +98,37 @@ static bool key_of(uint64_t ip, enum tdr_cpumode mode, const struct tdr_mapping 
 	return true;
 }
 
+/*
+ * The one walk over what a sample references: its own IP, then each
+ * caller of its stack at the address a report looks it up by (one byte
+ * before the return address, tdr_symbolize_caller_addr), so that every
+ * row a report of the stacks makes is answered by the archive.
+ */
 int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct tdr_sample *s)
 {
 	struct akey k;
+	int err = 0;
 
 	if (s->time_ns < a->first_ns || !a->seen)
 		a->first_ns = s->time_ns;
 	if (s->time_ns > a->last_ns || !a->seen)
 		a->last_ns = s->time_ns;
 	a->seen = true;
-	if (!key_of(s->ip, s->cpumode, s->map, s->map_off, &k))
-		return 0;
-	if (k.kernel && !a->kernel_image && s->map && s->map->build_id_sz && s->map->path &&
-	    !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
-		a->kernel_image = s->map;
-	return add_addr(a, &k);
+	if (key_of(s->ip, s->cpumode, s->map, s->map_off, &k)) {
+		if (k.kernel && !a->kernel_image && s->map && s->map->build_id_sz &&
+		    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
+			a->kernel_image = s->map;
+		err = add_addr(a, &k);
+	}
+	for (uint32_t i = 0; !err && i < s->frame_cnt; i++) {
+		const struct tdr_frame *f = &s->frames[i];
+
+		if (!key_of(f->ip, f->cpumode, f->map, f->map_off, &k))
+			continue;
+		k.off = tdr_symbolize_caller_addr(k.off);
+		err = add_addr(a, &k);
+	}
+	return err;
 }
 
 /* Only answers that hold whatever is on disk later are kept. */
