@@ -258,8 +258,11 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	 * are skipped by every reader and do not count (docs/format.md
 	 * section 2). A category in the product form makes it 3 (section
 	 * 5.2): a reader of an older minor gets no value for it, never a
-	 * wrong one, and the header says why. */
-	if (tdr_meta__has_products(meta))
+	 * wrong one, and the header says why. An ARCHIVE section (7.2) makes
+	 * it 4: older readers skip the section and read the rest. */
+	if (opts->archive)
+		minor = TDR_FORMAT_MINOR_ARCHIVE;
+	else if (tdr_meta__has_products(meta))
 		minor = TDR_FORMAT_MINOR_PRODUCTS;
 	else if (w->codec == TDR_CODEC_COLS)
 		minor = TDR_FORMAT_MINOR_COLS;

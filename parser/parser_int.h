@@ -278,6 +278,7 @@ struct tdr_parser {
 	void (*source_fini)(struct tdr_parser *p);
 	struct tdr_reader *reader;
 	struct perfdata *pd;
+	struct tdr_archive *archive; /* the file's ARCHIVE section, NULL when none */
 	bool ran;
 };
 

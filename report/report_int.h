@@ -119,6 +119,38 @@ static inline bool report_kernel_sample(const struct tdr_sample *s)
 	return s->cpumode == TDR_MODE_KERNEL || (s->map && s->map->kind == TDR_MAP_KERNEL);
 }
 
+/* ---- the archive's addresses (archive.c) ----
+ * Every distinct address the samples reference (IP, stack frames): a file
+ * or vDSO mapping and the offset in its file, or a kernel address. */
+struct tdr_report_arch_addr {
+	const struct tdr_mapping *map; /* NULL for the kernel */
+	uint64_t off;		       /* file offset, or kernel address */
+	uint64_t hash;
+	bool kernel;
+};
+
+struct tdr_report_archiver {
+	struct tdr_report_arch_addr *ents;
+	size_t cnt, cap;
+	struct tdr_hmap index;
+	/* What the symbolizer's options need (load.c): the kernel image of a
+	 * perf.data file, and the samples' first and last time. */
+	const struct tdr_mapping *kernel_image;
+	uint64_t first_ns, last_ns;
+	bool seen;
+};
+
+struct tdr_archive_builder;
+struct tdr_archive_summary;
+/* Add the addresses of one sample. Returns 0 or -ENOMEM. */
+int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct tdr_sample *s);
+/* Symbolize each address once and add the answers to keep to b; counts in
+ * sum. Returns 0, -ENOMEM or what a lookup returned. */
+int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
+				 const struct tdr_report_symbols *syms,
+				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum);
+void tdr_report_archiver__release(struct tdr_report_archiver *a);
+
 /* ---- table storage (aggregate.c) ----------------------------------------
  * The row table and the address table keep their entries in an array, each
  * entry with its hash, next to a block of event_cnt sums per entry, and

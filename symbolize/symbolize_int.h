@@ -334,6 +334,11 @@ struct tdr_symbolizer {
 	struct sym_kernel kernel;
 
 	struct sym_dcache dcache;
+
+	/* Answers from opts.archive (archived.c): each address's inline array,
+	 * made on first use; lookups answered by it and those it did not cover. */
+	const struct tdr_inline_frame **arch_frames;
+	uint64_t arch_hits, arch_live;
 };
 
 /* elf.c */
@@ -362,6 +367,10 @@ int tdr_symbolize_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_
 int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
 				 struct sym_dwarf_res *r);
 void tdr_symbolize_dwarf__free(struct sym_dso *d);
+
+/* archived.c: a kernel address from opts.archive. Returns 1 (answered), 0
+ * (not archived, or no archive), -ENOMEM. */
+int tdr_symbolize_archived__kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
 
 /* kernel.c */
 int tdr_symbolize_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);

@@ -27,7 +27,7 @@
 #include "tdrec/records.h"
 
 #define TDR_FORMAT_MAJOR 1
-#define TDR_FORMAT_MINOR 3
+#define TDR_FORMAT_MINOR 4
 
 /* ---------------------------------------------------------------------------
  * Metadata: what was recorded, where and how. Plain data; every pointer is
@@ -276,7 +276,7 @@ struct tdr_totals {
 enum tdr_section_type {
 	TDR_SECTION_DSO_TABLE = 1, /* path, device, inode, build-id per mapped file */
 	TDR_SECTION_KSYMS = 2,	   /* kernel symbols snapshot */
-	TDR_SECTION_SYMTAB = 3,	   /* embedded symbol tables */
+	TDR_SECTION_ARCHIVE = 3,   /* symbols of the sampled addresses (archive.h) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -366,6 +366,9 @@ struct tdr_writer_opts {
 	 * predicted columns (docs/format.md section 6.1), several times
 	 * smaller. Frames without samples are always written with codec 0. */
 	uint8_t codec;
+	/* An ARCHIVE section (docs/format.md 7.2) will be added: the file
+	 * header says minor 4. */
+	bool archive;
 };
 #define TDR_CODEC_RAW_ZSTD 0
 #define TDR_CODEC_COLUMNS 1

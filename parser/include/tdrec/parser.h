@@ -129,6 +129,9 @@ struct tdr_parse_stats {
 	 * build-id (given to the mappings of that file), and entries lost to
 	 * damage (1 for a table unreadable as a whole). */
 	uint64_t dso_entries, dso_build_ids, dso_damaged;
+	/* 1 when the file has an ARCHIVE section that is damaged and not used
+	 * (docs/format.md 7.2). */
+	uint64_t archive_damaged;
 };
 
 /* What kind of file a parser reads. */
@@ -179,6 +182,12 @@ TDR_API enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
 TDR_API const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p);
 TDR_API const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
 TDR_API const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
+
+/* The symbols archived in the file (docs/format.md 7.2), decoded at open;
+ * NULL when it has none or it is damaged (stats.archive_damaged). Borrowed:
+ * valid until __free. */
+struct tdr_archive;
+TDR_API const struct tdr_archive *tdr_parser__archive(const struct tdr_parser *p);
 
 /* Name of a rebase reason, e.g. "counter went backwards". */
 TDR_API const char *tdr_rebase_reason_name(enum tdr_rebase_reason r);

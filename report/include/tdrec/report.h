@@ -191,6 +191,45 @@ TDR_API int tdr_report__load_regions(const char *path, const struct tdr_report_o
 				     struct tdr_report **out);
 
 /* ---------------------------------------------------------------------------
+ * Archiving: the symbols of every address the samples reference, for the
+ * file's ARCHIVE section (docs/format.md 7.2, docs/symbolize.md "Archived
+ * symbols").
+ */
+struct tdr_archive_summary {
+	uint64_t addrs;	   /* distinct addresses in files and the kernel */
+	uint64_t archived; /* of them, answered (a function, or none in a read object) */
+	/* Left out (looked up live by a later report): the object was missing,
+	 * or changed since the recording; kernel symbols were not usable. */
+	uint64_t missing, changed, no_kernel;
+	uint64_t objects; /* objects in the archive */
+	size_t bytes;	  /* section data */
+};
+
+/*
+ * Read the .tdr or perf.data file at path, symbolize (with lines and
+ * inlines) every address its samples reference, answering first from the
+ * archive the file may already have, and encode the ARCHIVE section data
+ * into *data (the caller frees it). zstd_level: as
+ * tdr_archive_builder__encode. Returns: 0, or the parser's / symbolizer's
+ * error; *data is NULL on failure.
+ */
+TDR_API int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lopts,
+				int zstd_level, void **data, size_t *sz,
+				struct tdr_archive_summary *sum);
+
+/*
+ * A complete .tdr file (in) written again with its archive (docs/format.md
+ * 7.2) to out (out == in: in place). out is replaced only once the new
+ * file is complete ("<out>.partial" until then, which must not exist).
+ * Returns: 0; -TDR_E_TRUNCATED (in has no trailer or damaged frames: not
+ * archived); -TDR_E_FORMAT (not a .tdr file); -EEXIST (the .partial
+ * exists); the reader's, writer's, parser's or symbolizer's error.
+ */
+TDR_API int tdr_report__archive_file(const char *in, const char *out,
+				     const struct tdr_report_load_opts *lopts,
+				     struct tdr_archive_summary *sum);
+
+/* ---------------------------------------------------------------------------
  * Diff: two finished reports by function, matched by (object basename,
  * name), never by address.
  */

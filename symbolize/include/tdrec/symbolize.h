@@ -24,6 +24,7 @@
 
 struct tdr_symbolizer;
 struct tdr_kallsyms;
+struct tdr_archive;
 
 struct tdr_symbolizer_opts {
 	bool want_lines;   /* source file:line of the leaf */
@@ -65,6 +66,12 @@ struct tdr_symbolizer_opts {
 	 * written, and the least recently used ones are removed to make room
 	 * for a new one. 0 = TDR_DEBUG_CACHE_MAX_SZ. */
 	uint64_t debug_cache_max_sz;
+	/* The recording's archived symbols (docs/format.md 7.2, from
+	 * tdr_parser__archive), or NULL. Borrowed: must outlive the
+	 * symbolizer. Lookups are answered from it first, without opening any
+	 * file; only addresses it does not cover are looked up live
+	 * (docs/symbolize.md "Archived symbols"). */
+	const struct tdr_archive *archive;
 };
 
 #define TDR_DEBUG_CACHE_MAX_SZ (1ull << 30)
@@ -95,6 +102,7 @@ struct tdr_sym {
 	 * C++ name; NULL unless status is TDR_SYM_OK. */
 	const char *function;
 	uint64_t function_offset; /* address - start of function */
+	uint64_t function_size;	  /* bytes of the ELF symbol; 0 when unknown */
 	/* Source location of the address itself (the innermost inline's line);
 	 * NULL/0 when unknown or not requested. */
 	const char *file;
@@ -124,6 +132,22 @@ TDR_API int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts,
  */
 TDR_API int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
 				   uint64_t file_off, struct tdr_sym *out);
+
+/*
+ * Only from the archive (opts.archive): the answer for (dso, file_off) if
+ * it is archived (__lookup does this first itself; a caller that looks up
+ * an object under another path than the recorded one asks with the
+ * recorded one first). Returns: 1 with *out filled, 0 when not archived,
+ * -ENOMEM.
+ */
+TDR_API int tdr_symbolizer__lookup_archived(struct tdr_symbolizer *s,
+					    const struct tdr_dso_ref *dso, uint64_t file_off,
+					    struct tdr_sym *out);
+
+/* How many lookups the archive answered, and how many it did not cover
+ * (then looked up live); both 0 without an archive. */
+TDR_API void tdr_symbolizer__archive_counts(const struct tdr_symbolizer *s, uint64_t *archived,
+					    uint64_t *live);
 
 /* Symbolize a kernel address. Returns: 0 or -ENOMEM. */
 TDR_API int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip,
