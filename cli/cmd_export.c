@@ -221,7 +221,7 @@ int cmd_export(int argc, char **argv)
 	}
 	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
 	cli_log_hold();
-	err = tdr_profile__load(a.in, &lo, &p);
+	err = tdr_profile__load(a.in, &lo, a.out && f == TDR_EXPORT_HTML, &p);
 	cli_log_release(!err);
 	if (err) {
 		cli_err("%s: %s", a.in, tdr_strerror(err));
