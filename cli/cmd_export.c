@@ -157,7 +157,7 @@ static int write_file(const struct export_args *a, const struct tdr_profile *p,
 	if (!std && fclose(out) && !err)
 		err = -errno;
 	if (err) {
-		cli_err("%s: failed to write: %s", a->out, tdr_strerror(err == -EIO ? -EIO : err));
+		cli_err("%s: failed to write: %s", a->out, tdr_strerror(err));
 		if (!std)
 			remove(a->out);
 		return 1;
