@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,11 @@ static const char usage_text[] =
     "                     threads and processes it creates\n"
     "      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
     "                     or root)\n"
+    "      --no-archive   do not store the symbols of the sampled code in the\n"
+    "                     file at the end (by default: function, inline chain,\n"
+    "                     file and line of every sampled address, so reports\n"
+    "                     stay the same after a rebuild; 'tdrec archive' does\n"
+    "                     it later)\n"
     "  -q, --quiet        no plan line and no summary line (warnings are still\n"
     "                     printed)\n"
     "      --dry-run      print the plan and every perf_event_attr it would\n"
@@ -103,6 +109,7 @@ enum {
 	OPT_MMAP_PAGES = CLI_OPT_TARGET_END,
 	OPT_NO_INHERIT,
 	OPT_DRY_RUN,
+	OPT_NO_ARCHIVE,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +121,7 @@ static const struct option long_opts[] = {
     {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
     {"quiet", no_argument, NULL, 'q'},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"no-archive", no_argument, NULL, OPT_NO_ARCHIVE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -157,13 +165,40 @@ static void print_summary(const struct tdr_record_summary *s)
 		s->samples ? (double)s->file_sz / (double)s->samples : 0.0);
 }
 
+/* The archiving step (docs/record.md "Archiving"): the samples' symbols,
+ * looked up as a report of this boot would. */
+struct archive_ctx {
+	struct tdr_archive_summary sum;
+};
+
+static int archive_cb(void *ctx, const char *path, void **data, size_t *sz)
+{
+	struct archive_ctx *c = ctx;
+	struct tdr_report_load_opts lo;
+	char boot_id[64], cache[PATH_MAX];
+	int err;
+
+	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
+	/* The file has no trailer yet: the parser's notes about that are not
+	 * news. Real problems come back as the error, which the recorder
+	 * reports. */
+	cli_log_hold();
+	err = tdr_report__archive(path, &lo, 3, data, sz, &c->sum);
+	cli_log_release(false);
+	if (!err)
+		tdr_debug("symbols of %" PRIu64 " of %" PRIu64 " sampled addresses archived",
+			  c->sum.archived, c->sum.addrs);
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct tdr_record_opts o = {0};
 	struct tdr_event_spec spec;
 	struct tdr_recorder *rec = NULL;
 	struct cli_targets t = {0};
-	bool quiet = false, dry = false;
+	bool quiet = false, dry = false, no_archive = false;
+	struct archive_ctx actx = {0};
 	uint64_t v;
 	int c, err, status;
 
@@ -205,6 +240,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_DRY_RUN:
 			dry = true;
 			break;
+		case OPT_NO_ARCHIVE:
+			no_archive = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -224,6 +262,10 @@ int cmd_record(int argc, char **argv)
 	o.tdrec_argv = argv - 1; /* "tdrec", "record", ... */
 	if (dry)
 		return dry_run(&o);
+	if (!no_archive) {
+		o.archive = archive_cb;
+		o.archive_ctx = &actx;
+	}
 
 	err = tdr_recorder__new(&o, &rec);
 	if (err)

@@ -373,9 +373,10 @@ static void loop_finish(struct loop *L)
 		end.flags |= TDR_END_WRITE_ERROR;
 	if (!rec->launch)
 		end.flags |= TDR_END_NO_PROGRAM;
-	if (!sum->write_err)
+	if (!sum->write_err) {
 		tdr_record__write_dso_table(rec);
-	else
+		tdr_record__write_archive(rec);
+	} else
 		tdr_writer__keep_partial(rec->writer); /* incomplete: not renamed */
 	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);
 	if (err && !sum->write_err) {

@@ -262,6 +262,8 @@ int tdr_record__add_frame(struct tdr_recorder *rec, uint32_t ring, const void *d
 /* The DSO table: the build-ids of rec->dsos, as a section of the file.
  * Problems are logged; the recording's file stays good without it. */
 void tdr_record__write_dso_table(struct tdr_recorder *rec);
+/* The ARCHIVE section from opts->archive, before the trailer (recorder.c). */
+void tdr_record__write_archive(struct tdr_recorder *rec);
 /* The run loop and the finish (record_loop.c). */
 int tdr_record__loop(struct tdr_recorder *rec);
 
