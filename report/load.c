@@ -287,6 +287,7 @@ int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lop
 							a.last_ns),
 		    .cache_dir = lopts->cache_dir,
 		    .archive = tdr_parser__archive(p),
+		    .debuginfod = true,
 		};
 		struct tdr_report_symbols rs;
 		struct sym_ctx sc;
