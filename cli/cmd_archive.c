@@ -35,7 +35,8 @@ static const char usage_text[] =
 	"holds and gains what the files on disk give now.\n"
 	"\n"
 	"FILE is a complete .tdr file; it is rewritten in place (through\n"
-	"FILE.partial, renamed over it only when complete).\n"
+	"FILE.partial, renamed over it only when complete). A perf.data file is\n"
+	"not converted (yet): it is refused with a line saying so.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output OUT  write the archived recording to OUT instead\n"
@@ -51,6 +52,9 @@ static const char *error_text(int err)
 	case TDR_E_TRUNCATED:
 		return "the recording is truncated or has damaged frames: only a complete "
 		       "recording is archived";
+	case ENOTSUP:
+		return "a perf.data file: converting it into an archived .tdr is not "
+		       "supported yet (report it directly, or record with tdrec)";
 	case EEXIST:
 		return "a .partial file of the output exists (another tdrec writing it, or "
 		       "one that was killed): remove it first";

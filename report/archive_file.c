@@ -12,7 +12,7 @@
  * trailer's totals, counted totals and run end are copied; an ARCHIVE
  * section the file had is replaced by the new one (which kept its answers).
  * What it does not do: symbolize (load.c, archive.c), or convert perf.data
- * files.
+ * files (refused with -ENOTSUP).
  */
 #include "report_int.h"
 
@@ -78,6 +78,14 @@ int tdr_report__archive_file(const char *in, const char *out,
 
 	memset(sum, 0, sizeof(*sum));
 	err = tdr_reader__open(in, &r);
+	if (err == -TDR_E_FORMAT) {
+		/* A perf.data file is not converted (yet): say so. */
+		struct tdr_parser *p = NULL;
+
+		if (!tdr_parser__open(in, &p) && tdr_parser__source(p) == TDR_SOURCE_PERF_DATA)
+			err = -ENOTSUP;
+		tdr_parser__free(p);
+	}
 	if (err)
 		return err;
 	if (!tdr_reader__status(r)->has_trailer || tdr_reader__status(r)->truncated ||

@@ -281,6 +281,12 @@ static void test_archive_e2e__output_elsewhere_and_errors(void **state)
 	assert_non_null(strstr(out, "tdrec archive: app.c: "));
 	assert_null(strchr(strchr(out, '\n') + 1, '\n'));
 	free(out);
+	/* A perf.data file: not converted, and says so. */
+	assert_int_equal(run(&out, "'%s' archive '%s/examples/amd-zen4.perf.data' 2>&1", e->tdrec,
+			     getenv("TDR_SOURCE_DIR")),
+			 1);
+	assert_non_null(strstr(out, "a perf.data file: converting it"));
+	free(out);
 	assert_int_equal(run(&out, "'%s' archive 2>&1", e->tdrec), 2);
 	free(out);
 	assert_int_equal(run(&out, "'%s' archive --bogus x 2>&1", e->tdrec), 2);

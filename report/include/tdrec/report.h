@@ -192,7 +192,8 @@ TDR_API int tdr_report__archive(const char *path, const struct tdr_report_load_o
  * 7.2) to out (out == in: in place). out is replaced only once the new
  * file is complete ("<out>.partial" until then, which must not exist).
  * Returns: 0; -TDR_E_TRUNCATED (in has no trailer or damaged frames: not
- * archived); -TDR_E_FORMAT (not a .tdr file); -EEXIST (the .partial
+ * archived); -TDR_E_FORMAT (not a .tdr file); -ENOTSUP (a perf.data
+ * file: converting one is not done); -EEXIST (the .partial
  * exists); the reader's, writer's, parser's or symbolizer's error.
  */
 TDR_API int tdr_report__archive_file(const char *in, const char *out,
