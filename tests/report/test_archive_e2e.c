@@ -358,7 +358,7 @@ static char *rows_of(const char *text)
 
 /* tdrec record archives by default, as its last block: a file cut just
  * before that block (a recorder killed while archiving) still reports
- * every sample. */
+ * every sample. A damaged archive is not used, and said so. */
 static void test_archive_e2e__record_archives_last(void **state)
 {
 	struct env *e = *state;
@@ -402,6 +402,30 @@ static void test_archive_e2e__record_archives_last(void **state)
 		assert_string_equal(a, c);
 		free(a);
 		free(c);
+	}
+	/* A damaged archive (one byte of its payload flipped: the section's
+	 * CRC fails) is not used, and said so; the files on disk answer. */
+	assert_int_equal(run(NULL, "cd '%s' && cp r.tdr bad.tdr && printf '\\377' | dd of=bad.tdr "
+				   "bs=1 seek=%ld conv=notrunc status=none",
+			     e->dir, off + 24 + 8 + 4),
+			 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info bad.tdr 2>&1", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "symbols:     archive damaged, not used"));
+	assert_non_null(strstr(out, "archive of symbols in the file is damaged"));
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' report -i bad.tdr 2>&1 >/dev/null", e->dir,
+			     e->tdrec),
+			 0);
+	assert_non_null(strstr(out, "archive of symbols in the file is damaged"));
+	free(out);
+	{
+		char *a = rows_of(arch.text[0]), *t = report(e, e->dir, "bad.tdr", ""), *b;
+
+		b = rows_of(t);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		free(t);
 	}
 	/* Rebuilt: the archived file keeps its rows, the cut one cannot. */
 	build(e, "0.998", "-O1");
