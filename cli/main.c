@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"  diff     compare two recordings function by function\n"
 	"  stat     count TopDown for a whole run (or per interval), no sampling\n"
 	"  info     show what a recording holds\n"
-	"  archive  store the symbols of a recording's samples in it\n"
+	"  archive  store the symbols of a recording in it (a perf.data: into a .tdr)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this text; 'tdrec <command> --help' for a command's options\n"

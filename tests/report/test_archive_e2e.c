@@ -12,7 +12,10 @@
  * without its archive shows `[changed]` and `[unknown]` there, which
  * shows each check can fail. A diff of the old build's archived profile
  * against the rebuilt program's names the functions on both sides, with
- * no `[changed]` row. `info` says whether a file is archived.
+ * no `[changed]` row. `info` says whether a file is archived. A perf.data
+ * (a bundled example, and one perf records here) converted into an
+ * archived .tdr reports the same rows as the perf.data, also after the
+ * binary is gone.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -281,12 +284,6 @@ static void test_archive_e2e__output_elsewhere_and_errors(void **state)
 	assert_non_null(strstr(out, "tdrec archive: app.c: "));
 	assert_null(strchr(strchr(out, '\n') + 1, '\n'));
 	free(out);
-	/* A perf.data file: not converted, and says so. */
-	assert_int_equal(run(&out, "'%s' archive '%s/examples/amd-zen4.perf.data' 2>&1", e->tdrec,
-			     getenv("TDR_SOURCE_DIR")),
-			 1);
-	assert_non_null(strstr(out, "a perf.data file: converting it"));
-	free(out);
 	assert_int_equal(run(&out, "'%s' archive 2>&1", e->tdrec), 2);
 	free(out);
 	assert_int_equal(run(&out, "'%s' archive --bogus x 2>&1", e->tdrec), 2);
@@ -440,6 +437,77 @@ static void test_archive_e2e__record_archives_last(void **state)
 	release(&arch);
 }
 
+/* Rows of 'tdrec report -i FILE MODE' run in dir (caller frees). */
+static char *rows(const struct env *e, const char *dir, const char *file, const char *mode)
+{
+	char *t = report(e, dir, file, mode), *r = rows_of(t);
+
+	free(t);
+	return r;
+}
+
+/* A perf.data converted into an archived .tdr reports the same rows (with
+ * TopDown categories: the bundled examples), and keeps them after the
+ * binary is rebuilt and deleted, where the perf.data itself cannot. */
+static void test_archive_e2e__perf_data_converted(void **state)
+{
+	struct env *e = *state;
+	const char *src = getenv("TDR_SOURCE_DIR");
+	char *out = NULL, *a, *b, ex[512];
+	char *before[3];
+
+	assert_non_null(src);
+	snprintf(ex, sizeof(ex), "%s/examples/amd-zen4.perf.data", src);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive -o zen4.tdr '%s' 2>&1", e->dir,
+			     e->tdrec, ex),
+			 0);
+	assert_non_null(strstr(out, "zen4.tdr: symbols of "));
+	free(out);
+	for (int m = 0; m < 3; m++) {
+		char dir[512];
+
+		snprintf(dir, sizeof(dir), "%s/examples", src);
+		a = rows(e, dir, "amd-zen4.perf.data", modes[m]);
+		b = rows(e, e->dir, "zen4.tdr", modes[m]);
+		assert_non_null(strstr(a, "Retire")); /* the TopDown columns too */
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+
+	/* A real perf.data (no build-id cache: -N), converted to FILE.tdr. */
+	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+		skip();
+	build(e, "0.999", "-O2 -g");
+	if (run(&out, "cd '%s' && perf record -q -N -e cpu-clock -o p.data ./app 3 2>&1 >/dev/null",
+		e->dir)) {
+		free(out);
+		skip(); /* perf_event_open not allowed here */
+	}
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive p.data 2>&1", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "p.data.tdr: symbols of "));
+	free(out);
+	for (int m = 0; m < 3; m++) {
+		before[m] = rows(e, e->dir, "p.data", modes[m]);
+		b = rows(e, e->dir, "p.data.tdr", modes[m]);
+		assert_non_null(strstr(before[m], " app"));
+		assert_string_equal(before[m], b);
+		free(b);
+	}
+	build(e, "0.998", "-O1");
+	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	for (int m = 0; m < 3; m++) {
+		b = rows(e, e->dir, "p.data.tdr", modes[m]);
+		assert_string_equal(before[m], b);
+		free(b);
+		free(before[m]);
+	}
+	a = rows(e, e->dir, "p.data", "");
+	assert_non_null(strstr(a, "[unknown]"));
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +515,7 @@ int main(void)
 	    cmocka_unit_test(test_archive_e2e__output_elsewhere_and_errors),
 	    cmocka_unit_test(test_archive_e2e__diff_of_two_builds),
 	    cmocka_unit_test(test_archive_e2e__record_archives_last),
+	    cmocka_unit_test(test_archive_e2e__perf_data_converted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
