@@ -335,12 +335,13 @@ void tdr_record__write_dso_table(struct tdr_recorder *rec)
 void tdr_record__write_archive(struct tdr_recorder *rec)
 {
 	uint64_t t0_ns = clock_ns(CLOCK_MONOTONIC);
-	const char *path = rec->partial_path ? rec->partial_path : rec->sum.path;
+	const char *path = rec->partial_path;
 	void *data = NULL;
 	size_t sz = 0;
 	int err;
 
-	if (!rec->opts->archive)
+	/* A device or FIFO output (no .partial) cannot be read back. */
+	if (!rec->opts->archive || !rec->partial_path)
 		return;
 	err = rec->opts->archive(rec->opts->archive_ctx, path, &data, &sz);
 	if (!err)
