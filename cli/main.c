@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"  stat     count TopDown for a whole run (or per interval), no sampling\n"
 	"  info     show what a recording holds\n"
 	"  export   write a recording as pprof, folded stacks, speedscope or html (--push)\n"
-	"  archive  store the symbols of a recording's samples in it (.tdr, perf.data)\n"
+	"  archive  store the symbols of a recording in it (a perf.data: into a .tdr)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this text; 'tdrec <command> --help' for a command's options\n"

@@ -162,6 +162,12 @@ static int load_archive(struct tdr_parser *p)
 	return 0;
 }
 
+void tdr_parser__set_tap(struct tdr_parser *p, tdr_record_tap_fn tap, void *ctx)
+{
+	p->tap = tap;
+	p->tap_ctx = ctx;
+}
+
 const struct tdr_archive *tdr_parser__archive(const struct tdr_parser *p)
 {
 	return p->archive;
@@ -307,6 +313,11 @@ int tdr_parser__feed(struct tdr_parser *p, uint32_t ring, const struct perf_even
 	uint32_t x;
 	int err;
 
+	if (p->tap) {
+		err = p->tap(p->tap_ctx, hdr);
+		if (err)
+			return err;
+	}
 	p->stats.records++;
 	err = tdr_decoder__decode(&p->dec, hdr, &r);
 	if (err == DEC_SKIP) {

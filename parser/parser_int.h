@@ -279,6 +279,8 @@ struct tdr_parser {
 	struct tdr_reader *reader;
 	struct perfdata *pd;
 	struct tdr_archive *archive; /* the file's ARCHIVE section, NULL when none */
+	tdr_record_tap_fn tap;	     /* tdr_parser__set_tap */
+	void *tap_ctx;
 	bool ran;
 };
 

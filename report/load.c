@@ -250,6 +250,13 @@ static int on_archive_sample(const struct tdr_sample *s, void *ctx)
 int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lopts,
 			int zstd_level, void **data, size_t *sz, struct tdr_archive_summary *sum)
 {
+	return tdr_report_archive_run(path, lopts, zstd_level, NULL, data, sz, sum);
+}
+
+int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *lopts,
+			   int zstd_level, const struct tdr_report_archive_hooks *h, void **data,
+			   size_t *sz, struct tdr_archive_summary *sum)
+{
 	struct tdr_report_load_opts no_lopts = {0};
 	struct tdr_report_archiver a = {0};
 	struct tdr_archive_builder *b = NULL;
@@ -270,7 +277,12 @@ int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lop
 	if (err)
 		goto out;
 	meta = tdr_parser__meta(p);
-	err = tdr_parser__run(p, on_archive_sample, &a);
+	if (h && h->opened)
+		err = h->opened(h->ctx, p);
+	if (!err)
+		err = tdr_parser__run(p, on_archive_sample, &a);
+	if (!err && h && h->ran)
+		err = h->ran(h->ctx, &a);
 	if (err)
 		goto out;
 	{
@@ -287,6 +299,7 @@ int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lop
 							a.last_ns),
 		    .cache_dir = lopts->cache_dir,
 		    .archive = tdr_parser__archive(p),
+		    .debuginfod = true,
 		};
 		struct tdr_report_symbols rs;
 		struct sym_ctx sc;

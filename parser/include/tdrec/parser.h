@@ -183,6 +183,16 @@ TDR_API const struct tdr_file_status *tdr_parser__file_status(const struct tdr_p
 TDR_API const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
 TDR_API const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
 
+/*
+ * Call tap with every record, exactly as it is fed to the decoder (for a
+ * perf.data file: after the per-round time sort, without perf's own
+ * records), before it is decoded; a nonzero return stops __run with it.
+ * For writing the records again (tdrec archive converts a perf.data into
+ * a .tdr). Set before __run; NULL removes it.
+ */
+typedef int (*tdr_record_tap_fn)(void *ctx, const struct perf_event_header *hdr);
+TDR_API void tdr_parser__set_tap(struct tdr_parser *p, tdr_record_tap_fn tap, void *ctx);
+
 /* The symbols archived in the file (docs/format.md 7.2), decoded at open;
  * NULL when it has none or it is damaged (stats.archive_damaged). Borrowed:
  * valid until __free. */

@@ -72,6 +72,12 @@ struct tdr_symbolizer_opts {
 	 * file; only addresses it does not cover are looked up live
 	 * (docs/symbolize.md "Archived symbols"). */
 	const struct tdr_archive *archive;
+	/* When no debug file is found locally, let libdw ask its debuginfod
+	 * client (only when DEBUGINFOD_URLS is set; docs/symbolize.md
+	 * "Separate debug information, and no network"). For archiving, which
+	 * reads the debug information once for good; reports leave it off
+	 * and never wait on the network. */
+	bool debuginfod;
 };
 
 #define TDR_DEBUG_CACHE_MAX_SZ (1ull << 30)
