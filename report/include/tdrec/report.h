@@ -172,6 +172,17 @@ struct tdr_report_load_opts {
 };
 
 /*
+ * When p's recording has user stack copies (--call-graph dwarf), give p an
+ * unwinder (symbolize's tdr_unwinder over p's address spaces) so that its
+ * samples' frames hold the user callers; *out is that unwinder (free it
+ * with tdr_unwinder__free after p's last sample), NULL when the recording
+ * has none. tdr_report__load does this for the call-stack views; other
+ * readers of frames (exports, the archive) call it after tdr_parser__open.
+ * Returns: 0 or -ENOMEM.
+ */
+TDR_API int tdr_report_attach_unwinder(struct tdr_parser *p, struct tdr_unwinder **out);
+
+/*
  * Open a .tdr or perf.data file, run the parser into a new report, symbolize,
  * add the warnings and finish. Returns: 0 or the parser's / symbolizer's
  * error (-errno, -TDR_E_*); *out is set only on success.
