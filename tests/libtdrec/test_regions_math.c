@@ -470,6 +470,37 @@ static void test_resets_between_begin_and_end(void **state)
 	assert_int_equal(f.t.errors, 0);
 }
 
+static int failing_reset(void *arg)
+{
+	(void)arg;
+	return -EBADF;
+}
+
+/* A reset the kernel refuses: the values read still count, the failure
+ * is counted once, and no reset is tried again. */
+static void test_reset_fails(void **state)
+{
+	struct fake_thread f;
+
+	(void)state;
+	fake_l1_thread(&f);
+	f.t.reset_fn = failing_reset;
+	hw(&f, 900, ALL_RET);
+	tdr_regions_thread__begin(&f.t, 0);
+	hw(&f, 1500, ALL_RET);
+	tdr_regions_thread__end(&f.t, 0);
+	assert_int_equal(f.acc[0].deltas[0], 600);
+	assert_int_equal(f.acc[0].deltas[1], 600);
+	assert_int_equal(f.t.errors, 1);
+	assert_int_equal(f.t.resets, 0);
+	assert_int_equal(f.t.reset_slots, 0);
+	tdr_regions_thread__begin(&f.t, 0);
+	hw(&f, 2000, ALL_BE);
+	tdr_regions_thread__end(&f.t, 0);
+	assert_int_equal(f.t.errors, 1);
+	assert_int_equal(f.acc[0].deltas[0], 1100);
+}
+
 /* Unbalanced calls are counted, never crash, and leave the others right. */
 static void test_unbalanced(void **state)
 {
@@ -504,6 +535,7 @@ int main(void)
 	    cmocka_unit_test(test_pages_one_snapshot),
 	    cmocka_unit_test(test_page_wrap_inactive_refused),
 	    cmocka_unit_test(test_resets_between_begin_and_end),
+	    cmocka_unit_test(test_reset_fails),
 	    cmocka_unit_test(test_unbalanced),
 	};
 
