@@ -123,7 +123,9 @@ size_t tdr_regions_family_events(const struct tdr_td_family *fam, struct tdr_ev 
 		 * the thread is next scheduled in (measured on Linux 6.18:
 		 * 0 faults of 64 touched pages; docs/regions.md). */
 		e->attr.disabled = n == 1;
-		if (metrics && n > 1) {
+		if (metrics && n == 1) {
+			e->kind = TDR_EV_SLOTS;
+		} else if (metrics) {
 			e->kind = TDR_EV_METRIC;
 			e->field = (uint32_t)((te->config >> 8) & 0xff) - 0x80;
 		}
@@ -410,8 +412,13 @@ int tdr_regions__thread_open(struct tdr_regions *rs, struct tdr_regions_thread *
 	t->rdpmc_fn = tdr_regions_hw_rdpmc;
 	t->reset_fn = reset_group;
 	t->seam_arg = t;
-	/* Only perf metrics lose precision as their slots grow. */
-	t->reset_slots = t->ev_cnt > 1 && t->ev[1].kind == TDR_EV_METRIC ? rs->reset_slots : 0;
+	/* Only perf metrics lose precision as their slots grow; they are
+	 * also read raw, so the reset must come before fixed counter 3
+	 * wraps at pmc_width (tdr_regions_values). */
+	t->reset_slots = t->ev[0].kind == TDR_EV_SLOTS ? rs->reset_slots : 0;
+	if (t->reset_slots && t->rdpmc && t->pages[0]->pmc_width > 1 &&
+	    t->pages[0]->pmc_width < 64 && t->reset_slots > 1ull << (t->pages[0]->pmc_width - 1))
+		t->reset_slots = 1ull << (t->pages[0]->pmc_width - 1);
 	*out = t;
 	return 0;
 }
