@@ -234,7 +234,8 @@ static void test_every_family_wiring(void **state)
 	}
 }
 
-/* Hand-computed: Skylake (W 4) and Crestmont (W 6). */
+/* Hand-computed: Skylake (W 4), Crestmont (W 6), Zen 4 (W 6), Neoverse
+ * V2 (W 8, product formulas). */
 static void test_generic_hand(void **state)
 {
 	struct tdr_ev ev[TDR_REGIONS_EVENT_MAX];
@@ -275,6 +276,50 @@ static void test_generic_hand(void **state)
 	assert_float_equal(cat_value(&meta, "bad-spec", d), 0.1, 1e-12);
 	assert_float_equal(cat_value(&meta, "fe-bound", d), 0.2, 1e-12);
 	assert_float_equal(cat_value(&meta, "be-bound", d), 0.2, 1e-12);
+	tdr_meta__clear(&meta);
+
+	/* AMD Zen 4 (W 6): cycles 1000 (6000 slots), retired ops 2400,
+	 * dispatched 3000, frontend 1200, backend 1500, SMT 300. */
+	n = lib_meta("amd-zen4", ev, &meta);
+	for (size_t i = 0; i < n; i++) {
+		const char *e = ev[i].name;
+
+		d[i] = !strcmp(e, "cycles")				     ? 1000
+		       : !strcmp(e, "ex_ret_ops")			     ? 2400
+		       : !strcmp(e, "de_src_op_disp.all")		     ? 3000
+		       : !strcmp(e, "de_no_dispatch_per_slot.no_ops_from_frontend") ? 1200
+		       : !strcmp(e, "de_no_dispatch_per_slot.backend_stalls")	     ? 1500
+									     : 300;
+	}
+	assert_float_equal(cat_value(&meta, "retiring", d), 0.40, 1e-12);
+	assert_float_equal(cat_value(&meta, "bad-spec", d), 0.10, 1e-12);
+	assert_float_equal(cat_value(&meta, "fe-bound", d), 0.20, 1e-12);
+	assert_float_equal(cat_value(&meta, "be-bound", d), 0.25, 1e-12);
+	assert_float_equal(cat_value(&meta, "smt-contention", d), 0.05, 1e-12);
+	tdr_meta__clear(&meta);
+
+	/* Neoverse V2 (W 8, products): cycles 1000 (8000 slots), stall_slot
+	 * 2000 (0.75 not stalled), op_retired 900 of op_spec 1000,
+	 * br_mis_pred 10, frontend 1600, backend 1000: retiring 0.9 * 0.75,
+	 * bad-spec 0.1 * 0.75 + 4 * 10 / 1000 (the slots the frontend's 1 and
+	 * the backend's 3 per mispredict move there), fe (1600 - 80) / 8000,
+	 * be (1000 - 240) / 8000. */
+	n = lib_meta("neoverse-v2", ev, &meta);
+	for (size_t i = 0; i < n; i++) {
+		const char *e = ev[i].name;
+
+		d[i] = !strcmp(e, "cpu_cycles")		  ? 1000
+		       : !strcmp(e, "stall_slot")	  ? 2000
+		       : !strcmp(e, "op_retired")	  ? 900
+		       : !strcmp(e, "op_spec")		  ? 1000
+		       : !strcmp(e, "br_mis_pred")	  ? 10
+		       : !strcmp(e, "stall_slot_frontend") ? 1600
+							  : 1000;
+	}
+	assert_float_equal(cat_value(&meta, "retiring", d), 0.675, 1e-12);
+	assert_float_equal(cat_value(&meta, "bad-spec", d), 0.115, 1e-12);
+	assert_float_equal(cat_value(&meta, "fe-bound", d), 0.19, 1e-12);
+	assert_float_equal(cat_value(&meta, "be-bound", d), 0.095, 1e-12);
 	tdr_meta__clear(&meta);
 }
 
