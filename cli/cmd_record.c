@@ -75,6 +75,15 @@ static const char usage_text[] =
     "                     threads and processes it creates\n"
     "      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
     "                     or root)\n"
+    "  -g                 record call stacks (--call-graph fp)\n"
+    "      --call-graph MODE[,SIZE]\n"
+    "                     fp: the kernel walks frame pointers (code built\n"
+    "                     without them loses callers); dwarf[,SIZE]: copy the\n"
+    "                     user registers and SIZE bytes of stack (default 8192,\n"
+    "                     at most 65528) per sample, unwound with DWARF CFI at\n"
+    "                     report time (bigger files; larger rings by default);\n"
+    "                     lbr: Intel's LBR call stack (refused where the\n"
+    "                     sampler's PMU has none)\n"
     "  -q, --quiet        no plan line and no summary line (warnings are still\n"
     "                     printed)\n"
     "      --dry-run      print the plan and every perf_event_attr it would\n"
@@ -108,6 +117,7 @@ enum {
 	OPT_MMAP_PAGES = CLI_OPT_TARGET_END,
 	OPT_NO_INHERIT,
 	OPT_DRY_RUN,
+	OPT_CALL_GRAPH,
 };
 
 static const struct option long_opts[] = {
@@ -119,9 +129,47 @@ static const struct option long_opts[] = {
     {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
     {"quiet", no_argument, NULL, 'q'},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* --call-graph fp | dwarf[,SIZE] | lbr. Returns 0 or CLI_EXIT_USAGE (said). */
+static int parse_call_graph(const char *arg, struct tdr_record_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t sz;
+
+	if (len == 2 && !strncmp(arg, "fp", 2))
+		o->call_graph = TDR_CALL_GRAPH_FP;
+	else if (len == 5 && !strncmp(arg, "dwarf", 5))
+		o->call_graph = TDR_CALL_GRAPH_DWARF;
+	else if (len == 3 && !strncmp(arg, "lbr", 3))
+		o->call_graph = TDR_CALL_GRAPH_LBR;
+	else {
+		cli_err("--call-graph: '%.*s' is not a mode (fp, dwarf[,SIZE] or lbr)", (int)len,
+			arg);
+		return CLI_EXIT_USAGE;
+	}
+	o->stack_size = 0;
+	if (!comma)
+		return 0;
+	if (o->call_graph != TDR_CALL_GRAPH_DWARF) {
+		cli_err("--call-graph %s takes no size (only dwarf,SIZE does)",
+			tdr_call_graph_name(o->call_graph));
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_parse_count("--call-graph dwarf,SIZE", comma + 1, 8, TDR_CALL_GRAPH_STACK_MAX,
+			    &sz))
+		return CLI_EXIT_USAGE;
+	if (sz % 8) {
+		cli_err("--call-graph dwarf,SIZE: %" PRIu64 " is not a multiple of 8", sz);
+		return CLI_EXIT_USAGE;
+	}
+	o->stack_size = (uint32_t)sz;
+	return 0;
+}
 
 /* The plan and every attr as it would be opened; tdr_recorder__plan logs
  * its own errors (one line each). */
@@ -211,7 +259,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t v;
 	int c, err, status;
 
-	while ((c = cli_targets_getopt(&t, argc, argv, "F:c:e:qh", long_opts)) != -1) {
+	while ((c = cli_targets_getopt(&t, argc, argv, "F:c:e:gqh", long_opts)) != -1) {
 		switch (c) {
 		case CLI_OPT_BAD:
 			return CLI_EXIT_USAGE;
@@ -248,6 +296,14 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			dry = true;
+			break;
+		case 'g':
+			o.call_graph = TDR_CALL_GRAPH_FP;
+			o.stack_size = 0;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg, &o))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

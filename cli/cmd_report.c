@@ -38,7 +38,8 @@ static const char usage_text[] =
     "samples and event totals instead. perf.data files are read the same way.\n"
     "\n"
     "input:\n"
-    "  -i, --input FILE     the recording (default tdrec.tdr)\n"
+    "  -i, --input FILE     the recording (default tdrec.tdr; - reads standard\n"
+    "                       input, e.g. from perf record -o -)\n"
     "      --regions FILE   the instrumented regions (libtdrec) of FILE instead:\n"
     "                       a regions file, or a recording of an instrumented\n"
     "                       program; one row per region (--by thread: per\n"
@@ -50,6 +51,14 @@ static const char usage_text[] =
     "      --lines          source file:line of each sample, within its function\n"
     "      --by WHAT        function (default), inline, lines, dso, thread, process\n"
     "                       (one grouping: these three may not disagree)\n"
+    "\n"
+    "call stacks (recorded with -g or --call-graph; by function):\n"
+    "      --children, -g   inclusive rows: a sample counts once for every\n"
+    "                       function on its stack; TopDown of all those samples;\n"
+    "                       a self column beside (perf report --children)\n"
+    "      --callers FUNC   rows are the callers of FUNC, each with its share of\n"
+    "                       FUNC's samples and the TopDown of those samples\n"
+    "      --callees FUNC   rows are what FUNC calls, and [self] for FUNC's own\n"
     "\n"
     "filters (comma-separated lists; a sample must match every filter given):\n"
     "      --pid PIDS       these processes\n"
@@ -94,6 +103,9 @@ enum {
 	OPT_CSV,
 	OPT_COLOR,
 	OPT_REGIONS,
+	OPT_CHILDREN,
+	OPT_CALLERS,
+	OPT_CALLEES,
 };
 
 static const struct option long_opts[] = {
@@ -115,6 +127,9 @@ static const struct option long_opts[] = {
     {"color", required_argument, NULL, OPT_COLOR},
     {"colour", required_argument, NULL, OPT_COLOR},
     {"regions", required_argument, NULL, OPT_REGIONS},
+    {"children", no_argument, NULL, OPT_CHILDREN},
+    {"callers", required_argument, NULL, OPT_CALLERS},
+    {"callees", required_argument, NULL, OPT_CALLEES},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -125,6 +140,7 @@ struct report_args {
 	const char *regions; /* --regions FILE */
 	const char *sort;
 	bool csv;   /* --csv given (--json is in c.render.fmt) */
+	const char *stacks_option; /* the first of -g, --children, --callers, --callees */
 	int colour; /* -1 auto, 0 never, 1 always */
 	uint32_t pids[CLI_MAX_LIST], tids[CLI_MAX_LIST];
 };
@@ -200,13 +216,34 @@ static int regions_args(struct report_args *a)
 	return 0;
 }
 
+/* -g / --children / --callers F / --callees F: one view. */
+static int set_stacks(struct report_args *a, enum tdr_report_stacks m, const char *option,
+		      const char *func)
+{
+	struct tdr_report_opts *o = &a->c.opts;
+
+	if (a->stacks_option && (o->stacks != m || (func && strcmp(func, o->stack_func)))) {
+		cli_err("%s and %s are different views: give one of them", a->stacks_option,
+			option);
+		return -1;
+	}
+	if (func && !*func) {
+		cli_err("%s needs a function name", option);
+		return -1;
+	}
+	o->stacks = m;
+	o->stack_func = func;
+	a->stacks_option = option;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	struct tdr_report_filter *f = &a->c.opts.filter;
 	int c, done;
 
 	opterr = 0; /* cli_bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, "+:i:s:n:w:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:s:n:w:gh", long_opts, NULL)) != -1) {
 		done = cli_report_option(&a->c, c, optarg);
 		if (done < 0)
 			return -1;
@@ -247,6 +284,22 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_CSV:
 			a->csv = true;
 			break;
+		case 'g':
+			if (set_stacks(a, TDR_STACKS_CHILDREN, "-g", NULL))
+				return -1;
+			break;
+		case OPT_CHILDREN:
+			if (set_stacks(a, TDR_STACKS_CHILDREN, "--children", NULL))
+				return -1;
+			break;
+		case OPT_CALLERS:
+			if (set_stacks(a, TDR_STACKS_CALLERS, "--callers", optarg))
+				return -1;
+			break;
+		case OPT_CALLEES:
+			if (set_stacks(a, TDR_STACKS_CALLEES, "--callees", optarg))
+				return -1;
+			break;
 		case OPT_COLOR:
 			if (!strcmp(optarg, "auto"))
 				a->colour = -1;
@@ -280,6 +333,11 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	if (a->csv)
 		a->c.render.fmt = TDR_FMT_CSV;
+	if (a->stacks_option && a->c.opts.by != TDR_BY_FUNCTION) {
+		cli_err("%s shows functions: it does not go with %s", a->stacks_option,
+			a->c.by_option);
+		return -1;
+	}
 	return regions_args(a);
 }
 
@@ -352,6 +410,13 @@ int cmd_report(int argc, char **argv)
 			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)
 			    ? " (record one with 'tdrec record -- PROGRAM')"
 			    : "");
+		goto out;
+	}
+	if ((a.c.opts.stacks == TDR_STACKS_CALLERS || a.c.opts.stacks == TDR_STACKS_CALLEES) &&
+	    !tdr_report__stack_samples(r)) {
+		cli_err("%s %s: no sample has %s on its stack (function names as tdrec report "
+			"prints them)",
+			a.stacks_option, a.c.opts.stack_func, a.c.opts.stack_func);
 		goto out;
 	}
 	if (a.sort) {

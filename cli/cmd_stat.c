@@ -11,7 +11,9 @@
  * could not be started, 1 for a failure of tdrec itself (or a failed write
  * of the output while the program succeeded), 2 for bad usage. Bottlenecks
  * are marked with the TopDown table's thresholds (tdrec/topdown.h), as in
- * 'tdrec report', so both agree on what a bottleneck is.
+ * 'tdrec report', so both agree on what a bottleneck is. The output goes
+ * to standard error, as perf stat's, unless -o FILE (or -o - for standard
+ * output): the program's standard output is its own ('| jq' on it works).
  */
 #include "commands.h"
 
@@ -28,6 +30,7 @@
 #include "tdrec/report.h"
 #include "tdrec/stat.h"
 #include "tdrec/tdr_err.h"
+#include "tdrec/tdr_outpath.h"
 
 static const char usage_text[] =
     "usage: tdrec stat [options] [--] PROGRAM [ARGS...]\n"
@@ -56,8 +59,10 @@ static const char usage_text[] =
     "      --json          one JSON document at the end (intervals included)\n"
     "      --csv           CSV: a header, interval rows as they happen, then the\n"
     "                      total and the thread rows\n"
-    "  -o, --output FILE   write the output to FILE instead of standard output;\n"
-    "                      an existing FILE is replaced once counting starts\n"
+    "  -o, --output FILE   write the output to FILE instead of standard error\n"
+    "                      (where perf stat writes it: the program's standard\n"
+    "                      output stays its own); - for standard output. An\n"
+    "                      existing FILE is replaced once counting starts\n"
     "      --plan PLAN     auto (default: the best that fits this CPU), or a\n"
     "                      family: topdown-l2, topdown-l1 (Intel perf metrics),\n"
     "                      intel-skl (Sandy Bridge..Cascade Lake), gracemont,\n"
@@ -110,15 +115,33 @@ static const struct option long_opts[] = {
  * empty_output), so that a run that cannot start leaves it as it was. */
 static FILE *open_output(const char *path, bool *created)
 {
+	enum tdr_out_kind kind;
+	const char *why;
 	FILE *f;
 	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	*created = fd >= 0;
-	if (fd < 0 && errno == EEXIST)
-		fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* The rule of tdr_outpath.h: never a block device, nor a FIFO or
+	 * device reached through a symbolic link. */
+	*created = false;
+	if (tdr_outpath_kind(path, &kind, &why)) {
+		cli_err("cannot write %s: %s", path, why);
+		return NULL;
+	}
+	if (kind == TDR_OUT_IN_PLACE) {
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		*created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		cli_err("cannot create %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (tdr_outpath_check_fd(fd, kind, &why)) {
+		cli_err("cannot write %s: %s", path, why);
+		close(fd);
 		return NULL;
 	}
 	f = fdopen(fd, "w");
@@ -127,6 +150,19 @@ static FILE *open_output(const char *path, bool *created)
 		close(fd);
 	}
 	return f;
+}
+
+/* Standard error through a stream of its own: buffered (the JSON document
+ * is not written a character at a time), while tdrec's messages on stderr
+ * stay unbuffered. Falls back to stderr itself. */
+static FILE *open_stderr(void)
+{
+	int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f ? f : stderr;
 }
 
 /* Counting started: the output replaces what a regular file held (a device
@@ -151,7 +187,7 @@ int cmd_stat(int argc, char **argv)
 	const char *output;
 	struct cli_targets t = {0};
 	bool json = false, csv = false, created = false;
-	FILE *out = stdout;
+	FILE *out = stderr;
 	int c, err, status;
 
 	while ((c = cli_targets_getopt(&t, argc, argv, "I:h", long_opts)) != -1) {
@@ -167,8 +203,9 @@ int cmd_stat(int argc, char **argv)
 			o.per_thread = true;
 			break;
 		case OPT_JSON:
+			/* Errors stay plain lines on standard error: never inside
+			 * the JSON document, wherever that goes. */
 			json = true;
-			cli_err_set_json(true);
 			break;
 		case OPT_CSV:
 			csv = true;
@@ -188,6 +225,10 @@ int cmd_stat(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	o.what = t.what;
 	output = t.output;
+	if (output && !strcmp(output, "-")) {
+		output = NULL;
+		out = stdout;
+	}
 	if (o.per_thread && o.what.system_wide) {
 		cli_err("--per-thread needs a program or -p, not -a");
 		return CLI_EXIT_USAGE;
@@ -196,6 +237,8 @@ int cmd_stat(int argc, char **argv)
 		out = open_output(output, &created);
 		if (!out)
 			return 1;
+	} else if (out == stderr) {
+		out = open_stderr();
 	}
 	tdr_stat_out__init(&so, out, json ? TDR_FMT_JSON : csv ? TDR_FMT_CSV : TDR_FMT_TEXT);
 	o.on_interval = tdr_stat_out__interval;
@@ -204,17 +247,18 @@ int cmd_stat(int argc, char **argv)
 	err = tdr_stat__new(&o, &st);
 	if (!err)
 		err = tdr_stat__start(st);
-	if (err && out != stdout) {
+	if (err && out != stdout && out != stderr) {
 		/* Nothing was counted: the file is left as it was (or not made). */
 		fclose(out);
-		out = stdout;
+		out = NULL;
 		if (created)
 			unlink(output);
+		output = NULL;
 	}
 	if (err && !st)
 		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
 	if (!err) {
-		if (out != stdout)
+		if (output)
 			empty_output(out);
 		err = tdr_stat__run(st);
 		if (!err)
@@ -234,16 +278,16 @@ int cmd_stat(int argc, char **argv)
 	err = so.write_err;
 	tdr_stat__free(st);
 	tdr_stat_out__clear(&so);
-	if (out != stdout && fclose(out) && !err) {
+	if (out && out != stdout && out != stderr && fclose(out) && !err) {
 		err = -errno;
 		if (!status)
 			status = 1;
 	}
-	if (err) {
-		if (!output) /* a JSON error would go to the stream that failed */
-			cli_err_set_json(false);
-		cli_err("cannot write %s: %s", output ? output : "to standard output",
+	if (err)
+		cli_err("cannot write %s: %s",
+			output		  ? output
+			: out == stdout ? "to standard output"
+					  : "to standard error",
 			tdr_strerror(err));
-	}
 	return status;
 }

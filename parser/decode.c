@@ -9,9 +9,9 @@
  * The layouts themselves (field order and offsets of SAMPLE, of the
  * sample_id trailer and of every other body) are tdrec/records.h's: this
  * file picks the layout of a record's event and keeps the parser's view.
- * SAMPLE fields are decoded up to PERF_SAMPLE_READ (all the parser uses);
- * CALLCHAIN and RAW, which follow, are bounds-checked; later fields are not
- * looked at, so no unsupported field can be misread as one we use.
+ * SAMPLE fields are decoded up to PERF_SAMPLE_CALLCHAIN (read in place);
+ * RAW, which follows, is bounds-checked; later fields are not looked at,
+ * so no unsupported field can be misread as one we use.
  * Objects and lifecycle: tdr_decoder__init(meta) -> __decode (repeat) -> __fini.
  * Ownership and threads: a decoded record points into the caller's buffer.
  * See: tdrec/records.h; uapi linux/perf_event.h (record layouts); perf's
@@ -247,6 +247,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 		r->sample.ip = r->sample.addr = r->sample.period = 0;
 		r->sample.has_ip = r->sample.has_period = r->sample.has_read = false;
 		r->sample.read = (struct tdr_sample_read){ 0 };
+		r->sample.callchain_nr = 0;
+		r->sample.callchain = NULL;
 		return decode_sample(d, p, end, r);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

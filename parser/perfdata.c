@@ -9,8 +9,9 @@
  * struct tdr_meta from them: events in attr order, group leader and
  * sampler flags from GROUP_DESC and the attrs' sample periods; names and
  * TopDown categories come from perfdata_td.c. The data
- * section is read by perfdata_read.c. Pipe-mode files and the other byte
- * order are refused with a clear error.
+ * section is read by perfdata_read.c, the records that stand for the header
+ * in a pipe-mode file by perfdata_pipe.c. The other byte order is refused
+ * with a clear error.
  * Objects and lifecycle: tdr_parser_perfdata_open (from tdr_parser__open) -> run ->
  * perfdata_fini (the parser's source_fini).
  * Ownership: the file stays mapped read-only until the parser is freed.
@@ -108,10 +109,45 @@ static const char *pmu_name_of(uint32_t type, char *buf, size_t sz)
 /* ---------------------------------------------------------------------------
  * Attrs section.
  */
+
+/* Event i from an attr of abytes bytes on disk at raw, with its id_cnt ids
+ * at ids (the attrs section of a file, or a pipe's HEADER_ATTR record). */
+int tdr_parser_perfdata_attr(struct tdr_meta *m, size_t i, const uint8_t *raw, uint64_t abytes,
+			     const uint8_t *ids, uint64_t id_cnt)
+{
+	struct tdr_event_desc *ev = &m->events[i];
+	uint32_t own = tdr_get_le32(raw + 4); /* attr.size */
+	size_t cp = abytes < sizeof(ev->attr) ? abytes : sizeof(ev->attr);
+	uint64_t j;
+	char buf[32];
+
+	if (own && own < cp)
+		cp = own; /* zero-extend an older, smaller attr */
+	memcpy(&ev->attr, raw, cp);
+	ev->attr.size = sizeof(ev->attr);
+	ev->attr_disk_sz = own ? own : (uint32_t)abytes;
+	ev->pmu_type = ev->attr.type;
+	ev->pmu_name = tdr_strdup(pmu_name_of(ev->attr.type, buf, sizeof(buf)));
+	ev->group_idx = (uint32_t)i;
+	if (!ev->pmu_name)
+		return -ENOMEM;
+	if (id_cnt > PD_MAX_IDS)
+		return -TDR_E_CORRUPT;
+	ev->id_cnt = id_cnt;
+	ev->ids = tdr_calloc(ev->id_cnt ? ev->id_cnt : 1, sizeof(*ev->ids));
+	if (!ev->ids)
+		return -ENOMEM;
+	for (j = 0; j < ev->id_cnt; j++) {
+		ev->ids[j].id = tdr_get_le64(ids + 8 * j);
+		ev->ids[j].cpu = UINT32_MAX; /* unknown: perf.data does not say */
+		ev->ids[j].pid = UINT32_MAX;
+	}
+	return 0;
+}
+
 static int read_attrs(struct perfdata *pd, struct tdr_meta *m, uint64_t attr_size, struct sec attrs)
 {
-	uint64_t n, i, j, abytes;
-
+	uint64_t n, i, abytes;
 	int err;
 
 	if (attr_size < 16 + PERF_ATTR_SIZE_VER0 || attr_size > 4096)
@@ -129,36 +165,16 @@ static int read_attrs(struct perfdata *pd, struct tdr_meta *m, uint64_t attr_siz
 	m->event_cnt = n;
 	for (i = 0; i < n; i++) {
 		const uint8_t *raw = pd->map + attrs.off + i * attr_size;
-		struct tdr_event_desc *ev = &m->events[i];
-		uint32_t own = tdr_get_le32(raw + 4); /* attr.size */
-		size_t cp = abytes < sizeof(ev->attr) ? abytes : sizeof(ev->attr);
 		struct sec ids = get_sec(raw + abytes);
-		char buf[32];
 
-		if (own && own < cp)
-			cp = own; /* zero-extend an older, smaller attr */
-		memcpy(&ev->attr, raw, cp);
-		ev->attr.size = sizeof(ev->attr);
-		ev->attr_disk_sz = own ? own : (uint32_t)abytes;
-		ev->pmu_type = ev->attr.type;
-		ev->pmu_name = tdr_strdup(pmu_name_of(ev->attr.type, buf, sizeof(buf)));
-		ev->group_idx = (uint32_t)i;
-		if (!ev->pmu_name)
-			return -ENOMEM;
 		if (ids.sz / 8 > PD_MAX_IDS)
 			return -TDR_E_CORRUPT;
 		err = sec_check(pd, ids.off, ids.sz);
+		if (!err)
+			err = tdr_parser_perfdata_attr(m, i, raw, abytes, pd->map + ids.off,
+						       ids.sz / 8);
 		if (err)
 			return err;
-		ev->id_cnt = ids.sz / 8;
-		ev->ids = tdr_calloc(ev->id_cnt ? ev->id_cnt : 1, sizeof(*ev->ids));
-		if (!ev->ids)
-			return -ENOMEM;
-		for (j = 0; j < ev->id_cnt; j++) {
-			ev->ids[j].id = tdr_get_le64(pd->map + ids.off + 8 * j);
-			ev->ids[j].cpu = UINT32_MAX; /* unknown: perf.data does not say */
-			ev->ids[j].pid = UINT32_MAX;
-		}
 	}
 	return 0;
 }
@@ -284,8 +300,10 @@ static int parse_cpuid(struct perfdata *pd, struct tdr_meta *m, const char *s)
 	return m->cpu_vendor ? 0 : -ENOMEM;
 }
 
-static int one_feature(struct perfdata *pd, struct tdr_meta *m, int bit, struct sec s)
+int tdr_parser_perfdata_feature(struct perfdata *pd, struct tdr_meta *m, int bit, uint64_t off,
+				uint64_t sz)
 {
+	struct sec s = {off, sz};
 	const uint8_t *b = pd->map + s.off;
 	size_t end = s.sz, pos = 0;
 	char *str = NULL;
@@ -349,7 +367,7 @@ static int read_features(struct perfdata *pd, struct tdr_meta *m, const uint8_t 
 			continue;
 		}
 		s = get_sec(pd->map + tab + 16u * (uint64_t)k++);
-		err = in_file(pd, s.off, s.sz) ? one_feature(pd, m, bit, s) : -TDR_E_TRUNCATED;
+		err = in_file(pd, s.off, s.sz) ? tdr_parser_perfdata_feature(pd, m, bit, s.off, s.sz) : -TDR_E_TRUNCATED;
 		if (err == -ENOMEM)
 			return err;
 		if (!err && bit == PD_FEAT_GROUP_DESC)
@@ -468,6 +486,23 @@ static int finish_meta(struct perfdata *pd, struct tdr_meta *m, bool have_groups
 	return 0;
 }
 
+/* One perf_record_header_build_id record of sz bytes (8 <= sz, checked):
+ * its build-id for its file name. 0, -ENOMEM; a damaged one is ignored. */
+int tdr_parser_perfdata_build_id(struct tdr_parser *p, const uint8_t *rec, size_t sz)
+{
+	uint16_t misc = tdr_get_le16(rec + 2);
+	const char *name = (const char *)rec + 36;
+	uint8_t idsz = 20;
+
+	if (sz < 37)
+		return 0;
+	if (misc & (1u << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+		idsz = rec[12 + 20] <= 20 ? rec[12 + 20] : 20;
+	if (!memchr(name, '\0', sz - 36u))
+		return 0;
+	return tdr_parser_maps_set_build_id(&p->maps, name, rec + 12, idsz);
+}
+
 /* BUILD_ID feature: perf_record_header_build_id records, sized by header.size. */
 static int apply_build_ids(struct tdr_parser *p, struct perfdata *pd)
 {
@@ -476,19 +511,13 @@ static int apply_build_ids(struct tdr_parser *p, struct perfdata *pd)
 	int err;
 
 	while (end - pos >= 8) {
-		uint16_t misc = tdr_get_le16(b + pos + 2), sz = tdr_get_le16(b + pos + 6);
-		const char *name = (const char *)b + pos + 36;
-		uint8_t idsz = 20;
+		uint16_t sz = tdr_get_le16(b + pos + 6);
 
 		if (sz < 37 || sz > end - pos)
 			break; /* damaged: keep what was read */
-		if (misc & (1u << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
-			idsz = b[pos + 12 + 20] <= 20 ? b[pos + 12 + 20] : 20;
-		if (memchr(name, '\0', sz - 36u)) {
-			err = tdr_parser_maps_set_build_id(&p->maps, name, b + pos + 12, idsz);
-			if (err)
-				return err;
-		}
+		err = tdr_parser_perfdata_build_id(p, b + pos, sz);
+		if (err)
+			return err;
 		pos += sz;
 	}
 	return 0;
@@ -512,25 +541,24 @@ static void perfdata_fini(struct tdr_parser *p)
 
 static int parse_file(struct tdr_parser *p, const char *name);
 
-int tdr_parser_perfdata_open(struct tdr_parser *p, const char *path)
+int tdr_parser_perfdata_open(struct tdr_parser *p, int fd, const char *name)
 {
 	struct perfdata *pd = tdr_calloc(1, sizeof(*pd));
 	const uint8_t *h;
 	struct stat st;
 
-	if (!pd)
+	if (!pd) {
+		close(fd);
 		return -ENOMEM;
-	pd->fd = -1;
+	}
+	pd->fd = fd;
 	p->pd = pd;
 	p->source = TDR_SOURCE_PERF_DATA;
 	p->source_fini = perfdata_fini;
-	pd->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (pd->fd < 0)
-		return -errno;
 	if (fstat(pd->fd, &st))
 		return -errno;
-	if ((uint64_t)st.st_size < PD_HEADER_OLD_SZ) {
-		tdr_warn("failed to read perf.data %s: file too short for a header", path);
+	if ((uint64_t)st.st_size < PD_PIPE_HEADER_SZ) {
+		tdr_warn("failed to read perf.data %s: file too short for a header", name);
 		return -TDR_E_TRUNCATED;
 	}
 	pd->sz = (size_t)st.st_size;
@@ -538,7 +566,7 @@ int tdr_parser_perfdata_open(struct tdr_parser *p, const char *path)
 	if (h == MAP_FAILED)
 		return -errno;
 	pd->map = h;
-	return parse_file(p, path);
+	return parse_file(p, name);
 }
 
 /* Header, attrs, features, meta and parser setup over the mapped file. */
@@ -554,7 +582,7 @@ static int parse_file(struct tdr_parser *p, const char *name)
 
 	pd->status.file_sz = pd->sz;
 	pd->status.intact_sz = pd->sz;
-	if (pd->sz < PD_HEADER_OLD_SZ)
+	if (pd->sz < PD_PIPE_HEADER_SZ)
 		return -TDR_E_TRUNCATED;
 	magic = tdr_get_le64(h);
 	if (magic == __builtin_bswap64(PD_MAGIC)) {
@@ -564,9 +592,17 @@ static int parse_file(struct tdr_parser *p, const char *name)
 	if (magic != PD_MAGIC)
 		return -TDR_E_FORMAT;
 	hsz = tdr_get_le64(h + 8);
+	if (hsz == PD_PIPE_HEADER_SZ) {
+		/* perf record -o -: attrs and features are records too. */
+		pd->pipe = true;
+		err = tdr_parser_perfdata_pipe_scan(pd, &p->meta, name, &have_groups);
+		if (!err)
+			err = finish_meta(pd, &p->meta, have_groups);
+		return err ? err : tdr_parser_setup(p);
+	}
 	if (hsz != PD_HEADER_SZ && hsz != PD_HEADER_OLD_SZ) {
-		tdr_warn("failed to read perf.data %s: header size %llu (pipe-mode files are not "
-			 "supported)", name, (unsigned long long)hsz);
+		tdr_warn("failed to read perf.data %s: header size %llu, not a size perf writes",
+			 name, (unsigned long long)hsz);
 		return -TDR_E_FORMAT;
 	}
 	if (pd->sz < hsz) {

@@ -20,6 +20,7 @@ struct tdr_td_family;
 /* perf_file_header (104 bytes; the old form is 72 bytes, without features). */
 #define PD_HEADER_SZ 104
 #define PD_HEADER_OLD_SZ 72
+#define PD_PIPE_HEADER_SZ 16 /* pipe mode: magic and size only */
 #define PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
 
 /* Feature bits (perf header.h). */
@@ -41,6 +42,11 @@ enum {
 /* User record types (perf event.h). */
 enum {
 	PD_REC_USER_FIRST = 64,
+	PD_REC_HEADER_ATTR = 64,
+	PD_REC_HEADER_TRACING_DATA = 66,
+	PD_REC_HEADER_BUILD_ID = 67,
+	PD_REC_AUXTRACE = 71,
+	PD_REC_HEADER_FEATURE = 80,
 	PD_REC_FINISHED_ROUND = 68,
 	PD_REC_COMPRESSED = 81,
 	PD_REC_COMPRESSED2 = 83,
@@ -76,6 +82,9 @@ struct perfdata {
 	 * data.size 0; or a copy cut short): a last record that does not fit
 	 * is where the file ends, not damage. */
 	bool data_to_eof;
+	/* A pipe-mode file (perf record -o -): a 16-byte header, then records
+	 * only; the data start at offset 16 and run to the end. */
+	bool pipe;
 	/* What tdr_parser__file_status reports for this file: truncated, and
 	 * intact_sz up to the last whole record read. */
 	struct tdr_file_status status;
@@ -120,6 +129,24 @@ struct perfdata {
 /* perfdata.c: a perf_header_string at base + *pos (end: the payload's
  * size), copied without control characters. 0, -TDR_E_CORRUPT, -ENOMEM. */
 int tdr_parser_perfdata_read_str(const uint8_t *base, size_t *pos, size_t end, char **out);
+
+/* perfdata.c: event i of m (m->events allocated) from an attr of abytes
+ * bytes at raw and its id_cnt ids at ids. 0, -TDR_E_CORRUPT, -ENOMEM. */
+int tdr_parser_perfdata_attr(struct tdr_meta *m, size_t i, const uint8_t *raw, uint64_t abytes,
+			     const uint8_t *ids, uint64_t id_cnt);
+/* perfdata.c: the feature section bit, sz bytes at off in the file. */
+int tdr_parser_perfdata_feature(struct perfdata *pd, struct tdr_meta *m, int bit, uint64_t off,
+				uint64_t sz);
+/* perfdata.c: one perf_record_header_build_id record (sz >= 8). 0, -ENOMEM. */
+int tdr_parser_perfdata_build_id(struct tdr_parser *p, const uint8_t *rec, size_t sz);
+
+/* perfdata_pipe.c: the attrs and features of a pipe-mode file from its
+ * HEADER_ATTR and HEADER_FEATURE records; sets the data section. */
+int tdr_parser_perfdata_pipe_scan(struct perfdata *pd, struct tdr_meta *m, const char *name,
+				  bool *have_groups);
+/* perfdata_pipe.c: the bytes that follow the record rec of sz bytes in the
+ * stream outside its size (HEADER_TRACING_DATA in pipe mode, AUXTRACE). */
+uint64_t tdr_parser_perfdata_trailing(const struct perfdata *pd, const uint8_t *rec, size_t sz);
 
 /* perfdata_td.c: PMU_MAPPINGS (payload b, end bytes) into pd->pmus, all
  * or nothing. 0, -TDR_E_CORRUPT, -ENOMEM. */

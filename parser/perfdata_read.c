@@ -174,6 +174,9 @@ static int handle(struct tdr_parser *p, const uint8_t *rec, size_t sz, bool from
 	}
 	if (type >= PD_REC_USER_FIRST) {
 		pd->user_records++; /* ID_INDEX, THREAD_MAP, CPU_MAP, TIME_CONV, ... */
+		/* A pipe's build-ids come as records (a file's in a feature). */
+		if (type == PD_REC_HEADER_BUILD_ID && pd->pipe && !from_zstd)
+			return tdr_parser_perfdata_build_id(p, rec, sz);
 		return 0;
 	}
 	if (pd->round_held + asz > PD_MAX_ROUND) {
@@ -311,13 +314,17 @@ int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *
 	struct perfdata *pd = p->pd;
 	const uint8_t *base = pd->map + pd->data_off;
 	uint64_t pos = 0, end = pd->data_sz;
+	bool cut = false;
 	int err;
 
 	while (end - pos >= 8) {
 		uint16_t sz = tdr_get_le16(base + pos + 6);
+		uint64_t extra;
 
-		if (sz > end - pos && sz >= 8 && pd->data_to_eof)
-			break; /* the file was cut inside this record */
+		if (sz > end - pos && sz >= 8 && pd->data_to_eof) {
+			cut = true; /* the file was cut inside this record */
+			break;
+		}
 		if (sz < 8 || sz > end - pos) {
 			/* A bad size loses the record boundaries: stop here. */
 			p->stats.malformed_records++;
@@ -326,12 +333,24 @@ int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *
 				 (unsigned long long)pos, sz);
 			break;
 		}
+		extra = tdr_parser_perfdata_trailing(pd, base + pos, sz);
+		if (extra > end - pos - sz) {
+			cut = pd->data_to_eof;
+			if (!cut)
+				p->stats.malformed_records++;
+			break; /* its payload runs past the end */
+		}
 		err = handle(p, base + pos, sz, false, cb, ctx);
 		if (err)
 			return err;
-		pos += sz;
+		pos += sz + extra;
 		if (!pd->ent_cnt && pd->data_off + pos >= pd->released + PD_RELEASE_STEP)
 			release_read(pd, pos);
+	}
+	if (pd->pipe && (cut || end - pos)) {
+		/* A pipe-mode file ends after a whole record when perf finished. */
+		pd->status.truncated = true;
+		pd->status.has_trailer = false;
 	}
 	if (pd->data_to_eof)
 		pd->status.intact_sz = pd->data_off + pos;

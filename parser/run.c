@@ -9,7 +9,9 @@
  * before the first sample. This keeps each stream's deltas in time order and
  * side-band records (mmap, comm, fork) before the samples that need them.
  * A frame that fails to load (checksum, codec) is counted in
- * stats.bad_frames and skipped; its ring goes on with the next frame.
+ * stats.bad_frames and skipped; its ring goes on with the next frame. A
+ * frame past the file's end (it shrank while read) is counted in
+ * stats.truncated_frames.
  * With two or more CPUs, each ring's next frame is loaded on a helper thread
  * (preload.c) while the current one is parsed.
  * Objects and lifecycle: called on a parser from tdr_parser__open; __run once.
@@ -22,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,15 +64,22 @@ static void tdr_source_fini(struct tdr_parser *p)
 
 int tdr_parser__open(const char *path, struct tdr_parser **out)
 {
+	const char *name = path;
 	struct tdr_parser *p;
 	uint8_t magic[8] = { 0 };
+	char fdpath[40];
 	struct stat st;
 	ssize_t n;
 	int fd, err;
 
-	/* O_NONBLOCK: opening a FIFO without a writer would wait forever;
-	 * only regular files are read (the readers map them). */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* "-": standard input (perf's -i -). O_NONBLOCK: opening a FIFO
+	 * without a writer would wait forever. */
+	if (!strcmp(path, "-")) {
+		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+		name = "standard input";
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
@@ -77,24 +87,37 @@ int tdr_parser__open(const char *path, struct tdr_parser **out)
 		close(fd);
 		return err;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		/* A pipe (perf record -o - | tdrec report -i -): the readers
+		 * map their input, so it is read whole into memory first. */
+		err = tdr_parser_spool(fd, name, &fd);
+		if (err)
+			return err;
+	} else if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return S_ISDIR(st.st_mode) ? -EISDIR : -TDR_E_NOTREG;
 	}
-	n = read(fd, magic, sizeof(magic));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	if (err)
+	n = pread(fd, magic, sizeof(magic), 0);
+	if (n < 0) {
+		err = -errno;
+		close(fd);
 		return err;
+	}
 	p = tdr_calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		close(fd);
 		return -ENOMEM;
+	}
 	if (n == 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8))) {
-		err = tdr_parser_perfdata_open(p, path);
+		err = tdr_parser_perfdata_open(p, fd, name); /* takes fd */
 	} else {
+		/* The .tdr reader opens a path: the spooled copy's, for a pipe. */
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
 		p->source = TDR_SOURCE_TDR;
 		p->source_fini = tdr_source_fini;
-		err = tdr_reader__open(path, &p->reader);
+		err = tdr_reader__open(name == path && S_ISREG(st.st_mode) ? path : fdpath,
+				       &p->reader);
+		close(fd);
 		if (!err)
 			err = tdr_meta__copy(&p->meta, tdr_reader__meta(p->reader));
 		if (!err)
@@ -193,6 +216,10 @@ static int ring_advance(struct tdr_parser *p, struct merge *m, size_t i)
 		err = ring_load_next(m, i, p->reader);
 		if (err == -ENOMEM)
 			return err;
+		if (err == -TDR_E_TRUNCATED) {
+			p->stats.truncated_frames++;
+			continue;
+		}
 		if (err) {
 			p->stats.bad_frames++;
 			continue;

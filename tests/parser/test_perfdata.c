@@ -8,7 +8,9 @@
  * member's total with perf report --group --stdio -F overhead,period,dso,sym:
  * with the overhead column perf prints where the bucket is one perf row (the
  * workload's functions), and with the share of perf's raw periods for every
- * bucket; within 0.1 percentage points. And sample by sample: every
+ * bucket; within 0.1 percentage points. The same with perf's pipe mode
+ * (perf record -o -), read from the file, from a pipe on standard input as
+ * "-", and compressed through /dev/stdin. And sample by sample: every
  * member's delta equals the period perf script prints for it. Buckets: each function of the workload (tdrec's map offsets turned
  * into symbols with the binary's program headers and nm), all kernel samples
  * together, and every other object by name. Skips with a message when perf is
@@ -299,24 +301,97 @@ static void read_perf_report(struct ctx *c, const char *data)
 	assert_true(rows > 0);
 }
 
-static void compare(struct ctx *c, bool compressed)
+/* How perf writes the file and how tdrec is given it. */
+enum mode {
+	M_FILE,
+	M_ZSTD,
+	M_PIPE_FILE,  /* perf record -o - > file; tdrec opens the file */
+	M_PIPE_STDIN, /* the same stream on tdrec's standard input, a pipe: "-" */
+	M_PIPE_ZSTD_DEVSTDIN, /* perf record -z -o -, as /dev/stdin, a pipe */
+};
+
+/* Standard input becomes a pipe that a child fills from path; returns the
+ * saved standard input, restored with restore_stdin. */
+static int stdin_from_pipe(const char *path)
 {
-	char data[128], cmd[4600];
+	int fds[2], saved = dup(0);
+	pid_t pid;
+
+	assert_true(saved >= 0);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(fds[0]);
+		dup2(fds[1], 1);
+		close(fds[1]);
+		execlp("cat", "cat", path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	assert_int_equal(dup2(fds[0], 0), 0);
+	close(fds[0]);
+	return saved;
+}
+
+static void restore_stdin(int saved)
+{
+	int st;
+
+	dup2(saved, 0);
+	close(saved);
+	while (wait(&st) > 0)
+		;
+}
+
+static void compare(struct ctx *c, enum mode mode)
+{
+	bool compressed = mode == M_ZSTD || mode == M_PIPE_ZSTD_DEVSTDIN;
+	bool piped = mode >= M_PIPE_FILE;
+	char data[128], cmd[5000];
 	struct tdr_parser *p;
 	uint64_t tp[NMEM] = { 0 }, tt[NMEM] = { 0 };
 	size_t i;
-	int m, err;
+	int m, err, saved = -1;
 
-	snprintf(data, sizeof(data), "%s/perf%s.data", c->dir, compressed ? "-z" : "");
-	snprintf(cmd, sizeof(cmd),
-		 "perf record -q %s -e '{cpu-clock,task-clock,page-faults}:S' -c 100000 "
-		 "-o '%s' '%s' 20 >/dev/null 2>&1",
-		 compressed ? "-z" : "", data, c->workload);
+	snprintf(data, sizeof(data), "%s/perf%s%s.data", c->dir, compressed ? "-z" : "",
+		 piped ? "-pipe" : "");
+	/* The workload prints nothing: in pipe mode its standard output is
+	 * perf's. Through cat, the file is whole once every writer of the
+	 * pipe has closed it. */
+	if (piped)
+		snprintf(cmd, sizeof(cmd),
+			 "{ perf record -q %s -e '{cpu-clock,task-clock,page-faults}:S' -c 100000 "
+			 "-o - '%s' 20 2>/dev/null || echo > '%s.failed'; } | cat > '%s'; "
+			 "test ! -e '%s.failed'",
+			 compressed ? "-z" : "", c->workload, data, data, data);
+	else
+		snprintf(cmd, sizeof(cmd),
+			 "perf record -q %s -e '{cpu-clock,task-clock,page-faults}:S' -c 100000 "
+			 "-o '%s' '%s' 20 >/dev/null 2>&1",
+			 compressed ? "-z" : "", data, c->workload);
 	if (run_cmd(cmd) != 0) {
 		print_message("perf record failed (perf_event_open not allowed?): skipped\n");
 		skip();
 	}
-	err = tdr_parser__open(data, &p);
+	if (piped) {
+		/* The test means something: this is a pipe-mode file (header size 16). */
+		FILE *f = fopen(data, "rb");
+		uint8_t h[16];
+
+		assert_non_null(f);
+		assert_int_equal(fread(h, 1, 16, f), 16);
+		fclose(f);
+		assert_memory_equal(h, "PERFILE2\x10\0\0\0\0\0\0\0", 16);
+	}
+	if (mode == M_PIPE_STDIN || mode == M_PIPE_ZSTD_DEVSTDIN)
+		saved = stdin_from_pipe(data);
+	err = tdr_parser__open(mode == M_PIPE_STDIN		? "-"
+			       : mode == M_PIPE_ZSTD_DEVSTDIN ? "/dev/stdin"
+							      : data,
+			       &p);
+	if (saved >= 0)
+		restore_stdin(saved);
 	assert_int_equal(err, 0);
 	assert_int_equal(tdr_parser__source(p), TDR_SOURCE_PERF_DATA);
 	assert_int_equal(tdr_parser__meta(p)->event_cnt, NMEM);
@@ -409,7 +484,7 @@ static void test_perfdata__matches_perf_report(void **state)
 	struct ctx *c = *state;
 
 	check_prereqs(c);
-	compare(c, false);
+	compare(c, M_FILE);
 }
 
 static void test_perfdata__zstd_matches_perf_report(void **state)
@@ -417,7 +492,79 @@ static void test_perfdata__zstd_matches_perf_report(void **state)
 	struct ctx *c = *state;
 
 	check_prereqs(c);
-	compare(c, true);
+	compare(c, M_ZSTD);
+}
+
+static int count_sample(const struct tdr_sample *s, void *arg)
+{
+	(void)s;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+/* A pipe-mode stream is whole when it ends after a record, and cut (with
+ * the samples before the cut) when it ends inside one. */
+static void pipe_cut(struct ctx *c)
+{
+	char data[128], cut[160], cmd[400];
+	const struct tdr_file_status *fs;
+	struct tdr_parser *p;
+	uint64_t whole = 0, part = 0;
+	long sz;
+	FILE *f;
+
+	snprintf(data, sizeof(data), "%s/perf-pipe.data", c->dir);
+	snprintf(cut, sizeof(cut), "%s/perf-pipe-cut.data", c->dir);
+	f = fopen(data, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "head -c %ld '%s' > '%s'", sz * 2 / 3 + 3, data, cut);
+	assert_int_equal(run_cmd(cmd), 0);
+	assert_int_equal(tdr_parser__open(data, &p), 0);
+	assert_int_equal(tdr_parser__run(p, count_sample, &whole), 0);
+	fs = tdr_parser__file_status(p);
+	assert_false(fs->truncated);
+	assert_int_equal(fs->intact_sz, sz);
+	tdr_parser__free(p);
+	assert_int_equal(tdr_parser__open(cut, &p), 0);
+	assert_int_equal(tdr_parser__run(p, count_sample, &part), 0);
+	fs = tdr_parser__file_status(p);
+	assert_true(fs->truncated);
+	assert_false(fs->has_trailer);
+	assert_true(fs->intact_sz < (uint64_t)(sz * 2 / 3 + 3));
+	assert_int_equal(tdr_parser__stats(p)->malformed_records, 0);
+	tdr_parser__free(p);
+	assert_true(part > 0 && part < whole);
+}
+
+/* perf record -o - > file: a pipe-mode file, read from the file. */
+static void test_perfdata__pipe_file_matches_perf_report(void **state)
+{
+	struct ctx *c = *state;
+
+	check_prereqs(c);
+	compare(c, M_PIPE_FILE);
+	pipe_cut(c);
+}
+
+/* The same stream from a pipe on standard input: tdrec report -i -. */
+static void test_perfdata__pipe_stdin_matches_perf_report(void **state)
+{
+	struct ctx *c = *state;
+
+	check_prereqs(c);
+	compare(c, M_PIPE_STDIN);
+}
+
+/* Compressed pipe-mode records through /dev/stdin, a pipe. */
+static void test_perfdata__pipe_zstd_devstdin_matches_perf_report(void **state)
+{
+	struct ctx *c = *state;
+
+	check_prereqs(c);
+	compare(c, M_PIPE_ZSTD_DEVSTDIN);
 }
 
 static void test_perfdata__not_a_profile(void **state)
@@ -444,6 +591,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_perfdata__matches_perf_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_perfdata__zstd_matches_perf_report, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_perfdata__pipe_file_matches_perf_report, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_perfdata__pipe_stdin_matches_perf_report, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_perfdata__pipe_zstd_devstdin_matches_perf_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_perfdata__not_a_profile, setup, teardown),
 	};
 

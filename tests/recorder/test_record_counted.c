@@ -103,11 +103,12 @@ static bool perf_stat(struct fixture *f, const char *const *prog, struct counts 
 	return c->tc_ms >= 0 && c->pf >= 0;
 }
 
-/* 'tdrec stat --json -- prog...': the run's totals. */
+/* 'tdrec stat --json -o - -- prog...': the run's totals (on standard
+ * output, which run_tdrec keeps). */
 static void tdrec_stat(struct fixture *f, const char *const *prog, struct counts *c)
 {
-	const char *argv[16] = {"stat", "--json", "--"};
-	size_t n = 3;
+	const char *argv[16] = {"stat", "--json", "-o", "-", "--"};
+	size_t n = 5;
 	char outf[320];
 	struct jm *j;
 	const struct jm *ev;

@@ -4,7 +4,8 @@
  * that sleeps and then burns CPU, -I rows that add up to the whole run,
  * --per-thread on a program with two named threads, -p, the JSON and CSV
  * schemas, 100-column text, exit status and signal forwarding, a missing
- * program, bad options. The tests measure the program, never tdrec itself.
+ * program, bad options; results on standard error (as perf stat's) unless
+ * -o FILE or -o -, so the program's standard output stays its own. The tests measure the program, never tdrec itself.
  * They skip when perf_event_open is not allowed here.
  */
 #include <setjmp.h>
@@ -118,10 +119,10 @@ static double tc_ms(const struct jm *row)
 static struct jm *parse(const struct run *r)
 {
 	size_t where = 0;
-	struct jm *doc = jm_parse(r->out, &where);
+	struct jm *doc = jm_parse(r->err, &where);
 
 	if (!doc)
-		fprintf(stderr, "bad JSON at %zu:\n%s\n", where, r->out);
+		fprintf(stderr, "bad JSON at %zu:\n%s\n", where, r->err);
 	assert_non_null(doc);
 	return doc;
 }
@@ -232,7 +233,7 @@ static void test_stat_e2e__intervals_add_up(void **state)
 	{
 		size_t rows = 0;
 
-		for (char *p = r.out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		for (char *p = r.err; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 			double t, ms;
 
 			if (sscanf(p, "%lf %lf", &t, &ms) == 2)
@@ -240,8 +241,8 @@ static void test_stat_e2e__intervals_add_up(void **state)
 		}
 		assert_true(rows >= 3);
 	}
-	assert_non_null(strstr(r.out, "a row every 100 ms"));
-	assert_width(r.out);
+	assert_non_null(strstr(r.err, "a row every 100 ms"));
+	assert_width(r.err);
 	run_free(&r);
 }
 
@@ -254,8 +255,8 @@ static void test_stat_e2e__csv(void **state)
 	(void)state;
 	REQUIRE_PERF();
 	assert_int_equal(r.status, 0);
-	assert_ptr_equal(strstr(r.out, "type,start_s,end_s,pid,tid,name,task-clock,"), r.out);
-	for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	assert_ptr_equal(strstr(r.err, "type,start_s,end_s,pid,tid,name,task-clock,"), r.err);
+	for (char *l = strtok_r(r.err, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		size_t n = 1;
 
 		for (char *p = l; *p; p++)
@@ -315,11 +316,11 @@ static void test_stat_e2e__per_thread(void **state)
 	/* Text: both workers by name, within 100 columns. */
 	r = run(ARGS("--per-thread", "--", PROG, "threads", "2", "100"));
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "per thread:"));
-	assert_non_null(strstr(r.out, " worker-1 "));
-	assert_non_null(strstr(r.out, " worker-2 "));
-	assert_non_null(strstr(r.out, " stat_prog "));
-	assert_width(r.out);
+	assert_non_null(strstr(r.err, "per thread:"));
+	assert_non_null(strstr(r.err, " worker-1 "));
+	assert_non_null(strstr(r.err, " worker-2 "));
+	assert_non_null(strstr(r.err, " stat_prog "));
+	assert_width(r.err);
 	run_free(&r);
 }
 
@@ -513,12 +514,12 @@ static void test_stat_e2e__exit_status(void **state)
 	(void)state;
 	REQUIRE_PERF();
 	assert_int_equal(r.status, 7);
-	assert_non_null(strstr(r.out, "the program exited with status 7"));
+	assert_non_null(strstr(r.err, "the program exited with status 7"));
 	run_free(&r);
 	r = run(ARGS("--", PROG, "signal", "15"));
 	assert_int_equal(r.status, 128 + 15);
 	assert_non_null(strstr(r.err, "the program was killed by signal 15 (SIGTERM)"));
-	assert_non_null(strstr(r.out, "task-clock")); /* the counts are still written */
+	assert_non_null(strstr(r.err, "task-clock")); /* the counts are still written */
 	run_free(&r);
 }
 
@@ -541,7 +542,7 @@ static void test_stat_e2e__signal_is_forwarded(void **state)
 	r = finish(p, out, err);
 	assert_int_equal(r.status, 128 + SIGINT);
 	assert_non_null(strstr(r.err, "killed by signal 2 (SIGINT)"));
-	assert_non_null(strstr(r.out, "task-clock"));
+	assert_non_null(strstr(r.err, "task-clock"));
 	run_free(&r);
 }
 
@@ -619,8 +620,8 @@ static void test_stat_e2e__output_errors(void **state)
 	run_free(&r);
 }
 
-/* Standard output closed (>&-): the rows are not written into the fd
- * tdrec opens next (its signalfd: "Invalid argument" before), the error
+/* -o - and standard output closed (>&-): the rows are not written into the
+ * fd tdrec opens next (its signalfd: "Invalid argument" before), the error
  * names the closed stream, and the program gets stdout closed as given. */
 static void test_stat_e2e__closed_stdout(void **state)
 {
@@ -630,21 +631,24 @@ static void test_stat_e2e__closed_stdout(void **state)
 	(void)state;
 	REQUIRE_PERF();
 	snprintf(err, sizeof(err), "/tmp/tdr_stat_err_%d", (int)getpid());
-	r = finish(start(ARGS("--", "sh", "-c", "echo x 2>/dev/null || exit 4"), NULL, err), NULL,
-		   err);
+	r = finish(start(ARGS("-o", "-", "--", "sh", "-c", "echo x 2>/dev/null || exit 4"), NULL,
+			 err),
+		   NULL, err);
 	assert_int_equal(r.status, 4);
 	assert_string_equal(r.err,
 			    "tdrec stat: cannot write to standard output: Bad file descriptor\n");
 	run_free(&r);
 }
 
-/* A reader that goes away (| head) does not kill tdrec: the program runs
+/* A reader that goes away (-o - | head) does not kill tdrec: the program runs
  * to its end, its status is tdrec's, and the broken pipe is one line. The
  * program's own SIGPIPE is untouched ('yes | head' inside ends). */
 static void test_stat_e2e__closed_pipe(void **state)
 {
 	const char *argv[] = {getenv("TDREC"),
 			      "stat",
+			      "-o",
+			      "-",
 			      "-I",
 			      "20",
 			      "--",
@@ -676,6 +680,51 @@ static void test_stat_e2e__closed_pipe(void **state)
 	assert_int_equal(WEXITSTATUS(st), 3);
 	assert_string_equal(err, "tdrec stat: cannot write to standard output: Broken pipe\n");
 	free(err);
+}
+
+/* tdrec stat --json -- PROGRAM | jq: the pipe gets the program's lines
+ * only, the document goes to standard error, whole; -o - puts it after
+ * them on standard output; an error is a plain line on standard error,
+ * never JSON in the program's stream. */
+static void test_stat_e2e__program_stdout_is_its_own(void **state)
+{
+	struct run r;
+	struct jm *doc;
+
+	(void)state;
+	REQUIRE_PERF();
+	r = run(ARGS("--json", "--", "sh", "-c", "echo program-line"));
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "program-line\n");
+	doc = parse(&r);
+	assert_string_equal(jm_get(doc, "plan")->str, "software");
+	jm_free(doc);
+	run_free(&r);
+
+	r = run(ARGS("--csv", "--", "sh", "-c", "echo program-line"));
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "program-line\n");
+	assert_ptr_equal(strstr(r.err, "type,"), r.err);
+	run_free(&r);
+
+	r = run(ARGS("--json", "-o", "-", "--", "sh", "-c", "echo program-line"));
+	assert_int_equal(r.status, 0);
+	assert_ptr_equal(strstr(r.out, "program-line\n{"), r.out);
+	assert_string_equal(r.err, "");
+	{
+		size_t where = 0;
+		struct jm *d = jm_parse(r.out + strlen("program-line\n"), &where);
+
+		assert_non_null(d);
+		jm_free(d);
+	}
+	run_free(&r);
+
+	r = run(ARGS("--json", "-I", "5", "--", "true"));
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_ptr_equal(strstr(r.err, "tdrec stat: -I"), r.err);
+	run_free(&r);
 }
 
 static void test_stat_e2e__usage_errors(void **state)
@@ -726,6 +775,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_e2e__closed_stdout),
 	    cmocka_unit_test(test_stat_e2e__output_errors),
 	    cmocka_unit_test(test_stat_e2e__closed_pipe),
+	    cmocka_unit_test(test_stat_e2e__program_stdout_is_its_own),
 	    cmocka_unit_test(test_stat_e2e__usage_errors),
 	};
 
