@@ -31,6 +31,7 @@
 
 #include "tdrec/cpuid.h"
 #include "tdrec/regions_fmt.h"
+#include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
 
 struct closed_entry {
@@ -199,10 +200,12 @@ static bool map_pages(const int *fds, size_t n, size_t page_sz,
 	return ok;
 }
 
+#define CPUINFO_MAX 65536 /* the first CPU's lines come first */
+
 static void read_cpuid(struct tdr_cpuid *cpu)
 {
 	const char *env = getenv("TDREC_CPUID");
-	static char text[65536];
+	char *text;
 	FILE *f;
 	size_t n;
 
@@ -212,12 +215,15 @@ static void read_cpuid(struct tdr_cpuid *cpu)
 		return;
 	}
 	f = fopen("/proc/cpuinfo", "re");
-	if (!f)
-		return;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = 0;
-	(void)tdr_cpuid_from_cpuinfo(text, cpu);
+	text = tdr_malloc(CPUINFO_MAX);
+	if (f && text) {
+		n = fread(text, 1, CPUINFO_MAX - 1, f);
+		text[n] = 0;
+		(void)tdr_cpuid_from_cpuinfo(text, cpu);
+	}
+	if (f)
+		fclose(f);
+	free(text);
 }
 
 /* Whether fam's group opens here; sets rs's events. */
@@ -608,7 +614,7 @@ void tdr_regions__free(struct tdr_regions *rs)
 
 		if (err)
 			fprintf(stderr, "libtdrec: cannot write regions to %s: %s\n", rs->path,
-				strerror(-err));
+				tdr_strerror(err));
 		free(rs->path);
 	}
 	for (uint32_t i = 0; i < rs->name_cnt; i++)

@@ -137,10 +137,13 @@ def main():
         check(step["ev"]["page-faults"] == sum(r["ev"]["page-faults"] for r in inner),
               "step's page faults are not its inner regions' (%d)" % tid)
         # Each step writes 64 fresh pages once: 64 faults, from the first
-        # step on (the group counts from its open).
-        check(inner[1]["ev"]["page-faults"] == STEPS * 64,
-              "touch-pages faulted %d times, not %d" % (inner[1]["ev"]["page-faults"],
-                                                        STEPS * 64))
+        # step on (the group counts from its open). A sanitizer build's
+        # demo also faults in AddressSanitizer's shadow of those pages, at
+        # most one shadow page per 8 pages.
+        pf = inner[1]["ev"]["page-faults"]
+        check(STEPS * 64 <= pf <= STEPS * (64 + 8),
+              "touch-pages faulted %d times, not %d (+ at most %d)" % (pf, STEPS * 64,
+                                                                      STEPS * 8))
         for ev in ("task-clock", "context-switches", "page-faults"):
             check(step["ev"][ev] >= sum(r["ev"][ev] for r in inner),
                   "step's %s below its inner regions' (%d)" % (ev, tid))
