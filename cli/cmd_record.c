@@ -112,6 +112,9 @@ static const char usage_text[] =
     "               (default /sys), e.g. a fake tree for tests\n"
     "  TDREC_CPUID  the CPU the plan is for, in perf's form\n"
     "               (AuthenticAMD,25,17,1; an arm64 MIDR 0x00000000410fd4f0)\n"
+    "  TDREC_REGIONS  where a program using libtdrec writes its regions; record\n"
+    "               sets it for the program it runs (a file of its own unless\n"
+    "               set) and puts the regions in the recording (docs/regions.md)\n"
     "\n"
     "See docs/record.md and docs/plans.md.\n";
 

@@ -19,6 +19,7 @@ static const char usage_text[] =
 	"commands:\n"
 	"  record   run a program (or attach) and record TopDown samples into a .tdr file\n"
 	"  report   attribute a recording's samples to functions, inlines and lines\n"
+	"           (--regions: the regions a program marked with libtdrec)\n"
 	"  diff     compare two recordings function by function\n"
 	"  stat     count TopDown for a whole run (or per interval), no sampling\n"
 	"  info     show what a recording holds\n"
