@@ -157,7 +157,7 @@ static int write_file(const struct export_args *a, const struct tdr_profile *p,
 	if (!std && fclose(out) && !err)
 		err = -errno;
 	if (err) {
-		cli_err("%s: failed to write: %s", a->out, tdr_strerror(err == -EIO ? -EIO : err));
+		cli_err("%s: failed to write: %s", a->out, tdr_strerror(err));
 		if (!std)
 			remove(a->out);
 		return 1;
@@ -221,7 +221,7 @@ int cmd_export(int argc, char **argv)
 	}
 	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
 	cli_log_hold();
-	err = tdr_profile__load(a.in, &lo, &p);
+	err = tdr_profile__load(a.in, &lo, a.out && f == TDR_EXPORT_HTML, &p);
 	cli_log_release(!err);
 	if (err) {
 		cli_err("%s: %s", a.in, tdr_strerror(err));

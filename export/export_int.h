@@ -127,6 +127,7 @@ struct tdr_profile {
 	uint64_t *sums; /* stack_cap * event_cnt */
 	size_t sums_cap;
 
+	bool timeline; /* smp, smp_deltas and threads are kept */
 	struct ex_sample *smp;
 	size_t smp_cnt, smp_cap;
 	uint64_t *smp_deltas; /* smp_cap * event_cnt */

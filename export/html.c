@@ -294,7 +294,7 @@ int tdr_export_html(const struct tdr_profile *p, FILE *out)
 	FILE *mem;
 	int err;
 
-	if (!mark)
+	if (!mark || !p->timeline)
 		return -EINVAL;
 	mem = open_memstream(&data, &data_sz);
 	if (!mem)

@@ -406,7 +406,7 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 		p->first_ns = s->time_ns;
 	if (s->time_ns > p->last_ns)
 		p->last_ns = s->time_ns;
-	return keep_sample(p, s, (uint32_t)idx, counts);
+	return p->timeline ? keep_sample(p, s, (uint32_t)idx, counts) : 0;
 }
 
 static char *join_argv(const struct tdr_meta *m)
@@ -426,7 +426,7 @@ static char *join_argv(const struct tdr_meta *m)
 }
 
 int tdr_profile__load(const char *path, const struct tdr_report_load_opts *lopts,
-		      struct tdr_profile **out)
+		      bool timeline, struct tdr_profile **out)
 {
 	struct tdr_report_load_opts none = {0};
 	struct tdr_parser *parser = NULL;
@@ -438,6 +438,7 @@ int tdr_profile__load(const char *path, const struct tdr_report_load_opts *lopts
 	if (!p)
 		return -ENOMEM;
 	p->first_ns = UINT64_MAX;
+	p->timeline = timeline;
 	err = tdr_parser__open(path, &parser);
 	if (err)
 		goto out;

@@ -53,6 +53,7 @@ static int calc_is_pos(const struct ev_info *e)
 int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 {
 	size_t i, j;
+	bool same_time;
 	int err;
 
 	memset(d, 0, sizeof(*d));
@@ -101,15 +102,19 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 	d->id_pos = calc_id_pos(&d->ev[0]);
 	d->is_pos = calc_is_pos(&d->ev[0]);
 	d->dflt = 0;
+	same_time = true;
 	for (i = 1; i < d->ev_cnt; i++) {
 		if (d->ev[i].sample_type != d->ev[0].sample_type ||
-		    d->ev[i].read_format != d->ev[0].read_format ||
 		    d->ev[i].sample_id_all != d->ev[0].sample_id_all)
+			d->dflt = -1, same_time = false;
+		if (d->ev[i].read_format != d->ev[0].read_format)
 			d->dflt = -1;
 	}
-	/* The time of a sample comes after fields of fixed size only: with
-	 * one layout for all events it is always at the same place. */
-	if (d->dflt == 0 && d->ev[0].sl.time >= 0)
+	/* The time of a sample comes after fields of fixed size only, all
+	 * before the READ group: with one sample_type for all events it is
+	 * always at the same place, whatever each one reads (the recorder
+	 * trims the sampler's read_format: runtime/session.c). */
+	if (same_time && d->ev[0].sl.time >= 0)
 		d->time_pos = d->ev[0].sl.time / 8;
 	return 0;
 err_out:

@@ -47,10 +47,12 @@ TDR_API int tdr_export_format_from_path(const char *path, enum tdr_export_format
  * Read the recording at path (.tdr or perf.data), symbolize every address
  * once (functions, inline chains, source lines, as 'tdrec report' does;
  * lopts as for tdr_report__load, may be NULL), and keep the stacks with
- * their values. Returns: 0, or the parser's / symbolizer's error.
+ * their values. timeline: also keep every sample's time, thread and deltas
+ * (what tdr_export_html needs; 24 + 8 bytes per event per sample).
+ * Returns: 0, or the parser's / symbolizer's error.
  */
 TDR_API int tdr_profile__load(const char *path, const struct tdr_report_load_opts *lopts,
-			      struct tdr_profile **out);
+			      bool timeline, struct tdr_profile **out);
 TDR_API void tdr_profile__free(struct tdr_profile *p);
 
 /* The values: 0 is "samples", then the events (those that count
@@ -73,7 +75,8 @@ TDR_API int tdr_export_pprof(const struct tdr_profile *p, uint8_t **buf, size_t 
 TDR_API int tdr_export_folded(const struct tdr_profile *p, size_t value, FILE *out);
 /* speedscope's file format: one sampled profile per value, shared frames. */
 TDR_API int tdr_export_speedscope(const struct tdr_profile *p, FILE *out);
-/* One HTML page: flame graph, timeline, table (docs/export.md "html"). */
+/* One HTML page: flame graph, timeline, table (docs/export.md "html"); the
+ * profile must be loaded with timeline (-EINVAL otherwise). */
 TDR_API int tdr_export_html(const struct tdr_profile *p, FILE *out);
 
 /* Was tdrec built with libcurl (--push)? */
