@@ -707,6 +707,35 @@ static void test_e2e__two_threads_each_with_its_function(void **state)
 	jm_free(j);
 }
 
+/* Into a pipe, names are whole, as perf prints them; -w still forces a
+ * width (the synthetic examples need no perf_event_open). */
+static void test_e2e__names_whole_into_a_pipe(void **state)
+{
+	struct env *e = *state;
+	const char *src = getenv("TDR_SOURCE_DIR");
+	char *out;
+
+	assert_non_null(src);
+	assert_int_equal(run(&out, "'%s' report -i '%s/examples/amd-zen4.perf.data' | cat",
+			     e->tdrec, src),
+			 0);
+	assert_non_null(strstr(out, "  branchy_filter  synthetic-demo.elf\n"));
+	free(out);
+	assert_int_equal(run(&out, "'%s' report -w 100 -i '%s/examples/amd-zen4.perf.data'",
+			     e->tdrec, src),
+			 0);
+	assert_null(strstr(out, "branchy_filter  synthetic-demo.elf"));
+	assert_non_null(strstr(out, "  branchy_filter  synthetic-..."));
+	fx_assert_width(out, 100);
+	free(out);
+	assert_int_equal(run(&out, "'%s' diff '%s/examples/amd-zen4.perf.data' "
+				   "'%s/examples/amd-zen5.perf.data' > '%s/diff.txt'; cat '%s/diff.txt'",
+			     e->tdrec, src, src, e->dir, e->dir),
+			 0);
+	assert_non_null(strstr(out, "  branchy_filter  synthetic-demo.elf"));
+	free(out);
+}
+
 static void test_e2e__errors_and_usage(void **state)
 {
 	struct env *e = *state;
@@ -779,6 +808,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e__changed_and_missing_binaries),
 	    cmocka_unit_test(test_e2e__diff_shows_direction_of_change),
 	    cmocka_unit_test(test_e2e__two_threads_each_with_its_function),
+	    cmocka_unit_test(test_e2e__names_whole_into_a_pipe),
 	    cmocka_unit_test(test_e2e__errors_and_usage),
 	};
 

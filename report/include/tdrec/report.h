@@ -125,6 +125,10 @@ struct tdr_render_opts {
 	size_t limit;	/* at most this many rows, 0 = all */
 	unsigned width; /* text width in columns, 0 = 100; at least
 			 * TDR_RENDER_WIDTH_MIN, TDR_RENDER_WIDTH_MAX = no limit */
+	/* text only: row names are never cut (the caller sets it when the
+	 * output is not a terminal and no width was asked for); the header,
+	 * the columns and the prose still fit the width. */
+	bool whole_names;
 };
 
 #define TDR_RENDER_WIDTH_DEFAULT 100
