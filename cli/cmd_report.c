@@ -78,7 +78,8 @@ static const char usage_text[] =
     "a bottleneck (a category above its threshold in a row with over 5% of the\n"
     "samples) is marked '*'. Thresholds and schemas: docs/report.md.\n"
     "\n"
-    "exit status: 0; 1 when the file cannot be read; 2 for bad options.\n"
+    "exit status: 0; 1 when the file cannot be read, or is damaged (its records\n"
+    "go out of step: the report shows what comes before); 2 for bad options.\n"
     "\n"
     "environment:\n" CLI_HELP_REPORT_ENV;
 
@@ -322,6 +323,13 @@ int cmd_report(int argc, char **argv)
 	err = tdr_report__render(r, &a.c.render, stdout);
 	if (err) {
 		cli_err("failed to write the report: %s", tdr_strerror(err));
+		goto out;
+	}
+	if (tdr_report__damaged(r)) {
+		/* What was read is shown, but this is not a whole recording. */
+		cli_err("%s: the file is damaged (its records go out of step): the report covers "
+			"only what comes before",
+			a.file);
 		goto out;
 	}
 	ret = 0;

@@ -243,7 +243,7 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 		print_run_end(end, f);
 	if (!fs)
 		return;
-	if (!fs->truncated && !fs->bad_frames && !st->bad_frames) {
+	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !fs->damaged) {
 		/* Whole as a file, but not as a recording: say so here too. */
 		fprintf(f, "file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
 			end && (end->flags & TDR_END_WRITE_ERROR)

@@ -239,6 +239,7 @@ struct tdr_report {
 	char *plan, *command, *host, *cpu, *file, *boot_id;
 	enum tdr_source_kind source;
 	bool have_end;
+	bool damaged; /* the file's records went out of step (tdr_file_status) */
 	struct tdr_run_end end;
 	uint64_t first_ns, last_ns;
 

@@ -136,6 +136,10 @@ struct tdr_render_opts {
 #define TDR_RENDER_WIDTH_MAX 4096
 
 /* Write a finished report to out. Returns: 0, -EINVAL (not finished), -EIO. */
+/* The recording's file is damaged (tdr_file_status.damaged): the report
+ * covers what came before the damage; the command exits 1. */
+TDR_API bool tdr_report__damaged(const struct tdr_report *r);
+
 TDR_API int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o,
 			       FILE *out);
 
