@@ -147,7 +147,20 @@ struct sym_dso {
 	/* The symbolizer's debug file cache, borrowed; its dir is NULL when
 	 * off (function reports: no DWARF to speed up). */
 	struct sym_dcache *dcache;
+
+	/* A perf map or jitdump file (jitmap.c) instead of an ELF file: its
+	 * offsets are addresses in the process. NULL for ELF files. */
+	struct sym_jit *jit;
 };
+
+/* ---- JIT code: perf map and jitdump files (jitmap.c) ---- */
+
+/* path names a perf map file (perf-PID.map) or a jitdump (jit-PID.dump). */
+bool tdr_symbolize_jit_path(const char *path);
+/* Read d->path; d->status MISSING when it cannot be read. 0 or -ENOMEM. */
+int tdr_symbolize_jit__open(struct tdr_symbolizer *s, struct sym_dso *d);
+void tdr_symbolize_jit__resolve(const struct sym_dso *d, uint64_t addr, struct tdr_sym *out);
+void tdr_symbolize_jit__close(struct sym_dso *d);
 
 /* What the DWARF walk found for one address. */
 struct sym_dwarf_res {

@@ -6,7 +6,8 @@
  * then answers (object, file offset) from the result cache or resolves it
  * once: file offset -> ELF vaddr through the PT_LOAD that holds it, the ELF
  * function symbol (elf.c), and DWARF subprogram, inline chain and line
- * (dwarf.c). The outermost function is named by its ELF symbol when there is
+ * (dwarf.c); a perf map or jitdump file (jitmap.c) answers from its list of
+ * JIT functions instead. The outermost function is named by its ELF symbol when there is
  * one (so "foo.cold" and "foo.isra.0" stay what the binary calls them), else
  * by its DWARF subprogram. Without lines and inlines, DWARF is opened only
  * for code that no symbol covers (and that is not PLT).
@@ -122,6 +123,7 @@ static void dso_free(struct sym_dso *d)
 	if (!d)
 		return;
 	tdr_symbolize_dso__close(d);
+	tdr_symbolize_jit__close(d);
 	free(d->path);
 	free(d->build_id);
 	free(d);
@@ -171,7 +173,8 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	d->hash = k.hash;
 	d->idx = (uint32_t)s->dso_cnt;
 	d->dcache = &s->dcache;
-	err = tdr_symbolize_dso__open(s, d);
+	err = tdr_symbolize_jit_path(d->path) ? tdr_symbolize_jit__open(s, d)
+					       : tdr_symbolize_dso__open(s, d);
 	if (err) {
 		dso_free(d);
 		return err;
@@ -272,6 +275,10 @@ static int resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t off, st
 
 	memset(out, 0, sizeof(*out));
 	out->status = TDR_SYM_NO_SYMBOL;
+	if (d->jit) {
+		tdr_symbolize_jit__resolve(d, off, out);
+		return 0;
+	}
 	if (!tdr_symbolize_dso__off_to_maddr(d, off, &maddr))
 		return 0;
 	sr = tdr_symbolize_range_table__find(&d->syms, maddr);

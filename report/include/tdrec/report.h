@@ -158,6 +158,9 @@ struct tdr_report_load_opts {
 	 * (tdr_kallsyms_opts) and the debug file cache of line and inline
 	 * reports (tdr_symbolizer_opts); NULL or "" = no cache. */
 	const char *cache_dir;
+	/* Where JIT perf map files (perf-PID.map) are read; NULL = /tmp, where
+	 * JITs write them and perf reads them. */
+	const char *jit_map_dir;
 };
 
 /*

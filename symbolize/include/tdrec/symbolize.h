@@ -115,7 +115,10 @@ TDR_API int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts,
 /*
  * Symbolize offset file_off of the object dso (an offset into the file, as
  * the parser's tdr_sample.map_off). The object's build-id is checked once
- * against dso->build_id when both are known.
+ * against dso->build_id when both are known. A dso named perf-PID.map or
+ * jit-PID.dump is a JIT's list of functions (perf map file, jitdump) and
+ * file_off is then the address in process PID (docs/symbolize.md "JIT
+ * code").
  * Returns: 0 with *out filled (see out->status), or -ENOMEM. Errors of the
  * object itself (missing, changed, no DWARF) are statuses, not return codes.
  */
