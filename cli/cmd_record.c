@@ -54,7 +54,9 @@ static const char usage_text[] =
     "  -e, --event EVENT  the sampling event: cycles (default for TopDown plans;\n"
     "                     cpu_cycles on Arm), instructions, cpu-clock, a sysfs\n"
     "                     event name, rNNNN, or pmu/event=0x3c,umask=0x0/;\n"
-    "                     :p/:pp/:ppp set precision (refused on AMD)\n"
+    "                     :p/:pp/:ppp set precision (refused on AMD). A list\n"
+    "                     (-e a,b) or -e again: the first samples; the software\n"
+    "                     plan reads the other software events in its group\n"
     "      --plan PLAN    auto (default: the best that fits this CPU), or a\n"
     "                     family: topdown-l2, topdown-l1 (Intel perf metrics),\n"
     "                     intel-skl (Sandy Bridge..Cascade Lake), gracemont,\n"
@@ -159,10 +161,54 @@ static void print_summary(const struct tdr_record_summary *s)
 		s->samples ? (double)s->file_sz / (double)s->samples : 0.0);
 }
 
+#define MAX_EVENTS 16
+
+/*
+ * -e TEXT: one event or a comma-separated list (perf's -e a,b), appended
+ * to what earlier -e gave; commas between a PMU's slashes
+ * (cpu/event=0x3c,umask=0/) belong to the event. The first is the
+ * sampler; the software plan reads the others in its group.
+ */
+static int add_events(const char *text, struct tdr_event_spec *specs, size_t *cnt)
+{
+	char buf[sizeof(specs->text)];
+	size_t len = 0;
+	bool in_pmu = false;
+
+	if (strchr(text, '{')) {
+		cli_err("-e %s: event groups ({...}) are not taken: tdrec builds the group from its "
+			"plan (see --dry-run)",
+			text);
+		return -1;
+	}
+	for (const char *p = text;; p++) {
+		if (*p == '/')
+			in_pmu = !in_pmu;
+		if (*p && (*p != ',' || in_pmu)) {
+			if (len + 1 < sizeof(buf))
+				buf[len++] = *p;
+			continue;
+		}
+		buf[len] = '\0';
+		if (*cnt == MAX_EVENTS) {
+			cli_err("-e: at most %d events", MAX_EVENTS);
+			return -1;
+		}
+		/* The parser says what is wrong, in one line. */
+		if (tdr_event_spec__parse(buf, &specs[*cnt]))
+			return -1;
+		++*cnt;
+		len = 0;
+		if (!*p)
+			return 0;
+	}
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct tdr_record_opts o = {0};
-	struct tdr_event_spec spec;
+	struct tdr_event_spec specs[MAX_EVENTS];
+	size_t spec_cnt = 0;
 	struct tdr_recorder *rec = NULL;
 	struct cli_targets t = {0};
 	bool quiet = false, dry = false;
@@ -182,10 +228,11 @@ int cmd_record(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			break;
 		case 'e':
-			/* The parser says what is wrong, in one line. */
-			if (tdr_event_spec__parse(optarg, &spec))
+			if (add_events(optarg, specs, &spec_cnt))
 				return CLI_EXIT_USAGE;
-			o.sampler = &spec;
+			o.sampler = &specs[0];
+			o.extra = &specs[1];
+			o.extra_cnt = spec_cnt - 1;
 			break;
 		case OPT_MMAP_PAGES:
 			if (cli_parse_count("--mmap-pages", optarg, 1, 1u << 20, &v))

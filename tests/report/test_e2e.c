@@ -217,9 +217,10 @@ static void test_e2e__hotloop_hot_functions_appear(void **state)
 	}
 	jm_free(j);
 
-	/* The text report names them too and fits 100 columns. */
-	assert_int_equal(run(&out, "'%s' report -i '%s/hot.tdr' --color never", e->tdrec, e->dir),
-			 0);
+	/* The text report names them too and fits 100 columns (-w: into a
+	 * pipe names are whole otherwise). */
+	assert_int_equal(
+	    run(&out, "'%s' report -i '%s/hot.tdr' --color never -w 100", e->tdrec, e->dir), 0);
 	fx_assert_width(out, 100);
 	for (size_t i = 0; i < 4; i++)
 		assert_non_null(strstr(out, hot[i]));
@@ -656,8 +657,8 @@ static void test_e2e__diff_shows_direction_of_change(void **state)
 	assert_true(fabs(jm_get(jm_at(rows, 1), "share_change")->num) > 0.15);
 	jm_free(j);
 
-	assert_int_equal(run(&out, "'%s' diff '%s/old.tdr' '%s/new.tdr'", e->tdrec, e->dir, e->dir),
-			 0);
+	assert_int_equal(
+	    run(&out, "'%s' diff -w 100 '%s/old.tdr' '%s/new.tdr'", e->tdrec, e->dir, e->dir), 0);
 	fx_assert_width(out, 100);
 	assert_non_null(strstr(out, "OLD = "));
 	assert_non_null(strstr(out, "old.tdr, NEW = "));
