@@ -218,8 +218,11 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	classify(r, s, &key);
 	/* Split by core type: the sampler's (cores.c). */
 	key.core = r->core_cnt && s->sampler_idx < r->event_cnt ? r->event_core[s->sampler_idx] : 0;
-	if (key.kind == ADDR_KERNEL && !r->kernel_image && s->map && s->map->build_id_sz &&
-	    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
+	/* The kernel image: by its build-id, else by its release and placement
+	 * (a perf.data without the BUILD_ID feature: symbolize/kernel.c). */
+	if (key.kind == ADDR_KERNEL && (!r->kernel_image || !r->kernel_image->build_id_sz) &&
+	    s->map && s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)) &&
+	    (!r->kernel_image || s->map->build_id_sz))
 		r->kernel_image = s->map;
 	idx = addr_find_or_add(&r->addrs, r->event_cnt, &key);
 	if (idx < 0)
@@ -253,6 +256,7 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 struct unsym_counts {
 	uint64_t missing, changed, no_symbol, no_kernel, no_map;
 	uint64_t jit; /* named by a JIT's perf map or jitdump file */
+	const char *kernel_why; /* why kernel symbols are not usable, or NULL */
 	const char *jit_source;
 	size_t jit_sources;
 	/* --lines: samples in a function with no source line (no DWARF line
@@ -482,7 +486,11 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 		tdr_report__warn(r, "to report on a binary rebuilt since, keep the old one in "
 				    "perf's build-id cache before rebuilding (perf buildid-cache "
 				    "-a FILE): tdrec reads it from there (docs/symbolize.md)");
-	if (uc->no_kernel)
+	if (uc->no_kernel && uc->kernel_why)
+		tdr_report__warn(r,
+				 "kernel symbols not usable: %s; %" PRIu64 " samples shown as [kernel]",
+				 uc->kernel_why, uc->no_kernel);
+	else if (uc->no_kernel)
 		tdr_report__warn(r,
 				 "kernel symbols not usable (the recorded kernel is not the running "
 				 "one, or /proc/kallsyms hides addresses): %" PRIu64
@@ -514,6 +522,8 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 	}
 	r->resolved = true;
 	r->kernel_image = NULL; /* the parser may go now */
+	if (uc.no_kernel && syms && syms->kernel_why)
+		uc.kernel_why = syms->kernel_why(syms->ctx);
 	if (r->opts.by <= TDR_BY_LINE)
 		warn_unsymbolized(r, &uc);
 	if (uc.jit)

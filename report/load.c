@@ -92,12 +92,18 @@ static int sym_lookup_jit(void *ctx, uint32_t pid, uint64_t ip, struct tdr_sym *
 	return err;
 }
 
+static const char *sym_kernel_why(void *ctx)
+{
+	return tdr_symbolizer__kernel_why(((struct sym_ctx *)ctx)->s);
+}
+
 /* Symbols from a tdr_symbolizer (borrowed; must outlive the __resolve call). */
 static void report_symbols_init(struct tdr_report_symbols *rs, struct sym_ctx *c)
 {
 	rs->lookup = sym_lookup;
 	rs->lookup_kernel = sym_lookup_kernel;
 	rs->lookup_jit = sym_lookup_jit;
+	rs->kernel_why = sym_kernel_why;
 	rs->ctx = c;
 }
 
@@ -155,6 +161,10 @@ static void kernel_opts(const struct tdr_report *r, const struct tdr_meta *meta,
 		so->kernel_ref_sym = k->path + strlen(KERNEL_IMAGE);
 		so->kernel_ref_addr = k->pgoff;
 	}
+	/* Without the image's build-id, its release names it (perf.data's
+	 * OSRELEASE; a .tdr's boot id decides before this is asked). */
+	so->kernel_release = meta->kernel_release;
+	so->running_release = lopts->running_release;
 }
 
 int tdr_report__load(const char *path, const struct tdr_report_opts *opts,

@@ -67,6 +67,9 @@ struct tdr_report_symbols {
 	 * NULL: none looked up. */
 	int (*lookup_jit)(void *ctx, uint32_t pid, uint64_t ip, struct tdr_sym *out,
 			  const char **source);
+	/* Why kernel symbols are not usable (tdr_symbolizer__kernel_why), or
+	 * NULL; NULL function: not known. */
+	const char *(*kernel_why)(void *ctx);
 	void *ctx;
 };
 

@@ -291,6 +291,8 @@ struct sym_kernel {
 	size_t build_id_sz;
 	char *ref_sym;
 	char *notes_path;
+	char *release, *running_release; /* opts.kernel_release, running_release */
+	char why[200];			 /* why not usable; "" when usable or undecided */
 	struct sym_knames names;
 };
 

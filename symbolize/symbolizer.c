@@ -57,11 +57,15 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 	/* The strings and the build-id are copied; the opts keep no pointers. */
 	s->opts.kallsyms_path = s->opts.kernel_ref_sym = s->opts.kernel_notes_path = NULL;
 	s->opts.kernel_build_id = NULL;
+	s->opts.kernel_release = s->opts.running_release = NULL;
 	if (opts && ((opts->kallsyms_path && !(s->kallsyms_path = tdr_strdup(opts->kallsyms_path))) ||
 		     (opts->kernel_ref_sym &&
 		      !(s->kernel.ref_sym = tdr_strdup(opts->kernel_ref_sym))) ||
 		     (opts->kernel_notes_path &&
-		      !(s->kernel.notes_path = tdr_strdup(opts->kernel_notes_path))))) {
+		      !(s->kernel.notes_path = tdr_strdup(opts->kernel_notes_path))) ||
+		     (opts->kernel_release && !(s->kernel.release = tdr_strdup(opts->kernel_release))) ||
+		     (opts->running_release &&
+		      !(s->kernel.running_release = tdr_strdup(opts->running_release))))) {
 		tdr_symbolizer__free(s);
 		return -ENOMEM;
 	}

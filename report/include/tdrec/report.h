@@ -161,6 +161,9 @@ struct tdr_report_load_opts {
 	/* Where JIT perf map files (perf-PID.map) are read; NULL = /tmp, where
 	 * JITs write them and perf reads them. */
 	const char *jit_map_dir;
+	/* The running kernel's release for the kernel check of recordings
+	 * without a kernel build-id (tdr_symbolizer_opts); NULL = uname. */
+	const char *running_release;
 };
 
 /*
