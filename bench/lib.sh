@@ -6,7 +6,9 @@
 # around it (microsecond wall clock; /usr/bin/time's own wall clock has 10 ms
 # resolution). Its stdout and stderr go to $W/last.out and $W/last.err.
 
-# measure CMD ARGS... : sets M_WALL (seconds), M_RSS (KiB), M_RC (exit status).
+# measure CMD ARGS... : sets M_WALL (seconds), M_RSS (KiB), M_CPU (user + system
+# seconds of the command and every child it waited for: the whole process
+# tree of a profiler and its program), M_RC (exit status).
 measure() {
 	local t0 t1
 	t0=$EPOCHREALTIME
@@ -15,6 +17,8 @@ measure() {
 	t1=$EPOCHREALTIME
 	M_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
 	M_RSS=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/last.time")
+	M_CPU=$(awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 }
+		END { printf "%.3f", u + s }' "$W/last.time")
 	if [ "$M_RC" -ne 0 ]; then
 		echo "bench: command failed ($M_RC): $*" >&2
 		tail -5 "$W/last.err" >&2
@@ -112,6 +116,11 @@ perf_lost() {
 	n=$(perf report -i "$1" --stdio --sort pid 2>/dev/null |
 		awk '/Total Lost Samples:/ { print $NF; exit }')
 	echo "${n:-0}"
+}
+
+# lost_pct LOST SAMPLES : lost as a percentage of lost + samples.
+lost_pct() {
+	awk -v l="${1:-0}" -v n="${2:-0}" 'BEGIN { if (n + l == 0) print "-"; else printf "%.3f", 100 * l / (n + l) }'
 }
 
 # file_size FILE

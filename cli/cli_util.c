@@ -127,16 +127,23 @@ static void cache_dir(char *buf, size_t sz)
 		snprintf(buf, sz, "%s/.cache/tdrec", home);
 }
 
+void cli_load_opts(struct tdr_report_load_opts *lo, char *boot_id, size_t boot_id_sz,
+		   char *cache, size_t cache_sz)
+{
+	memset(lo, 0, sizeof(*lo));
+	read_boot_id(boot_id, boot_id_sz);
+	lo->boot_id = boot_id[0] ? boot_id : NULL;
+	cache_dir(cache, cache_sz);
+	lo->cache_dir = cache;
+}
+
 int cli_load_report(const char *path, const struct tdr_report_opts *opts, struct tdr_report **out)
 {
-	struct tdr_report_load_opts lo = {0};
+	struct tdr_report_load_opts lo;
 	char boot_id[64], cache[PATH_MAX];
 	int err;
 
-	read_boot_id(boot_id, sizeof(boot_id));
-	lo.boot_id = boot_id[0] ? boot_id : NULL;
-	cache_dir(cache, sizeof(cache));
-	lo.cache_dir = cache;
+	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
 	cli_log_hold();
 	err = tdr_report__load(path, opts, &lo, out);
 	cli_log_release(!err);

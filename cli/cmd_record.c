@@ -14,9 +14,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tdrec/plan.h"
 #include "tdrec/recorder.h"
@@ -75,6 +77,15 @@ static const char usage_text[] =
     "                     threads and processes it creates\n"
     "      --kernel       also sample kernel code (needs perf_event_paranoid <= 1\n"
     "                     or root)\n"
+    "  -g                 record call stacks (--call-graph fp)\n"
+    "      --call-graph MODE[,SIZE]\n"
+    "                     fp: the kernel walks frame pointers (code built\n"
+    "                     without them loses callers); dwarf[,SIZE]: copy the\n"
+    "                     user registers and SIZE bytes of stack (default 8192,\n"
+    "                     at most 65528) per sample, unwound with DWARF CFI at\n"
+    "                     report time (bigger files; larger rings by default);\n"
+    "                     lbr: Intel's LBR call stack (refused where the\n"
+    "                     sampler's PMU has none)\n"
     "  -q, --quiet        no plan line and no summary line (warnings are still\n"
     "                     printed)\n"
     "      --dry-run      print the plan and every perf_event_attr it would\n"
@@ -107,6 +118,7 @@ enum {
 	OPT_MMAP_PAGES = CLI_OPT_TARGET_END,
 	OPT_NO_INHERIT,
 	OPT_DRY_RUN,
+	OPT_CALL_GRAPH,
 };
 
 static const struct option long_opts[] = {
@@ -118,9 +130,47 @@ static const struct option long_opts[] = {
     {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
     {"quiet", no_argument, NULL, 'q'},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* --call-graph fp | dwarf[,SIZE] | lbr. Returns 0 or CLI_EXIT_USAGE (said). */
+static int parse_call_graph(const char *arg, struct tdr_record_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t sz;
+
+	if (len == 2 && !strncmp(arg, "fp", 2))
+		o->call_graph = TDR_CALL_GRAPH_FP;
+	else if (len == 5 && !strncmp(arg, "dwarf", 5))
+		o->call_graph = TDR_CALL_GRAPH_DWARF;
+	else if (len == 3 && !strncmp(arg, "lbr", 3))
+		o->call_graph = TDR_CALL_GRAPH_LBR;
+	else {
+		cli_err("--call-graph: '%.*s' is not a mode (fp, dwarf[,SIZE] or lbr)", (int)len,
+			arg);
+		return CLI_EXIT_USAGE;
+	}
+	o->stack_size = 0;
+	if (!comma)
+		return 0;
+	if (o->call_graph != TDR_CALL_GRAPH_DWARF) {
+		cli_err("--call-graph %s takes no size (only dwarf,SIZE does)",
+			tdr_call_graph_name(o->call_graph));
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_parse_count("--call-graph dwarf,SIZE", comma + 1, 8, TDR_CALL_GRAPH_STACK_MAX,
+			    &sz))
+		return CLI_EXIT_USAGE;
+	if (sz % 8) {
+		cli_err("--call-graph dwarf,SIZE: %" PRIu64 " is not a multiple of 8", sz);
+		return CLI_EXIT_USAGE;
+	}
+	o->stack_size = (uint32_t)sz;
+	return 0;
+}
 
 /* The plan and every attr as it would be opened; tdr_recorder__plan logs
  * its own errors (one line each). */
@@ -204,6 +254,44 @@ static int add_events(const char *text, struct tdr_event_spec *specs, size_t *cn
 	}
 }
 
+/*
+ * A launched program that uses libtdrec writes its regions where
+ * TDREC_REGIONS says (docs/regions.md "With tdrec record"): a file of our
+ * own in TMPDIR unless the user set one, embedded in the recording at the
+ * end. Without it, nothing changes.
+ */
+static void regions_setup(struct tdr_record_opts *o, char *tmp, size_t sz)
+{
+	const char *dir = getenv("TMPDIR"), *given = getenv("TDREC_REGIONS");
+	int fd;
+
+	if (!o->what.argv)
+		return; /* -p, -a: the programs already run, with their own environment */
+	if (given && *given) {
+		o->regions_path = given;
+		return;
+	}
+	snprintf(tmp, sz, "%s/tdrec-regions-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(tmp);
+	if (fd < 0 || setenv("TDREC_REGIONS", tmp, 1)) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		tmp[0] = 0;
+		return;
+	}
+	close(fd);
+	o->regions_path = tmp;
+}
+
+static void regions_cleanup(char *tmp)
+{
+	if (tmp[0])
+		unlink(tmp);
+	tmp[0] = 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct tdr_record_opts o = {0};
@@ -212,10 +300,11 @@ int cmd_record(int argc, char **argv)
 	struct tdr_recorder *rec = NULL;
 	struct cli_targets t = {0};
 	bool quiet = false, dry = false;
+	char regions_tmp[PATH_MAX] = "";
 	uint64_t v;
 	int c, err, status;
 
-	while ((c = cli_targets_getopt(&t, argc, argv, "F:c:e:qh", long_opts)) != -1) {
+	while ((c = cli_targets_getopt(&t, argc, argv, "F:c:e:gqh", long_opts)) != -1) {
 		switch (c) {
 		case CLI_OPT_BAD:
 			return CLI_EXIT_USAGE;
@@ -254,6 +343,14 @@ int cmd_record(int argc, char **argv)
 		case OPT_DRY_RUN:
 			dry = true;
 			break;
+		case 'g':
+			o.call_graph = TDR_CALL_GRAPH_FP;
+			o.stack_size = 0;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg, &o))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -274,10 +371,14 @@ int cmd_record(int argc, char **argv)
 	if (dry)
 		return dry_run(&o);
 
+	regions_setup(&o, regions_tmp, sizeof(regions_tmp));
 	err = tdr_recorder__new(&o, &rec);
-	if (err)
+	if (err) {
+		regions_cleanup(regions_tmp);
 		return err == -TDR_E_USAGE ? CLI_EXIT_USAGE : 1;
+	}
 	err = tdr_recorder__run(rec);
+	regions_cleanup(regions_tmp);
 	status = cli_run_status(&CLI_RUN_END(tdr_recorder__summary(rec)));
 	if (!err && !quiet)
 		print_summary(tdr_recorder__summary(rec));

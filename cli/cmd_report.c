@@ -40,6 +40,10 @@ static const char usage_text[] =
     "input:\n"
     "  -i, --input FILE     the recording (default tdrec.tdr; - reads standard\n"
     "                       input, e.g. from perf record -o -)\n"
+    "      --regions FILE   the instrumented regions (libtdrec) of FILE instead:\n"
+    "                       a regions file, or a recording of an instrumented\n"
+    "                       program; one row per region (--by thread: per\n"
+    "                       thread), samples = its begin/end pairs (docs/regions.md)\n"
     "\n"
     "rows:\n"
     "      --inline         innermost inlined function, with the function it is\n"
@@ -47,6 +51,14 @@ static const char usage_text[] =
     "      --lines          source file:line of each sample, within its function\n"
     "      --by WHAT        function (default), inline, lines, dso, thread, process\n"
     "                       (one grouping: these three may not disagree)\n"
+    "\n"
+    "call stacks (recorded with -g or --call-graph; by function):\n"
+    "      --children, -g   inclusive rows: a sample counts once for every\n"
+    "                       function on its stack; TopDown of all those samples;\n"
+    "                       a self column beside (perf report --children)\n"
+    "      --callers FUNC   rows are the callers of FUNC, each with its share of\n"
+    "                       FUNC's samples and the TopDown of those samples\n"
+    "      --callees FUNC   rows are what FUNC calls, and [self] for FUNC's own\n"
     "\n"
     "filters (comma-separated lists; a sample must match every filter given):\n"
     "      --pid PIDS       these processes\n"
@@ -95,6 +107,10 @@ enum {
 	OPT_CSV,
 	OPT_COLOR,
 	OPT_STDIO,
+	OPT_REGIONS,
+	OPT_CHILDREN,
+	OPT_CALLERS,
+	OPT_CALLEES,
 };
 
 static const struct option long_opts[] = {
@@ -116,6 +132,10 @@ static const struct option long_opts[] = {
     {"color", required_argument, NULL, OPT_COLOR},
     {"colour", required_argument, NULL, OPT_COLOR},
     {"stdio", no_argument, NULL, OPT_STDIO},
+    {"regions", required_argument, NULL, OPT_REGIONS},
+    {"children", no_argument, NULL, OPT_CHILDREN},
+    {"callers", required_argument, NULL, OPT_CALLERS},
+    {"callees", required_argument, NULL, OPT_CALLEES},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -124,8 +144,10 @@ struct report_args {
 	struct cli_report_args c; /* the options diff takes too */
 	const char *file;
 	bool file_given;
+	const char *regions; /* --regions FILE */
 	const char *sort;
 	bool csv;   /* --csv given (--json is in c.render.fmt) */
+	const char *stacks_option; /* the first of -g, --children, --callers, --callees */
 	int colour; /* -1 auto, 0 never, 1 always */
 	uint32_t pids[CLI_MAX_LIST], tids[CLI_MAX_LIST];
 };
@@ -206,6 +228,45 @@ static bool perf_sort_key(const char *keys, enum tdr_report_by *by)
 	return false;
 }
 
+/* --regions rows are regions: only --by thread and the --tid filter apply. */
+static int regions_args(struct report_args *a)
+{
+	const struct tdr_report_filter *f = &a->c.opts.filter;
+
+	if (!a->regions)
+		return 0;
+	if (a->c.opts.by != TDR_BY_FUNCTION && a->c.opts.by != TDR_BY_THREAD) {
+		cli_err("--regions: rows are regions; only --by thread changes them");
+		return -1;
+	}
+	if (f->pid_cnt || f->dso_cnt || f->comm_cnt) {
+		cli_err("--regions: --pid, --dso and --comm do not apply to regions (--tid does)");
+		return -1;
+	}
+	return 0;
+}
+
+/* -g / --children / --callers F / --callees F: one view. */
+static int set_stacks(struct report_args *a, enum tdr_report_stacks m, const char *option,
+		      const char *func)
+{
+	struct tdr_report_opts *o = &a->c.opts;
+
+	if (a->stacks_option && (o->stacks != m || (func && strcmp(func, o->stack_func)))) {
+		cli_err("%s and %s are different views: give one of them", a->stacks_option,
+			option);
+		return -1;
+	}
+	if (func && !*func) {
+		cli_err("%s needs a function name", option);
+		return -1;
+	}
+	o->stacks = m;
+	o->stack_func = func;
+	a->stacks_option = option;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	struct tdr_report_filter *f = &a->c.opts.filter;
@@ -213,7 +274,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	int c, done;
 
 	opterr = 0; /* cli_bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":i:s:n:w:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:n:w:gh", long_opts, NULL)) != -1) {
 		done = cli_report_option(&a->c, c, optarg);
 		if (done < 0)
 			return -1;
@@ -263,6 +324,22 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_CSV:
 			a->csv = true;
 			break;
+		case 'g':
+			if (set_stacks(a, TDR_STACKS_CHILDREN, "-g", NULL))
+				return -1;
+			break;
+		case OPT_CHILDREN:
+			if (set_stacks(a, TDR_STACKS_CHILDREN, "--children", NULL))
+				return -1;
+			break;
+		case OPT_CALLERS:
+			if (set_stacks(a, TDR_STACKS_CALLERS, "--callers", optarg))
+				return -1;
+			break;
+		case OPT_CALLEES:
+			if (set_stacks(a, TDR_STACKS_CALLEES, "--callees", optarg))
+				return -1;
+			break;
 		case OPT_COLOR:
 			if (!strcmp(optarg, "auto"))
 				a->colour = -1;
@@ -274,6 +351,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				cli_err("--color: '%s' is not auto, always or never", optarg);
 				return -1;
 			}
+			break;
+		case OPT_REGIONS:
+			a->regions = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -298,7 +378,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	if (a->csv)
 		a->c.render.fmt = TDR_FMT_CSV;
-	return 0;
+	if (a->stacks_option && a->c.opts.by != TDR_BY_FUNCTION) {
+		cli_err("%s shows functions: it does not go with %s", a->stacks_option,
+			a->c.by_option);
+		return -1;
+	}
+	return regions_args(a);
 }
 
 /* "samples, share, name, slots, retiring, ..., cpu-clock, ...": what --sort
@@ -324,6 +409,27 @@ static bool want_colour(int setting)
 	return isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
+/* A recording of a program instrumented with libtdrec: its regions after
+ * the functions (text only; --regions FILE gives them in JSON and CSV). */
+static int regions_beside(const struct report_args *a)
+{
+	struct tdr_report_opts o;
+	struct tdr_report *r;
+	int err;
+
+	tdr_report_opts__init(&o);
+	if (tdr_report__load_regions(a->file, &o, &r))
+		return 0; /* none, or not a .tdr: nothing to add */
+	if (fputs("\nregions of the program (libtdrec; tdrec report --regions FILE for them "
+		  "alone):\n",
+		  stdout) == EOF)
+		err = -EIO;
+	else
+		err = tdr_report__render(r, &a->c.render, stdout);
+	tdr_report__free(r);
+	return err;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {.file = DEFAULT_FILE, .colour = -1};
@@ -336,12 +442,26 @@ int cmd_report(int argc, char **argv)
 		ret = err > 0 ? 0 : CLI_EXIT_USAGE;
 		goto out;
 	}
-	err = cli_load_report(a.file, &a.c.opts, &r);
-	if (err) {
+	if (a.regions) {
+		err = tdr_report__load_regions(a.regions, &a.c.opts, &r);
+		if (err) {
+			cli_err("%s: %s", a.regions,
+				err == -ENODATA ? "a recording without regions (docs/regions.md)"
+						: tdr_strerror(err));
+			goto out;
+		}
+	} else if ((err = cli_load_report(a.file, &a.c.opts, &r))) {
 		cli_err("%s: %s%s", a.file, tdr_strerror(err),
 			err == -ENOENT && !strcmp(a.file, DEFAULT_FILE)
 			    ? " (record one with 'tdrec record -- PROGRAM')"
 			    : "");
+		goto out;
+	}
+	if ((a.c.opts.stacks == TDR_STACKS_CALLERS || a.c.opts.stacks == TDR_STACKS_CALLEES) &&
+	    !tdr_report__stack_samples(r)) {
+		cli_err("%s %s: no sample has %s on its stack (function names as tdrec report "
+			"prints them)",
+			a.stacks_option, a.c.opts.stack_func, a.c.opts.stack_func);
 		goto out;
 	}
 	if (a.sort) {
@@ -365,6 +485,8 @@ int cmd_report(int argc, char **argv)
 		cli_report_args__text_width(&a.c);
 	}
 	err = tdr_report__render(r, &a.c.render, stdout);
+	if (!err && !a.regions && a.c.render.fmt == TDR_FMT_TEXT)
+		err = regions_beside(&a);
 	if (err) {
 		cli_err("failed to write the report: %s", tdr_strerror(err));
 		goto out;

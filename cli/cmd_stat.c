@@ -30,6 +30,7 @@
 #include "tdrec/report.h"
 #include "tdrec/stat.h"
 #include "tdrec/tdr_err.h"
+#include "tdrec/tdr_outpath.h"
 
 static const char usage_text[] =
     "usage: tdrec stat [options] [--] PROGRAM [ARGS...]\n"
@@ -114,15 +115,33 @@ static const struct option long_opts[] = {
  * empty_output), so that a run that cannot start leaves it as it was. */
 static FILE *open_output(const char *path, bool *created)
 {
+	enum tdr_out_kind kind;
+	const char *why;
 	FILE *f;
 	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	*created = fd >= 0;
-	if (fd < 0 && errno == EEXIST)
-		fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* The rule of tdr_outpath.h: never a block device, nor a FIFO or
+	 * device reached through a symbolic link. */
+	*created = false;
+	if (tdr_outpath_kind(path, &kind, &why)) {
+		cli_err("cannot write %s: %s", path, why);
+		return NULL;
+	}
+	if (kind == TDR_OUT_IN_PLACE) {
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		*created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		cli_err("cannot create %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (tdr_outpath_check_fd(fd, kind, &why)) {
+		cli_err("cannot write %s: %s", path, why);
+		close(fd);
 		return NULL;
 	}
 	f = fdopen(fd, "w");

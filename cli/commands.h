@@ -25,6 +25,8 @@ int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 
 /*
  * Print one error line "tdrec <cmd>: <message>" to stderr, or, when JSON
@@ -55,6 +57,11 @@ void cli_log_release(bool print);
  * Returns what tdr_report__load returned; the caller prints the error.
  */
 int cli_load_report(const char *path, const struct tdr_report_opts *opts, struct tdr_report **out);
+/* The load options of this boot (its id: kernel symbols apply to a
+ * recording of it) and the cache directory, in the caller's buffers; used by
+ * cli_load_report and the other loaders (export, archive). */
+void cli_load_opts(struct tdr_report_load_opts *lo, char *boot_id, size_t boot_id_sz,
+		   char *cache, size_t cache_sz);
 
 /*
  * Option values. Each prints one cli_err line and returns -1 on bad input,

@@ -22,6 +22,8 @@ static const char usage_text[] =
 	"  diff     compare two recordings function by function\n"
 	"  stat     count TopDown for a whole run (or per interval), no sampling\n"
 	"  info     show what a recording holds\n"
+	"  export   write a recording as pprof, folded stacks, speedscope or html (--push)\n"
+	"  archive  store the symbols of a recording's samples in it (.tdr, perf.data)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this text; 'tdrec <command> --help' for a command's options\n"
@@ -42,6 +44,8 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record }, { "report", cmd_report }, { "diff", cmd_diff },
 	{ "stat", cmd_stat },	  { "info", cmd_info },
+	{ "export", cmd_export },
+	{ "archive", cmd_archive },
 };
 
 /* Output that never reached standard output (a full disk, a closed or

@@ -17,6 +17,8 @@ static const char *const tdr_err_text[TDR_E_LAST - TDR_E_FIRST] = {
 	[TDR_E_NOPLAN - TDR_E_FIRST] = "no event plan can be opened on this machine",
 	[TDR_E_USAGE - TDR_E_FIRST] = "invalid usage",
 	[TDR_E_NOTREG - TDR_E_FIRST] = "not a regular file",
+	[TDR_E_UNSAFE - TDR_E_FIRST] =
+	    "not trusted (a symbolic link, another user's, or writable by others)",
 };
 
 const char *tdr_strerror(int err)

@@ -6,8 +6,9 @@
  * Usage: gen_topdown_examples OUTDIR
  *   writes OUTDIR/amd-zen4.perf.data, amd-zen5.perf.data,
  *   intel-skylake-sp.perf.data, intel-sierra-forest.perf.data,
- *   intel-alder-lake.perf.data, intel-arrow-lake.perf.data (hybrid: a
- *   cpu_core and a cpu_atom group), arm-neoverse-v2.perf.data (every
+ *   intel-alder-lake.perf.data, intel-arrow-lake.perf.data,
+ *   intel-meteor-lake.perf.data (hybrid: a cpu_core and a cpu_atom
+ *   group), arm-neoverse-v2.perf.data (every
  *   event on the armv8_pmuv3_0 PMU) and OUTDIR/synthetic-demo.elf.
  *
  * Why synthetic: no machine of the project has these PMUs, yet a newcomer
@@ -308,6 +309,53 @@ static const struct family families[] = {
       {3, 1, {100000, 80000, 40000, 40000, 640000}},
       /* backend alone above the slots: 105% */
       {5, 1, {100000, 160000, 40000, 80000, 840000}}},
+     6,
+     1,
+     6,
+     {{1, "software"},
+      {2, "tracepoint"},
+      {4, "cpu_core"},
+      {5, "breakpoint"},
+      {10, "cpu_atom"},
+      {11, "msr"}}},
+    /*
+     * Meteor Lake (CPUID 6/0xaa): cpu_core slots = 6 * cycles (600000 a
+     * sample); cpu_atom is Crestmont, width 6, each category its own
+     * TOPDOWN_*.ALL_P event over 6 * cycles (perf's meteorlake JSON, cpu_atom:
+     * retiring 0x72, bad speculation 0x73, frontend 0x71, backend 0x74;
+     * mtl_cmt_ratios.py), named as perf prints those JSON events.
+     */
+    {"intel-meteor-lake",
+     "GenuineIntel,6,170,4",
+     "Intel(R) Core(TM) Ultra 7 155H (synthetic)",
+     "{slots,cpu_core/cycles/,cpu_core/topdown-retiring/,cpu_core/topdown-bad-spec/,"
+     "cpu_core/topdown-fe-bound/,cpu_core/topdown-be-bound/}:S,"
+     "{cpu_atom/cycles/,cpu_atom/topdown_retiring.all_p/,"
+     "cpu_atom/topdown_bad_speculation.all_p/,cpu_atom/topdown_fe_bound.all_p/,"
+     "cpu_atom/topdown_be_bound.all_p/}:S",
+     11,
+     {{"cpu_core/slots/", PERF_TYPE_RAW, 0x400},
+      {"cpu_core/cycles/", PERF_TYPE_HARDWARE, 4ull << 32},
+      {"cpu_core/topdown-retiring/", PERF_TYPE_RAW, 0x8000},
+      {"cpu_core/topdown-bad-spec/", PERF_TYPE_RAW, 0x8100},
+      {"cpu_core/topdown-fe-bound/", PERF_TYPE_RAW, 0x8200},
+      {"cpu_core/topdown-be-bound/", PERF_TYPE_RAW, 0x8300},
+      {"cpu_atom/cycles/", PERF_TYPE_HARDWARE, 10ull << 32},
+      {"cpu_atom/topdown_retiring.all_p/", 10, 0x72},
+      {"cpu_atom/topdown_bad_speculation.all_p/", 10, 0x73},
+      {"cpu_atom/topdown_fe_bound.all_p/", 10, 0x71},
+      {"cpu_atom/topdown_be_bound.all_p/", 10, 0x74}},
+     7,
+     {/* cpu_core: slots, cycles, retiring, bad-spec, fe-bound, be-bound */
+      {0, 0, {600000, 100000, 420000, 30000, 60000, 90000}},
+      {1, 0, {600000, 100000, 180000, 210000, 120000, 90000}},
+      {2, 0, {600000, 100000, 120000, 30000, 360000, 90000}},
+      /* cpu_atom: cycles, retiring, bad-spec, fe-bound, be-bound */
+      {0, 1, {100000, 360000, 30000, 90000, 120000}},
+      {1, 1, {100000, 150000, 210000, 120000, 120000}},
+      {3, 1, {100000, 60000, 30000, 30000, 480000}},
+      /* backend alone above the slots: 105% */
+      {5, 1, {100000, 120000, 30000, 60000, 630000}}},
      6,
      1,
      6,

@@ -129,6 +129,7 @@ enum tdr_part_tag {
 /* The minor version a file whose metadata has a PART item carries. */
 #define TDR_FORMAT_MINOR_COLS 2     /* codec 1 frames may follow (section 6.1) */
 #define TDR_FORMAT_MINOR_PRODUCTS 3
+#define TDR_FORMAT_MINOR_ARCHIVE 4 /* an ARCHIVE section may follow (section 7.2) */
 
 /* Section 8: trailer tags. */
 enum tdr_trailer_tag {

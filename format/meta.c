@@ -362,3 +362,73 @@ int tdr_meta__add_topdown_categories(struct tdr_meta *meta)
 	}
 	return 0;
 }
+
+/* name without a "pmu/.../" qualification ("cpu_atom/cycles/" -> "cycles"),
+ * as a new string. */
+static char *bare_name(const char *name, const char *pmu)
+{
+	size_t pl = strlen(pmu), nl = strlen(name);
+
+	if (nl > pl + 2 && !strncmp(name, pmu, pl) && name[pl] == '/' && name[nl - 1] == '/')
+		return tdr_strndup(name + pl + 1, nl - pl - 2);
+	return tdr_strdup(name);
+}
+
+static void remap_terms(struct tdr_term *t, size_t cnt, const size_t *idx)
+{
+	for (size_t k = 0; k < cnt; k++)
+		t[k].event_idx = (uint32_t)idx[t[k].event_idx];
+}
+
+int tdr_meta__add_family_categories_on(struct tdr_meta *meta, const struct tdr_td_family *f,
+				       uint32_t width, const char *pmu)
+{
+	struct tdr_meta s = { 0 };
+	size_t *idx = tdr_calloc(meta->event_cnt + 1, sizeof(*idx)), cap = meta->category_cnt;
+	int err = -ENOMEM;
+
+	/* A scratch meta of pmu's events under their bare names, so that the
+	 * family's formulas find its own core type's "cycles" (hybrid parts
+	 * have one per core PMU), then moved here with this meta's indexes. */
+	s.events = tdr_calloc(meta->event_cnt + 1, sizeof(*s.events));
+	if (!idx || !s.events)
+		goto out;
+	for (size_t i = 0; i < meta->event_cnt; i++) {
+		const struct tdr_event_desc *e = &meta->events[i];
+
+		if (!e->name || !e->pmu_name || strcmp(e->pmu_name, pmu))
+			continue;
+		idx[s.event_cnt] = i;
+		s.events[s.event_cnt].name = bare_name(e->name, pmu);
+		if (!s.events[s.event_cnt++].name)
+			goto out;
+	}
+	err = tdr_meta__add_family_categories(&s, f, width);
+	if (err <= 0)
+		goto out;
+	if (tdr_ensure_cap(&meta->categories, &cap, sizeof(*meta->categories),
+			   meta->category_cnt + s.category_cnt)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t c = 0; c < s.category_cnt; c++) {
+		struct tdr_category *cat = &s.categories[c];
+
+		remap_terms(cat->num, cat->num_cnt, idx);
+		remap_terms(cat->den, cat->den_cnt, idx);
+		for (size_t p = 0; p < cat->part_cnt; p++) {
+			for (size_t q = 0; q < cat->parts[p].factor_cnt; q++) {
+				struct tdr_ratio *r = &cat->parts[p].factors[q];
+
+				remap_terms(r->num, r->num_cnt, idx);
+				remap_terms(r->den, r->den_cnt, idx);
+			}
+		}
+		meta->categories[meta->category_cnt++] = *cat;
+	}
+	s.category_cnt = 0; /* moved: only the array is s's now */
+out:
+	tdr_meta__clear(&s);
+	free(idx);
+	return err;
+}

@@ -9,11 +9,18 @@
  * against the file size and the caps of docs/format.md section 10 before use.
  * Objects and lifecycle: tdr_reader__open / __open_mem -> accessors,
  * __load_frame, __section -> __free.
- * Ownership and threads: the reader owns its mapping (open) or borrows the
- * caller's bytes (open_mem). After open it is never modified, so
- * __load_frame may run on several threads, each with its own
- * struct tdr_frame_buf. Frame payload checksums are checked in
- * __load_frame, not at open, to keep open fast.
+ * Reading: a file is read with pread, block by block, never mapped: a
+ * report holds one compressed frame per struct tdr_frame_buf instead of
+ * the whole file (its peak memory does not grow with the file), and a file
+ * that shrinks while it is read (overwritten by cp, truncated) gives short
+ * reads, reported as -TDR_E_TRUNCATED, where a mapping would die of
+ * SIGBUS (docs/format.md section 12).
+ * Ownership and threads: the reader owns its descriptor (open) or borrows
+ * the caller's bytes (open_mem). After open only __section changes it (it
+ * keeps the sections it read), so __load_frame may run on several threads,
+ * each with its own struct tdr_frame_buf, while __section is called from
+ * one. Frame payload checksums are checked in __load_frame, not at open,
+ * to keep open fast.
  * See: docs/format.md sections 2-12 (section 12: reading a damaged file).
  */
 #define LOG_PREFIX "format: "
@@ -22,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,10 +40,9 @@
 #include "tdrec/tdr_mem.h"
 
 struct tdr_reader {
-	const uint8_t *data; /* the whole file */
-	size_t sz;
-	void *map; /* the mapping when opened from a path, else NULL */
-	size_t map_sz;
+	const uint8_t *mem; /* open_mem: the caller's bytes, else NULL */
+	int fd;		    /* open: the file, read with pread, else -1 */
+	uint64_t sz;	    /* the size at open: nothing past it is read */
 	uint64_t first_block; /* offset of the block after the metadata */
 	bool footer;	      /* a valid footer follows the trailer */
 	struct tdr_meta meta;
@@ -47,31 +52,69 @@ struct tdr_reader {
 	size_t frame_cnt;
 	struct tdr_section_ent *sections;
 	size_t section_cnt;
+	struct section_copy *section_data; /* per section: its payload once asked for */
 };
 
-/* A block header as read (section 3). */
+/* A section's payload, read on the first __section call for it. */
+struct section_copy {
+	uint8_t *data;
+	size_t sz;
+};
+
+/* A block header as read (section 3), with the first bytes of its payload:
+ * enough for a frame header or a section header. */
 struct blk {
 	uint64_t off;
 	uint16_t type;
 	uint64_t payload_sz;
 	uint32_t payload_crc;
 	uint64_t end; /* after the padding: where the next block starts */
+	uint8_t head[TDR_FRAME_HDR_SZ]; /* min(payload_sz, 24) bytes */
 };
 
 /*
- * Read and check the block header at off. Returns 0 when the header is valid
- * and the whole block (payload and padding) lies in the file,
- * -TDR_E_TRUNCATED when it does not, -TDR_E_CORRUPT for a bad magic or
- * header checksum.
+ * Read len bytes at off into dst. Returns 0, -TDR_E_TRUNCATED when they lie
+ * past the size seen at open or when the file has become shorter since (it
+ * was truncated or overwritten while read), -errno on a read error.
  */
-static int read_block(const struct tdr_reader *r, uint64_t off, struct blk *b)
+static int rd(const struct tdr_reader *r, uint64_t off, void *dst, size_t len)
 {
-	const uint8_t *p;
+	uint8_t *d = dst;
+
+	if (off > r->sz || len > r->sz - off)
+		return -TDR_E_TRUNCATED;
+	if (r->mem) {
+		if (len)
+			memcpy(dst, r->mem + off, len);
+		return 0;
+	}
+	while (len) {
+		ssize_t n = pread(r->fd, d, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -TDR_E_TRUNCATED;
+		d += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Check the block header p (TDR_BLOCK_HDR_SZ bytes) of the block at off.
+ * Returns 0 when the header is valid and the whole block (payload and
+ * padding) lies in the file, -TDR_E_TRUNCATED when it does not (b's sizes
+ * are set then), -TDR_E_CORRUPT for a bad magic or header checksum.
+ */
+static int parse_block(const struct tdr_reader *r, const uint8_t *p, uint64_t off,
+		       struct blk *b)
+{
 	uint64_t room, pad;
 
-	if (off > r->sz || r->sz - off < TDR_BLOCK_HDR_SZ)
-		return -TDR_E_TRUNCATED;
-	p = r->data + off;
 	if (tdr_get_le32(p + TDR_BH_MAGIC) != TDR_BLOCK_MAGIC ||
 	    tdr_get_le32(p + TDR_BH_HDR_CRC) != tdr_crc32c(0, p, TDR_BH_HDR_CRC))
 		return -TDR_E_CORRUPT;
@@ -86,24 +129,50 @@ static int read_block(const struct tdr_reader *r, uint64_t off, struct blk *b)
 	if (pad > room - b->payload_sz)
 		return -TDR_E_TRUNCATED;
 	b->end = off + TDR_BLOCK_HDR_SZ + b->payload_sz + pad;
+	memcpy(b->head, p + TDR_BLOCK_HDR_SZ,
+	       b->payload_sz < sizeof(b->head) ? (size_t)b->payload_sz : sizeof(b->head));
 	return 0;
 }
 
-static const uint8_t *payload(const struct tdr_reader *r, const struct blk *b)
+/* Read and check the block header at off (parse_block), with the payload's
+ * first bytes in the same read. Also -errno on a read error. */
+static int read_block(const struct tdr_reader *r, uint64_t off, struct blk *b)
 {
-	return r->data + b->off + TDR_BLOCK_HDR_SZ;
+	uint8_t p[TDR_BLOCK_HDR_SZ + TDR_FRAME_HDR_SZ] = { 0 };
+	int err;
+
+	b->payload_sz = 0;
+	if (off > r->sz || r->sz - off < TDR_BLOCK_HDR_SZ)
+		return -TDR_E_TRUNCATED;
+	err = rd(r, off, p, r->sz - off < sizeof(p) ? (size_t)(r->sz - off) : sizeof(p));
+	return err ? err : parse_block(r, p, off, b);
 }
 
-static bool payload_ok(const struct tdr_reader *r, const struct blk *b)
+/* Read block b's payload into *out (the caller frees it) and check its
+ * checksum. Returns 0, -ENOMEM, -TDR_E_CORRUPT or rd's error. */
+static int read_payload(const struct tdr_reader *r, const struct blk *b, uint8_t **out)
 {
-	return tdr_crc32c(0, payload(r, b), b->payload_sz) == b->payload_crc;
+	uint8_t *p;
+	int err;
+
+	p = tdr_malloc(b->payload_sz ? (size_t)b->payload_sz : 1);
+	if (!p)
+		return -ENOMEM;
+	err = rd(r, b->off + TDR_BLOCK_HDR_SZ, p, (size_t)b->payload_sz);
+	if (!err && tdr_crc32c(0, p, (size_t)b->payload_sz) != b->payload_crc)
+		err = -TDR_E_CORRUPT;
+	if (err) {
+		free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
 }
 
 /* Decode and check the frame header of a FRAME block (section 6). */
-static int read_frame_hdr(const struct tdr_reader *r, const struct blk *b,
-			  struct tdr_frame_info *fi)
+static int read_frame_hdr(const struct blk *b, struct tdr_frame_info *fi)
 {
-	const uint8_t *p = payload(r, b);
+	const uint8_t *p = b->head;
 
 	TDR_BAIL_IF(b->payload_sz < TDR_FRAME_HDR_SZ, -TDR_E_CORRUPT, "frame block of %llu bytes",
 		    (unsigned long long)b->payload_sz);
@@ -135,10 +204,14 @@ static int read_frame_hdr(const struct tdr_reader *r, const struct blk *b,
 /* Section 2: the file header. Returns the offset of the first block. */
 static int read_file_hdr(struct tdr_reader *r, uint64_t *first)
 {
-	const uint8_t *p = r->data;
+	uint8_t p[TDR_FILE_HDR_SZ] = { 0 };
 	uint32_t hdr_sz;
 	uint16_t major;
+	int err;
 
+	err = rd(r, 0, p, r->sz < sizeof(p) ? (size_t)r->sz : sizeof(p));
+	if (err)
+		return err;
 	if (r->sz < 8)
 		return memcmp(p, TDR_FILE_MAGIC, r->sz) ? -TDR_E_FORMAT : -TDR_E_TRUNCATED;
 	if (memcmp(p, TDR_FILE_MAGIC, 8))
@@ -173,12 +246,12 @@ static int read_file_hdr(struct tdr_reader *r, uint64_t *first)
 /* Section 5: the metadata block, which must come first. */
 static int read_metadata(struct tdr_reader *r, uint64_t off)
 {
+	uint8_t *data;
 	struct blk b;
 	int err;
 
 	err = read_block(r, off, &b);
-	if (err == -TDR_E_TRUNCATED && r->sz - off >= TDR_BLOCK_HDR_SZ &&
-	    tdr_get_le64(r->data + off + TDR_BH_PAYLOAD_SZ) > TDR_MAX_META_SZ)
+	if (err == -TDR_E_TRUNCATED && b.payload_sz > TDR_MAX_META_SZ)
 		err = -TDR_E_LIMIT; /* a huge size is not a cut file */
 	if (err)
 		return err;
@@ -186,8 +259,12 @@ static int read_metadata(struct tdr_reader *r, uint64_t off)
 		    b.type);
 	TDR_BAIL_IF(b.payload_sz > TDR_MAX_META_SZ, -TDR_E_LIMIT, "metadata of %llu bytes",
 		    (unsigned long long)b.payload_sz);
-	TDR_BAIL_IF(!payload_ok(r, &b), -TDR_E_CORRUPT, "metadata checksum");
-	err = tdr_meta__decode(payload(r, &b), b.payload_sz, &r->meta);
+	err = read_payload(r, &b, &data);
+	TDR_BAIL_IF(err == -TDR_E_CORRUPT, err, "metadata checksum");
+	if (err)
+		return err;
+	err = tdr_meta__decode(data, (size_t)b.payload_sz, &r->meta);
+	free(data);
 	if (err)
 		return err;
 	r->first_block = b.end;
@@ -195,15 +272,14 @@ static int read_metadata(struct tdr_reader *r, uint64_t off)
 }
 
 /* A section block: the type in its 8-byte header, a capped size. */
-static int read_section_ent(const struct tdr_reader *r, const struct blk *b,
-			    struct tdr_section_ent *s)
+static int read_section_ent(const struct blk *b, struct tdr_section_ent *s)
 {
 	TDR_BAIL_IF(b->payload_sz < TDR_SECTION_HDR_SZ ||
 			    b->payload_sz - TDR_SECTION_HDR_SZ > TDR_MAX_SECTION_SZ,
 		    -TDR_E_CORRUPT, "section block of %llu bytes",
 		    (unsigned long long)b->payload_sz);
 	s->offset = b->off;
-	s->type = tdr_get_le32(payload(r, b));
+	s->type = tdr_get_le32(b->head);
 	return 0;
 }
 
@@ -211,11 +287,11 @@ static int read_section_ent(const struct tdr_reader *r, const struct blk *b,
  * trailer block. Returns true and sets *trailer_off when it is valid. */
 static bool read_footer(const struct tdr_reader *r, uint64_t end, uint64_t *trailer_off)
 {
-	const uint8_t *f;
+	uint8_t f[TDR_FOOTER_SZ];
 
-	if (end > r->sz || end < r->first_block + TDR_FOOTER_SZ)
+	if (end > r->sz || end < r->first_block + TDR_FOOTER_SZ ||
+	    rd(r, end - TDR_FOOTER_SZ, f, sizeof(f)))
 		return false;
-	f = r->data + end - TDR_FOOTER_SZ;
 	if (memcmp(f + TDR_FT_MAGIC, TDR_FOOTER_MAGIC, 8) ||
 	    tdr_get_le32(f + TDR_FT_CRC) != tdr_crc32c(0, f, TDR_FT_CRC))
 		return false;
@@ -227,12 +303,19 @@ static bool read_footer(const struct tdr_reader *r, uint64_t end, uint64_t *trai
  * it is unusable (not a valid trailer), or -ENOMEM. */
 static int read_trailer_block(struct tdr_reader *r, uint64_t off, struct blk *b)
 {
+	uint8_t *data;
 	int err;
 
 	if (off < r->first_block || read_block(r, off, b) || b->type != TDR_BLOCK_TRAILER ||
-	    b->payload_sz > TDR_MAX_TRAILER_SZ || !payload_ok(r, b))
+	    b->payload_sz > TDR_MAX_TRAILER_SZ)
 		return 1;
-	err = tdr_trailer__decode(payload(r, b), b->payload_sz, &r->tr);
+	err = read_payload(r, b, &data);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return 1;
+	err = tdr_trailer__decode(data, (size_t)b->payload_sz, &r->tr);
+	free(data);
 	if (err == -ENOMEM)
 		return err;
 	return err ? 1 : 0;
@@ -247,7 +330,7 @@ static bool index_matches(const struct tdr_reader *r)
 		struct blk b;
 
 		if (want->offset < r->first_block || read_block(r, want->offset, &b) ||
-		    b.type != TDR_BLOCK_FRAME || read_frame_hdr(r, &b, &got))
+		    b.type != TDR_BLOCK_FRAME || read_frame_hdr(&b, &got))
 			return false;
 		if (got.ring != want->ring || got.codec != want->codec ||
 		    got.raw_sz != want->raw_sz || got.comp_sz != want->comp_sz ||
@@ -260,7 +343,7 @@ static bool index_matches(const struct tdr_reader *r)
 
 		if (r->tr.sections[i].offset < r->first_block ||
 		    read_block(r, r->tr.sections[i].offset, &b) || b.type != TDR_BLOCK_SECTION ||
-		    read_section_ent(r, &b, &got) || got.type != r->tr.sections[i].type)
+		    read_section_ent(&b, &got) || got.type != r->tr.sections[i].type)
 			return false;
 	}
 	return true;
@@ -321,7 +404,7 @@ static int scan(struct tdr_reader *r, const char *name)
 
 		switch (b.type) {
 		case TDR_BLOCK_FRAME:
-			if (read_frame_hdr(r, &b, &fi)) {
+			if (read_frame_hdr(&b, &fi)) {
 				r->status.bad_frames++;
 				break;
 			}
@@ -330,7 +413,7 @@ static int scan(struct tdr_reader *r, const char *name)
 			r->frames[r->frame_cnt++] = fi;
 			break;
 		case TDR_BLOCK_SECTION:
-			if (read_section_ent(r, &b, &se))
+			if (read_section_ent(&b, &se))
 				break;
 			if (tdr_ensure_cap(&r->sections, &section_cap, sizeof(se),
 					   r->section_cnt + 1))
@@ -393,6 +476,10 @@ static int reader_init(struct tdr_reader *r, const char *name)
 		tdr_warn("failed to read %s: %s", name, tdr_strerror(err));
 		return err;
 	}
+	r->section_data = tdr_calloc(r->section_cnt ? r->section_cnt : 1,
+				     sizeof(struct section_copy));
+	if (!r->section_data)
+		return -ENOMEM;
 	r->status.truncated = !(r->footer && r->status.intact_sz == r->sz);
 	r->status.frame_cnt = r->frame_cnt;
 	return 0;
@@ -408,7 +495,8 @@ int tdr_reader__open_mem(const void *data, size_t sz, struct tdr_reader **out)
 	r = tdr_calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->data = data ? data : (const uint8_t *)"";
+	r->fd = -1;
+	r->mem = data ? data : (const uint8_t *)"";
 	r->sz = sz;
 	err = reader_init(r, "<memory>");
 	if (err) {
@@ -423,43 +511,33 @@ int tdr_reader__open(const char *path, struct tdr_reader **out)
 {
 	struct tdr_reader *r;
 	struct stat st;
-	int fd, err;
+	int err;
 
 	r = tdr_calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	/* O_NONBLOCK: a FIFO without a writer is refused below, not waited on. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (r->fd < 0) {
 		err = -errno;
 		tdr_warn("failed to open %s: %s", path, strerror(-err));
 		goto err_out;
 	}
-	if (fstat(fd, &st)) {
+	if (fstat(r->fd, &st)) {
 		err = -errno;
 		tdr_warn("failed to stat %s: %s", path, strerror(-err));
 		goto err_out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		/* The reader maps the file: a pipe or a device cannot be read. */
+		/* Frames are read by offset: a pipe or a device cannot be. */
 		err = -TDR_E_NOTREG;
 		tdr_warn("failed to read %s: %s", path, tdr_strerror(err));
 		goto err_out;
 	}
-	r->data = (const uint8_t *)"";
-	if (st.st_size > 0) {
-		r->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (r->map == MAP_FAILED) {
-			err = -errno;
-			r->map = NULL;
-			tdr_warn("failed to map %s: %s", path, strerror(-err));
-			goto err_out;
-		}
-		r->map_sz = (size_t)st.st_size;
-		r->data = r->map;
-		r->sz = r->map_sz;
-	}
-	zclose(fd);
+	r->sz = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	/* Frames are read front to back (one pass per ring, all rings
+	 * interleaved in time): ask for a larger readahead. */
+	(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	err = reader_init(r, path);
 	if (err)
 		goto err_out;
@@ -467,7 +545,6 @@ int tdr_reader__open(const char *path, struct tdr_reader **out)
 	return 0;
 
 err_out:
-	zclose(fd);
 	tdr_reader__free(r);
 	return err;
 }
@@ -476,8 +553,11 @@ void tdr_reader__free(struct tdr_reader *r)
 {
 	if (!r)
 		return;
-	if (r->map)
-		munmap(r->map, r->map_sz);
+	if (r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; r->section_data && i < r->section_cnt; i++)
+		free(r->section_data[i].data);
+	free(r->section_data);
 	tdr_meta__clear(&r->meta);
 	tdr_trailer__release(&r->tr);
 	free(r->frames);
@@ -520,6 +600,8 @@ void tdr_frame_buf__release(struct tdr_frame_buf *buf)
 	if (!buf)
 		return;
 	zfree(&buf->data);
+	zfree(&buf->block);
+	buf->block_cap = 0;
 	ZSTD_freeDCtx(buf->dctx);
 	buf->dctx = NULL;
 	tdr_cols_dec__release(buf->codec);
@@ -574,6 +656,7 @@ int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_fr
 	struct tdr_record_iter it;
 	struct tdr_frame_info got;
 	uint32_t cnt = 0;
+	size_t need;
 	struct blk b;
 	int err;
 
@@ -581,15 +664,38 @@ int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_fr
 	if (idx >= r->frame_cnt)
 		return -EINVAL;
 	fi = &r->frames[idx];
-	/* The block and frame headers were checked at open; the payload
-	 * checksum is checked now (section 6). */
-	if (read_block(r, fi->offset, &b) || read_frame_hdr(r, &b, &got))
+	/* The whole block in one read, into the buffer's own copy: only this
+	 * frame's compressed bytes are held, whatever the file's size. */
+	need = TDR_BLOCK_HDR_SZ + TDR_FRAME_HDR_SZ + (size_t)fi->comp_sz;
+	if (buf->block_cap < need) {
+		zfree(&buf->block);
+		buf->block_cap = 0;
+		buf->block = tdr_malloc(need);
+		if (!buf->block)
+			return -ENOMEM;
+		buf->block_cap = need;
+	}
+	err = rd(r, fi->offset, buf->block, need);
+	TDR_BAIL_IF(err == -TDR_E_TRUNCATED, err,
+		    "frame %zu at %llu: the file ends before it (it shrank while read)", idx,
+		    (unsigned long long)fi->offset);
+	if (err)
+		return err;
+	/* The headers were checked at open, but the file may have changed
+	 * since: check them again, and that they still describe this frame;
+	 * then the payload checksum (section 6). */
+	err = parse_block(r, buf->block, fi->offset, &b);
+	if (err || b.type != TDR_BLOCK_FRAME || read_frame_hdr(&b, &got) ||
+	    got.codec != fi->codec || got.ring != fi->ring || got.raw_sz != fi->raw_sz ||
+	    got.comp_sz != fi->comp_sz || got.record_cnt != fi->record_cnt)
 		return -TDR_E_CORRUPT;
-	TDR_BAIL_IF(!payload_ok(r, &b), -TDR_E_CORRUPT, "frame %zu at %llu: payload checksum", idx,
+	TDR_BAIL_IF(tdr_crc32c(0, buf->block + TDR_BLOCK_HDR_SZ, (size_t)b.payload_sz) !=
+			b.payload_crc,
+		    -TDR_E_CORRUPT, "frame %zu at %llu: payload checksum", idx,
 		    (unsigned long long)fi->offset);
 	TDR_BAIL_IF(fi->codec != TDR_CODEC_ZSTD && fi->codec != TDR_CODEC_COLS, -TDR_E_CORRUPT,
 		    "frame %zu: unknown codec %u (written by a newer tdrec?)", idx, fi->codec);
-	err = decompress(fi, payload(r, &b) + TDR_FRAME_HDR_SZ, buf);
+	err = decompress(fi, buf->block + TDR_BLOCK_HDR_SZ + TDR_FRAME_HDR_SZ, buf);
 	if (err)
 		return err;
 	/* The records must tile the frame exactly, as many as the header says. */
@@ -606,16 +712,27 @@ int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_fr
 int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data, size_t *sz)
 {
 	for (size_t i = 0; i < r->section_cnt; i++) {
+		struct section_copy *c = &r->section_data[i];
 		struct blk b;
+		int err;
 
 		if (r->sections[i].type != type)
 			continue;
-		if (read_block(r, r->sections[i].offset, &b))
-			return -TDR_E_CORRUPT;
-		TDR_BAIL_IF(!payload_ok(r, &b), -TDR_E_CORRUPT, "section %u at %llu: checksum",
-			    type, (unsigned long long)b.off);
-		*data = payload(r, &b) + TDR_SECTION_HDR_SZ;
-		*sz = b.payload_sz - TDR_SECTION_HDR_SZ;
+		if (!c->data) {
+			err = read_block(r, r->sections[i].offset, &b);
+			if (err == -TDR_E_TRUNCATED)
+				return err; /* the file shrank after open */
+			if (err)
+				return -TDR_E_CORRUPT;
+			err = read_payload(r, &b, &c->data);
+			TDR_BAIL_IF(err == -TDR_E_CORRUPT, err, "section %u at %llu: checksum",
+				    type, (unsigned long long)b.off);
+			if (err)
+				return err;
+			c->sz = (size_t)b.payload_sz;
+		}
+		*data = c->data + TDR_SECTION_HDR_SZ;
+		*sz = c->sz - TDR_SECTION_HDR_SZ;
 		return 0;
 	}
 	return -ENOENT;

@@ -231,12 +231,22 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	 * killed (its frames are readable): never truncated. O_NONBLOCK: a
 	 * FIFO that no process reads fails (ENXIO) instead of waiting
 	 * forever; writes block again below. */
+	/* In place (not atomic): never through a symbolic link (the caller
+	 * decided on what lstat() saw, tdr_outpath.h), and never a block
+	 * device, even if one was put there since. */
 	w->fd = open(w->cur_path,
-		     O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (w->atomic ? O_EXCL : O_TRUNC),
+		     O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK |
+			 (w->atomic ? O_EXCL : O_TRUNC | O_NOFOLLOW | O_NOCTTY),
 		     0644);
 	if (w->fd < 0 || fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) & ~O_NONBLOCK)) {
 		err = -errno;
 		tdr_debug("failed to create %s: %s", w->cur_path, strerror(-err)); /* caller says */
+		goto err_out;
+	}
+	if (fstat(w->fd, &st) ||
+	    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		err = -TDR_E_NOTREG;
+		tdr_debug("%s: not a file, FIFO or character device", w->cur_path);
 		goto err_out;
 	}
 
@@ -248,8 +258,11 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	 * are skipped by every reader and do not count (docs/format.md
 	 * section 2). A category in the product form makes it 3 (section
 	 * 5.2): a reader of an older minor gets no value for it, never a
-	 * wrong one, and the header says why. */
-	if (tdr_meta__has_products(meta))
+	 * wrong one, and the header says why. An ARCHIVE section (7.2) makes
+	 * it 4: older readers skip the section and read the rest. */
+	if (opts->archive)
+		minor = TDR_FORMAT_MINOR_ARCHIVE;
+	else if (tdr_meta__has_products(meta))
 		minor = TDR_FORMAT_MINOR_PRODUCTS;
 	else if (w->codec == TDR_CODEC_COLS)
 		minor = TDR_FORMAT_MINOR_COLS;

@@ -9,9 +9,9 @@
  * The layouts themselves (field order and offsets of SAMPLE, of the
  * sample_id trailer and of every other body) are tdrec/records.h's: this
  * file picks the layout of a record's event and keeps the parser's view.
- * SAMPLE fields are decoded up to PERF_SAMPLE_READ (all the parser uses);
- * CALLCHAIN and RAW, which follow, are bounds-checked; later fields are not
- * looked at, so no unsupported field can be misread as one we use.
+ * SAMPLE fields are decoded up to PERF_SAMPLE_CALLCHAIN (read in place);
+ * RAW, which follows, is bounds-checked; later fields are not looked at,
+ * so no unsupported field can be misread as one we use.
  * Objects and lifecycle: tdr_decoder__init(meta) -> __decode (repeat) -> __fini.
  * Ownership and threads: a decoded record points into the caller's buffer.
  * See: tdrec/records.h; uapi linux/perf_event.h (record layouts); perf's
@@ -53,6 +53,7 @@ static int calc_is_pos(const struct ev_info *e)
 int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 {
 	size_t i, j;
+	bool same_time;
 	int err;
 
 	memset(d, 0, sizeof(*d));
@@ -101,15 +102,19 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 	d->id_pos = calc_id_pos(&d->ev[0]);
 	d->is_pos = calc_is_pos(&d->ev[0]);
 	d->dflt = 0;
+	same_time = true;
 	for (i = 1; i < d->ev_cnt; i++) {
 		if (d->ev[i].sample_type != d->ev[0].sample_type ||
-		    d->ev[i].read_format != d->ev[0].read_format ||
 		    d->ev[i].sample_id_all != d->ev[0].sample_id_all)
+			d->dflt = -1, same_time = false;
+		if (d->ev[i].read_format != d->ev[0].read_format)
 			d->dflt = -1;
 	}
-	/* The time of a sample comes after fields of fixed size only: with
-	 * one layout for all events it is always at the same place. */
-	if (d->dflt == 0 && d->ev[0].sl.time >= 0)
+	/* The time of a sample comes after fields of fixed size only, all
+	 * before the READ group: with one sample_type for all events it is
+	 * always at the same place, whatever each one reads (the recorder
+	 * trims the sampler's read_format: runtime/session.c). */
+	if (same_time && d->ev[0].sl.time >= 0)
 		d->time_pos = d->ev[0].sl.time / 8;
 	return 0;
 err_out:
@@ -247,6 +252,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 		r->sample.ip = r->sample.addr = r->sample.period = 0;
 		r->sample.has_ip = r->sample.has_period = r->sample.has_read = false;
 		r->sample.read = (struct tdr_sample_read){ 0 };
+		r->sample.callchain_nr = 0;
+		r->sample.callchain = NULL;
 		return decode_sample(d, p, end, r);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "tdrec/archive.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
 
@@ -133,6 +134,39 @@ static int apply_dso_table(struct tdr_parser *p)
 	return 0;
 }
 
+/*
+ * A .tdr file's ARCHIVE section (docs/format.md 7.2): the symbols of the
+ * sampled addresses, decoded whole or not at all. A damaged one is not
+ * used (one warning): the report symbolizes from the files on disk, as for
+ * a file without one.
+ */
+static int load_archive(struct tdr_parser *p)
+{
+	const void *data;
+	size_t sz;
+	int err;
+
+	err = tdr_reader__section(p->reader, TDR_SECTION_ARCHIVE, &data, &sz);
+	if (err == -ENOENT)
+		return 0;
+	if (!err)
+		err = tdr_archive__decode(data, sz, &p->archive);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		p->stats.archive_damaged = 1;
+		tdr_warn("the archive of symbols in the file is damaged (%s) and not used: "
+			 "addresses are symbolized from the files on disk",
+			 tdr_strerror(err));
+	}
+	return 0;
+}
+
+const struct tdr_archive *tdr_parser__archive(const struct tdr_parser *p)
+{
+	return p->archive;
+}
+
 int tdr_parser_setup(struct tdr_parser *p)
 {
 	size_t i, j, max_gsz = 1;
@@ -171,6 +205,8 @@ int tdr_parser_setup(struct tdr_parser *p)
 	err = tdr_parser_maps_init(&p->maps);
 	if (!err && p->reader)
 		err = apply_dso_table(p);
+	if (!err && p->reader)
+		err = load_archive(p);
 	return err;
 }
 
@@ -208,7 +244,9 @@ void tdr_parser__free(struct tdr_parser *p)
 	zfree(&p->deltas);
 	zfree(&p->cur);
 	zfree(&p->cur_ev);
+	zfree(&p->frames);
 	tdr_meta__clear(&p->meta);
+	tdr_archive__free(p->archive);
 	free(p);
 }
 
@@ -253,6 +291,11 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	s.period = r->sample.period;
 	s.deltas = p->deltas;
 	s.first_in_stream = first;
+	if (r->sample.callchain_nr) {
+		ret = tdr_parser_callchain(p, r, &s);
+		if (ret)
+			return ret;
+	}
 	p->stats.samples_delivered++;
 	return cb ? cb(&s, ctx) : 0;
 }

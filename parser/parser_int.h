@@ -270,6 +270,8 @@ struct tdr_parser {
 	uint64_t *deltas; /* meta.event_cnt scratch entries */
 	uint64_t *cur;	  /* scratch: this sample's values by group slot */
 	uint32_t *cur_ev; /* scratch: meta index per group slot */
+	struct tdr_frame *frames; /* scratch: this sample's callers (callchain.c) */
+	size_t frame_cap;
 	bool system_wide;
 	/* ids of fds that count on every CPU (opened with cpu -1) or that are
 	 * system-wide: only there does time_running < time_enabled mean
@@ -279,6 +281,7 @@ struct tdr_parser {
 	void (*source_fini)(struct tdr_parser *p);
 	struct tdr_reader *reader;
 	struct perfdata *pd;
+	struct tdr_archive *archive; /* the file's ARCHIVE section, NULL when none */
 	bool ran;
 };
 
@@ -292,6 +295,10 @@ void tdr_parser_preload__submit(struct preload *pl, size_t slot, size_t frame,
 				struct tdr_frame_buf *buf);
 int tdr_parser_preload__wait(struct preload *pl, size_t slot);
 void tdr_parser_preload__free(struct preload *pl);
+
+/* A sample's callers from its PERF_SAMPLE_CALLCHAIN (callchain.c) into
+ * p->frames: sets s->frames and s->frame_cnt. Returns 0 or -ENOMEM. */
+int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct tdr_sample *s);
 
 /* perf.data files (perfdata.c): open fills p->meta and p->pd, sets up the
  * parser and its source_fini; tdr_parser_perfdata_read_data (perfdata_int.h) feeds. */

@@ -9,7 +9,9 @@
  * before the first sample. This keeps each stream's deltas in time order and
  * side-band records (mmap, comm, fork) before the samples that need them.
  * A frame that fails to load (checksum, codec) is counted in
- * stats.bad_frames and skipped; its ring goes on with the next frame.
+ * stats.bad_frames and skipped; its ring goes on with the next frame. A
+ * frame past the file's end (it shrank while read) is counted in
+ * stats.truncated_frames.
  * With two or more CPUs, each ring's next frame is loaded on a helper thread
  * (preload.c) while the current one is parsed.
  * Objects and lifecycle: called on a parser from tdr_parser__open; __run once.
@@ -214,6 +216,10 @@ static int ring_advance(struct tdr_parser *p, struct merge *m, size_t i)
 		err = ring_load_next(m, i, p->reader);
 		if (err == -ENOMEM)
 			return err;
+		if (err == -TDR_E_TRUNCATED) {
+			p->stats.truncated_frames++;
+			continue;
+		}
 		if (err) {
 			p->stats.bad_frames++;
 			continue;

@@ -271,65 +271,6 @@ static int set_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g, const 
 	return 0;
 }
 
-/* Names of the other hybrid PMUs ("cpu_atom") whose CPUs are in left, in
- * the snapshot's (readdir) order. */
-static void other_hybrid_pmus(struct tdr_plan_builder *b, const int *left, size_t left_cnt, char *buf,
-			      size_t sz)
-{
-	const struct tdr_sysfs *sys = b->env.sys;
-
-	buf[0] = '\0';
-	for (size_t p = 0; p < sys->pmu_cnt; p++) {
-		const char *name = sys->pmus[p].name;
-		struct tdr_pmu pmu;
-		bool hit = false;
-		int *cpus = NULL;
-		size_t cnt = 0;
-
-		if (strncmp(name, "cpu_", 4) || !strcmp(name, b->env.core.name) ||
-		    tdr_pmu__open(sys, name, &pmu) || tdr_pmu__cpus(&pmu, &cpus, &cnt))
-			continue;
-		for (size_t i = 0; i < cnt && !hit; i++)
-			for (size_t j = 0; j < left_cnt && !hit; j++)
-				hit = cpus[i] == left[j];
-		free(cpus);
-		if (hit && strlen(buf) + strlen(name) + 3 < sz)
-			strcat(strcat(buf, buf[0] ? ", " : ""), name);
-	}
-}
-
-/* On hybrid parts, say which online CPUs the group does not cover. */
-static int note_unmeasured(struct tdr_plan_builder *b, const struct tdr_plan_group *g)
-{
-	char left_txt[96], in_txt[96], pmus[64];
-	size_t left_cnt = 0;
-	int *left;
-
-	left = tdr_calloc(b->online_cnt, sizeof(*left));
-	if (!left)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->online_cnt; i++) {
-		bool in = false;
-
-		for (size_t j = 0; j < g->cpu_cnt && !in; j++)
-			in = g->cpus[j] == b->online[i];
-		if (!in)
-			left[left_cnt++] = b->online[i];
-	}
-	if (left_cnt) {
-		tdr_cpulist__format(left, left_cnt, left_txt, sizeof(left_txt));
-		tdr_cpulist__format(g->cpus, g->cpu_cnt, in_txt, sizeof(in_txt));
-		other_hybrid_pmus(b, left, left_cnt, pmus, sizeof(pmus));
-		tdr_plan_note(b->plan,
-			 "hybrid CPU: TopDown is measured on %s CPUs %s only; CPUs %s%s%s%s are "
-			 "not measured",
-			 b->env.core.name, in_txt, left_txt, pmus[0] ? " (" : "", pmus,
-			 pmus[0] ? ")" : "");
-	}
-	free(left);
-	return 0;
-}
-
 /* The CPUs of a TopDown group: the core PMU's cpus file (hybrid), else all
  * online CPUs; opening outside the PMU's CPUs gives ENOENT (1.5). */
 int tdr_plan_group_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g)
@@ -353,7 +294,7 @@ int tdr_plan_group_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g)
 		    b->env.core.name);
 		return -TDR_E_NOPLAN;
 	}
-	return b->env.hybrid ? note_unmeasured(b, g) : 0;
+	return 0;
 }
 
 /* The names of f's events missing from the core PMU, into buf. */
@@ -417,7 +358,11 @@ static int build_topdown(struct tdr_plan_builder *b, const struct tdr_td_family 
 	if (err)
 		return err;
 	err = tdr_plan_check_sampler(b, g, sampler, true);
-	return err ? err : tdr_plan_group_cpus(b, g);
+	if (!err)
+		err = tdr_plan_group_cpus(b, g);
+	/* A hybrid part's E-cores get a group of their own where the CPU's
+	 * E-core family is known (plan_hybrid.c). */
+	return err || !b->env.hybrid ? err : tdr_plan_add_e_core_group(b);
 }
 
 int tdr_plan_check_sampler(struct tdr_plan_builder *b, const struct tdr_plan_group *g,
@@ -570,7 +515,7 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 	}
 	/* Kind k is the table's family k - 1 (tdrec/plan.h). */
 	family = kind_family(kind);
-	b.plan->width = family->width;
+	b.width = family->width;
 	tdr_cpuid_format(&sys->cpu, b.plan->cpuid, sizeof(b.plan->cpuid));
 	snprintf(b.plan->cpuid_from, sizeof(b.plan->cpuid_from), "%s", sys->cpu_from);
 	/* The file's CPU fields are this machine's (/proc/cpuinfo): say in its
@@ -591,7 +536,6 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 		const struct tdr_td_event *lead = tdr_td_family__event(family, false, 0);
 
 		if (kind == TDR_PLAN_SOFTWARE) {
-			b.plan->width = 0;
 			err = build_software(&b, family);
 		} else if (lead->source == TDR_TD_HARDWARE || family->ident_required) {
 			err = tdr_plan_build_generic(&b, family);
@@ -603,7 +547,13 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 				      "a TopDown plan samples one event in its family's group: -e %s "
 				      "was ignored",
 				      opts->extra[i].text);
+		b.plan->width = kind == TDR_PLAN_SOFTWARE ? 0 : b.width;
 	}
+	/* On hybrid parts, the CPUs no group covers are said. */
+	if (!err && b.env.hybrid)
+		err = tdr_plan_note_unmeasured(&b);
+	if (!err && !opts->counting && opts->call_graph != TDR_CALL_GRAPH_NONE)
+		err = tdr_plan_call_graph(&b);
 	free(b.online);
 	if (err) {
 		if (err == -TDR_E_NOPLAN)
@@ -743,6 +693,27 @@ void tdr_plan__free(struct tdr_plan *plan)
 	free(plan);
 }
 
+/* A hybrid plan: each core PMU's family over its own events, so that the
+ * file holds both core types' formulas (docs/report.md "Core types"). */
+static int hybrid_categories(const struct tdr_plan *plan, struct tdr_meta *meta)
+{
+	for (size_t g = 0; g < plan->group_cnt; g++) {
+		const struct tdr_plan_group *pg = &plan->groups[g];
+		enum tdr_plan_kind kind = pg->kind ? pg->kind : plan->kind;
+		const struct tdr_td_family *f = kind_family(kind);
+		int err;
+
+		/* A family's later groups share its first group's PMU. */
+		if (!f || !pg->event_cnt || (g && pg->kind == plan->groups[g - 1].kind))
+			continue;
+		err = tdr_meta__add_family_categories_on(meta, f, pg->kind ? pg->width : plan->width,
+							 pg->events[0].pmu_name);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 {
 	const struct tdr_td_family *family;
@@ -805,6 +776,8 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 	/* The formulas live in format/ so perf.data import shares them; the
 	 * plan's family and resolved W say which (Zen 4 and Zen 5 share event
 	 * names). */
+	if (plan->group_cnt > 1 && plan->groups[plan->group_cnt - 1].kind != TDR_PLAN_AUTO)
+		return hybrid_categories(plan, meta);
 	err = family ? tdr_meta__add_family_categories(meta, family, plan->width) : 0;
 	return err < 0 ? err : 0;
 }

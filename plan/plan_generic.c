@@ -134,7 +134,7 @@ static int resolve_width(struct tdr_plan_builder *b, const struct tdr_td_family 
 {
 	long w;
 
-	b->plan->width = f->width;
+	b->width = f->width;
 	if (f->width_caps_slots) {
 		w = caps_slots(b);
 		if (w < 0) {
@@ -143,7 +143,7 @@ static int resolve_width(struct tdr_plan_builder *b, const struct tdr_td_family 
 			return -TDR_E_CORRUPT;
 		}
 		if (w > 0)
-			b->plan->width = (uint32_t)w;
+			b->width = (uint32_t)w;
 		else
 			tdr_plan_note(b->plan, "%s: W = %u from the TopDown table (%s/caps/slots "
 					       "is absent or 0)",
@@ -169,7 +169,7 @@ static int resolve_width(struct tdr_plan_builder *b, const struct tdr_td_family 
 			return -TDR_E_CORRUPT;
 		}
 	}
-	b->plan->width = (uint32_t)w;
+	b->width = (uint32_t)w;
 	return 0;
 }
 
@@ -254,7 +254,7 @@ static void check_budget(struct tdr_plan_builder *b, const struct tdr_td_family 
 		return;
 	/* SMT off doubles Intel's per-thread counters; the kernel says so by
 	 * printing the no-HT .scale (4), which is W. */
-	if (f->counters_smt_off && f->width_scale && b->plan->width == f->width)
+	if (f->counters_smt_off && f->width_scale && b->width == f->width)
 		avail = f->counters_smt_off;
 	for (size_t i = 0; i < g->event_cnt; i++) {
 		const struct perf_event_attr *a = &g->events[i].attr;
@@ -289,8 +289,9 @@ static void check_budget(struct tdr_plan_builder *b, const struct tdr_td_family 
 int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_family *f)
 {
 	const struct tdr_plan_opts *o = b->opts;
-	struct tdr_plan_group *g = &b->plan->groups[0];
-	size_t cnt = tdr_td_family__event_cnt(f, o->counting);
+	size_t base = b->group_base;
+	struct tdr_plan_group *g = &b->plan->groups[base];
+	size_t cnt = tdr_td_family__event_cnt(f, o->counting), last = base;
 	const struct tdr_td_event *dup = NULL;
 	char missing[160]; /* fits b->why after the PMU name */
 	int err;
@@ -302,7 +303,7 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 			      "no CPU identity (TDREC_CPUID, /proc/cpuinfo): %s built as asked, "
 			      "not checked against the CPUs its raw events are for",
 			      f->name);
-	err = open_pmu(b, f);
+	err = b->env.has_core ? 0 : open_pmu(b, f);
 	if (err)
 		return err;
 	find_missing(b, f, missing, sizeof(missing));
@@ -319,7 +320,6 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 	err = resolve_width(b, f);
 	if (err)
 		return err;
-	b->plan->group_cnt = 1;
 	if (!o->counting && o->sampler) {
 		err = add_sampler(b, f, g, &dup);
 		if (err)
@@ -338,11 +338,11 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 
 		if (e == dup)
 			continue;
-		if (e->group >= TDR_PLAN_MAX_GROUPS)
+		if (base + e->group >= TDR_PLAN_MAX_GROUPS)
 			return -TDR_E_LIMIT; /* a table bug, caught by its unit test */
-		eg = &b->plan->groups[e->group];
-		if (e->group >= b->plan->group_cnt)
-			b->plan->group_cnt = e->group + 1;
+		eg = &b->plan->groups[base + e->group];
+		if (base + e->group > last)
+			last = base + e->group;
 		/* Without -e the family's leader (cycles) samples and leads;
 		 * a further (counting) group is led by its first event. */
 		if (!eg->event_cnt)
@@ -351,8 +351,9 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 	}
 	if (err)
 		return err;
+	b->plan->group_cnt = last + 1;
 	err = tdr_plan_check_sampler(b, g, o->counting ? NULL : &g->events[0], false);
-	for (size_t i = 0; !err && i < b->plan->group_cnt; i++) {
+	for (size_t i = base; !err && i <= last; i++) {
 		check_budget(b, f, &b->plan->groups[i]);
 		err = tdr_plan_group_cpus(b, &b->plan->groups[i]);
 	}

@@ -42,6 +42,7 @@ struct tdr_sysfs_pmu {
 	bool loaded; /* the files below were read (the PMUs a plan may use) */
 	struct tdr_sysfs_file type, cpus, caps_name;
 	struct tdr_sysfs_file caps_slots; /* arm64: PMMIR_EL1.SLOTS (arm_pmuv3.c slots_show) */
+	struct tdr_sysfs_file caps_branches; /* x86: LBR entries (arch/x86/events/core.c) */
 	size_t event_cnt; /* events/, in readdir order */
 	struct tdr_sysfs_file *events;
 	size_t format_cnt; /* format/ */
@@ -204,7 +205,17 @@ struct tdr_plan_builder {
 	size_t online_cnt;
 	char why[256]; /* why the plan does not fit, for -TDR_E_NOPLAN */
 	struct tdr_plan *plan;
+	/* The first group of the plan this builder fills (1 for a hybrid
+	 * part's E-core group) and the W it resolved (plan->width for group 0). */
+	size_t group_base;
+	uint32_t width;
 };
+
+/* The call-stack fields of every member of a built sampling plan
+ * (call_graph.c). Returns 0, or -TDR_E_USAGE (logged in one line) for
+ * lbr where the sampler's PMU has no LBR call stack, or dwarf on an
+ * architecture tdrec cannot unwind. */
+int tdr_plan_call_graph(struct tdr_plan_builder *b);
 
 /* Append a note to plan (dropped past TDR_PLAN_MAX_NOTES). */
 void tdr_plan_note(struct tdr_plan *plan, const char *f, ...) __attribute__((format(printf, 2, 3)));
@@ -216,9 +227,8 @@ struct tdr_plan_event *tdr_plan_add_event(struct tdr_plan_builder *b, struct tdr
  * files. Returns 0, -TDR_E_LIMIT, -TDR_E_CORRUPT (logged), -ENOMEM. */
 int tdr_plan_add_sysfs_event(struct tdr_plan_builder *b, struct tdr_plan_group *g,
 			     const char *name, const char *alias, uint32_t flags);
-/* g's CPUs: b->env.core's cpus file (hybrid), else all online CPUs, with
- * a note naming the CPUs left out on hybrid parts. -TDR_E_NOPLAN when
- * none is online. */
+/* g's CPUs: b->env.core's cpus file (hybrid), else all online CPUs.
+ * -TDR_E_NOPLAN when none is online. */
 int tdr_plan_group_cpus(struct tdr_plan_builder *b, struct tdr_plan_group *g);
 /* Refuse a sampler of another hybrid core PMU than b->env.core, and a
  * sampler that is one of the group's counting-only members (logged,
@@ -230,5 +240,17 @@ int tdr_plan_check_sampler(struct tdr_plan_builder *b, const struct tdr_plan_gro
  * PERF_TYPE_HARDWARE cycles): identity, PMU, events, W, counter budget
  * (plan_generic.c). Same returns as tdr_plan__build. */
 int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_family *f);
+
+/* On a hybrid part whose perf-metrics group b built on cpu_core (group 0):
+ * the CPU's E-core family (gracemont, crestmont, skymont) on cpu_atom as
+ * group 1, and PMU-qualified names where both groups have an event of
+ * the same name ("cpu_atom/cycles/"). Without an E-core family for the
+ * CPU (no identity, or another model) the plan stays as it is; an E-core
+ * group that does not fit is left out with a note (plan_hybrid.c).
+ * Returns 0, -TDR_E_USAGE, -TDR_E_CORRUPT, -ENOMEM. */
+int tdr_plan_add_e_core_group(struct tdr_plan_builder *b);
+/* On hybrid parts: a note naming the online CPUs no group of b's plan
+ * covers, and their core PMUs (plan_hybrid.c). Returns 0 or -ENOMEM. */
+int tdr_plan_note_unmeasured(struct tdr_plan_builder *b);
 
 #endif /* TDREC_PLAN_INT_H */

@@ -253,8 +253,12 @@ void tdr_plan__print(const struct tdr_plan *plan, FILE *out)
 		char cpus[512];
 
 		tdr_cpulist__format(grp->cpus, grp->cpu_cnt, cpus, sizeof(cpus));
-		fprintf(out, "group %zu: %zu events on %zu CPUs: %s\n", g, grp->event_cnt,
+		fprintf(out, "group %zu: %zu events on %zu CPUs: %s", g, grp->event_cnt,
 			grp->cpu_cnt, cpus);
+		/* A hybrid part's E-core group names its own family. */
+		if (grp->kind)
+			fprintf(out, " (%s, width %u)", tdr_plan_kind_name(grp->kind), grp->width);
+		fputc('\n', out);
 		for (size_t i = 0; i < grp->event_cnt; i++) {
 			const struct tdr_plan_event *ev = &grp->events[i];
 

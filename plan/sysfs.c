@@ -178,6 +178,8 @@ static int read_pmu(const char *root, struct tdr_sysfs_pmu *p)
 		err = read_file(path, &p->caps_name);
 	if (!err && path_of(path, sizeof(path), dir, "caps/slots"))
 		err = read_file(path, &p->caps_slots);
+	if (!err && path_of(path, sizeof(path), dir, "caps/branches"))
+		err = read_file(path, &p->caps_branches);
 	if (!err && path_of(path, sizeof(path), dir, "events"))
 		err = read_dir_files(path, &p->events, &p->event_cnt);
 	if (!err && path_of(path, sizeof(path), dir, "format"))
@@ -255,6 +257,7 @@ void tdr_sysfs__free(struct tdr_sysfs *s)
 		file_clear(&p->cpus);
 		file_clear(&p->caps_name);
 		file_clear(&p->caps_slots);
+		file_clear(&p->caps_branches);
 		for (size_t j = 0; j < p->event_cnt; j++)
 			file_clear(&p->events[j]);
 		for (size_t j = 0; j < p->format_cnt; j++)

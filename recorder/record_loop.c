@@ -270,13 +270,23 @@ static void read_group_totals(struct tdr_recorder *rec, size_t gi, struct tdr_ev
 	}
 	/* A group that was enabled but never counted (time_running 0) was
 	 * never scheduled: its counters were taken (docs/plans.md "Counter
-	 * budget"). Its zeros are not counts: say so once, store none. */
+	 * budget"), or, the E-core group of a hybrid part, the program never
+	 * ran on its CPUs. Its zeros are not counts: say so once, store none. */
 	if (whole && ena > 0 && run == 0 && rec->meta.plan_name &&
 	    strcmp(rec->meta.plan_name, "software")) {
-		tdr_warn("the %s group never ran (time_running 0): the PMU could not schedule "
-			 "it, so it has no counts; free a counter with 'sysctl "
-			 "kernel.nmi_watchdog=0', or use --plan with fewer events",
-			 rec->meta.plan_name);
+		const struct tdr_plan_group *pg =
+		    rec->plan && gi < rec->plan->group_cnt ? &rec->plan->groups[gi] : NULL;
+
+		if (pg && pg->kind)
+			tdr_warn("the %s group on %s never ran (time_running 0): the program did "
+				 "not run on its CPUs, or the PMU could not schedule it; it has no "
+				 "counts",
+				 tdr_plan_kind_name(pg->kind), pg->events[0].pmu_name);
+		else
+			tdr_warn("the %s group never ran (time_running 0): the PMU could not "
+				 "schedule it, so it has no counts; free a counter with 'sysctl "
+				 "kernel.nmi_watchdog=0', or use --plan with fewer events",
+				 rec->meta.plan_name);
 		whole = false;
 	}
 	/* After a write error the counters were stopped early: not the
@@ -289,9 +299,7 @@ static void read_group_totals(struct tdr_recorder *rec, size_t gi, struct tdr_ev
 	}
 }
 
-/* Per-event totals: samples by sampler, lost from PERF_FORMAT_LOST, and
- * the counted totals. */
-static struct tdr_event_totals *event_totals(struct tdr_recorder *rec, uint64_t *fmt_lost)
+struct tdr_event_totals *tdr_record__event_totals(struct tdr_recorder *rec, uint64_t *fmt_lost)
 {
 	struct tdr_session *s = rec->session;
 	size_t cnt = rec->meta.event_cnt, base = 0;
@@ -360,7 +368,7 @@ static void loop_finish(struct loop *L)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	sum->duration_ns =
 	    (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - rec->start_mono_ns;
-	ev = event_totals(rec, &fmt_lost);
+	ev = tdr_record__event_totals(rec, &fmt_lost);
 	report_ring_problems(L);
 	end.duration_ns = sum->duration_ns;
 	end.exit_code = sum->exit_code;
@@ -373,9 +381,10 @@ static void loop_finish(struct loop *L)
 		end.flags |= TDR_END_WRITE_ERROR;
 	if (!rec->launch)
 		end.flags |= TDR_END_NO_PROGRAM;
-	if (!sum->write_err)
+	if (!sum->write_err) {
 		tdr_record__write_dso_table(rec);
-	else
+		tdr_record__embed_regions(rec);
+	} else
 		tdr_writer__keep_partial(rec->writer); /* incomplete: not renamed */
 	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);
 	if (err && !sum->write_err) {

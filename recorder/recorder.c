@@ -34,6 +34,7 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/tdr_outpath.h"
 
 #define SYNTH_FRAME_SZ (4u << 20)
 
@@ -109,6 +110,20 @@ static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_t
 	p->inherit = p->inherit && !o->no_inherit;
 	p->read_lost = read_lost;
 	p->clockid = CLOCK_MONOTONIC;
+	p->call_graph = o->call_graph;
+	p->stack_size = o->stack_size;
+}
+
+/* Ring pages: --mmap-pages, else the default; a dwarf stack copy makes
+ * every sample some KiB, so its rings are 8 times larger (perf's
+ * --call-graph dwarf loses samples at the default size too; the session
+ * halves the rings when they exceed the mlock budget). */
+static size_t ring_pages(const struct tdr_record_opts *o)
+{
+	if (o->mmap_pages)
+		return o->mmap_pages;
+	return o->call_graph == TDR_CALL_GRAPH_DWARF ? 8 * TDR_RECORD_DEFAULT_PAGES
+						     : TDR_RECORD_DEFAULT_PAGES;
 }
 
 static int choose_plan(struct tdr_recorder *rec)
@@ -147,8 +162,7 @@ int tdr_recorder__plan(const struct tdr_record_opts *opts, struct tdr_plan **out
 	err = tdr_targets__choose_plan(&tg, &p, opts->what.plan_kind, &plan);
 	if (err)
 		return err;
-	tdr_session__prepare_plan(plan,
-				  opts->mmap_pages ? opts->mmap_pages : TDR_RECORD_DEFAULT_PAGES);
+	tdr_session__prepare_plan(plan, ring_pages(opts));
 	*out = plan;
 	return 0;
 }
@@ -194,8 +208,11 @@ static int build_meta(struct tdr_recorder *rec)
 	return 0;
 }
 
-/* The file: atomic replace for regular files (and new ones); a device or
- * FIFO (/dev/null, /dev/full) is written in place, never renamed over. */
+/* The file: atomic replace for regular files (and new ones, and symbolic
+ * links to either: the link is replaced, never followed); a FIFO or
+ * character device (/dev/null, /dev/full) not reached through a link is
+ * written in place, never renamed over; anything else is refused
+ * (tdr_outpath.h, docs/security.md). */
 static int open_writer(struct tdr_recorder *rec)
 {
 	struct tdr_writer_opts wo = {
@@ -204,11 +221,16 @@ static int open_writer(struct tdr_recorder *rec)
 	    .zstd_level = rec->opts->zstd_level,
 	    .codec = TDR_CODEC_COLUMNS, /* docs/format.md 6.1: several times smaller */
 	};
-	struct stat st;
+	enum tdr_out_kind kind;
+	const char *why;
 	int err;
 
-	if (!stat(wo.path, &st) && !S_ISREG(st.st_mode))
-		wo.atomic_replace = false;
+	err = tdr_outpath_kind(wo.path, &kind, &why);
+	if (err) {
+		tdr_warn("cannot write %s: %s", wo.path, why);
+		return err;
+	}
+	wo.atomic_replace = kind == TDR_OUT_FILE;
 	if (wo.atomic_replace) {
 		size_t n = strlen(wo.path);
 
@@ -344,7 +366,7 @@ int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **
 	rec->sw.fd = -1;
 	rec->sum.path = opts->output ? opts->output : TDR_RECORD_DEFAULT_OUTPUT;
 	rec->sum.exit_code = -1;
-	rec->mmap_pages = opts->mmap_pages ? opts->mmap_pages : TDR_RECORD_DEFAULT_PAGES;
+	rec->mmap_pages = ring_pages(opts);
 
 	/* Before fork and before any thread: signals become an fd. */
 	err = tdr_targets__open_signals(&rec->tg, &rec->sw);

@@ -262,6 +262,13 @@ int tdr_record__add_frame(struct tdr_recorder *rec, uint32_t ring, const void *d
 /* The DSO table: the build-ids of rec->dsos, as a section of the file.
  * Problems are logged; the recording's file stays good without it. */
 void tdr_record__write_dso_table(struct tdr_recorder *rec);
+/* Per-event totals at the end (record_loop.c): samples by sampler, lost
+ * from PERF_FORMAT_LOST, and each group's counted totals, none for a group
+ * that never ran (time_running 0: logged, naming it). NULL on -ENOMEM. */
+struct tdr_event_totals *tdr_record__event_totals(struct tdr_recorder *rec, uint64_t *fmt_lost);
+/* The program's regions (opts->regions_path), as the REGIONS section when
+ * the file holds them (regions_embed.c). Problems are logged. */
+void tdr_record__embed_regions(struct tdr_recorder *rec);
 /* The run loop and the finish (record_loop.c). */
 int tdr_record__loop(struct tdr_recorder *rec);
 

@@ -102,6 +102,14 @@ void tdr_report_rowtab__release(struct rowtab *t)
 int tdr_report__add(struct tdr_report *r, const struct tdr_row_key *key, const uint64_t *deltas,
 		    uint64_t samples)
 {
+	int idx = tdr_report__add_row(r, key, deltas, samples);
+
+	return idx < 0 ? idx : 0;
+}
+
+int tdr_report__add_row(struct tdr_report *r, const struct tdr_row_key *key,
+			const uint64_t *deltas, uint64_t samples)
+{
 	struct tdr_row_key k = *key;
 	uint64_t *sums;
 	int err = 0, idx;
@@ -123,5 +131,5 @@ int tdr_report__add(struct tdr_report *r, const struct tdr_row_key *key, const u
 		for (size_t i = 0; i < r->event_cnt; i++)
 			sums[i] += deltas[i];
 	}
-	return 0;
+	return idx;
 }

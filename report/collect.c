@@ -57,7 +57,7 @@ static bool addr_eq(const void *ctx, uint32_t idx, const void *key)
 }
 
 /* Entry for key (its map/off/pid/tid/kind), created when new. Returns index or -ENOMEM. */
-static long addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct addr_ent *key)
+long tdr_report_addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct addr_ent *key)
 {
 	/* One mix, not two: this runs once per sample, and the hash's latency
 	 * comes before the table's first load. */
@@ -186,6 +186,22 @@ static void classify(const struct tdr_report *r, const struct tdr_sample *s, str
 		k->off = 0;
 }
 
+/*
+ * A caller frame's address: as classify does for a sample's own ip, with
+ * the frame's mode and mapping, looked up one byte before the return
+ * address (tdr_symbolize_caller_addr), by function only.
+ */
+void tdr_report_classify_frame(const struct tdr_report *r, const struct tdr_sample *s,
+			       const struct tdr_frame *f, struct addr_ent *k)
+{
+	struct tdr_sample fs = {.ip = f->ip, .cpumode = f->cpumode, .map = f->map,
+				.map_off = f->map_off, .pid = s->pid, .tid = s->tid};
+
+	classify(r, &fs, k);
+	if (k->kind == ADDR_KERNEL || k->kind == ADDR_FILE || k->kind == ADDR_VDSO)
+		k->off = tdr_symbolize_caller_addr(k->off);
+}
+
 int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 {
 	struct addr_ent key;
@@ -224,7 +240,7 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	    s->map && s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)) &&
 	    (!r->kernel_image || s->map->build_id_sz))
 		r->kernel_image = s->map;
-	idx = addr_find_or_add(&r->addrs, r->event_cnt, &key);
+	idx = tdr_report_addr_find_or_add(&r->addrs, r->event_cnt, &key);
 	if (idx < 0)
 		return (int)idx;
 	e = &r->addrs.ents[idx];
@@ -247,6 +263,9 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 				return err;
 		}
 	}
+	/* Last: it may add addresses (and move e). */
+	if (r->opts.stacks)
+		return tdr_report_stacks__add(r, s, (uint32_t)idx, key.core, counts);
 	return 0;
 }
 
@@ -306,6 +325,12 @@ static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, 
 		return;
 	case TDR_SYM_MISSING:
 		snprintf(buf, bufsz, "[unknown] %s", dso);
+		k->name = buf;
+		uc->missing += samples;
+		return;
+	case TDR_SYM_NOT_ELF:
+		/* Same width as "[unknown] ": warn_unsymbolized names both. */
+		snprintf(buf, bufsz, "[not ELF] %s", dso);
 		k->name = buf;
 		uc->missing += samples;
 		return;
@@ -463,8 +488,9 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 	for (size_t i = 0; i < r->rows.cnt; i++) {
 		const struct row_ent *e = &r->rows.rows[i];
 		bool changed = !strncmp(e->key.name, "[changed] ", 10);
+		bool not_elf = !strncmp(e->key.name, "[not ELF] ", 10);
 
-		if (!changed && strncmp(e->key.name, "[unknown] ", 10))
+		if (!changed && !not_elf && strncmp(e->key.name, "[unknown] ", 10))
 			continue;
 		if (listed >= 8) {
 			more++;
@@ -475,6 +501,7 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 		    r, "%s: %s (%.1f%% of samples)",
 		    changed ? "binary changed since the recording (other build-id, or modified "
 			      "after the recording), not symbolized"
+		    : not_elf ? "not an ELF file (or not a regular file), not symbolized"
 			    : "binary not found",
 		    e->key.name + 10, 100.0 * (double)e->samples / tot);
 	}
@@ -502,10 +529,14 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 {
 	struct unsym_counts uc = {0};
 	char buf[4096 + 64];
-	int err;
+	int *addr_row = NULL;
+	int err = 0, idx;
 
 	if (r->finished || r->resolved)
 		return -EINVAL;
+	/* With stacks, the row of every address is kept for the fold. */
+	if (r->opts.stacks && !(addr_row = tdr_calloc(r->addrs.cnt + 1, sizeof(*addr_row))))
+		return -ENOMEM;
 	for (size_t i = 0; i < r->addrs.cnt; i++) {
 		const struct addr_ent *e = &r->addrs.ents[i];
 		struct tdr_row_key k = {.core = e->core};
@@ -513,13 +544,23 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 		err = resolve_one(r, syms, e, &k, buf, sizeof(buf), &uc);
 		if (!err && !k.name)
 			k.name = "[unknown]";
-		if (!err)
-			err = tdr_report__add(
-			    r, &k, r->event_cnt ? r->addrs.sums + i * r->event_cnt : NULL,
-			    e->samples);
 		if (err)
-			return err;
+			break;
+		idx = tdr_report__add_row(r, &k,
+					  r->event_cnt ? r->addrs.sums + i * r->event_cnt : NULL,
+					  e->samples);
+		if (idx < 0) {
+			err = idx;
+			break;
+		}
+		if (addr_row)
+			addr_row[i] = idx;
 	}
+	if (!err && addr_row)
+		err = tdr_report_stacks__fold(r, addr_row);
+	free(addr_row);
+	if (err)
+		return err;
 	r->resolved = true;
 	r->kernel_image = NULL; /* the parser may go now */
 	if (uc.no_kernel && syms && syms->kernel_why)

@@ -15,10 +15,13 @@
 #include "report_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "tdrec/archive.h"
 #include "tdrec/tdr_err.h"
 
 #define LOG_PREFIX "report: "
@@ -53,6 +56,11 @@ static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_of
 
 	if (dso->path && dso->path[0] && dso->path[0] != '/' && dso->path[0] != '[' &&
 	    (size_t)snprintf(path, sizeof(path), "%s/%s", c->dir, dso->path) < sizeof(path)) {
+		/* Archived under the recorded name. */
+		int got = tdr_symbolizer__lookup_archived(c->s, dso, file_off, out);
+
+		if (got)
+			return got < 0 ? got : 0;
 		near.path = path;
 		dso = &near;
 	}
@@ -113,6 +121,23 @@ struct load_ctx {
 	bool ks_started;
 };
 
+/* An archived file: say when addresses were not in its archive (then
+ * symbolized from the files on disk, which may have changed since). */
+static void note_live(struct tdr_report *r, const struct tdr_symbolizer *sym,
+		      const struct tdr_archive *a)
+{
+	uint64_t archived, live;
+
+	if (!a)
+		return;
+	tdr_symbolizer__archive_counts(sym, &archived, &live);
+	if (live)
+		tdr_report__warn(r,
+				 "note: %" PRIu64 " of %" PRIu64 " addresses were not in the file's "
+				 "archive of symbols and were symbolized from the files on disk now",
+				 live, archived + live);
+}
+
 static int on_sample(const struct tdr_sample *s, void *ctx)
 {
 	struct load_ctx *c = ctx;
@@ -129,14 +154,15 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 /* When the recording ended, on the wall clock (0 = unknown): from the run
  * end, else from the last sample. Objects written later are not the ones
  * that ran (tdr_symbolizer_opts.recorded_until_ns). */
-static uint64_t recorded_until(const struct tdr_report *r, const struct tdr_meta *meta)
+static uint64_t recorded_until(const struct tdr_meta *meta, const struct tdr_run_end *end,
+			       uint64_t first_ns, uint64_t last_ns)
 {
 	if (!meta->start_wall_ns)
 		return 0;
-	if (r->have_end && r->end.duration_ns)
-		return meta->start_wall_ns + r->end.duration_ns;
-	if (r->first_ns <= r->last_ns && r->last_ns >= meta->start_clock_ns)
-		return meta->start_wall_ns + (r->last_ns - meta->start_clock_ns);
+	if (end && end->duration_ns)
+		return meta->start_wall_ns + end->duration_ns;
+	if (first_ns <= last_ns && last_ns >= meta->start_clock_ns)
+		return meta->start_wall_ns + (last_ns - meta->start_clock_ns);
 	return 0;
 }
 
@@ -146,11 +172,9 @@ static uint64_t recorded_until(const struct tdr_report *r, const struct tdr_meta
  * perf.data "[kernel.kallsyms]_text" mapping with a build-id: its pgoff is
  * the address of the relocation symbol named after the prefix) and that
  * image is the running kernel. */
-static void kernel_opts(const struct tdr_report *r, const struct tdr_meta *meta,
+static void kernel_opts(const struct tdr_mapping *k, const struct tdr_meta *meta,
 			const struct tdr_report_load_opts *lopts, struct tdr_symbolizer_opts *so)
 {
-	const struct tdr_mapping *k = r->kernel_image;
-
 	so->kallsyms_path = lopts->kallsyms_path;
 	so->kernel_notes_path = lopts->kernel_notes_path;
 	so->kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
@@ -214,14 +238,16 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		struct tdr_symbolizer_opts so = {
 		    .want_lines = r->opts.by == TDR_BY_LINE,
 		    .want_inlines = r->opts.by == TDR_BY_INLINE,
-		    .recorded_until_ns = recorded_until(r, meta),
+		    .recorded_until_ns = recorded_until(meta, r->have_end ? &r->end : NULL,
+							r->first_ns, r->last_ns),
 		    .cache_dir = lopts->cache_dir,
+		    .archive = tdr_parser__archive(p),
 		};
 		struct tdr_report_symbols rs;
 		struct sym_ctx sc;
 		const char *slash = strrchr(path, '/');
 
-		kernel_opts(r, meta, lopts, &so);
+		kernel_opts(r->kernel_image, meta, lopts, &so);
 		so.kallsyms = ctx.ks;
 
 		err = tdr_symbolizer__new(&so, &sym);
@@ -237,6 +263,8 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 			snprintf(sc.dir, sizeof(sc.dir), ".");
 		report_symbols_init(&rs, &sc);
 		err = tdr_report__resolve(r, &rs);
+		if (!err)
+			note_live(r, sym, so.archive);
 	} else {
 		err = tdr_report__resolve(r, NULL);
 	}
@@ -252,4 +280,94 @@ out:
 	}
 	*out = r;
 	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Archiving (docs/symbolize.md "Archived symbols").
+ */
+static int on_archive_sample(const struct tdr_sample *s, void *ctx)
+{
+	return tdr_report_archiver__add_sample(ctx, s);
+}
+
+int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lopts,
+			int zstd_level, void **data, size_t *sz, struct tdr_archive_summary *sum)
+{
+	struct tdr_report_load_opts no_lopts = {0};
+	struct tdr_report_archiver a = {0};
+	struct tdr_archive_builder *b = NULL;
+	struct tdr_symbolizer *sym = NULL;
+	struct tdr_kallsyms *ks = NULL;
+	struct tdr_parser *p = NULL;
+	const struct tdr_meta *meta;
+	int err;
+
+	*data = NULL;
+	*sz = 0;
+	memset(sum, 0, sizeof(*sum));
+	if (!lopts)
+		lopts = &no_lopts;
+	err = tdr_parser__open(path, &p);
+	if (!err)
+		err = tdr_archive_builder__new(&b);
+	if (err)
+		goto out;
+	meta = tdr_parser__meta(p);
+	err = tdr_parser__run(p, on_archive_sample, &a);
+	if (err)
+		goto out;
+	{
+		struct tdr_kallsyms_opts ko = {.path = lopts->kallsyms_path,
+					       .cache_dir = lopts->cache_dir,
+					       .boot_id = lopts->boot_id};
+		/* Lines and inlines: everything any report may ask for. An
+		 * archive the file has already answers first, so archiving
+		 * again keeps what the files on disk no longer give. */
+		struct tdr_symbolizer_opts so = {
+		    .want_lines = true,
+		    .want_inlines = true,
+		    .recorded_until_ns = recorded_until(meta, tdr_parser__run_end(p), a.first_ns,
+							a.last_ns),
+		    .cache_dir = lopts->cache_dir,
+		    .archive = tdr_parser__archive(p),
+		};
+		struct tdr_report_symbols rs;
+		struct sym_ctx sc;
+		const char *slash = strrchr(path, '/');
+
+		err = tdr_kallsyms__new(&ko, &ks);
+		if (err)
+			goto out;
+		kernel_opts(a.kernel_image, meta, lopts, &so);
+		so.kallsyms = ks;
+		err = tdr_symbolizer__new(&so, &sym);
+		if (err)
+			goto out;
+		sc.s = sym;
+		if (slash)
+			snprintf(sc.dir, sizeof(sc.dir), "%.*s", (int)(slash - path + (slash == path)),
+				 path);
+		else
+			snprintf(sc.dir, sizeof(sc.dir), ".");
+		report_symbols_init(&rs, &sc);
+		err = tdr_report_archiver__resolve(&a, &rs, b, sum);
+	}
+	if (!err)
+		err = tdr_archive_builder__encode(b, zstd_level, data, sz);
+	if (!err) {
+		sum->bytes = *sz;
+		sum->objects = tdr_archive_builder__dso_cnt(b);
+	}
+out:
+	tdr_symbolizer__free(sym);
+	tdr_kallsyms__free(ks);
+	tdr_archive_builder__free(b);
+	tdr_report_archiver__release(&a);
+	tdr_parser__free(p);
+	if (err) {
+		free(*data);
+		*data = NULL;
+		*sz = 0;
+	}
+	return err;
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "report_int.h"
+#include "tdrec/archive.h"
 #include "tdrec/plan.h"
 #include "tdrec/tdr_mem.h"
 
@@ -118,6 +119,28 @@ static void print_settings(const struct tdr_meta *m, FILE *f)
 }
 
 /* How the program and the recording ended (the trailer's RUN_END). */
+/* Whether the file carries its symbols (docs/format.md 7.2). */
+static void print_archive(const struct tdr_parser *p, FILE *f)
+{
+	const struct tdr_archive *a = tdr_parser__archive(p);
+	const struct tdr_archive_stats *st;
+
+	if (tdr_parser__stats(p)->archive_damaged) {
+		fprintf(f, "symbols:     archive damaged, not used (symbolized from the files on disk)\n");
+		return;
+	}
+	if (!a) {
+		fprintf(f, "symbols:     not archived (symbolized from the files on disk; "
+			   "'tdrec archive' stores them)\n");
+		return;
+	}
+	st = tdr_archive__stats(a);
+	fprintf(f,
+		"symbols:     archived: %" PRIu64 " addresses in %" PRIu64 " objects (%" PRIu64
+		" in functions, %" PRIu64 " inline frames), %" PRIu64 " bytes\n",
+		st->addrs, st->dsos, st->functions, st->inline_frames, st->data_sz);
+}
+
 static void print_run_end(const struct tdr_run_end *end, FILE *f)
 {
 	if (end->flags & TDR_END_NO_PROGRAM)
@@ -239,11 +262,13 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	if (st->dso_entries || st->dso_damaged)
 		fprintf(f, "build-ids:   %" PRIu64 " of %" PRIu64 " mapped files (DSO table)%s\n",
 			st->dso_build_ids, st->dso_entries, st->dso_damaged ? ", damaged" : "");
+	print_archive(p, f);
 	if (end)
 		print_run_end(end, f);
 	if (!fs)
 		return;
-	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !fs->damaged) {
+	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !st->truncated_frames &&
+	    !fs->damaged) {
 		/* Whole as a file, but not as a recording: say so here too. */
 		fprintf(f, "file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
 			end && (end->flags & TDR_END_WRITE_ERROR)
@@ -254,12 +279,15 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	fprintf(f,
 		"file status: %s%s; %" PRIu64 " of %" PRIu64 " bytes intact (%" PRIu64
 		" bytes missing or unreadable)",
-		fs->truncated ? "TRUNCATED" : "damaged",
+		fs->truncated || st->truncated_frames ? "TRUNCATED" : "damaged",
 		fs->has_trailer ? "" : ", no trailer (recording did not finish)", fs->intact_sz,
 		fs->file_sz, fs->file_sz - fs->intact_sz);
 	if (fs->bad_frames || st->bad_frames)
 		fprintf(f, ", %" PRIu64 " bad frames",
 			st->bad_frames > fs->bad_frames ? st->bad_frames : fs->bad_frames);
+	if (st->truncated_frames)
+		fprintf(f, ", %" PRIu64 " frames past its end (it shrank while read)",
+			st->truncated_frames);
 	fprintf(f, "\n");
 }
 

@@ -14,6 +14,8 @@
  */
 #include "info_int.h"
 
+#include "tdrec/archive.h"
+
 #include <stddef.h>
 #include <string.h>
 
@@ -239,6 +241,31 @@ static void fn_rebases(const struct doc *d, struct tdr_json *j)
 	tdr_json__end_object(j);
 }
 
+/* The ARCHIVE section (docs/format.md 7.2): null without one. */
+static void fn_archive(const struct doc *d, struct tdr_json *j)
+{
+	const struct tdr_archive *a = tdr_parser__archive(d->in->p);
+	const struct tdr_archive_stats *st;
+
+	if (!a && !tdr_parser__stats(d->in->p)->archive_damaged) {
+		tdr_json__null(j);
+		return;
+	}
+	tdr_json__begin_object(j, TDR_JSON_INLINE);
+	tdr_json__key_bool(j, "damaged", !a);
+	if (a) {
+		st = tdr_archive__stats(a);
+		tdr_json__key_uint(j, "objects", st->dsos);
+		tdr_json__key_uint(j, "addresses", st->addrs);
+		tdr_json__key_uint(j, "functions", st->functions);
+		tdr_json__key_uint(j, "inline_frames", st->inline_frames);
+		tdr_json__key_uint(j, "strings", st->strings);
+		tdr_json__key_uint(j, "bytes", st->data_sz);
+		tdr_json__key_uint(j, "body_bytes", st->raw_sz);
+	}
+	tdr_json__end_object(j);
+}
+
 /* ---- one event ---- */
 
 static void fn_ev_samples(const struct doc *d, struct tdr_json *j)
@@ -425,6 +452,7 @@ static const struct field doc_fields[] = {
     F_FN("event_totals", fn_event_totals),
     F_FN("rebases", fn_rebases),
     F_OBJ("parse", SRC_STATS, parse_fields),
+    F_FN("archive", fn_archive),
     F_OBJ("file_status", SRC_FILE, file_status_fields),
     F_OBJ("run_end", SRC_END, run_end_fields),
 };

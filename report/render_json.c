@@ -69,6 +69,10 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 		tdr_json__key_string(j, "core", tdr_report_core_name(r, row->core));
 	tdr_json__key_uint(j, "samples", row->samples);
 	tdr_json__key_double(j, "share", row->share);
+	if (r->opts.stacks == TDR_STACKS_CHILDREN) {
+		tdr_json__key_uint(j, "self_samples", row->self_samples);
+		tdr_json__key_double(j, "self_share", row->self_share);
+	}
 	tdr_json__key_double(j, "slots_share", row->slots_share);
 	tdr_json__key_bool(j, "low_confidence", row->low_confidence);
 	tdr_json__key_string(j, "bottleneck", cat_name_or_null(r, row->bottleneck));
@@ -149,7 +153,16 @@ int tdr_report_render_json(const struct tdr_report *r, const struct tdr_render_o
 	tdr_json__begin_object(&j, TDR_JSON_LINES);
 	tdr_json__key_string(&j, "schema", JSON_SCHEMA);
 	put_recording(r, &j);
-	tdr_json__key_string(&j, "by", tdr_report_by_name(r->opts.by));
+	tdr_json__key_string(&j, "by", tdr_report_rows_name(r));
+	/* Call-stack views only (docs/report.md "Call stacks"). */
+	if (r->opts.stacks) {
+		tdr_json__key(&j, "stacks");
+		tdr_json__begin_object(&j, TDR_JSON_INLINE);
+		tdr_json__key_string(&j, "view", tdr_report_stacks_name(r->opts.stacks));
+		tdr_json__key_string(&j, "function", r->opts.stack_func);
+		tdr_json__key_uint(&j, "stack_samples", tdr_report__stack_samples(r));
+		tdr_json__end_object(&j);
+	}
 	tdr_json__key_uint(&j, "samples_seen", r->seen ? r->seen : r->totals.samples);
 	tdr_json__key_uint(&j, "samples_kept", r->seen ? r->kept : r->totals.samples);
 	tdr_json__key_uint(&j, "min_samples", r->opts.min_samples);
@@ -237,6 +250,10 @@ static void csv_row(const struct tdr_report *r, const char *kind, const struct t
 		tdr_csv__fieldf(c, "%" PRIu64, row->events[e]);
 	if (r->core_cnt)
 		tdr_csv__field(c, tdr_report_core_name(r, row->core));
+	if (r->opts.stacks == TDR_STACKS_CHILDREN) {
+		tdr_csv__fieldf(c, "%" PRIu64, row->self_samples);
+		csv_number(c, row->self_share);
+	}
 	tdr_csv__end_row(c);
 }
 
@@ -256,6 +273,8 @@ static void csv_events(const struct tdr_report *r, const char *kind, const uint6
 			tdr_csv__field(c, NULL);
 	}
 	if (r->core_cnt)
+		tdr_csv__field(c, NULL);
+	for (int i = 0; r->opts.stacks == TDR_STACKS_CHILDREN && i < 2; i++)
 		tdr_csv__field(c, NULL);
 	tdr_csv__end_row(c);
 }
@@ -280,6 +299,10 @@ int tdr_report_render_csv(const struct tdr_report *r, const struct tdr_render_op
 		tdr_csv__fieldf(&c, "event:%s", r->event_names[e]);
 	if (r->core_cnt)
 		tdr_csv__field(&c, "core"); /* split by core type only */
+	if (r->opts.stacks == TDR_STACKS_CHILDREN) {
+		tdr_csv__field(&c, "self_samples");
+		tdr_csv__field(&c, "self_share");
+	}
 	tdr_csv__end_row(&c);
 	csv_row(r, "total", &r->totals, &c);
 	for (size_t k = 0; k < r->core_cnt; k++)

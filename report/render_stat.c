@@ -37,13 +37,21 @@ static void report_stat_doc__init(struct report_stat_doc *d, const struct tdr_st
 		if (d->ev[i].clock && d->clock_ev < 0)
 			d->clock_ev = (int)i;
 	}
-	for (size_t c = 0; c < d->v.category_cnt; c++)
+	for (size_t c = 0; c < d->v.category_cnt; c++) {
+		const char *core;
+
 		tdr_stat__category(st, c, &d->cat[c]);
+		core = d->cat[c].core;
+		if (core && !strncmp(core, "cpu_", 4))
+			core += 4;
+		snprintf(d->cat_name[c], sizeof(d->cat_name[c]), "%s%s%s",
+			 d->cat[c].key ? d->cat[c].key : "-", core ? ":" : "", core ? core : "");
+	}
 }
 
 const char *tdr_report_stat_cat_name(const struct report_stat_doc *d, int i)
 {
-	return i >= 0 && d->cat[i].key ? d->cat[i].key : "-";
+	return i >= 0 && d->cat[i].key ? d->cat_name[i] : "-";
 }
 
 /* ---------------------------------------------------------------------------

@@ -20,10 +20,13 @@ struct report_stat_doc {
 	const struct tdr_stat_summary *sum;
 	struct tdr_stat_event ev[TDR_STAT_MAX_EVENTS];
 	struct tdr_stat_category cat[TDR_STAT_MAX_CATS];
+	/* What names a category in columns and CSV headers: its key, or on a
+	 * hybrid part "key:core" with the PMU's name past "cpu_" ("retiring:atom"). */
+	char cat_name[TDR_STAT_MAX_CATS][48];
 	int clock_ev; /* the first event counting ns (CPUs utilized), -1 */
 };
 
-/* Category i's key, "-" for -1. */
+/* Category i's name (cat_name), "-" for -1. */
 const char *tdr_report_stat_cat_name(const struct report_stat_doc *d, int i);
 
 /* render_stat_text.c */

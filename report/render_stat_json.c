@@ -101,11 +101,16 @@ static void json_schema(const struct report_stat_doc *d, struct tdr_json *j)
 		const struct tdr_stat_category *k = &d->cat[c];
 
 		tdr_json__begin_object(j, TDR_JSON_INLINE);
-		tdr_json__key_string(j, "name", k->key);
+		/* The name rows use (hybrid parts: "retiring:atom"). */
+		tdr_json__key_string(j, "name", tdr_report_stat_cat_name(d, (int)c));
 		tdr_json__key_uint(j, "level", k->level);
-		tdr_json__key_string(j, "parent", k->parent); /* null for level 1 */
+		tdr_json__key_string(j, "parent", k->parent_idx >= 0
+						      ? tdr_report_stat_cat_name(d, k->parent_idx)
+						      : k->parent); /* null for level 1 */
 		tdr_json__key_bool(j, "derived", k->derived);
 		tdr_json__key_double(j, "threshold", k->threshold);
+		if (k->core) /* hybrid parts only */
+			tdr_json__key_string(j, "core", k->core);
 		tdr_json__end_object(j);
 	}
 	tdr_json__end_array(j);

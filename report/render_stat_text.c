@@ -97,6 +97,14 @@ static void how_ended(const struct report_stat_doc *d, char *buf, size_t sz)
 /* ---------------------------------------------------------------------------
  * Rows and tables.
  */
+/* A category column: 9 wide, or its name's width ("be-bound:atom"). */
+static int cat_width(const struct report_stat_doc *d, size_t c)
+{
+	size_t n = strlen(tdr_report_stat_cat_name(d, (int)c));
+
+	return n > 9 ? (int)n : 9;
+}
+
 /* The columns interval rows and thread rows share: slots, each level-1
  * category and the bottleneck with TopDown, else every event. Returns
  * whether they were TopDown's. */
@@ -108,7 +116,7 @@ static bool text_row_heads(const struct report_stat_doc *d, FILE *f)
 		fprintf(f, " %16s", "slots");
 		for (size_t c = 0; c < d->v.category_cnt; c++)
 			if (d->cat[c].level <= 1)
-				fprintf(f, " %9s", tdr_report_stat_cat_name(d, (int)c));
+				fprintf(f, " %*s", cat_width(d, c), tdr_report_stat_cat_name(d, (int)c));
 		fprintf(f, "  bottleneck");
 		return true;
 	}
@@ -127,12 +135,14 @@ static bool text_row_cells(const struct report_stat_doc *d, const struct tdr_sta
 		for (size_t c = 0; c < d->v.category_cnt; c++) {
 			if (d->cat[c].level > 1)
 				continue;
+			int w = cat_width(d, c);
+
 			if (isnan(r->cats[c]))
-				fprintf(f, " %9s", "-");
+				fprintf(f, " %*s", w, "-");
 			else if (tdr_category_out_of_range(r->cats[c]))
-				fprintf(f, " %7.1f%%!", 100 * r->cats[c]);
+				fprintf(f, " %*.1f%%!", w - 2, 100 * r->cats[c]);
 			else
-				fprintf(f, " %8.1f%%", 100 * r->cats[c]);
+				fprintf(f, " %*.1f%%", w - 1, 100 * r->cats[c]);
 		}
 		fprintf(f, "  %s", tdr_report_stat_cat_name(d, r->bn_l2 >= 0 ? r->bn_l2 : r->bn));
 		return true;

@@ -45,6 +45,7 @@ struct text {
 	size_t ev_cnt;
 	unsigned name_w;
 	bool cores; /* split by core type: a core column before the name */
+	bool children; /* --children: a self column after the share */
 };
 
 static void colour_on(const struct text *t, const char *code)
@@ -341,6 +342,8 @@ static void put_row(const struct text *t, const struct tdr_report_row *row, bool
 		colour_on(t, C_DIM);
 	fprintf(t->f, "%8" PRIu64 "%c", row->samples, row->low_confidence ? '~' : ' ');
 	put_pct(t, row->share);
+	if (t->children)
+		put_pct(t, row->self_share);
 	if (t->topdown) {
 		put_pct(t, row->slots_share);
 		for (size_t i = 0; i < t->col_cnt; i++) {
@@ -427,7 +430,9 @@ static void put_table_header(const struct text *t)
 	const struct tdr_report *r = t->r;
 
 	colour_on(t, C_BOLD);
-	fprintf(t->f, "%8s  %6s", "samples", "share");
+	fprintf(t->f, "%8s  %6s", "samples", t->children ? "incl" : "share");
+	if (t->children)
+		fprintf(t->f, " %6s", "self");
 	if (t->topdown) {
 		fprintf(t->f, " %6s", "slots");
 		for (size_t i = 0; i < t->col_cnt; i++)
@@ -441,9 +446,46 @@ static void put_table_header(const struct text *t)
 			fprintf(t->f, " %*s", EV_W, r->event_labels[t->evs[i]]);
 		fprintf(t->f, " %-*s", BAR_W, "bar");
 	}
-	fprintf(t->f, "  %s", tdr_report_by_name(r->opts.by));
+	if (r->opts.stacks == TDR_STACKS_CALLERS || r->opts.stacks == TDR_STACKS_CALLEES)
+		fprintf(t->f, "  %s of %s", tdr_report_stacks_name(r->opts.stacks),
+			r->opts.stack_func);
+	else
+		fprintf(t->f, "  %s", tdr_report_rows_name(r));
 	colour_off(t);
 	fputc('\n', t->f);
+}
+
+/* What the rows of a call-stack view are (docs/report.md "Call stacks"). */
+static void put_stacks_legend(const struct text *t)
+{
+	const struct tdr_report *r = t->r;
+	char buf[1024];
+
+	switch (r->opts.stacks) {
+	case TDR_STACKS_CHILDREN:
+		put_wrapped(t, "", "",
+			    "children: samples, incl and the other columns count each sample "
+			    "once for every function on its stack (as perf report --children); "
+			    "self is the share of samples taken in the function itself");
+		break;
+	case TDR_STACKS_CALLERS:
+	case TDR_STACKS_CALLEES:
+		snprintf(buf, sizeof(buf),
+			 "%s of %s: each of the %" PRIu64 " samples with %s on its stack counts "
+			 "once, for the %s of its outermost %s frame%s; shares and categories "
+			 "are of those samples",
+			 tdr_report_stacks_name(r->opts.stacks), r->opts.stack_func,
+			 r->totals.samples, r->opts.stack_func,
+			 r->opts.stacks == TDR_STACKS_CALLERS ? "caller" : "callee",
+			 r->opts.stack_func,
+			 r->opts.stacks == TDR_STACKS_CALLERS
+			     ? " ([no caller]: it is the outermost)"
+			     : " ([self]: the sample was taken in it)");
+		put_wrapped(t, "", "", buf);
+		break;
+	default:
+		break;
+	}
 }
 
 static void put_legend(const struct text *t, size_t shown)
@@ -508,6 +550,7 @@ static void put_legend(const struct text *t, size_t shown)
 			    "no TopDown categories in this plan: samples and event "
 			    "totals only");
 	}
+	put_stacks_legend(t);
 	if (r->opts.min_samples) {
 		snprintf(buf, sizeof(buf), "~ fewer than %" PRIu64 " samples: too few to trust",
 			 r->opts.min_samples);
@@ -518,9 +561,9 @@ static void put_legend(const struct text *t, size_t shown)
 			 r->visible_cnt - shown);
 		put_wrapped(t, "", "", buf);
 	}
-	if (r->visible_cnt < r->rows.cnt) {
+	if (r->visible_cnt < r->view_cnt) {
 		snprintf(buf, sizeof(buf), "%zu rows under --min-share %.2f%% hidden",
-			 r->rows.cnt - r->visible_cnt, 100 * r->opts.min_share);
+			 r->view_cnt - r->visible_cnt, 100 * r->opts.min_share);
 		put_wrapped(t, "", "", buf);
 	}
 }
@@ -532,6 +575,7 @@ static void plan_columns(struct text *t)
 
 	t->topdown = r->slots_cat >= 0;
 	t->cores = t->topdown && r->core_cnt;
+	t->children = r->opts.stacks == TDR_STACKS_CHILDREN;
 	for (size_t c = 0; c < r->cat_cnt; c++) {
 		if (r->cats[c].level == 1 && t->col_cnt < MAX_CAT_COLS)
 			t->cols[t->col_cnt++] = c;
@@ -540,12 +584,12 @@ static void plan_columns(struct text *t)
 	}
 	if (t->topdown) {
 		fixed = 9 + 7 + 7 + 7 * (unsigned)t->col_cnt + 1 + BAR_W + 2 +
-			(t->cores ? CORE_W + 2 : 0);
+			(t->cores ? CORE_W + 2 : 0) + (t->children ? 7 : 0);
 	} else {
 		for (size_t e = 0; e < r->event_cnt && t->ev_cnt < MAX_EV_COLS; e++)
 			if (r->event_units[e] != UNIT_DUMMY)
 				t->evs[t->ev_cnt++] = e;
-		fixed = 9 + 7 + 1 + BAR_W + 2;
+		fixed = 9 + 7 + 1 + BAR_W + 2 + (t->children ? 7 : 0);
 		/* Drop event columns rather than squeeze the names. */
 		while (t->ev_cnt &&
 		       fixed + (EV_W + 1) * (unsigned)t->ev_cnt + NAME_MIN_W > t->width)

@@ -306,6 +306,12 @@ int tdr_report__new(const struct tdr_meta *meta, const struct tdr_report_opts *o
 	if (!meta || (unsigned)opts->by > TDR_BY_PROCESS || !(opts->min_share >= 0) ||
 	    opts->min_share > 1)
 		return -EINVAL;
+	/* Stack views are by function; the edge views need their function. */
+	if ((unsigned)opts->stacks > TDR_STACKS_CALLEES ||
+	    (opts->stacks && opts->by != TDR_BY_FUNCTION) ||
+	    ((opts->stacks == TDR_STACKS_CALLERS || opts->stacks == TDR_STACKS_CALLEES) &&
+	     !opts->stack_func))
+		return -EINVAL;
 	if ((meta->event_cnt && !meta->events) || (meta->category_cnt && !meta->categories))
 		return -EINVAL;
 	r = tdr_calloc(1, sizeof(*r));
@@ -313,8 +319,15 @@ int tdr_report__new(const struct tdr_meta *meta, const struct tdr_report_opts *o
 		return -ENOMEM;
 	r->opts = *opts;
 	memset(&r->opts.filter, 0, sizeof(r->opts.filter));
+	r->opts.stack_func = NULL;
 	r->first_ns = UINT64_MAX;
 	err = copy_filter(r, &opts->filter);
+	if (!err && opts->stack_func && opts->stacks != TDR_STACKS_CHILDREN) {
+		r->stack_func = tdr_strdup(opts->stack_func);
+		r->opts.stack_func = r->stack_func;
+		if (!r->stack_func)
+			err = -ENOMEM;
+	}
 	if (!err)
 		err = copy_schema(r, meta);
 	if (!err)
@@ -468,6 +481,8 @@ void tdr_report__free(struct tdr_report *r)
 	tdr_report_counted__release(r);
 	tdr_report_rowtab__release(&r->rows);
 	tdr_report_addrtab__release(&r->addrs);
+	tdr_report_stacks__release(&r->stacks);
+	free(r->stack_func);
 	tdr_report_strpool__release(&r->pool);
 	free(r);
 }

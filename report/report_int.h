@@ -52,6 +52,10 @@ struct tdr_report_row {
 	/* One fraction of the row's own slots per category (meta order), NAN
 	 * where the row has no slots; NULL when the plan has no categories. */
 	const double *topdown;
+	/* --children: the row's own samples (samples, share and the rest are
+	 * inclusive there); otherwise equal to samples and share. */
+	uint64_t self_samples;
+	double self_share;
 	bool low_confidence; /* samples < min_samples */
 	int bottleneck;	     /* level-1 category index, or -1 */
 	int bottleneck_l2;   /* level-2 child of bottleneck above its threshold, or -1 */
@@ -123,6 +127,38 @@ static inline bool report_kernel_sample(const struct tdr_sample *s)
 	return s->cpumode == TDR_MODE_KERNEL || (s->map && s->map->kind == TDR_MAP_KERNEL);
 }
 
+/* ---- the archive's addresses (archive.c) ----
+ * Every distinct address the samples reference (IP, stack frames): a file
+ * or vDSO mapping and the offset in its file, or a kernel address. */
+struct tdr_report_arch_addr {
+	const struct tdr_mapping *map; /* NULL for the kernel */
+	uint64_t off;		       /* file offset, or kernel address */
+	uint64_t hash;
+	bool kernel;
+};
+
+struct tdr_report_archiver {
+	struct tdr_report_arch_addr *ents;
+	size_t cnt, cap;
+	struct tdr_hmap index;
+	/* What the symbolizer's options need (load.c): the kernel image of a
+	 * perf.data file, and the samples' first and last time. */
+	const struct tdr_mapping *kernel_image;
+	uint64_t first_ns, last_ns;
+	bool seen;
+};
+
+struct tdr_archive_builder;
+struct tdr_archive_summary;
+/* Add the addresses of one sample. Returns 0 or -ENOMEM. */
+int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct tdr_sample *s);
+/* Symbolize each address once and add the answers to keep to b; counts in
+ * sum. Returns 0, -ENOMEM or what a lookup returned. */
+int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
+				 const struct tdr_report_symbols *syms,
+				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum);
+void tdr_report_archiver__release(struct tdr_report_archiver *a);
+
 /* ---- table storage (aggregate.c) ----------------------------------------
  * The row table and the address table keep their entries in an array, each
  * entry with its hash, next to a block of event_cnt sums per entry, and
@@ -189,6 +225,58 @@ struct addrtab {
 
 void tdr_report_addrtab__release(struct addrtab *t);
 
+/* ---- call stacks (stacks.c) ---------------------------------------------
+ * Each sample's stack as the address-table indexes of its own address and
+ * its callers', innermost first; equal stacks are kept once, with their
+ * samples and summed deltas. After symbolization (__fold) every stack is
+ * turned into rows: inclusive sums per row (children), or the sums of
+ * each edge at the chosen function (callers, callees).
+ */
+struct stack_ent {
+	uint64_t hash;
+	size_t off;   /* first address index in pool */
+	uint32_t len; /* 1 + callers */
+	uint64_t samples;
+};
+
+struct stacktab {
+	struct stack_ent *ents;
+	size_t cnt, cap;
+	uint32_t *pool;
+	size_t pool_cnt, pool_cap;
+	uint64_t *sums; /* sums_cap * event_cnt */
+	size_t sums_cap;
+	struct tdr_hmap index;
+	uint32_t *cur; /* this sample's address indexes */
+	size_t cur_cap;
+	uint64_t with_callers; /* kept samples that had a caller */
+	/* After __fold: per row (rows.cnt at the fold) samples and sums. */
+	uint64_t *row_samples;
+	uint64_t *row_sums;
+	size_t row_cnt;
+	/* callers/callees: the samples with the function on their stack. */
+	uint64_t func_samples;
+	uint64_t *func_sums;
+	bool folded;
+};
+
+struct addr_ent;
+/* Add sample s's stack (its own address self_idx, then each frame, as
+ * core) when the report wants stacks. Returns 0 or -ENOMEM. */
+int tdr_report_stacks__add(struct tdr_report *r, const struct tdr_sample *s, uint32_t self_idx,
+			   uint32_t core, bool counts);
+/* After every address has its row (addr_row[i], rows.cnt rows so far):
+ * fold the stacks into per-row sums. Returns 0 or -ENOMEM. */
+int tdr_report_stacks__fold(struct tdr_report *r, const int *addr_row);
+void tdr_report_stacks__release(struct stacktab *t);
+/* The address-table entry of a caller frame (collect.c). */
+void tdr_report_classify_frame(const struct tdr_report *r, const struct tdr_sample *s,
+			       const struct tdr_frame *f, struct addr_ent *k);
+long tdr_report_addr_find_or_add(struct addrtab *t, size_t event_cnt, const struct addr_ent *key);
+/* A row for key (interned here), created when new; its index or -ENOMEM. */
+int tdr_report__add_row(struct tdr_report *r, const struct tdr_row_key *key,
+			const uint64_t *deltas, uint64_t samples);
+
 /* ---- schema --------------------------------------------------------------- */
 
 enum event_unit {
@@ -210,6 +298,7 @@ struct rep_category {
 
 struct tdr_report {
 	struct tdr_report_opts opts;
+	bool regions; /* rows are libtdrec regions (regions.c): named so */
 	/* Filter copies (opts.filter points here). */
 	uint32_t *f_pids, *f_tids;
 	char **f_dsos, **f_comms;
@@ -267,6 +356,8 @@ struct tdr_report {
 	struct strpool pool;
 	struct rowtab rows;
 	struct addrtab addrs;
+	struct stacktab stacks;
+	char *stack_func; /* opts.stack_func's copy */
 	/* The mapping of the kernel image ("[kernel.kallsyms]...") with a
 	 * build-id, from the first kernel sample that has one; borrowed from
 	 * the parser until __resolve; load.c hands it to the symbolizer. */
@@ -277,6 +368,7 @@ struct tdr_report {
 	/* Finished table. */
 	bool finished;
 	struct tdr_report_row *view; /* one per row, sorted */
+	size_t view_cnt;	     /* rows.cnt, or the edges of --callers/--callees */
 	double *cat_vals;	     /* (rows.cnt + 1) * cat_cnt; totals last */
 	struct tdr_report_row totals;
 	uint64_t *total_sums;
@@ -483,6 +575,10 @@ void tdr_report__warn(struct tdr_report *r, const char *fmt, ...)
  * Returns: 0 or -ENOMEM.
  */
 int tdr_report__finish(struct tdr_report *r);
+
+/* What the rows are, for headers and JSON "by": tdr_report_by_name, or
+ * "region" / "region-thread" for a report of regions. */
+const char *tdr_report_rows_name(const struct tdr_report *r);
 
 /* Visible rows (after min_share), sorted; and the totals of all rows. */
 size_t tdr_report__row_cnt(const struct tdr_report *r);

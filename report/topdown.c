@@ -184,10 +184,10 @@ int tdr_report__sort(struct tdr_report *r, const struct tdr_report_sort *sort)
 	if (s.key == TDR_SORT_SLOTS && r->slots_cat < 0)
 		s.key = TDR_SORT_SAMPLES;
 	r->opts.sort = *sort;
-	if (r->rows.cnt > 1)
-		qsort_r(r->view, r->rows.cnt, sizeof(*r->view), cmp_rows, &s);
+	if (r->view_cnt > 1)
+		qsort_r(r->view, r->view_cnt, sizeof(*r->view), cmp_rows, &s);
 	r->visible_cnt = 0;
-	for (size_t i = 0; i < r->rows.cnt; i++) {
+	for (size_t i = 0; i < r->view_cnt; i++) {
 		if (r->opts.min_share > 0 && r->view[i].share < r->opts.min_share)
 			continue;
 		r->visible[r->visible_cnt++] = &r->view[i];
@@ -236,6 +236,9 @@ bool tdr_report_row_out_of_range(const struct tdr_report *r, const struct tdr_re
 static int core_totals(struct tdr_report *r, uint64_t total_samples, double total_slots)
 {
 	size_t ec = r->event_cnt, cc = r->cat_cnt, n = r->rows.cnt;
+	/* The edges of --callers/--callees split the function's samples: sum
+	 * them; other reports sum the rows' own (self) samples. */
+	bool edges = r->opts.stacks == TDR_STACKS_CALLERS || r->opts.stacks == TDR_STACKS_CALLEES;
 	double *vals;
 
 	r->core_totals = tdr_calloc(r->core_cnt, sizeof(*r->core_totals));
@@ -245,14 +248,16 @@ static int core_totals(struct tdr_report *r, uint64_t total_samples, double tota
 		free(vals);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = r->rows.rows[i].key.core;
+	for (size_t i = 0; i < (edges ? r->view_cnt : n); i++) {
+		uint32_t k = edges ? r->view[i].core : r->rows.rows[i].key.core;
 
 		if (!k || k > r->core_cnt)
 			continue;
-		r->core_totals[k - 1].samples += r->rows.rows[i].samples;
+		r->core_totals[k - 1].samples +=
+		    edges ? r->view[i].samples : r->rows.rows[i].samples;
 		for (size_t e = 0; e < ec; e++)
-			r->core_sums[(k - 1) * ec + e] += r->rows.sums[i * ec + e];
+			r->core_sums[(k - 1) * ec + e] +=
+			    edges ? r->view[i].events[e] : r->rows.sums[i * ec + e];
 	}
 	for (size_t k = 0; k < r->core_cnt; k++) {
 		struct tdr_report_row *row = &r->core_totals[k];
@@ -273,6 +278,8 @@ int tdr_report__finish(struct tdr_report *r)
 {
 	size_t n, ec = r->event_cnt, cc = r->cat_cnt;
 	uint64_t total_samples = 0;
+	const struct stacktab *st = &r->stacks;
+	bool edges = r->opts.stacks == TDR_STACKS_CALLERS || r->opts.stacks == TDR_STACKS_CALLEES;
 	double total_slots;
 	int err;
 
@@ -300,11 +307,30 @@ int tdr_report__finish(struct tdr_report *r)
 		for (size_t e = 0; e < ec; e++)
 			r->total_sums[e] += r->rows.sums[i * ec + e];
 	}
+	/* --callers/--callees: the whole is the function's samples. */
+	if (edges) {
+		total_samples = st->func_samples;
+		for (size_t e = 0; e < ec; e++)
+			r->total_sums[e] = st->func_sums[e];
+	}
 	total_slots = tdr_report_slots(r, r->total_sums);
+	r->view_cnt = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct row_ent *e = &r->rows.rows[i];
-		struct tdr_report_row *row = &r->view[i];
+		struct tdr_report_row *row = &r->view[r->view_cnt];
+		uint64_t samples = e->samples;
+		/* Without events, rows share the (empty) totals array. */
+		const uint64_t *sums = ec ? r->rows.sums + i * ec : r->total_sums;
 
+		if (r->opts.stacks) {
+			bool in = st->folded && i < st->row_cnt;
+
+			samples = in ? st->row_samples[i] : 0;
+			if (ec && in)
+				sums = st->row_sums + i * ec;
+			if (edges && !samples)
+				continue;
+		}
 		row->name = e->key.name;
 		row->dso = e->key.dso;
 		row->inlined_into = e->key.inlined_into;
@@ -313,15 +339,21 @@ int tdr_report__finish(struct tdr_report *r)
 		row->pid = e->key.pid;
 		row->tid = e->key.tid;
 		row->core = e->key.core;
-		row->samples = e->samples;
-		/* Without events, rows share the (empty) totals array. */
-		compute_row(r, row, ec ? r->rows.sums + i * ec : r->total_sums,
-			    r->cat_vals + i * cc, total_samples, total_slots);
+		row->samples = samples;
+		compute_row(r, row, sums, r->cat_vals + r->view_cnt * cc, total_samples,
+			    total_slots);
+		row->self_samples = edges ? samples : e->samples;
+		row->self_share = total_samples ? (double)row->self_samples / (double)total_samples
+						: 0.0;
+		r->view_cnt++;
 	}
+	n = r->view_cnt;
 	memset(&r->totals, 0, sizeof(r->totals));
 	r->totals.name = "total";
 	r->totals.samples = total_samples;
+	r->totals.self_samples = total_samples;
 	compute_row(r, &r->totals, r->total_sums, r->cat_vals + n * cc, total_samples, total_slots);
+	r->totals.self_share = r->totals.share;
 	if (r->core_cnt) {
 		err = core_totals(r, total_samples, total_slots);
 		if (err)
@@ -338,6 +370,14 @@ int tdr_report__finish(struct tdr_report *r)
 	tdr_report_counted__finish(r);
 	r->finished = true;
 	return tdr_report__sort(r, &r->opts.sort);
+}
+
+uint64_t tdr_report__stack_samples(const struct tdr_report *r)
+{
+	if (!r->finished || !r->stacks.folded)
+		return 0;
+	return r->opts.stacks == TDR_STACKS_CHILDREN ? r->stacks.with_callers
+						     : r->stacks.func_samples;
 }
 
 size_t tdr_report__row_cnt(const struct tdr_report *r)

@@ -90,6 +90,12 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 					 "recording's metadata",
 					 st->unknown_ids);
 	}
+	if (st && st->truncated_frames)
+		tdr_report__warn(r,
+				 "file is truncated: it became shorter while it was read "
+				 "(overwritten or cut); %" PRIu64 " frames past its new end "
+				 "were skipped",
+				 st->truncated_frames);
 	if ((st && st->bad_frames) || (fs && fs->bad_frames))
 		tdr_report__warn(r,
 				 "%" PRIu64 " frames could not be read (checksum or codec) "

@@ -85,6 +85,40 @@ static void prepare_event(struct tdr_plan_event *ev, bool first, size_t pages)
 	}
 }
 
+/*
+ * What a sample reads of its group (docs/record.md "What a sample
+ * reads"). The kernel lays a sample's group read out by the sampler's own
+ * read_format (perf_output_read_group in kernel/events/core.c), and a read()
+ * of the group by the read_format of the fd read. Every sample carrying each
+ * member's PERF_FORMAT_LOST (8 bytes a member) buys nothing: the parser
+ * learns of lost samples from the ring's LOST records, and the end of the
+ * run reads the exact counts once. TOTAL_TIME_ENABLED/RUNNING (16 bytes)
+ * only say whether the group was multiplexed, which a group of software
+ * events never is (the software PMU always schedules it). So a sampler
+ * with a member beside it drops LOST, and in an all-software group the two
+ * times as well; the other members keep the full format and the group is
+ * read through one of them (tdr_session__read_group).
+ */
+static void trim_sampler_read(struct tdr_plan_event *ev, size_t cnt)
+{
+	bool software = true;
+	size_t sampler = SIZE_MAX;
+
+	if (cnt < 2)
+		return;
+	for (size_t e = 0; e < cnt; e++) {
+		software &= ev[e].attr.type == PERF_TYPE_SOFTWARE;
+		if (sampler == SIZE_MAX && (ev[e].flags & TDR_EVENT_SAMPLER))
+			sampler = e;
+	}
+	if (sampler == SIZE_MAX || !(ev[sampler].attr.read_format & PERF_FORMAT_GROUP))
+		return;
+	ev[sampler].attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+	if (software)
+		ev[sampler].attr.read_format &= ~(uint64_t)(PERF_FORMAT_TOTAL_TIME_ENABLED |
+							    PERF_FORMAT_TOTAL_TIME_RUNNING);
+}
+
 void tdr_session__prepare_plan(struct tdr_plan *plan, size_t mmap_pages)
 {
 	for (size_t gi = 0; gi < plan->group_cnt; gi++) {
@@ -96,7 +130,22 @@ void tdr_session__prepare_plan(struct tdr_plan *plan, size_t mmap_pages)
 			prepare_event(&pg->events[e], e == 0, sampler_seen ? 0 : mmap_pages);
 			sampler_seen |= (pg->events[e].flags & TDR_EVENT_SAMPLER) != 0;
 		}
+		if (mmap_pages)
+			trim_sampler_read(pg->events, pg->event_cnt);
 	}
+}
+
+/* The member whose read_format has the most fields: a read() of the group
+ * through its fd gives everything (the sampler's may be trimmed). */
+static size_t full_reader(const struct tdr_session_group *g)
+{
+	size_t best = 0;
+
+	for (size_t e = 1; e < g->event_cnt; e++)
+		if (__builtin_popcountll(g->events[e].attr.read_format) >
+		    __builtin_popcountll(g->events[best].attr.read_format))
+			best = e;
+	return best;
 }
 
 /* Copy group gi of the plan, with the session's changes (prepare_event). */
@@ -119,6 +168,8 @@ static int group_setup(struct tdr_session *s, const struct tdr_plan_group *pg, s
 	}
 	for (size_t e = 0; e < g->event_cnt; e++)
 		prepare_event(&g->events[e], e == 0, (int)e == g->sampler_idx ? pages : 0);
+	if (pages)
+		trim_sampler_read(g->events, g->event_cnt);
 	g->cpu_cnt = pg->cpu_cnt;
 	g->cpus = tdr_calloc(pg->cpu_cnt, sizeof(*g->cpus));
 	n = g->cpu_cnt * s->pid_cnt * g->event_cnt;
@@ -364,17 +415,18 @@ int tdr_session__read_group(struct tdr_session *s, size_t gi, size_t cpu_idx, si
 	uint64_t buf[3 + 3 * TDR_PLAN_MAX_EVENTS];
 	struct tdr_session_group *g;
 	uint64_t fmt, nr;
-	size_t pos = 1;
+	size_t pos = 1, rd;
 	ssize_t n;
 
 	if (gi >= s->group_cnt || cpu_idx >= s->groups[gi].cpu_cnt || pid_idx >= s->pid_cnt)
 		return -EINVAL;
 	g = &s->groups[gi];
-	fmt = g->events[0].attr.read_format;
+	rd = full_reader(g);
+	fmt = g->events[rd].attr.read_format;
 	if (!(fmt & PERF_FORMAT_GROUP))
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	n = tdr_sys_read(g->fds[tdr_session_slot(s, g, cpu_idx, pid_idx, 0)], buf, sizeof(buf));
+	n = tdr_sys_read(g->fds[tdr_session_slot(s, g, cpu_idx, pid_idx, rd)], buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	if (n < 8)

@@ -3,7 +3,7 @@
 # Sourced by scripts/demo and scripts/test: tdr_install_deps [EXTRA_PACKAGE...].
 # Uses sudo when not root. Returns non-zero (and apt-get says why) on failure.
 tdr_install_deps() {
-	local pkgs=(cmake gcc pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev "$@")
+	local pkgs=(cmake gcc pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev zlib1g-dev "$@")
 	local missing=() p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

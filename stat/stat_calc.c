@@ -27,6 +27,22 @@
 #include "tdrec/tdr_mem.h"
 #include "tdrec/topdown.h"
 
+static bool same_core(const struct stat_schema *sc, size_t a, size_t b)
+{
+	if (!sc->core[a] || !sc->core[b])
+		return sc->core[a] == sc->core[b];
+	return !strcmp(sc->core[a], sc->core[b]);
+}
+
+/* Category i is the first linear level-1 one of its core type. */
+static bool new_core(const struct stat_schema *sc, size_t i)
+{
+	for (size_t k = 0; k < sc->core_cnt; k++)
+		if (same_core(sc, (size_t)sc->core_slots_cat[k], i))
+			return false;
+	return true;
+}
+
 int tdr_stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, bool system_wide)
 {
 	size_t base = 0;
@@ -51,6 +67,16 @@ int tdr_stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, b
 	for (size_t i = 0; i < sc->meta.event_cnt && sc->clock_ev < 0; i++)
 		if (sc->meta.events[i].name && tdr_stat_is_clock(sc->meta.events[i].name))
 			sc->clock_ev = (int)i;
+	/* A hybrid part's plan has a group of another family (docs/plans.md
+	 * "Hybrid parts"): its categories come per core PMU, same keys. */
+	for (size_t g = 1; g < plan->group_cnt; g++)
+		sc->hybrid |= plan->groups[g].kind != TDR_PLAN_AUTO;
+	for (size_t i = 0; sc->hybrid && i < sc->meta.category_cnt; i++) {
+		const struct tdr_category *c = &sc->meta.categories[i];
+
+		if (c->den_cnt && c->den[0].event_idx < sc->meta.event_cnt)
+			sc->core[i] = sc->meta.events[c->den[0].event_idx].pmu_name;
+	}
 	for (size_t i = 0; i < sc->meta.category_cnt; i++) {
 		const struct tdr_category *c = &sc->meta.categories[i];
 
@@ -58,13 +84,18 @@ int tdr_stat_schema__init(struct stat_schema *sc, const struct tdr_plan *plan, b
 		sc->threshold[i] = tdr_topdown_threshold(c->name);
 		sc->parent[i] = -1;
 		/* Slots: the denominator of the first linear level-1 category
-		 * (Arm's retiring is a product). */
-		if (c->level <= 1 && sc->slots_cat < 0 && tdr_category__linear(c))
-			sc->slots_cat = (int)i;
+		 * (Arm's retiring is a product), of each core type. */
+		if (c->level <= 1 && tdr_category__linear(c) && new_core(sc, i) &&
+		    sc->core_cnt < TDR_PLAN_MAX_GROUPS) {
+			sc->core_slots_cat[sc->core_cnt++] = (int)i;
+			if (sc->slots_cat < 0)
+				sc->slots_cat = (int)i;
+		}
 		for (size_t p = 0; c->parent && p < sc->meta.category_cnt; p++) {
 			const char *pn = sc->meta.categories[p].name;
 
-			if (pn && sc->meta.categories[p].level <= 1 && !strcmp(pn, c->parent)) {
+			if (pn && sc->meta.categories[p].level <= 1 && !strcmp(pn, c->parent) &&
+			    same_core(sc, p, i)) {
 				sc->parent[i] = (int)p;
 				break;
 			}
@@ -174,6 +205,22 @@ double tdr_stat_counted(const struct stat_schema *sc, const struct stat_vals *v)
 {
 	double best = NAN;
 
+	/* Hybrid: the core types' groups are on disjoint CPUs, and a task
+	 * runs on one at a time: their running times add up. */
+	if (sc->hybrid) {
+		uint64_t run = 0, ena = 0;
+
+		for (size_t g = 0; g < sc->group_cnt; g++) {
+			run += v->running_ns[g];
+			ena += v->enabled_ns[g];
+		}
+		best = sc->system_wide ? (double)ena : (double)v->ref_ns;
+		if (!(best > 0))
+			return NAN;
+		best = (double)run / best;
+		return best > 1 ? 1 : best;
+	}
+
 	for (size_t g = 0; g < sc->group_cnt; g++) {
 		/* Task mode: a per-CPU task group is enabled but not running
 		 * whenever its task runs on another CPU, so time_enabled says
@@ -197,12 +244,13 @@ double tdr_stat_slots(const struct stat_schema *sc, const struct stat_vals *v)
 	const struct tdr_category *c;
 	double s = 0;
 
-	if (sc->slots_cat < 0)
-		return 0;
-	c = &sc->meta.categories[sc->slots_cat];
-	for (size_t i = 0; i < c->den_cnt; i++)
-		if (c->den[i].event_idx < sc->meta.event_cnt)
-			s += c->den[i].coef * (double)v->v[c->den[i].event_idx];
+	/* Hybrid: each core type's slots are one issue slot of its own core. */
+	for (size_t k = 0; k < sc->core_cnt; k++) {
+		c = &sc->meta.categories[sc->core_slots_cat[k]];
+		for (size_t i = 0; i < c->den_cnt; i++)
+			if (c->den[i].event_idx < sc->meta.event_cnt)
+				s += c->den[i].coef * (double)v->v[c->den[i].event_idx];
+	}
 	return s;
 }
 

@@ -63,6 +63,13 @@ struct stat_schema {
 	int slots_cat;			  /* first level-1 category, -1 without TopDown */
 	int clock_ev;			  /* first event counting ns (task-clock), -1 */
 	bool system_wide;		  /* -a: time_enabled tells multiplexing */
+	/* Hybrid parts (a group per core PMU on disjoint CPUs): each
+	 * category's core PMU (that of its denominator), NULL otherwise;
+	 * the slots are the sum of each core type's (core_slots_cat). */
+	bool hybrid;
+	const char *core[STAT_MAX_CATS];
+	size_t core_cnt;
+	int core_slots_cat[TDR_PLAN_MAX_GROUPS];
 };
 
 /* Fill sc from plan (tdr_plan__to_meta; borrowed for the call), with the

@@ -30,6 +30,9 @@ void tdr_stat__view(const struct tdr_stat *st, struct tdr_stat_view *v)
 	v->target = st->what;
 	v->plan = st->sc.meta.plan_name;
 	v->cpu_cnt = st->plan->groups[0].cpu_cnt;
+	/* Hybrid: the core types' groups are on disjoint CPUs. */
+	for (size_t g = 1; st->sc.hybrid && g < st->plan->group_cnt; g++)
+		v->cpu_cnt += st->plan->groups[g].cpu_cnt;
 	v->system_wide = st->opts->what.system_wide;
 	v->per_thread = st->per_thread;
 	v->topdown = st->sc.slots_cat >= 0;
@@ -67,6 +70,7 @@ void tdr_stat__category(const struct tdr_stat *st, size_t i, struct tdr_stat_cat
 	out->level = c->level ? c->level : 1;
 	out->derived = c->flags & TDR_CATEGORY_DERIVED;
 	out->threshold = st->sc.threshold[i];
+	out->core = st->sc.core[i];
 }
 
 const char *tdr_stat__note(const struct tdr_stat *st, size_t i)

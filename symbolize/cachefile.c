@@ -12,6 +12,11 @@
  * put or changed there is not used.
  * The cache directory itself is resolved once, by the CLI ($TDREC_CACHE_DIR,
  * $XDG_CACHE_HOME/tdrec, ~/.cache/tdrec), and handed down in the options.
+ * The directories get the same distrust as the files: before a file is read,
+ * written or removed in one, it and the cache directory above it must be
+ * real directories (not symbolic links) of this user that group and others
+ * cannot write; else another user's link (cache/debug -> /root-only) would
+ * have tdrec write and prune where that user cannot (docs/security.md).
  * Ownership and threads: no state; callable from any thread.
  * See: docs/symbolize.md "Kernel symbol cache", "Debug file cache".
  */
@@ -81,13 +86,57 @@ int tdr_symbolize_cache__write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-int tdr_symbolize_cache__create(const char *dir, const char *name, char **tmp)
+int tdr_symbolize_cache__dir_check(const char *dir, int levels, const char **why)
 {
+	char *p = tdr_strdup(dir);
+	int err = 0;
+
+	*why = NULL;
+	if (!p)
+		return -ENOMEM;
+	for (int i = 0; i < levels && p[0]; i++) {
+		struct stat st;
+		char *slash;
+
+		if (lstat(p, &st)) {
+			/* Absent (made later, 0700): its parent still counts. */
+			if (errno != ENOENT) {
+				err = -errno;
+				break;
+			}
+			err = -ENOENT;
+		} else if (S_ISLNK(st.st_mode)) {
+			*why = "a cache directory is a symbolic link";
+		} else if (!S_ISDIR(st.st_mode)) {
+			*why = "a cache directory is not a directory";
+		} else if (st.st_uid != geteuid()) {
+			*why = "a cache directory is another user's";
+		} else if (st.st_mode & 022) {
+			*why = "a cache directory is writable by group or others";
+		}
+		if (*why) {
+			err = -TDR_E_UNSAFE;
+			break;
+		}
+		slash = strrchr(p, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+	return err;
+}
+
+int tdr_symbolize_cache__create(const char *dir, int levels, const char *name, char **tmp)
+{
+	const char *why;
 	size_t n;
 	int fd, err;
 
 	*tmp = NULL;
 	err = make_dirs(dir);
+	if (!err)
+		err = tdr_symbolize_cache__dir_check(dir, levels, &why);
 	if (err)
 		return err;
 	/* A hidden name: a crashed writer's leftover never looks like a cache

@@ -63,6 +63,7 @@
 
 #define DCACHE_SUBDIR "debug"
 #define DCACHE_SUFFIX ".debug"
+#define DCACHE_LEVELS 2 /* <cache>/debug and <cache> are checked before use */
 #define TRAILER_MAGIC "TDRDBGC\n"
 #define TRAILER_VERSION 1
 #define TRAILER_SZ 32
@@ -521,7 +522,7 @@ static int copy_write(const struct plan *p, const struct sym_dcache *c)
 	char *tmp;
 	int fd, err;
 
-	fd = tdr_symbolize_cache__create(c->dir, p->hex, &tmp);
+	fd = tdr_symbolize_cache__create(c->dir, DCACHE_LEVELS, p->hex, &tmp);
 	if (fd < 0)
 		return fd;
 	err = copy_elf(p, fd);
@@ -652,6 +653,15 @@ int tdr_symbolize_dcache__swap(struct sym_dcache *c, int fd, const char *name, c
 
 	if (!c->dir || fd < 0)
 		return fd;
+	/* Absent is fine (created when a copy is written); another user's
+	 * directory, or a link, is never read, written or pruned. */
+	rc = tdr_symbolize_cache__dir_check(c->dir, DCACHE_LEVELS, &why);
+	if (rc && rc != -ENOENT) {
+		if (first_warning(c))
+			tdr_warn("not using the debug file cache %s: %s", c->dir,
+				 why ? why : tdr_strerror(rc));
+		return fd;
+	}
 	/* Private: elf_compress (when writing) updates headers in place. */
 	elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!elf)

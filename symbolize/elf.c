@@ -36,12 +36,48 @@
 #include <elfutils/libdwelf.h>
 
 #define LOG_PREFIX "symbolize: "
+#include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
 #define VDSO_NAME "[vdso]"
 #define VDSO_MAX_SZ (1u << 20)
 #define DEBUG_DIR "/usr/lib/debug"
+
+/*
+ * Open path for reading when it is a regular file. The paths come from a
+ * recording or from an ELF file's .gnu_debuglink (both untrusted): a path
+ * that now names a FIFO would block open() forever, a tty or a tape device
+ * would be opened (a tape rewinds on close). So the type is checked with
+ * stat() before opening, the open does not block (O_NONBLOCK, cleared after:
+ * it means nothing for a regular file) nor take a controlling terminal, and
+ * fstat() checks that what was opened is still a regular file. Returns the
+ * fd, -EISDIR, -TDR_E_NOTREG or -errno.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -TDR_E_NOTREG;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -TDR_E_NOTREG;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
 
 /* Main files are always given to libdwfl with their descriptor. */
 static int find_elf_none(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -64,7 +100,7 @@ static int try_debug_file(const char *dir, const char *name, const struct stat *
 	n = snprintf(path, sizeof(path), "%s%s%s", dir, dir[0] ? "/" : "", name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || (main_st && st.st_dev == main_st->st_dev &&
@@ -645,10 +681,11 @@ static int open_perf_cache(const struct sym_dso *d, char *buf, size_t sz)
 		return -1;
 	if (!perf_cache_path(d, n, home, buf, sz))
 		return -1;
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(buf);
 	if (fd >= 0 || unpadded == n || !perf_cache_path(d, unpadded, home, buf, sz))
-		return fd;
-	return open(buf, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -1 : fd;
+	fd = open_regular(buf);
+	return fd < 0 ? -1 : fd;
 }
 
 int tdr_symbolize_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
@@ -660,10 +697,12 @@ int tdr_symbolize_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 	Elf *elf;
 
 	d->status = TDR_SYM_MISSING;
-	fd = vdso ? vdso_memfd() : open(d->path, O_RDONLY | O_CLOEXEC);
+	fd = vdso ? vdso_memfd() : open_regular(d->path);
 	if (fd < 0) {
-		snprintf(why, sizeof(why), "failed to open %s: %s", d->path,
-			 strerror(vdso ? -fd : errno));
+		snprintf(why, sizeof(why), "failed to open %s: %s", d->path, tdr_strerror(fd));
+		/* It exists, but is a directory, FIFO or device: not an object. */
+		if (fd == -TDR_E_NOTREG || fd == -EISDIR)
+			d->status = TDR_SYM_NOT_ELF;
 	} else if (!vdso && !d->build_id_sz && newer_than_recording(s, fd)) {
 		/* Nothing recorded to compare with, but this file was written
 		 * after the run: symbolizing it could name the wrong code. */
@@ -684,6 +723,8 @@ int tdr_symbolize_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 				 "recording); not symbolized",
 				 d->path);
 			d->status = TDR_SYM_CHANGED;
+		} else {
+			d->status = TDR_SYM_NOT_ELF;
 		}
 		tdr_symbolize_dso__close(d);
 	}

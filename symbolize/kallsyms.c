@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #define LOG_PREFIX "symbolize: "
+#include "tdrec/tdr_err.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
@@ -345,7 +346,8 @@ static void ks_load(struct tdr_kallsyms *k, bool *store, uint64_t *key)
 			return;
 		}
 		k->cache_err = err;
-		*store = true;
+		/* A directory another user could change is not written either. */
+		*store = err != -TDR_E_UNSAFE;
 	}
 	err = build_read(k, ks_path(k), &b);
 	if (!err && b.nonzero && b.cnt)

@@ -162,6 +162,9 @@ int tdr_symbolize_kcache__load(const char *dir, const char *boot_id, uint64_t ke
 	int fd, err;
 
 	*why = NULL;
+	err = tdr_symbolize_cache__dir_check(dir, 1, why);
+	if (err)
+		return err == -ENOENT ? 0 : err;
 	path = tdr_symbolize_cache__path(dir, SYM_KCACHE_NAME, "");
 	if (!path)
 		return -ENOMEM;
@@ -221,7 +224,7 @@ int tdr_symbolize_kcache__store(const char *dir, const char *boot_id, uint64_t k
 	memcpy(h.magic, KCACHE_MAGIC, sizeof(h.magic));
 	memcpy(h.ref_addr, t->ref_addr, sizeof(h.ref_addr));
 	boot_id_field(boot_id, h.boot_id);
-	fd = tdr_symbolize_cache__create(dir, SYM_KCACHE_NAME, &tmp);
+	fd = tdr_symbolize_cache__create(dir, 1, SYM_KCACHE_NAME, &tmp);
 	if (fd < 0)
 		return fd;
 	err = tdr_symbolize_cache__write_all(fd, &h, sizeof(h));

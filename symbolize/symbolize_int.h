@@ -207,10 +207,16 @@ struct sym_ktab {
 /* dir/name suffix in new memory (caller frees), or NULL. */
 char *tdr_symbolize_cache__path(const char *dir, const char *name, const char *suffix);
 int tdr_symbolize_cache__write_all(int fd, const void *p, size_t n);
-/* Create dir (and its parents, mode 0700) when missing and a temporary file
+/* Is dir, and each of its levels - 1 parents, a directory (not a symbolic
+ * link) of this user that group and others cannot write? Returns 0,
+ * -TDR_E_UNSAFE with *why when one that exists is not, -ENOENT when one is
+ * absent (and the others are sound), or another -errno. */
+int tdr_symbolize_cache__dir_check(const char *dir, int levels, const char **why);
+/* Create dir (and its parents, mode 0700) when missing, check it as
+ * tdr_symbolize_cache__dir_check does (levels), and make a temporary file
  * in it for dir/name (mode 0600). Returns its fd, *tmp its path (caller
- * passes it to tdr_symbolize_cache__finish), or -errno. */
-int tdr_symbolize_cache__create(const char *dir, const char *name, char **tmp);
+ * passes it to tdr_symbolize_cache__finish), -TDR_E_UNSAFE or -errno. */
+int tdr_symbolize_cache__create(const char *dir, int levels, const char *name, char **tmp);
 /* When err is 0, rename tmp over dir/name; else (or when that fails) remove
  * tmp. Takes ownership of tmp; the fd stays open. Returns err, or -errno. */
 int tdr_symbolize_cache__finish(const char *dir, const char *name, char *tmp, int err);
@@ -343,6 +349,11 @@ struct tdr_symbolizer {
 	struct sym_kernel kernel;
 
 	struct sym_dcache dcache;
+
+	/* Answers from opts.archive (archived.c): each address's inline array,
+	 * made on first use; lookups answered by it and those it did not cover. */
+	const struct tdr_inline_frame **arch_frames;
+	uint64_t arch_hits, arch_live;
 };
 
 /* elf.c */
@@ -371,6 +382,10 @@ int tdr_symbolize_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_
 int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
 				 struct sym_dwarf_res *r);
 void tdr_symbolize_dwarf__free(struct sym_dso *d);
+
+/* archived.c: a kernel address from opts.archive. Returns 1 (answered), 0
+ * (not archived, or no archive), -ENOMEM. */
+int tdr_symbolize_archived__kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
 
 /* kernel.c */
 int tdr_symbolize_kernel__lookup(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);

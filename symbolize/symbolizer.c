@@ -30,7 +30,7 @@
 #include "tdrec/tdr_mem.h"
 
 /*
- * One cached result, packed into 56 bytes next to its key so that a cache
+ * One cached result, packed into 64 bytes next to its key so that a cache
  * hit costs one memory access (the table outgrows the CPU caches on big
  * profiles; a separate index plus result array cost two misses per hit).
  */
@@ -38,6 +38,7 @@ struct sym_res_ent {
 	uint64_t off;
 	const char *function;
 	uint64_t function_offset;
+	uint64_t function_size;
 	const char *file;
 	const struct tdr_inline_frame *inlines;
 	uint32_t dso_idx;
@@ -243,6 +244,7 @@ static int res_insert(struct tdr_symbolizer *s, uint32_t dso_idx, uint64_t off,
 		.off = off,
 		.function = sym->function,
 		.function_offset = sym->function_offset,
+		.function_size = sym->function_size,
 		.file = sym->file,
 		.inlines = sym->inlines,
 		.dso_idx = dso_idx,
@@ -261,6 +263,7 @@ static void res_copy(const struct sym_res_ent *e, struct tdr_sym *out)
 		.status = (enum tdr_sym_status)e->status,
 		.function = e->function,
 		.function_offset = e->function_offset,
+		.function_size = e->function_size,
 		.file = e->file,
 		.line = e->line,
 		.column = e->column,
@@ -305,6 +308,7 @@ static int resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t off, st
 		if (!out->function)
 			return -ENOMEM;
 		out->function_offset = maddr - sr->lo;
+		out->function_size = sr->hi - sr->lo;
 	} else if (dr.sub_name) {
 		out->function = dr.sub_name;
 		out->function_offset = maddr - dr.sub_entry;
@@ -332,6 +336,11 @@ int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 		out->status = TDR_SYM_MISSING;
 		return 0;
 	}
+	/* The recording's own symbols first (archived.c): no file is opened
+	 * for what they cover. */
+	err = tdr_symbolizer__lookup_archived(s, dso, file_off, out);
+	if (err)
+		return err < 0 ? err : 0;
 	err = dso_get(s, dso, &d);
 	if (err)
 		return err;
@@ -355,6 +364,10 @@ int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 
 int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
 {
+	int err = tdr_symbolize_archived__kernel(s, ip, out);
+
+	if (err)
+		return err < 0 ? err : 0;
 	return tdr_symbolize_kernel__lookup(s, ip, out);
 }
 
@@ -371,6 +384,8 @@ const char *tdr_sym_status_name(enum tdr_sym_status st)
 		return "changed";
 	case TDR_SYM_NO_KERNEL:
 		return "no-kernel";
+	case TDR_SYM_NOT_ELF:
+		return "not-elf";
 	}
 	return "unknown";
 }
@@ -386,6 +401,7 @@ void tdr_symbolizer__free(struct tdr_symbolizer *s)
 	tdr_hmap__fini(&s->res_index);
 	free(s->res);
 	free(s->chain);
+	free(s->arch_frames);
 	tdr_symbolize_kernel__free(&s->kernel);
 	tdr_symbolize_demangle__free(s);
 	tdr_arena__fini(&s->arena);

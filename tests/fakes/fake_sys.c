@@ -97,9 +97,8 @@ int tdr_sys_munmap(void *addr, size_t len)
 
 ssize_t tdr_sys_read(int fd, void *buf, size_t sz)
 {
-	(void)fd;
-	(void)buf;
-	(void)sz;
+	if (fake_sys.read_hook)
+		return fake_sys.read_hook(fd, buf, sz, fake_sys.read_ctx);
 	return -EIO;
 }
 

@@ -33,9 +33,14 @@ struct fake_open_call {
 /* Return 0 to let an open succeed, or -errno to fail it. */
 typedef int (*fake_open_hook_fn)(const struct perf_event_attr *a, pid_t pid, int cpu, void *ctx);
 
+/* What read(2) of fd gives: bytes written to buf, or -errno. */
+typedef ssize_t (*fake_read_hook_fn)(int fd, void *buf, size_t sz, void *ctx);
+
 struct fake_sys {
 	fake_open_hook_fn open_hook;
 	void *open_ctx;
+	fake_read_hook_fn read_hook; /* NULL: every read gives -EIO */
+	void *read_ctx;
 	size_t mmap_max_pages; /* 0: no limit; above it mmap gives -mmap_errno */
 	int mmap_errno;	       /* 0: EPERM (the mlock budget); ENOMEM: too large */
 	bool emfile_until_raised;

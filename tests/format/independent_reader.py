@@ -18,7 +18,9 @@ is one of the kernel ids of the metadata. The decoded records must be
 byte for byte those of tdrec's reader (DUMP_FRAMES, tests/format/dump_frames.c),
 and its view must match 'TDREC info --json FILE': format version, plan,
 event names, frames, records, lost samples, whether the file is
-truncated, the DSO table's entries (used, with a build-id, lost), and each
+truncated, the DSO table's entries (used, with a build-id, lost), the
+ARCHIVE section's counts (section 7.2: objects, addresses, functions,
+inline frames, strings, bytes; or damaged), and each
 event's counted total (the trailer's COUNTED item, section 8.1).
 Exit status 0 when all agree.
 """
@@ -321,6 +323,82 @@ def decode_dso_table(d):
     return used, bids, skipped
 
 
+def decode_archive(d):
+    """Section 7.2: (objects, addresses, functions, inline frames, strings,
+    data bytes, body bytes), or None when the archive is damaged (used
+    whole or not at all)."""
+    try:
+        need(len(d) >= 8, 'archive header')
+        raw_sz, method = u32(d, 0), d[4]
+        need(method <= 1 and raw_sz <= 32 << 20, 'archive method or size')
+        if method == 0:
+            need(len(d) - 8 == raw_sz, 'stored archive size')
+            body = d[8:]
+        else:
+            body = unzstd(d[8:], raw_sz)
+            need(len(body) == raw_sz, 'archive body size')
+        s = Stream(body)
+        str_cnt = s.varint()
+        need(str_cnt <= (len(body) - s.o) // 2, 'string count')
+        for _ in range(str_cnt):
+            n = s.varint()
+            need(1 <= n <= 65536 and 0 not in s.take(n), 'archive string')
+        obj_cnt = s.varint()
+        need(obj_cnt <= (len(body) - s.o) // 4, 'object count')
+        counts = []
+        for _ in range(obj_cnt):
+            need(s.byte() <= 1, 'object kind')
+            need(s.varint() < str_cnt, 'object path')
+            blen = s.byte()
+            need(blen <= 20, 'build-id length')
+            s.take(blen)
+            n = s.varint()
+            need(n <= (len(body) - s.o) // 2, 'address count')
+            counts.append(n)
+        need(sum(counts) <= raw_sz // 2, 'addresses')
+
+        def ref(opt):
+            v = s.varint()
+            need(v < str_cnt + opt, 'string index')
+
+        def u32v():
+            need(s.varint() < 1 << 32, 'a 32-bit field')
+
+        funcs = frames = 0
+        for n in counts:
+            off = None
+            for _ in range(n):
+                delta = s.varint()
+                if off is not None:
+                    need(delta >= 1 and off + delta <= M64, 'address order')
+                    off += delta
+                else:
+                    off = delta
+                status = s.byte()
+                need(status <= 1, 'answer status')
+                if status == 1:
+                    continue
+                funcs += 1
+                ref(0)
+                s.varint()
+                s.varint()
+                ref(1)
+                u32v()
+                u32v()
+                k = s.varint()
+                need(k <= 256, 'inline frames')
+                frames += k
+                for _ in range(k):
+                    ref(1)
+                    ref(1)
+                    u32v()
+                    u32v()
+        need(s.done(), 'bytes after the last answer')
+        return obj_cnt, sum(counts), funcs, frames, str_cnt, len(d), raw_sz
+    except (Bad, subprocess.CalledProcessError):
+        return None
+
+
 def read(path):
     """Sections 2, 3, 5, 6, 7, 8, 9 and the scan of section 12."""
     b = open(path, 'rb').read()
@@ -345,6 +423,7 @@ def read(path):
     need(blk and blk[0] == 1 and crc32c(blk[1]) == blk[2], 'metadata block')
     meta = decode_meta(blk[1])
     off, frames, totals, complete, dso, counted = blk[3], [], None, False, None, []
+    archive = False  # not seen; None: damaged; else decode_archive's tuple
     while True:
         blk = block(off)
         if not blk:
@@ -355,6 +434,9 @@ def read(path):
         elif btype == 3 and dso is None and len(payload) >= 8 and u32(payload, 0) == 1:
             # The first DSO table; one whose CRC fails is not used at all.
             dso = decode_dso_table(payload[8:]) if crc32c(payload) == pcrc else (0, 0, 1)
+        elif btype == 3 and archive is False and len(payload) >= 8 and u32(payload, 0) == 3:
+            # The first ARCHIVE section (7.2); a failed CRC: not used.
+            archive = decode_archive(payload[8:]) if crc32c(payload) == pcrc else None
         elif btype == 4 and crc32c(payload) == pcrc:
             items = list(tlv(payload))
             tags = [tag for tag, _ in items]
@@ -374,7 +456,8 @@ def read(path):
          'truncated': not complete, 'totals': totals, 'records': 0, 'samples': 0,
          'lost_records': 0, 'lost_samples': 0, 'lost_samples_pmu': 0, 'throttles': 0,
          'unthrottles': 0, 'raw_bytes': 0, 'comp_bytes': 0, 'first_words': [], 'damaged': 0,
-         'raw': bytearray(), 'dso': dso or (0, 0, 0), 'counted': counted}
+         'raw': bytearray(), 'dso': dso or (0, 0, 0), 'counted': counted,
+         'archive': archive}
     for payload, pcrc in frames:
         codec, raw_sz, comp_sz, cnt = payload[0], u32(payload, 8), u32(payload, 12), \
             u32(payload, 16)
@@ -425,9 +508,12 @@ def check(tdrec, dump_frames, arg):
         for t in c['num'] + c['den'] + [x for f in c['parts'] for n, d in f for x in n + d]:
             need(t[0] < len(r['meta']['events']), 'category %s names event %d' % (c['name'], t[0]))
     products = any(c['parts'] for c in cats)
-    # Section 2: minor 3 exactly when a category uses the product form.
-    need(products == r['version'].endswith('.3'), 'version %s with%s product categories' %
+    minor = int(r['version'].split('.')[1])
+    # Section 2: minor 3 exactly when a category uses the product form, 4
+    # when an archive may follow (with or without products).
+    need(products == (minor == 3) or minor == 4, 'version %s with%s product categories' %
          (r['version'], '' if products else 'out'))
+    need(r['archive'] is False or minor == 4, 'an archive in a file of minor %d' % minor)
     if opt == 'arm-v2':
         # tests/format/test_products.c writes Neoverse V2's formulas: the
         # hand values of docs/plans.md "Arm Neoverse" on these sums.
@@ -461,6 +547,18 @@ def check(tdrec, dump_frames, arg):
              'event %d counted: tdrec info says %s, this reader %s' % (i, theirs, mine))
     theirs = tuple(info['parse'][k] for k in ('dso_entries', 'dso_build_ids', 'dso_damaged'))
     need(theirs == r['dso'], 'DSO table: tdrec info says %s, this reader %s' % (theirs, r['dso']))
+    a = info.get('archive')
+    keys = ('objects', 'addresses', 'functions', 'inline_frames', 'strings', 'bytes',
+            'body_bytes')
+    if r['archive'] is False:
+        need(a is None, 'archive: tdrec info says %s, this reader none' % a)
+    elif r['archive'] is None:
+        need(a is not None and a.get('damaged') is True,
+             'archive: tdrec info says %s, this reader damaged' % a)
+    else:
+        theirs = tuple(a.get(k) for k in keys) if a else None
+        need(a is not None and a.get('damaged') is False and theirs == r['archive'],
+             'archive: tdrec info says %s, this reader %s' % (theirs, r['archive']))
     return '%s: %s, %d frames, %d records, %d samples, %d categories%s%s' % (
         path, r['version'], r['frames'], r['records'], r['samples'], len(cats),
         ', %d counted totals' % sum(c is not None for c in r['counted']) if r['counted'] else '',

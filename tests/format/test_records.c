@@ -349,6 +349,10 @@ static void test_records__sample_view(void **state)
 	assert_int_equal(s.read.stride, 16);
 	assert_ptr_equal(s.read.ent, bytes(&r) + 8 + 72);
 	assert_int_equal(tdr_rec_ld64(s.read.ent + l.rd.stride + TDR_READ_ENTRY_ID), 43);
+	/* The callchain is read in place, after the group entries. */
+	assert_int_equal(s.callchain_nr, 1);
+	assert_ptr_equal(s.callchain, bytes(&r) + 8 + 72 + 32 + 8);
+	assert_int_equal(tdr_rec_ld64(s.callchain), 0x401000);
 
 	/* Every shorter body is rejected (all fields are needed). */
 	for (size_t n = 8; n < full; n += 8) {

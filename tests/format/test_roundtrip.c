@@ -82,7 +82,7 @@ static void check_std_sections(const struct tdr_reader *r)
 	assert_int_equal((uintptr_t)data % 8, 0);
 	assert_int_equal(tdr_reader__section(r, TDR_SECTION_KSYMS, &data, &sz), 0);
 	assert_memory_equal(data, tl_ksyms_section, sizeof(tl_ksyms_section));
-	assert_int_equal(tdr_reader__section(r, TDR_SECTION_SYMTAB, &data, &sz), -ENOENT);
+	assert_int_equal(tdr_reader__section(r, TDR_SECTION_ARCHIVE, &data, &sz), -ENOENT);
 }
 
 static void test_roundtrip__everything_read_back_identical(void **state)

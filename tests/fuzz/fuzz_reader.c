@@ -4,7 +4,8 @@
  * Opens the input with tdr_reader__open_mem and touches everything a
  * consumer would: metadata, status, totals (with the counted totals of
  * the trailer's COUNTED item), every frame (loaded and walked
- * record by record), every section, and the DSO table's entries. Each
+ * record by record), every section, the DSO table's entries and the
+ * ARCHIVE section's answers. Each
  * input is tried twice: as it is, and with all its checksums repaired
  * (tests/format/fixup_crcs.h), so that mutations reach the decoders behind
  * the CRC checks instead of stopping there. Built with -DTDR_FUZZ=ON and
@@ -17,6 +18,7 @@
 
 #include "../format/fixup_crcs.h"
 #include "format_int.h" /* tdr_reader__open_mem */
+#include "tdrec/archive.h"
 #include "tdrec/format.h"
 #include "tdrec/tdr_log.h"
 
@@ -86,6 +88,44 @@ static uint64_t touch_dso_table(const struct tdr_reader *r)
 	return h;
 }
 
+/* The ARCHIVE section, decoded and looked up as symbolize/ does
+ * (docs/format.md 7.2): every object, its first and last address and
+ * one beside it. */
+static uint64_t touch_archive(const struct tdr_reader *r)
+{
+	static struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
+	const struct tdr_archive_stats *st;
+	struct tdr_archive_sym s;
+	struct tdr_archive *a;
+	const void *d;
+	uint64_t h = 0;
+	size_t sz;
+
+	if (tdr_reader__section(r, TDR_SECTION_ARCHIVE, &d, &sz) || tdr_archive__decode(d, sz, &a))
+		return 0;
+	st = tdr_archive__stats(a);
+	h += st->addrs + st->functions + st->inline_frames + st->strings;
+	for (size_t i = 0; i < tdr_archive__dso_cnt(a); i++) {
+		const struct tdr_archive_dso *o = tdr_archive__dso(a, i);
+
+		h += (uint8_t)o->path[strlen(o->path) - 1];
+		h += (uint64_t)tdr_archive__find_dso(a, o->kind, o->path, o->build_id,
+						     o->build_id_sz);
+		for (uint64_t off = 0; off < 4; off++) {
+			if (tdr_archive__find(a, i, off, &s, frames) < 0)
+				continue;
+			h += s.status + s.line + s.inline_cnt;
+			if (s.function)
+				h += (uint8_t)s.function[0];
+			for (uint32_t j = 0; j < s.inline_cnt; j++)
+				h += s.inlines[j].call_line +
+				     (s.inlines[j].function ? (uint8_t)s.inlines[j].function[0] : 0);
+		}
+	}
+	tdr_archive__free(a);
+	return h;
+}
+
 static uint64_t exercise(const uint8_t *data, size_t size)
 {
 	const struct perf_event_header *h;
@@ -129,6 +169,7 @@ static uint64_t exercise(const uint8_t *data, size_t size)
 			sum += ((const uint8_t *)d)[0] + ((const uint8_t *)d)[sz - 1];
 	}
 	sum += touch_dso_table(r);
+	sum += touch_archive(r);
 	tdr_frame_buf__release(&buf);
 	tdr_reader__free(r);
 	return sum;

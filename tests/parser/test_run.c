@@ -6,7 +6,8 @@
  * thread migrates between the rings (a different sampler id per CPU). __run
  * must deliver every sample in time order with the deltas computed by hand,
  * after the synthetic frame's mmap and comm. A frame with a flipped byte is
- * counted in bad_frames and skipped.
+ * counted in bad_frames and skipped. A file cut while it is read gives
+ * truncated_frames, not a crash.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -189,6 +190,77 @@ static void test_run__bad_frame_counted_and_skipped(void **state)
 	tdr_parser__free(p);
 }
 
+/*
+ * A file that shrinks while it is read (finding: the mapped reader died of
+ * SIGBUS). Ring 0 holds SHRINK_FRAMES frames of one sample each. The
+ * callback cuts the file 30 bytes into frame K+2 when it gets the sample of
+ * frame K: frames up to K+1 are read (K+1 may already be loading on the
+ * helper thread, but lies wholly before the cut), frame K+2 gives a short
+ * read and every later one none at all. Nothing else in the file is read
+ * after open (the DSO table is read before the first sample).
+ */
+#define SHRINK_FRAMES 12
+#define SHRINK_AT 4
+
+struct shrink {
+	const char *path;
+	off_t cut;
+	size_t n;
+};
+
+static int shrink_cb(const struct tdr_sample *s, void *ctx)
+{
+	struct shrink *k = ctx;
+
+	if (s->time_ns != 100 * (k->n + 1))
+		return -EINVAL; /* in order, none left out before the cut */
+	if (++k->n == SHRINK_AT && truncate(k->path, k->cut))
+		return -errno;
+	return 0;
+}
+
+static void test_run__file_shrinking_while_read(void **state)
+{
+	struct rx *r = *state;
+	struct fx *f = fx_new(6, TDR_META_INHERIT, true);
+	struct tdr_writer_opts o = { .path = r->path };
+	struct shrink k = { .path = r->path };
+	struct synth_buf b = { 0 };
+	struct synth_sid sid = fx_sid(0, 11, 1);
+	const struct tdr_parse_stats *st;
+	struct tdr_writer *w;
+	struct tdr_reader *rd;
+	struct tdr_parser *p;
+
+	assert_int_equal(tdr_writer__open(&o, &f->meta, &w), 0);
+	synth_mmap(&b, &f->attr, false, 0, FX_PID, 11, 0x400000, 0x10000, 0, "/usr/bin/app", NULL,
+		   0, &sid);
+	assert_int_equal(tdr_writer__add_frame(w, TDR_RING_SYNTHETIC, b.data, b.sz), 0);
+	for (unsigned i = 1; i <= SHRINK_FRAMES; i++) {
+		synth_buf_reset(&b);
+		fx_add_l1_sample(f, &b, 0, 11, 100 * i, FX_IP_A, 1000);
+		assert_int_equal(tdr_writer__add_frame(w, 0, b.data, b.sz), 0);
+	}
+	assert_int_equal(tdr_writer__finish(w, NULL, 0, NULL), 0);
+	tdr_writer__free(w);
+	synth_buf_release(&b);
+	fx_free(f);
+	/* file frame 0 is the synthetic one: the sample of time 100 K is in
+	 * file frame K */
+	assert_int_equal(tdr_reader__open(r->path, &rd), 0);
+	assert_int_equal(tdr_reader__frame_cnt(rd), SHRINK_FRAMES + 1);
+	k.cut = (off_t)tdr_reader__frame(rd, SHRINK_AT + 2)->offset + 30;
+	tdr_reader__free(rd);
+
+	assert_int_equal(tdr_parser__open(r->path, &p), 0);
+	assert_int_equal(tdr_parser__run(p, shrink_cb, &k), 0);
+	assert_int_equal(k.n, SHRINK_AT + 1);
+	st = tdr_parser__stats(p);
+	assert_int_equal(st->truncated_frames, SHRINK_FRAMES - SHRINK_AT - 1);
+	assert_int_equal(st->bad_frames, 0);
+	tdr_parser__free(p);
+}
+
 static int run_capture(const char *cmd, char *out, size_t sz)
 {
 	FILE *f = popen(cmd, "r");
@@ -256,6 +328,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__bad_frame_counted_and_skipped, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_run__info_json_and_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__file_shrinking_while_read, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

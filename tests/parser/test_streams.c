@@ -447,6 +447,57 @@ static void test_streams__unknown_sample_id_counted(void **state)
 	fx_free(f);
 }
 
+/*
+ * The recorder trims the sampler's read_format (runtime/session.c
+ * trim_sampler_read): no LOST, and in software groups no TOTAL_TIME_*.
+ * The same samples in each of the four layouts give the same deltas
+ * (those of test_streams__l1_two_threads_interleaved, by hand); the
+ * merge's time of such samples: test_time.c.
+ */
+static void test_streams__every_sampler_read_format(void **state)
+{
+	static const uint64_t fmts[] = {
+	    PERF_FORMAT_GROUP | PERF_FORMAT_ID,
+	    PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST,
+	    PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+		PERF_FORMAT_TOTAL_TIME_RUNNING,
+	    PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+		PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_LOST,
+	};
+	static const uint64_t want_a[] = { 2800, 700, 900, 250, 850, 800 };
+	static const uint64_t want_b[] = { 1300, 325, 400, 100, 400, 400 };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+		struct fx *f = fx_new(6, TDR_META_INHERIT, true);
+		const struct tdr_parse_stats *st;
+		size_t off;
+
+		/* the sampler (member 1) reads less than the others */
+		f->attr.read_format = fmts[k];
+		f->meta.events[1].attr.read_format = fmts[k];
+		tdr_parser__free(f->p);
+		assert_int_equal(tdr_parser__new(&f->meta, &f->p), 0);
+		feed_two_threads_l1(f);
+		st = tdr_parser__stats(f->p);
+		assert_sum(f, FX_IP_A, want_a, 3);
+		assert_sum(f, FX_IP_B, want_b, 2);
+		assert_int_equal(st->samples, 5);
+		for (int r = 0; r < TDR_REBASE_REASON_CNT; r++)
+			assert_int_equal(st->rebases[r], 0);
+		assert_int_equal(st->malformed_records, 0);
+		assert_int_equal(st->unknown_ids, 0);
+		/* the sample's layout: 8 bytes per field asked for */
+		synth_buf_reset(&f->b);
+		off = fx_synth_sample(f, &f->b, 0, 11, 777, FX_IP_A, want_a, NULL, 0, 0);
+		assert_int_equal(synth_rec(&f->b, off)->size,
+				 8 * (7 + 1 + !!(fmts[k] & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+				      !!(fmts[k] & PERF_FORMAT_TOTAL_TIME_RUNNING) +
+				      6 * (2 + !!(fmts[k] & PERF_FORMAT_LOST))));
+		fx_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_streams__migrating_thread_has_one_stream_per_cpu_id),
 		cmocka_unit_test(test_streams__system_wide_keys_by_cpu),
 		cmocka_unit_test(test_streams__unknown_sample_id_counted),
+		cmocka_unit_test(test_streams__every_sampler_read_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,16 +95,26 @@ static void raw_group_values(const char *path, struct readback *rb)
 	struct tdr_reader *r = NULL;
 	struct tdr_frame_buf fb = {0};
 	const struct tdr_meta *m;
-	uint64_t rf;
-	size_t per;
+	uint64_t rf = 0;
+	size_t per, base;
 
 	assert_int_equal(tdr_reader__open(path, &r), 0);
 	m = tdr_reader__meta(r);
 	assert_true(m->event_cnt >= 2);
 	assert_int_equal(m->events[0].attr.sample_type, want_st);
-	rf = m->events[0].attr.read_format;
+	/* Samples are laid out by the sampler's read_format, which the
+	 * session trims (docs/record.md "What a sample reads"): no LOST, and
+	 * in the software plan no times either. */
+	for (size_t e = 0; e < m->event_cnt; e++)
+		if (m->events[e].flags & TDR_EVENT_SAMPLER)
+			rf = m->events[e].attr.read_format;
 	assert_true(rf & PERF_FORMAT_GROUP);
+	assert_false(rf & PERF_FORMAT_LOST);
+	if (!strcmp(m->plan_name, "software"))
+		assert_false(rf & (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING));
 	per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+	base = 7 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+	       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	for (size_t fi = 0; fi < tdr_reader__frame_cnt(r); fi++) {
 		struct tdr_record_iter it;
 		const struct perf_event_header *h;
@@ -115,15 +125,13 @@ static void raw_group_values(const char *path, struct readback *rb)
 			const uint64_t *u = (const uint64_t *)(const void *)(h + 1);
 			uint32_t tid;
 			uint64_t nr, v1;
-			size_t base;
 
 			if (h->type != PERF_RECORD_SAMPLE)
 				continue;
-			/* id, ip, pid|tid, time, cpu, period, nr, ena, run, values */
+			/* id, ip, pid|tid, time, cpu, period, nr, [ena, run,] values */
 			tid = (uint32_t)(u[2] >> 32);
 			nr = u[6];
 			assert_true(nr >= 2);
-			base = 9;
 			assert_true((base + per * nr) * 8 + 8 <= h->size);
 			v1 = u[base + per];
 			for (size_t i = 0; i < rb->tid_cnt; i++) {

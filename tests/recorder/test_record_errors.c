@@ -11,6 +11,7 @@
  * forbidden here.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 
 #include "record_fixture.h"
@@ -157,6 +158,160 @@ static void test_record__fifo_without_reader_fails(void **state)
 	assert_non_null(strstr(slurp(f->errf), "a FIFO that no process reads"));
 	assert_int_equal(count_lines(slurp(f->errf)), 1);
 	assert_false(exists(mark));
+}
+
+/* Bytes waiting on the pty master fd (non-blocking): what was written to
+ * its terminal. */
+static ssize_t pty_pending(int master)
+{
+	char buf[256];
+	ssize_t n, total = 0;
+
+	while ((n = read(master, buf, sizeof(buf))) > 0)
+		total += n;
+	return total;
+}
+
+/* -o a symbolic link to a character device (a pseudo-terminal): refused
+ * with one line, before the program starts; the terminal receives nothing
+ * (before, stat() followed the link and the recording was written to the
+ * device) and the link is left as it was. 'stat -o' follows the same
+ * rule (issue 17, finding 2). */
+static void test_record__symlink_to_device_refused(void **state)
+{
+	struct fixture *f = *state;
+	char link[320], mark[320], script[400], target[320];
+	const char *rec[] = {"record", "-o", link, "--", "/bin/sh", "-c", script, NULL};
+	const char *st[] = {"stat", "-o", link, "--", "/bin/true", NULL};
+	int master, slave;
+	ssize_t n;
+
+	SKIP_UNLESS_PERF();
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (master < 0)
+		skip();
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	/* Held open, so that what reaches the terminal waits on the master. */
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	assert_true(slave >= 0);
+	snprintf(link, sizeof(link), "%s/out.tdr", f->dir);
+	snprintf(mark, sizeof(mark), "%s/ran", f->dir);
+	snprintf(script, sizeof(script), "touch %s", mark);
+	assert_int_equal(symlink(ptsname(master), link), 0);
+
+	assert_int_equal(run_tdrec(f, NULL, rec), 1);
+	assert_non_null(strstr(slurp(f->errf), "a symbolic link to a FIFO or device"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+	assert_false(exists(mark));
+	n = pty_pending(master);
+	assert_int_equal(n, 0);
+	assert_int_equal(readlink(link, target, sizeof(target) - 1), strlen(ptsname(master)));
+
+	assert_int_equal(run_tdrec(f, NULL, st), 1);
+	assert_non_null(strstr(slurp(f->errf), "a symbolic link to a FIFO or device"));
+	assert_int_equal(pty_pending(master), 0);
+	close(slave);
+	close(master);
+}
+
+/* The reported case: -o a symbolic link to a block device (a loop device
+ * over a file of zeros, when this runs as root with losetup), and -o the
+ * device itself: both refused, the device's bytes untouched. */
+static void test_record__block_device_never_written(void **state)
+{
+	struct fixture *f = *state;
+	char img[320], link[320], dev[64] = "", *out;
+	const char *rec[] = {"record", "-o", link, "--", "/bin/true", NULL};
+	const char *direct[] = {"record", "-o", dev, "--", "/bin/true", NULL};
+	unsigned char *bytes;
+	char err_link[1024];
+	size_t sz = 0;
+	int rc_link, rc_dev;
+
+	SKIP_UNLESS_PERF();
+	snprintf(img, sizeof(img), "%s/disk.img", f->dir);
+	snprintf(link, sizeof(link), "%s/out.tdr", f->dir);
+	if (geteuid() != 0 || system("command -v losetup >/dev/null 2>&1"))
+		skip();
+	{
+		FILE *z = fopen(img, "w");
+
+		assert_non_null(z);
+		assert_int_equal(ftruncate(fileno(z), 1 << 20), 0);
+		fclose(z);
+	}
+	{
+		char cmd[400];
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "losetup -f --show '%s' 2>/dev/null", img);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		out = fgets(dev, sizeof(dev), p);
+		pclose(p);
+		if (!out || dev[0] != '/')
+			skip(); /* no loop devices here (a container) */
+		dev[strcspn(dev, "\n")] = '\0';
+	}
+	assert_int_equal(symlink(dev, link), 0);
+	/* Run both, detach, then check: a failed assertion leaves no loop
+	 * device behind. */
+	rc_link = run_tdrec(f, NULL, rec);
+	snprintf(err_link, sizeof(err_link), "%s", slurp(f->errf));
+	rc_dev = run_tdrec(f, NULL, direct);
+	{
+		char cmd[200];
+
+		snprintf(cmd, sizeof(cmd), "losetup -d '%s'", dev);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(rc_link, 1);
+	assert_non_null(strstr(err_link, "a symbolic link to a block device"));
+	assert_int_equal(count_lines(err_link), 1);
+	assert_int_equal(rc_dev, 1);
+	assert_non_null(strstr(slurp(f->errf), "a block device"));
+	bytes = malloc(2 << 20);
+	assert_non_null(bytes);
+	{
+		FILE *z = fopen(img, "r");
+
+		assert_non_null(z);
+		sz = fread(bytes, 1, 2 << 20, z);
+		fclose(z);
+	}
+	assert_int_equal(sz, 1 << 20);
+	for (size_t i = 0; i < sz; i++)
+		if (bytes[i])
+			fail_msg("byte %zu of the device was written", i);
+	free(bytes);
+}
+
+/* -o a symbolic link to a regular file: the link is replaced by the new
+ * recording (rename), the file it named is left as it was. */
+static void test_record__symlink_to_file_replaced_not_followed(void **state)
+{
+	struct fixture *f = *state;
+	char link[320], victim[320];
+	const char *rec[] = {"record", "--plan", "software", "-o", link, "--", SPIN_PATH, "0.05",
+			     NULL};
+	struct stat st;
+
+	SKIP_UNLESS_PERF();
+	snprintf(link, sizeof(link), "%s/out.tdr", f->dir);
+	snprintf(victim, sizeof(victim), "%s/victim", f->dir);
+	{
+		FILE *v = fopen(victim, "w");
+
+		assert_non_null(v);
+		fputs("keep me\n", v);
+		fclose(v);
+	}
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(run_tdrec(f, NULL, rec), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_string_equal(slurp(victim), "keep me\n");
 }
 
 static void test_record__dev_full_fails_clearly(void **state)
@@ -467,6 +622,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__existing_partial_is_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__fifo_without_reader_fails, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__symlink_to_device_refused, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__block_device_never_written, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__symlink_to_file_replaced_not_followed,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__dev_full_fails_clearly, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__full_disk_keeps_readable_file, setup,
 					    teardown),

@@ -15,8 +15,8 @@
  * part when perf is missing or cannot read the file.
  * The Neoverse V2 file's events are all on the armv8_pmuv3_0 PMU (a dynamic
  * type) and its width is the table's: a perf.data has no caps/slots.
- * The hybrid files (Alder Lake, Arrow Lake) have a cpu_core and a cpu_atom
- * group: the report has a row per function and core type (docs/report.md
+ * The hybrid files (Alder Lake, Arrow Lake, Meteor Lake) have a cpu_core
+ * and a cpu_atom group: the report has a row per function and core type (docs/report.md
  * "Core types"), each with its core type's formulas, and totals per core
  * type; perf prints one table per group, told apart here by their widths
  * (6 and 5 events).
@@ -408,6 +408,26 @@ static const struct want_hybrid hybrids[] = {
      {{0.4, 0.15, 0.3, 0.15}, {27.6e6 / 96e6, 12e6 / 96e6, 12e6 / 96e6, 54e6 / 96e6}},
      800000,
      800000},
+    /*
+     * Meteor Lake. cpu_core as Alder Lake's. cpu_atom, Crestmont, S = 6 *
+     * 100000, each its own event: dense_math 360000, 30000, 90000, 120000
+     * / S (Gracemont's remainder would give bad-spec 0, Skymont's width
+     * 0.45 retiring); counter_skew's backend 630000/S = 1.05. Totals over
+     * 120 samples, slots 72e6: retiring 30 * 690000, bad-spec 30 * 300000,
+     * fe 30 * 300000, be 30 * 1350000.
+     */
+    {"intel-meteor-lake.perf.data",
+     {"slots", "cpu_core/cycles/", "topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
+      "topdown-be-bound", "cpu_atom/cycles/", "topdown_retiring.all_p",
+      "topdown_bad_speculation.all_p", "topdown_fe_bound.all_p", "topdown_be_bound.all_p"},
+     {CORE_ROWS,
+      {"dense_math", "cpu_atom", {0.60, 0.05, 0.15, 0.20}, -1},
+      {"branchy_filter", "cpu_atom", {0.25, 0.35, 0.20, 0.20}, -1},
+      {"pointer_chase", "cpu_atom", {0.10, 0.05, 0.05, 0.80}, -1},
+      {"counter_skew", "cpu_atom", {0.20, 0.05, 0.10, 1.05}, 3}},
+     {{0.4, 0.15, 0.3, 0.15}, {20.7e6 / 72e6, 9e6 / 72e6, 9e6 / 72e6, 40.5e6 / 72e6}},
+     600000,
+     600000},
 };
 
 static const struct tdr_report_row *row_on(const struct tdr_report *r, const char *name,
@@ -586,6 +606,12 @@ static void test_examples__arrow_lake(void **state)
 	check_hybrid(&hybrids[1]);
 }
 
+static void test_examples__meteor_lake(void **state)
+{
+	(void)state;
+	check_hybrid(&hybrids[2]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -596,6 +622,7 @@ int main(void)
 	    cmocka_unit_test(test_examples__neoverse_v2),
 	    cmocka_unit_test(test_examples__alder_lake),
 	    cmocka_unit_test(test_examples__arrow_lake),
+	    cmocka_unit_test(test_examples__meteor_lake),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -534,6 +534,70 @@ static void test_debugcache__directory_in_the_way(void **state)
 	free(copy);
 }
 
+/* The debug cache's directories get the checks its files get (issue 17,
+ * finding 3): with <cache>/debug a link to another directory (another
+ * user's link to a root-only one), or the cache directory writable by
+ * others, or another user's, nothing is read, written or pruned there,
+ * the answers do not change, one warning per symbolizer says why. */
+static void test_debugcache__untrusted_directories(void **state)
+{
+	struct env *e = *state;
+	char *debug_dir = join(e->cache, "debug"), *victim = join(e->dir, "victim");
+	char *decoy = join(victim, "00.debug");
+	struct sym_dcache dc;
+	struct stat st;
+
+	assert_int_equal(fx_sh("mkdir -p '%s' '%s'", e->cache, victim), 0);
+	write_file(decoy, "old", 3, 0600);
+	set_age(decoy, 400 * 24 * 3600);
+	assert_int_equal(symlink(victim, debug_dir), 0);
+	tdr_log_set_sink(count_sink);
+	dc = run_cached(e, 1); /* a cap of 1 byte: a write would prune the decoy */
+	tdr_log_set_sink(NULL);
+	assert_int_equal(dc.used_cnt + dc.written_cnt + dc.pruned_cnt, 0);
+	assert_int_equal(warn_cnt, 1);
+	assert_non_null(strstr(last_warn, "a cache directory is a symbolic link"));
+	assert_int_equal(stat(decoy, &st), 0); /* not pruned */
+	{
+		char *n = fx_sh_out("ls -A '%s' | wc -l", victim);
+
+		assert_non_null(n);
+		assert_int_equal(atoi(n), 1); /* nothing written */
+		free(n);
+	}
+	assert_int_equal(unlink(debug_dir), 0);
+
+	/* The cache directory writable by others. */
+	assert_int_equal(chmod(e->cache, 0777), 0);
+	warn_cnt = 0;
+	tdr_log_set_sink(count_sink);
+	dc = run_cached(e, 0);
+	tdr_log_set_sink(NULL);
+	assert_int_equal(dc.used_cnt + dc.written_cnt, 0);
+	assert_int_equal(warn_cnt, 1);
+	assert_non_null(strstr(last_warn, "writable by group or others"));
+	assert_int_equal(stat(debug_dir, &st), -1);
+
+	/* Another user's. */
+	assert_int_equal(chmod(e->cache, 0700), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(e->cache, 65534, 65534), 0);
+		warn_cnt = 0;
+		tdr_log_set_sink(count_sink);
+		dc = run_cached(e, 0);
+		tdr_log_set_sink(NULL);
+		assert_int_equal(dc.used_cnt + dc.written_cnt, 0);
+		assert_non_null(strstr(last_warn, "another user's"));
+		assert_int_equal(chown(e->cache, 0, 0), 0);
+	}
+	/* Sound again: written. */
+	dc = run_cached(e, 0);
+	assert_int_equal(dc.written_cnt, 1);
+	free(decoy);
+	free(victim);
+	free(debug_dir);
+}
+
 static uint64_t file_size(const char *path)
 {
 	struct stat st;
@@ -691,6 +755,7 @@ int main(void)
 	    T(never_copied),
 	    T(damaged_copy_ignored_and_rewritten),
 	    T(directory_in_the_way),
+	    T(untrusted_directories),
 	    T(disk_use_capped),
 	    T(second_report_uses_the_copy),
 #undef T

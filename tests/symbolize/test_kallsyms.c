@@ -261,6 +261,66 @@ static void test_kallsyms__cache_used_until_boot_or_modules_change(void **state)
 	tdr_kallsyms__free(k);
 }
 
+/* Cache directories get the checks cache files get (issue 17, finding 3):
+ * a link (another user's cache -> /root-only-dir), a directory others can
+ * write, or another user's is neither read nor written; the symbols come
+ * from kallsyms, with one warning naming the reason. */
+static void test_kallsyms__untrusted_cache_directory(void **state)
+{
+	struct env *e = *state;
+	char victim[600], victim_file[700];
+	struct tdr_kallsyms *k;
+	struct stat st;
+
+	/* The cache directory is a symbolic link to somewhere else. */
+	fx_rmrf(e->cache);
+	snprintf(victim, sizeof(victim), "%s/victim", e->dir);
+	snprintf(victim_file, sizeof(victim_file), "%s/kallsyms.bin", victim);
+	assert_int_equal(mkdir(victim, 0700), 0);
+	assert_int_equal(fx_sh("mkdir -p '%s' && rmdir '%s'", e->cache, e->cache), 0);
+	assert_int_equal(symlink(victim, e->cache), 0);
+	write_ks(e->ks, "", false, false);
+	tdr_log_set_sink(keep_sink);
+	warn_cnt = 0;
+	k = new_ks(e, BOOT_A, true);
+	expect_fake(k, "");
+	tdr_kallsyms__free(k);
+	assert_int_equal(warn_cnt, 1);
+	assert_non_null(strstr(warned, "a cache directory is a symbolic link"));
+	assert_int_equal(stat(victim_file, &st), -1);
+	assert_int_equal(unlink(e->cache), 0);
+
+	/* A sound cache, then its directory made writable by others: the
+	 * cache (suffix "") is no longer read, nor rewritten. */
+	k = new_ks(e, BOOT_A, false);
+	expect_fake(k, "");
+	tdr_kallsyms__free(k);
+	assert_int_equal(stat(e->cache_file, &st), 0);
+	assert_int_equal(chmod(e->cache, 0777), 0);
+	write_ks(e->ks, "_v2", false, false);
+	warn_cnt = 0;
+	k = new_ks(e, BOOT_A, false);
+	expect_fake(k, "_v2");
+	tdr_kallsyms__free(k);
+	assert_int_equal(warn_cnt, 1);
+	assert_non_null(strstr(warned, "writable by group or others"));
+	assert_int_equal(chmod(e->cache, 0700), 0);
+	k = new_ks(e, BOOT_A, false);
+	expect_fake(k, ""); /* the old cache, never rewritten */
+	tdr_kallsyms__free(k);
+
+	/* Another user's (root can make one here). */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(e->cache, 65534, 65534), 0);
+		warn_cnt = 0;
+		k = new_ks(e, BOOT_A, false);
+		expect_fake(k, "_v2");
+		tdr_kallsyms__free(k);
+		assert_non_null(strstr(warned, "another user's"));
+	}
+	tdr_log_set_sink(NULL);
+}
+
 /* A perf.data recording's placement check (_text at the recorded address)
  * works on a table mapped from the cache. */
 static void test_kallsyms__reference_symbol_from_cache(void **state)
@@ -497,6 +557,7 @@ int main(void)
 	    cmocka_unit_test(test_kallsyms__zero_addresses_never_cached),
 	    cmocka_unit_test(test_kallsyms__damaged_cache_never_crashes),
 	    cmocka_unit_test(test_kallsyms__started_and_freed_at_once),
+	    cmocka_unit_test(test_kallsyms__untrusted_cache_directory),
 	    cmocka_unit_test(test_kallsyms__many_names_from_cache),
 	};
 

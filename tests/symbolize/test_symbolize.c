@@ -113,6 +113,7 @@ static void test_symbolize__status_names(void **state)
 	assert_string_equal(tdr_sym_status_name(TDR_SYM_MISSING), "missing");
 	assert_string_equal(tdr_sym_status_name(TDR_SYM_CHANGED), "changed");
 	assert_string_equal(tdr_sym_status_name(TDR_SYM_NO_KERNEL), "no-kernel");
+	assert_string_equal(tdr_sym_status_name(TDR_SYM_NOT_ELF), "not-elf");
 }
 
 static void test_symbolize__live_function_by_file_offset(void **state)
@@ -191,7 +192,8 @@ static void test_symbolize__missing_and_not_elf(void **state)
 	fclose(f);
 	ref.path = txt;
 	assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0, &y), 0);
-	assert_int_equal(y.status, TDR_SYM_MISSING);
+	/* It exists: not "missing" (issue 17, finding 7). */
+	assert_int_equal(y.status, TDR_SYM_NOT_ELF);
 
 	ref.path = "";
 	assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0, &y), 0);
@@ -199,6 +201,93 @@ static void test_symbolize__missing_and_not_elf(void **state)
 	assert_int_equal(tdr_symbolizer__lookup(s, NULL, 0, &y), 0);
 	assert_int_equal(y.status, TDR_SYM_MISSING);
 	tdr_symbolizer__free(s);
+}
+
+/* A FIFO without a writer would block open() forever: the lookup must
+ * come back (the alarm turns a hang into a failure) with NOT_ELF, and
+ * never have opened it: a writer's non-blocking open then fails with
+ * ENXIO (no reader). Devices and directories are not objects either. */
+static void test_symbolize__special_files_never_opened(void **state)
+{
+	struct env *e = *state;
+	struct tdr_symbolizer *s = new_sym(NULL, false);
+	const char *paths[] = { "/dev/null", "/dev/zero", "/dev/tty", "/" };
+	struct tdr_dso_ref ref;
+	char fifo[4200];
+	struct tdr_sym y;
+	int fd;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo.so", e->dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(60);
+	ref = (struct tdr_dso_ref){ .path = fifo };
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0x1000, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_NOT_ELF);
+	fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_int_equal(fd, -1);
+	assert_int_equal(errno, ENXIO);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (access(paths[i], F_OK))
+			continue;
+		ref.path = paths[i];
+		assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0, &y), 0);
+		assert_int_equal(y.status, TDR_SYM_NOT_ELF);
+	}
+	alarm(0);
+	tdr_symbolizer__free(s);
+}
+
+/* A separate debug file named by .gnu_debuglink that is a FIFO: looking
+ * for DWARF must not block on it, and the functions still come from the
+ * main file's symbol table. */
+static void test_symbolize__debuglink_fifo_not_opened(void **state)
+{
+	struct env *e = *state;
+	struct tdr_symbolizer *s;
+	char src[4200], prog[4200], dbg[4200];
+	struct tdr_dso_ref ref = { .path = prog };
+	struct tdr_sym y;
+	FILE *f;
+	uint64_t off = 0;
+	char *out;
+
+	snprintf(src, sizeof(src), "%s/dl.c", e->dir);
+	snprintf(prog, sizeof(prog), "%s/dl", e->dir);
+	snprintf(dbg, sizeof(dbg), "%s/dl.debug", e->dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("int dl_func(int x) { return x * 7 + 1; }\n"
+	      "int main(int c, char **v) { (void)v; return dl_func(c); }\n", f);
+	fclose(f);
+	assert_int_equal(fx_sh("gcc -O1 -g -o '%s' '%s' && objcopy --only-keep-debug '%s' '%s' && "
+			       "objcopy --strip-debug --add-gnu-debuglink='%s' '%s'",
+			       prog, src, prog, dbg, dbg, prog),
+			 0);
+	/* The file offset of dl_func, from an independent reader. */
+	out = fx_sh_out("nm '%s' | awk '$3 == \"dl_func\" { print $1 }'", prog);
+	assert_non_null(out);
+	off = strtoull(out, NULL, 16);
+	free(out);
+	out = fx_sh_out("readelf -lW '%s' | awk '$1 == \"LOAD\" && / E 0x/ "
+			"{ print $2, $3 }'", prog);
+	assert_non_null(out);
+	{
+		unsigned long long fo, va;
+
+		assert_int_equal(sscanf(out, "%llx %llx", &fo, &va), 2);
+		off = off - va + fo;
+	}
+	free(out);
+	assert_int_equal(unlink(dbg), 0);
+	assert_int_equal(mkfifo(dbg, 0600), 0);
+	alarm(60);
+	s = new_sym(NULL, false);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+	assert_int_equal(y.status, TDR_SYM_OK);
+	assert_string_equal(y.function, "dl_func");
+	assert_null(y.file); /* no DWARF: the FIFO was not read */
+	tdr_symbolizer__free(s);
+	alarm(0);
 }
 
 static void test_symbolize__build_id_checked(void **state)
@@ -825,6 +914,8 @@ int main(void)
 		cmocka_unit_test(test_symbolize__live_function_by_file_offset),
 		cmocka_unit_test(test_symbolize__cache_returns_identical_pointers),
 		cmocka_unit_test(test_symbolize__missing_and_not_elf),
+		cmocka_unit_test(test_symbolize__special_files_never_opened),
+		cmocka_unit_test(test_symbolize__debuglink_fifo_not_opened),
 		cmocka_unit_test(test_symbolize__build_id_checked),
 		cmocka_unit_test(test_symbolize__offset_outside_segments),
 		cmocka_unit_test(test_symbolize__kallsyms_parsed_and_sorted),

@@ -24,6 +24,7 @@ enum tdr_err {
 	TDR_E_NOPLAN,		    /* no event plan fits this machine */
 	TDR_E_USAGE,		    /* bad option or argument */
 	TDR_E_NOTREG,		    /* a recording that is not a regular file (pipe, device) */
+	TDR_E_UNSAFE,		    /* a cache directory another user could change (or a link) */
 	TDR_E_LAST,
 };
 

@@ -27,7 +27,7 @@
 #include "tdrec/records.h"
 
 #define TDR_FORMAT_MAJOR 1
-#define TDR_FORMAT_MINOR 3
+#define TDR_FORMAT_MINOR 4
 
 /* ---------------------------------------------------------------------------
  * Metadata: what was recorded, where and how. Plain data; every pointer is
@@ -192,6 +192,17 @@ TDR_API int tdr_meta__add_family_categories(struct tdr_meta *meta, const struct 
 					    uint32_t width);
 
 /*
+ * The same over the events of core PMU pmu only (pmu_name), found by their
+ * names without a "pmu/.../" qualification ("cpu_atom/cycles/" is
+ * "cycles"), and added even when a category of the same key exists: a
+ * hybrid plan stores one family per core PMU (docs/report.md "Core
+ * types"). Same returns.
+ */
+TDR_API int tdr_meta__add_family_categories_on(struct tdr_meta *meta,
+					       const struct tdr_td_family *f, uint32_t width,
+					       const char *pmu);
+
+/*
  * The value of category c for one vector of member deltas (deltas[i] belongs
  * to meta event i; event_cnt entries): sum(num) / sum(den), or for the
  * product form the sum over parts of the product of their ratios; each
@@ -265,7 +276,7 @@ struct tdr_totals {
 enum tdr_section_type {
 	TDR_SECTION_DSO_TABLE = 1, /* path, device, inode, build-id per mapped file */
 	TDR_SECTION_KSYMS = 2,	   /* kernel symbols snapshot */
-	TDR_SECTION_SYMTAB = 3,	   /* embedded symbol tables */
+	TDR_SECTION_ARCHIVE = 3,   /* symbols of the sampled addresses (archive.h) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -355,6 +366,9 @@ struct tdr_writer_opts {
 	 * predicted columns (docs/format.md section 6.1), several times
 	 * smaller. Frames without samples are always written with codec 0. */
 	uint8_t codec;
+	/* An ARCHIVE section (docs/format.md 7.2) will be added: the file
+	 * header says minor 4. */
+	bool archive;
 };
 #define TDR_CODEC_RAW_ZSTD 0
 #define TDR_CODEC_COLUMNS 1
@@ -460,6 +474,8 @@ struct tdr_frame_buf {
 	uint8_t *data;
 	size_t sz;  /* valid bytes */
 	size_t cap; /* allocated bytes */
+	uint8_t *block;	  /* the frame's block as read from the file, private */
+	size_t block_cap; /* allocated bytes of block */
 	void *dctx; /* decompression context, private */
 	void *codec; /* codec 1 decoder state, private */
 };
@@ -467,8 +483,11 @@ TDR_API void tdr_frame_buf__release(struct tdr_frame_buf *buf);
 
 /*
  * Open a .tdr file. Reads the header and metadata, then the trailer index if
- * present, else scans block headers up to the last complete frame.
- * Returns: 0, -errno, -TDR_E_NOTREG (a pipe or a device: the file is mapped),
+ * present, else scans block headers up to the last complete frame. The file
+ * stays open and is read with pread as frames are loaded, never mapped: the
+ * memory held is one compressed frame per struct tdr_frame_buf.
+ * Returns: 0, -errno, -TDR_E_NOTREG (a pipe or a device: frames are read by
+ * offset),
  * -TDR_E_FORMAT (not a .tdr file), -TDR_E_VERSION (newer
  * major version), -TDR_E_CORRUPT / -TDR_E_TRUNCATED (header or metadata bad),
  * -TDR_E_LIMIT. A file truncated after its metadata opens fine: check
@@ -486,16 +505,23 @@ TDR_API size_t tdr_reader__frame_cnt(const struct tdr_reader *r);
 TDR_API const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *r, size_t idx);
 
 /*
- * Verify the checksum of frame idx and decompress it into buf.
+ * Read frame idx, verify its checksum and decompress it into buf. Safe on
+ * several threads at once, each with its own buf.
  * Returns: 0, -TDR_E_CORRUPT (checksum, codec or size mismatch, a record
- * overrunning the frame), -TDR_E_ZSTD, -ENOMEM, -EINVAL (idx).
+ * overrunning the frame, headers changed since open), -TDR_E_TRUNCATED
+ * (the file has become shorter than the frame's end since open: it was
+ * truncated or overwritten while read), -TDR_E_ZSTD, -ENOMEM, -EINVAL
+ * (idx), -errno (a read error).
  */
 TDR_API int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx,
 				   struct tdr_frame_buf *buf);
 
-/* Find an optional section (the first of that type) and verify its checksum.
+/* Find an optional section (the first of that type), read it on the first
+ * call (kept by the reader for the next ones) and verify its checksum.
  * Returns 0 and sets data/sz (borrowed, valid while r lives; data is 8-byte
- * aligned when opened from a path), -ENOENT, or -TDR_E_CORRUPT. */
+ * aligned), -ENOENT, -TDR_E_CORRUPT, -TDR_E_TRUNCATED (the file shrank
+ * since open), -ENOMEM or -errno. Not to be called from two threads at
+ * once (__load_frame may run meanwhile). */
 TDR_API int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data,
 				size_t *sz);
 

@@ -268,6 +268,10 @@ struct tdr_sample_rec {
 	uint64_t ip, addr, period;
 	bool has_ip, has_period, has_read;
 	struct tdr_sample_read read;
+	/* PERF_SAMPLE_CALLCHAIN: callchain_nr u64 entries (PERF_CONTEXT_*
+	 * markers included) read in place; 0 and NULL without one. */
+	uint64_t callchain_nr;
+	const uint8_t *callchain;
 };
 
 /* READ at *pp, whose head (l->head_sz bytes) the caller has checked; *pp
@@ -377,6 +381,8 @@ static inline int tdr_sample__parse(const struct tdr_sample_layout *l, const uin
 		q += 8;
 		if (nr > (uint64_t)(end - q) / 8)
 			return -TDR_E_CORRUPT;
+		s->callchain_nr = nr;
+		s->callchain = q;
 		q += nr * 8;
 	}
 	if (l->raw) {

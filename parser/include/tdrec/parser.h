@@ -10,8 +10,8 @@
  *   files:  tdr_parser__open -> __run (once) -> __stats -> __free
  *   direct: tdr_parser__new(meta) -> __feed (repeat, in time order) -> __free
  * Ownership and threads: one parser per thread. Everything a sample points to
- * (mapping, comm, deltas) is borrowed: deltas and comm are valid during the
- * callback only, mappings until the parser is freed.
+ * (mapping, comm, deltas, frames) is borrowed: deltas, comm and frames are
+ * valid during the callback only, mappings until the parser is freed.
  * See: docs/parser.md; docs/report.md "Attribution"; docs/kernel.md "Group reads in samples".
  */
 #ifndef TDREC_PARSER_H
@@ -56,6 +56,18 @@ struct tdr_mapping {
 	uint8_t build_id[20];
 };
 
+/*
+ * One caller of a sample, from PERF_SAMPLE_CALLCHAIN (the PERF_CONTEXT_*
+ * markers dropped). ip is the return address as the kernel gives it: who
+ * symbolizes a caller looks up ip - 1 (tdr_symbolize_caller_addr).
+ */
+struct tdr_frame {
+	uint64_t ip;
+	enum tdr_cpumode cpumode;	/* from the last PERF_CONTEXT_* marker */
+	const struct tdr_mapping *map;	/* NULL when unknown */
+	uint64_t map_off;		/* as tdr_sample.map_off */
+};
+
 struct tdr_sample {
 	uint64_t time_ns;
 	uint32_t cpu;
@@ -75,6 +87,10 @@ struct tdr_sample {
 	 * counters started. */
 	const uint64_t *deltas;
 	bool first_in_stream;
+	/* The callers, innermost first, not including the sample's own ip;
+	 * frame_cnt 0 without stacks. Valid during the callback only. */
+	const struct tdr_frame *frames;
+	uint32_t frame_cnt;
 };
 
 /* Return 0 to continue, a negative code to stop __run/__feed with that code. */
@@ -106,10 +122,16 @@ struct tdr_parse_stats {
 	uint64_t unmapped_samples;    /* user-mode IP in no known mapping */
 	uint64_t streams;
 	uint64_t bad_frames; /* frames that could not be read (checksum, codec) */
+	/* .tdr frames past the file's end when they were read: the file shrank
+	 * after it was opened (truncated, or overwritten by cp). */
+	uint64_t truncated_frames;
 	/* The .tdr DSO table (docs/format.md 7.1): entries read, those with a
 	 * build-id (given to the mappings of that file), and entries lost to
 	 * damage (1 for a table unreadable as a whole). */
 	uint64_t dso_entries, dso_build_ids, dso_damaged;
+	/* 1 when the file has an ARCHIVE section that is damaged and not used
+	 * (docs/format.md 7.2). */
+	uint64_t archive_damaged;
 };
 
 /* What kind of file a parser reads. */
@@ -163,6 +185,12 @@ TDR_API const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p
 /* The jitdump file (.../jit-PID.dump) process pid mapped, as a JIT does so
  * that perf sees it; NULL when none. Valid until __free. */
 TDR_API const char *tdr_parser__jitdump(const struct tdr_parser *p, uint32_t pid);
+
+/* The symbols archived in the file (docs/format.md 7.2), decoded at open;
+ * NULL when it has none or it is damaged (stats.archive_damaged). Borrowed:
+ * valid until __free. */
+struct tdr_archive;
+TDR_API const struct tdr_archive *tdr_parser__archive(const struct tdr_parser *p);
 
 /* Name of a rebase reason, e.g. "counter went backwards". */
 TDR_API const char *tdr_rebase_reason_name(enum tdr_rebase_reason r);

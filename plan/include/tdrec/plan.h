@@ -77,6 +77,18 @@ struct tdr_event_spec {
 /* Parse -e text. Returns 0 or -TDR_E_USAGE (with a logged reason). */
 TDR_API int tdr_event_spec__parse(const char *text, struct tdr_event_spec *out);
 
+/* Call stacks of a sampling plan (tdrec record -g / --call-graph). */
+enum tdr_call_graph {
+	TDR_CALL_GRAPH_NONE = 0,
+	TDR_CALL_GRAPH_FP,    /* the kernel walks frame pointers: PERF_SAMPLE_CALLCHAIN */
+	TDR_CALL_GRAPH_DWARF, /* + a copy of the user registers and stack, unwound offline */
+	TDR_CALL_GRAPH_LBR,   /* + the LBR call stack (Intel core PMUs with caps/branches) */
+};
+/* --call-graph dwarf's stack copy: perf's default and the kernel's largest
+ * multiple of 8 (a sample's size is a u16). */
+#define TDR_CALL_GRAPH_STACK_DEFAULT 8192u
+#define TDR_CALL_GRAPH_STACK_MAX 65528u
+
 struct tdr_plan_opts {
 	const char *sysfs_root; /* NULL: $TDREC_SYSFS (if set and non-empty), else "/sys" */
 	/* Where the CPU identity and the NMI watchdog are read: NULL is
@@ -109,7 +121,15 @@ struct tdr_plan_opts {
 	bool enable_on_exec;	/* launched program: disabled + enable_on_exec */
 	bool read_lost;		/* add PERF_FORMAT_LOST to read_format */
 	int clockid;		/* -1: the kernel's default perf clock */
+	/* Call stacks on every member (the group's sample_type stays one);
+	 * stack_size: the dwarf copy in bytes, a multiple of 8 up to
+	 * TDR_CALL_GRAPH_STACK_MAX (0: the default). Ignored when counting. */
+	enum tdr_call_graph call_graph;
+	uint32_t stack_size;
 };
+
+/* "fp", "dwarf", "lbr" ("none" for NONE). */
+TDR_API const char *tdr_call_graph_name(enum tdr_call_graph cg);
 
 #define TDR_PLAN_MAX_EVENTS 12
 #define TDR_PLAN_MAX_GROUPS 3
@@ -127,6 +147,11 @@ struct tdr_plan_group {
 	struct tdr_plan_event events[TDR_PLAN_MAX_EVENTS];
 	size_t cpu_cnt; /* CPUs this group may be opened on */
 	int *cpus;	/* owned by the plan */
+	/* The family of this group when it is not the plan's (the E-core group
+	 * of a hybrid part: docs/plans.md "Hybrid parts") and its resolved W;
+	 * TDR_PLAN_AUTO (0): the plan's kind and width. */
+	enum tdr_plan_kind kind;
+	uint32_t width;
 };
 
 struct tdr_plan {

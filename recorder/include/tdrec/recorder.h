@@ -56,7 +56,15 @@ struct tdr_record_opts {
 	uint64_t sample_freq;		      /* both 0: TDR_RECORD_DEFAULT_FREQ */
 	size_t mmap_pages;		      /* 0: TDR_RECORD_DEFAULT_PAGES */
 	bool no_inherit;
+	/* Call stacks (-g, --call-graph); stack_size: dwarf's copy, 0 for the
+	 * default. With dwarf and no mmap_pages, the rings are larger. */
+	enum tdr_call_graph call_graph;
+	uint32_t stack_size;
 	int zstd_level; /* 0: the writer's default */
+	/* A regions file the program writes through libtdrec (docs/regions.md),
+	 * embedded as the REGIONS section when it holds regions at the end;
+	 * NULL: none (borrowed). */
+	const char *regions_path;
 	/* tdrec's own command line, for the metadata (borrowed). */
 	size_t tdrec_argc;
 	char *const *tdrec_argv;

@@ -93,8 +93,22 @@ struct tdr_report_filter {
 #define TDR_REPORT_MIN_SAMPLES_DEFAULT 30
 #define TDR_REPORT_HOT_SHARE 0.05 /* bottlenecks are flagged only in rows above this share */
 
+/* Call-stack views (docs/report.md "Call stacks"); by function only. */
+enum tdr_report_stacks {
+	TDR_STACKS_NONE = 0, /* self time: each sample counts for its own function */
+	TDR_STACKS_CHILDREN, /* inclusive rows: a sample counts once per distinct
+			      * function on its stack; self kept beside */
+	TDR_STACKS_CALLERS,  /* rows are the callers of stack_func */
+	TDR_STACKS_CALLEES,  /* rows are what stack_func calls, and "[self]" */
+};
+
+/* "none", "children", "callers", "callees". */
+TDR_API const char *tdr_report_stacks_name(enum tdr_report_stacks m);
+
 struct tdr_report_opts {
 	enum tdr_report_by by;
+	enum tdr_report_stacks stacks;
+	const char *stack_func; /* CALLERS, CALLEES: the function (copied by __new) */
 	struct tdr_report_filter filter;
 	double min_share;     /* rows below this fraction of samples are hidden (0 = none) */
 	uint64_t min_samples; /* rows with fewer samples are low-confidence (0 = no marking) */
@@ -103,6 +117,11 @@ struct tdr_report_opts {
 
 /* Defaults: by function, no filter, min_share 0, min_samples 30, default sort. */
 TDR_API void tdr_report_opts__init(struct tdr_report_opts *opts);
+
+/* A finished report's stack samples: --callers/--callees, the samples
+ * whose stack holds the function (0: it is on no stack); --children, the
+ * samples that have callers; 0 without stacks. */
+TDR_API uint64_t tdr_report__stack_samples(const struct tdr_report *r);
 
 /* Re-sort a finished report. Returns 0 or -EINVAL (idx out of range, not finished). */
 TDR_API int tdr_report__sort(struct tdr_report *r, const struct tdr_report_sort *sort);
@@ -173,6 +192,56 @@ struct tdr_report_load_opts {
  */
 TDR_API int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 			     const struct tdr_report_load_opts *lopts, struct tdr_report **out);
+
+/*
+ * A report of a program's instrumented regions (libtdrec, docs/regions.md)
+ * from path: a standalone regions file, or a .tdr with a REGIONS section.
+ * One row per region name (per thread with opts->by TDR_BY_THREAD; the
+ * --tid filter applies); a row's "samples" are its begin/end pairs.
+ * Returns: 0, -errno of the file, -ENODATA (a .tdr without regions),
+ * -TDR_E_FORMAT, -TDR_E_VERSION, -TDR_E_CORRUPT, -ENOMEM.
+ */
+TDR_API int tdr_report__load_regions(const char *path, const struct tdr_report_opts *opts,
+				     struct tdr_report **out);
+
+/* ---------------------------------------------------------------------------
+ * Archiving: the symbols of every address the samples reference, for the
+ * file's ARCHIVE section (docs/format.md 7.2, docs/symbolize.md "Archived
+ * symbols").
+ */
+struct tdr_archive_summary {
+	uint64_t addrs;	   /* distinct addresses in files and the kernel */
+	uint64_t archived; /* of them, answered (a function, or none in a read object) */
+	/* Left out (looked up live by a later report): the object was missing,
+	 * or changed since the recording; kernel symbols were not usable. */
+	uint64_t missing, changed, no_kernel;
+	uint64_t objects; /* objects in the archive */
+	size_t bytes;	  /* section data */
+};
+
+/*
+ * Read the .tdr or perf.data file at path, symbolize (with lines and
+ * inlines) every address its samples reference, answering first from the
+ * archive the file may already have, and encode the ARCHIVE section data
+ * into *data (the caller frees it). zstd_level: as
+ * tdr_archive_builder__encode. Returns: 0, or the parser's / symbolizer's
+ * error; *data is NULL on failure.
+ */
+TDR_API int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lopts,
+				int zstd_level, void **data, size_t *sz,
+				struct tdr_archive_summary *sum);
+
+/*
+ * A complete .tdr file (in) written again with its archive (docs/format.md
+ * 7.2) to out (out == in: in place). out is replaced only once the new
+ * file is complete ("<out>.partial" until then, which must not exist).
+ * Returns: 0; -TDR_E_TRUNCATED (in has no trailer or damaged frames: not
+ * archived); -TDR_E_FORMAT (not a .tdr file); -EEXIST (the .partial
+ * exists); the reader's, writer's, parser's or symbolizer's error.
+ */
+TDR_API int tdr_report__archive_file(const char *in, const char *out,
+				     const struct tdr_report_load_opts *lopts,
+				     struct tdr_archive_summary *sum);
 
 /* ---------------------------------------------------------------------------
  * Diff: two finished reports by function, matched by (object basename,
@@ -248,5 +317,36 @@ TDR_API int tdr_stat_out__interval(void *arg, const struct tdr_stat *st,
 TDR_API int tdr_stat_out__render(struct tdr_stat_out *o, const struct tdr_stat *st);
 /* Free the kept rows. */
 TDR_API void tdr_stat_out__clear(struct tdr_stat_out *o);
+
+/* ---------------------------------------------------------------------------
+ * The report's rules for other modules (export/, report/rules.c): a report
+ * made for a recording's schema only, and what it says about one sample or
+ * one vector of summed deltas, so that an export counts exactly as 'tdrec
+ * report' does (docs/export.md "Numbers").
+ */
+/* A report of meta's schema with the default options (nothing added).
+ * Returns: 0, -ENOMEM, -EINVAL (a category term naming no event). */
+TDR_API int tdr_report__new_schema(const struct tdr_meta *meta, struct tdr_report **out);
+/* Does s count as a sample (perf.data with several sampling events: only
+ * the first one's samples count, the others add their deltas only)? */
+TDR_API bool tdr_report__sample_counts(const struct tdr_report *r, const struct tdr_sample *s);
+/* Category idx of the report's columns (core types merged, docs/report.md
+ * "Core types") over summed deltas (event_cnt entries, meta order): a
+ * fraction of the slots, NAN when there are none. */
+TDR_API double tdr_report__category_of(const struct tdr_report *r, size_t idx,
+				       const uint64_t *sums);
+/* The slots of summed deltas (the denominator of the first linear level-1
+ * category), 0 without TopDown. */
+TDR_API double tdr_report__slots_of(const struct tdr_report *r, const uint64_t *sums);
+/* Whether the report has slots (a TopDown plan). */
+TDR_API bool tdr_report__has_slots(const struct tdr_report *r);
+/* The level-1 parent of category idx, or -1; its level (1 or 2). */
+TDR_API int tdr_report__category_parent(const struct tdr_report *r, size_t idx);
+TDR_API uint32_t tdr_report__category_depth(const struct tdr_report *r, size_t idx);
+/* The bottleneck threshold of category idx (fraction of slots), NAN: never. */
+TDR_API double tdr_report__category_threshold(const struct tdr_report *r, size_t idx);
+/* Event idx's unit: "nanoseconds" (software clocks), "count", or NULL for
+ * an event that counts nothing (perf's dummy). */
+TDR_API const char *tdr_report__event_unit(const struct tdr_report *r, size_t idx);
 
 #endif /* TDREC_REPORT_H */

@@ -175,6 +175,9 @@ struct tdr_stat_category {
 	uint32_t level;	    /* 1 or 2 */
 	bool derived;	    /* computed from other categories, not measured */
 	double threshold;   /* above it, a bottleneck; NAN: never one */
+	/* Hybrid parts: the core PMU whose slots it divides ("cpu_atom"),
+	 * NULL otherwise (docs/stat.md "Hybrid parts"). */
+	const char *core;
 };
 
 TDR_API void tdr_stat__category(const struct tdr_stat *st, size_t i, struct tdr_stat_category *out);

@@ -24,6 +24,7 @@
 
 struct tdr_symbolizer;
 struct tdr_kallsyms;
+struct tdr_archive;
 
 struct tdr_symbolizer_opts {
 	bool want_lines;   /* source file:line of the leaf */
@@ -73,6 +74,12 @@ struct tdr_symbolizer_opts {
 	 * written, and the least recently used ones are removed to make room
 	 * for a new one. 0 = TDR_DEBUG_CACHE_MAX_SZ. */
 	uint64_t debug_cache_max_sz;
+	/* The recording's archived symbols (docs/format.md 7.2, from
+	 * tdr_parser__archive), or NULL. Borrowed: must outlive the
+	 * symbolizer. Lookups are answered from it first, without opening any
+	 * file; only addresses it does not cover are looked up live
+	 * (docs/symbolize.md "Archived symbols"). */
+	const struct tdr_archive *archive;
 };
 
 #define TDR_DEBUG_CACHE_MAX_SZ (1ull << 30)
@@ -84,6 +91,9 @@ enum tdr_sym_status {
 	TDR_SYM_CHANGED,   /* object's build-id differs from the recorded one, or,
 			    * none recorded, its file is newer than the recording */
 	TDR_SYM_NO_KERNEL, /* kernel address, kernel symbols not usable */
+	TDR_SYM_NOT_ELF,   /* object path exists but is not an ELF file (or not a
+			    * regular file: a directory, FIFO or device, never
+			    * opened) */
 };
 
 /* One inlined call, innermost first. */
@@ -100,6 +110,7 @@ struct tdr_sym {
 	 * C++ name; NULL unless status is TDR_SYM_OK. */
 	const char *function;
 	uint64_t function_offset; /* address - start of function */
+	uint64_t function_size;	  /* bytes of the ELF symbol; 0 when unknown */
 	/* Source location of the address itself (the innermost inline's line);
 	 * NULL/0 when unknown or not requested. */
 	const char *file;
@@ -133,6 +144,22 @@ TDR_API int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts,
 TDR_API int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
 				   uint64_t file_off, struct tdr_sym *out);
 
+/*
+ * Only from the archive (opts.archive): the answer for (dso, file_off) if
+ * it is archived (__lookup does this first itself; a caller that looks up
+ * an object under another path than the recorded one asks with the
+ * recorded one first). Returns: 1 with *out filled, 0 when not archived,
+ * -ENOMEM.
+ */
+TDR_API int tdr_symbolizer__lookup_archived(struct tdr_symbolizer *s,
+					    const struct tdr_dso_ref *dso, uint64_t file_off,
+					    struct tdr_sym *out);
+
+/* How many lookups the archive answered, and how many it did not cover
+ * (then looked up live); both 0 without an archive. */
+TDR_API void tdr_symbolizer__archive_counts(const struct tdr_symbolizer *s, uint64_t *archived,
+					    uint64_t *live);
+
 /* Symbolize a kernel address. Returns: 0 or -ENOMEM. */
 TDR_API int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip,
 					  struct tdr_sym *out);
@@ -143,6 +170,19 @@ TDR_API int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip,
 TDR_API const char *tdr_symbolizer__kernel_why(const struct tdr_symbolizer *s);
 
 TDR_API void tdr_symbolizer__free(struct tdr_symbolizer *s);
+
+/*
+ * The address to look up for a caller frame (a parser tdr_frame): a return
+ * address points after its call, which may be the first byte of the next
+ * function or line (after a call to a noreturn function), so callers are
+ * looked up one byte earlier, as perf's unwinders do. It applies alike to
+ * a map offset (tdr_frame.map_off) and a kernel address. Never for the
+ * sample's own ip, which is the interrupted instruction itself.
+ */
+static inline uint64_t tdr_symbolize_caller_addr(uint64_t ret_addr)
+{
+	return ret_addr ? ret_addr - 1 : 0;
+}
 
 /*
  * The kernel symbol table (kallsyms), loaded ahead of the first kernel

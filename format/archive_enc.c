@@ -1,0 +1,476 @@
+/*
+ * format/archive_enc.c - the ARCHIVE section's builder and encoder
+ * (docs/format.md section 7.2).
+ *
+ * Responsibility: keep what the archiver hands over (objects, and per
+ * object the answer at each offset, strings interned), and lay it out as
+ * section 7.2 says: a string table in order of first use, objects sorted by
+ * kind, path and build-id, each object's offsets ascending and
+ * delta-coded, everything in varints; the body compressed with zstd when
+ * that is smaller. Sorting at the end makes the bytes depend on the
+ * contents only, not on the order samples came in.
+ * What it does not do: symbolize, or check what the decoder checks beyond
+ * what the format cannot hold (the builder refuses that at __dso / __add).
+ * Objects and lifecycle: see tdrec/archive.h.
+ */
+#include "archive_int.h"
+#include "codec_cols_int.h"
+#include "format_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "tdrec/archive.h"
+#include "tdrec/tdr_arena.h"
+#include "tdrec/tdr_endian.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_hash.h"
+#include "tdrec/tdr_hmap.h"
+#include "tdrec/tdr_mem.h"
+
+
+#include "tdrec/tdr_log.h"
+
+struct bdso {
+	const char *path; /* interned */
+	uint8_t kind, build_id_sz;
+	uint8_t build_id[TDR_ARCHIVE_BUILD_ID_MAX];
+	uint32_t idx; /* index given to the caller (objects are sorted at encode) */
+};
+
+struct bent {
+	uint64_t off;
+	uint32_t dso; /* caller's index */
+	uint32_t seq; /* order added: ties keep the first */
+	uint64_t hash;
+	struct tdr_archive_sym sym; /* strings interned; inlines in the arena */
+};
+
+struct tdr_archive_builder {
+	struct tdr_intern strs;
+	struct tdr_arena mem;
+	struct bdso *dsos;
+	size_t dso_cnt, dso_cap;
+	struct bent *ents;
+	size_t ent_cnt, ent_cap;
+	struct tdr_hmap index; /* (dso, off) -> entry */
+};
+
+int tdr_archive_builder__new(struct tdr_archive_builder **out)
+{
+	struct tdr_archive_builder *b = tdr_calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	*out = b;
+	return 0;
+}
+
+void tdr_archive_builder__free(struct tdr_archive_builder *b)
+{
+	if (!b)
+		return;
+	tdr_intern__fini(&b->strs);
+	tdr_arena__fini(&b->mem);
+	free(b->dsos);
+	free(b->ents);
+	tdr_hmap__fini(&b->index);
+	free(b);
+}
+
+size_t tdr_archive_builder__cnt(const struct tdr_archive_builder *b)
+{
+	return b->ent_cnt;
+}
+
+size_t tdr_archive_builder__dso_cnt(const struct tdr_archive_builder *b)
+{
+	return b->dso_cnt;
+}
+
+static bool str_ok(const char *s)
+{
+	return !s || strlen(s) <= TDR_ARCHIVE_STR_MAX;
+}
+
+/* The interned copy of s; NULL for NULL and "" (the format has no empty
+ * strings: absent means unknown). Sets *err on failure. */
+static const char *intern(struct tdr_archive_builder *b, const char *s, int *err)
+{
+	const char *r;
+
+	if (!s || !*s)
+		return NULL;
+	r = tdr_intern__str(&b->strs, s);
+	if (!r)
+		*err = -ENOMEM;
+	return r;
+}
+
+long tdr_archive_builder__dso(struct tdr_archive_builder *b, uint8_t kind, const char *path,
+			      const uint8_t *build_id, size_t build_id_sz)
+{
+	struct bdso *d;
+	int err = 0;
+
+	if (!path || !*path || !str_ok(path) || build_id_sz > TDR_ARCHIVE_BUILD_ID_MAX ||
+	    (build_id_sz && !build_id) || kind > TDR_ARCHIVE_KERNEL)
+		return -EINVAL;
+	/* Few objects, asked for in runs: a linear search from the end. */
+	for (size_t i = b->dso_cnt; i-- > 0;) {
+		d = &b->dsos[i];
+		if (d->kind == kind && d->build_id_sz == build_id_sz && !strcmp(d->path, path) &&
+		    (!build_id_sz || !memcmp(d->build_id, build_id, build_id_sz)))
+			return (long)i;
+	}
+	if (b->dso_cnt >= UINT32_MAX / 2 ||
+	    tdr_ensure_cap(&b->dsos, &b->dso_cap, sizeof(*b->dsos), b->dso_cnt + 1))
+		return -ENOMEM;
+	d = &b->dsos[b->dso_cnt];
+	memset(d, 0, sizeof(*d));
+	d->path = intern(b, path, &err);
+	if (err)
+		return err;
+	d->kind = kind;
+	d->build_id_sz = (uint8_t)build_id_sz;
+	if (build_id_sz)
+		memcpy(d->build_id, build_id, build_id_sz);
+	d->idx = (uint32_t)b->dso_cnt;
+	return (long)b->dso_cnt++;
+}
+
+struct ekey {
+	uint32_t dso;
+	uint64_t off;
+};
+
+static uint64_t ent_hash(uint32_t dso, uint64_t off)
+{
+	return tdr_hash_combine(tdr_hash_u64(off), dso);
+}
+
+static uint64_t ent_hash_of(const void *ctx, uint32_t idx)
+{
+	return ((const struct bent *)ctx)[idx].hash;
+}
+
+static bool ent_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct bent *e = (const struct bent *)ctx + idx;
+	const struct ekey *k = key;
+
+	return e->off == k->off && e->dso == k->dso;
+}
+
+static int copy_sym(struct tdr_archive_builder *b, const struct tdr_archive_sym *in,
+		    struct tdr_archive_sym *out)
+{
+	struct tdr_archive_frame *fr = NULL;
+	int err = 0;
+
+	*out = *in;
+	out->function = intern(b, in->function, &err);
+	out->file = intern(b, in->file, &err);
+	out->inlines = NULL;
+	if (in->inline_cnt) {
+		fr = tdr_arena__alloc(&b->mem, in->inline_cnt * sizeof(*fr));
+		if (!fr)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < in->inline_cnt; i++) {
+			fr[i].function = intern(b, in->inlines[i].function, &err);
+			fr[i].call_file = intern(b, in->inlines[i].call_file, &err);
+			fr[i].call_line = in->inlines[i].call_line;
+			fr[i].call_column = in->inlines[i].call_column;
+		}
+		out->inlines = fr;
+	}
+	return err;
+}
+
+static bool sym_ok(const struct tdr_archive_sym *s)
+{
+	if (s->status > TDR_ARCHIVE_SYM_NO_SYMBOL || s->inline_cnt > TDR_ARCHIVE_MAX_INLINES ||
+	    (s->inline_cnt && !s->inlines) || !str_ok(s->function) || !str_ok(s->file))
+		return false;
+	/* A function name goes with OK, and only with it. */
+	if ((s->status == TDR_ARCHIVE_SYM_OK) != (s->function && *s->function))
+		return false;
+	for (uint32_t i = 0; i < s->inline_cnt; i++)
+		if (!str_ok(s->inlines[i].function) || !str_ok(s->inlines[i].call_file))
+			return false;
+	return true;
+}
+
+int tdr_archive_builder__add(struct tdr_archive_builder *b, long dso, uint64_t off,
+			     const struct tdr_archive_sym *sym)
+{
+	struct ekey k = {.dso = (uint32_t)dso, .off = off};
+	uint64_t h = ent_hash(k.dso, off);
+	struct bent *e;
+	size_t pos;
+	int err;
+
+	if (dso < 0 || (size_t)dso >= b->dso_cnt || !sym || !sym_ok(sym))
+		return -EINVAL;
+	if (b->ent_cnt >= UINT32_MAX / 2 ||
+	    tdr_hmap__reserve(&b->index, 1024, ent_hash_of, b->ents))
+		return -ENOMEM;
+	if (tdr_hmap__find(&b->index, h, ent_eq, b->ents, &k, &pos) != TDR_HMAP_NONE)
+		return 0; /* the first answer stays */
+	if (tdr_ensure_cap(&b->ents, &b->ent_cap, sizeof(*b->ents), b->ent_cnt + 1))
+		return -ENOMEM;
+	e = &b->ents[b->ent_cnt];
+	memset(e, 0, sizeof(*e));
+	err = copy_sym(b, sym, &e->sym);
+	if (err)
+		return err;
+	e->off = off;
+	e->dso = k.dso;
+	e->seq = (uint32_t)b->ent_cnt;
+	e->hash = h;
+	b->ent_cnt++;
+	tdr_hmap__add(&b->index, pos);
+	return 0;
+}
+
+/* ---- encoding ---- */
+
+static int dso_cmp(const void *pa, const void *pb)
+{
+	const struct bdso *a = pa, *b = pb;
+	int c;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	c = strcmp(a->path, b->path);
+	if (c)
+		return c;
+	if (a->build_id_sz != b->build_id_sz)
+		return a->build_id_sz < b->build_id_sz ? -1 : 1;
+	return memcmp(a->build_id, b->build_id, a->build_id_sz);
+}
+
+/* Entries by (object position, offset); dso is already the position of the
+ * object in the sorted list. */
+static int ent_cmp(const void *pa, const void *pb)
+{
+	const struct bent *a = pa, *b = pb;
+
+	if (a->dso != b->dso)
+		return a->dso < b->dso ? -1 : 1;
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	return 0;
+}
+
+struct enc {
+	struct tdr_buf out;
+	struct tdr_u64map str_idx; /* interned pointer -> string index */
+	const char **strs;	   /* in order of first use */
+	size_t str_cnt, str_cap;
+};
+
+static void put_v(struct enc *e, uint64_t v)
+{
+	uint8_t *p = tdr_buf__put(&e->out, varint_len(v));
+
+	if (p)
+		put_varint(p, v);
+}
+
+static void put_u8(struct enc *e, uint8_t v)
+{
+	uint8_t *p = tdr_buf__put(&e->out, 1);
+
+	if (p)
+		*p = v;
+}
+
+/* Give s its string index at first use (s interned, not NULL). */
+static int str_use(struct enc *e, const char *s)
+{
+	uint32_t i = tdr_u64map__get(&e->str_idx, (uintptr_t)s);
+
+	if (i != TDR_HMAP_NONE)
+		return 0;
+	if (tdr_ensure_cap(&e->strs, &e->str_cap, sizeof(*e->strs), e->str_cnt + 1) ||
+	    tdr_u64map__put(&e->str_idx, (uintptr_t)s, (uint32_t)e->str_cnt))
+		return -ENOMEM;
+	e->strs[e->str_cnt++] = s;
+	return 0;
+}
+
+static uint64_t str_ref(struct enc *e, const char *s)
+{
+	return tdr_u64map__get(&e->str_idx, (uintptr_t)s);
+}
+
+/* A string that may be absent: 0, or its index + 1. */
+static uint64_t opt_ref(struct enc *e, const char *s)
+{
+	return s ? str_ref(e, s) + 1 : 0;
+}
+
+static int number_strings(struct enc *e, const struct bdso *dsos, size_t dso_cnt,
+			  const struct bent *ents, size_t ent_cnt)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < dso_cnt; i++)
+		err = str_use(e, dsos[i].path);
+	for (size_t i = 0; !err && i < ent_cnt; i++) {
+		const struct tdr_archive_sym *s = &ents[i].sym;
+
+		if (s->function)
+			err = str_use(e, s->function);
+		if (!err && s->file)
+			err = str_use(e, s->file);
+		for (uint32_t j = 0; !err && j < s->inline_cnt; j++) {
+			if (s->inlines[j].function)
+				err = str_use(e, s->inlines[j].function);
+			if (!err && s->inlines[j].call_file)
+				err = str_use(e, s->inlines[j].call_file);
+		}
+	}
+	return err;
+}
+
+static void put_sym(struct enc *e, const struct tdr_archive_sym *s)
+{
+	put_u8(e, s->status);
+	if (s->status != TDR_ARCHIVE_SYM_OK)
+		return;
+	put_v(e, str_ref(e, s->function));
+	put_v(e, s->function_offset);
+	put_v(e, s->function_size);
+	put_v(e, opt_ref(e, s->file));
+	put_v(e, s->line);
+	put_v(e, s->column);
+	put_v(e, s->inline_cnt);
+	for (uint32_t j = 0; j < s->inline_cnt; j++) {
+		put_v(e, opt_ref(e, s->inlines[j].function));
+		put_v(e, opt_ref(e, s->inlines[j].call_file));
+		put_v(e, s->inlines[j].call_line);
+		put_v(e, s->inlines[j].call_column);
+	}
+}
+
+/* The body of section 7.2 into e->out. */
+static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, struct bent *ents,
+		       size_t ent_cnt)
+{
+	size_t k = 0;
+	int err;
+
+	err = number_strings(e, dsos, dso_cnt, ents, ent_cnt);
+	if (err)
+		return err;
+	put_v(e, e->str_cnt);
+	for (size_t i = 0; i < e->str_cnt; i++) {
+		size_t n = strlen(e->strs[i]);
+		uint8_t *p;
+
+		put_v(e, n);
+		p = tdr_buf__put(&e->out, n);
+		if (p)
+			memcpy(p, e->strs[i], n);
+	}
+	put_v(e, dso_cnt);
+	for (size_t i = 0; i < dso_cnt; i++) {
+		size_t n = 0;
+		uint8_t *p;
+
+		while (k + n < ent_cnt && ents[k + n].dso == i)
+			n++;
+		k += n;
+		put_u8(e, dsos[i].kind);
+		put_v(e, str_ref(e, dsos[i].path));
+		put_u8(e, dsos[i].build_id_sz);
+		p = tdr_buf__put(&e->out, dsos[i].build_id_sz);
+		if (p)
+			memcpy(p, dsos[i].build_id, dsos[i].build_id_sz);
+		put_v(e, n);
+	}
+	for (size_t i = 0; i < ent_cnt; i++) {
+		bool first = !i || ents[i - 1].dso != ents[i].dso;
+
+		put_v(e, first ? ents[i].off : ents[i].off - ents[i - 1].off);
+		put_sym(e, &ents[i].sym);
+	}
+	return e->out.err;
+}
+
+/* Header + body, the body compressed when that is smaller. */
+static int finish(const struct tdr_buf *body, int zstd_level, void **out, size_t *out_sz)
+{
+	size_t bound = ZSTD_compressBound(body->sz), csz = 0;
+	uint8_t *d = tdr_malloc(TDR_ARCHIVE_HDR_SZ + (bound > body->sz ? bound : body->sz));
+	uint8_t method = TDR_ARCHIVE_STORED;
+
+	if (!d)
+		return -ENOMEM;
+	if (zstd_level) {
+		csz = ZSTD_compress(d + TDR_ARCHIVE_HDR_SZ, bound, body->data, body->sz, zstd_level);
+		if (ZSTD_isError(csz)) {
+			tdr_debug("archive: zstd: %s", ZSTD_getErrorName(csz));
+			free(d);
+			return -TDR_E_ZSTD;
+		}
+		method = csz < body->sz ? TDR_ARCHIVE_ZSTD : TDR_ARCHIVE_STORED;
+	}
+	if (method == TDR_ARCHIVE_STORED) {
+		if (body->sz)
+			memcpy(d + TDR_ARCHIVE_HDR_SZ, body->data, body->sz);
+		csz = body->sz;
+	}
+	memset(d, 0, TDR_ARCHIVE_HDR_SZ);
+	tdr_put_le32(d + TDR_ARCHIVE_OFF_RAW_SZ, (uint32_t)body->sz);
+	d[TDR_ARCHIVE_OFF_METHOD] = method;
+	*out = d;
+	*out_sz = TDR_ARCHIVE_HDR_SZ + csz;
+	return 0;
+}
+
+int tdr_archive_builder__encode(struct tdr_archive_builder *b, int zstd_level, void **out,
+				size_t *out_sz)
+{
+	struct enc e = {0};
+	struct bdso *dsos = NULL;
+	struct bent *ents = NULL;
+	uint32_t *rank = NULL;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	*out_sz = 0;
+	dsos = tdr_malloc((b->dso_cnt + 1) * sizeof(*dsos));
+	ents = tdr_malloc((b->ent_cnt + 1) * sizeof(*ents));
+	rank = tdr_malloc((b->dso_cnt + 1) * sizeof(*rank));
+	if (!dsos || !ents || !rank)
+		goto out;
+	if (b->dso_cnt)
+		memcpy(dsos, b->dsos, b->dso_cnt * sizeof(*dsos));
+	if (b->ent_cnt)
+		memcpy(ents, b->ents, b->ent_cnt * sizeof(*ents));
+	qsort(dsos, b->dso_cnt, sizeof(*dsos), dso_cmp);
+	for (size_t i = 0; i < b->dso_cnt; i++)
+		rank[dsos[i].idx] = (uint32_t)i;
+	/* Entries are distinct (the index saw to it): the order is total. */
+	for (size_t i = 0; i < b->ent_cnt; i++)
+		ents[i].dso = rank[ents[i].dso];
+	qsort(ents, b->ent_cnt, sizeof(*ents), ent_cmp);
+	err = encode_body(&e, dsos, b->dso_cnt, ents, b->ent_cnt);
+	if (!err && e.out.sz > TDR_ARCHIVE_MAX_RAW)
+		err = -TDR_E_LIMIT;
+	if (!err)
+		err = finish(&e.out, zstd_level, out, out_sz);
+out:
+	free(e.out.data);
+	free(e.strs);
+	tdr_u64map__fini(&e.str_idx);
+	free(dsos);
+	free(ents);
+	free(rank);
+	return err;
+}

@@ -1,0 +1,87 @@
+/*
+ * parser/callchain.c - a sample's callers from its PERF_SAMPLE_CALLCHAIN.
+ *
+ * Responsibility: turn the kernel's callchain (u64 entries, innermost first,
+ * with PERF_CONTEXT_* markers saying where the entries after them are) into
+ * struct tdr_frame entries: markers dropped, each frame's cpumode taken from
+ * the last marker before it (user when none came yet, as perf's
+ * thread__resolve_callchain_sample assumes), and its mapping and map offset
+ * found as for the sample's own ip. The kernel stores the interrupted ip as
+ * the first entry of the context the sample was taken in (kernel/events/
+ * callchain.c get_perf_callchain; arch perf_callchain_kernel/_user store
+ * regs->ip first): that entry is the sample itself, not a caller, and is
+ * dropped. It is not dropped when the callchain starts in another context
+ * (a kernel sample whose kernel part was excluded): then the first entry is
+ * a real caller (the user-mode ip the kernel was entered from).
+ * It does not symbolize: return addresses stay as the kernel gave them.
+ * Hot path: allocates only when a sample has more frames than any before.
+ * See: uapi linux/perf_event.h (PERF_SAMPLE_CALLCHAIN, enum perf_callchain_context);
+ * docs/parser.md "Call stacks".
+ */
+#include "parser_int.h"
+
+#include <errno.h>
+
+#include "tdrec/tdr_mem.h"
+
+/* The cpumode of the entries after a PERF_CONTEXT_* marker. */
+static enum tdr_cpumode marker_mode(uint64_t m)
+{
+	switch (m) {
+	case PERF_CONTEXT_HV:
+		return TDR_MODE_HYPERVISOR;
+	case PERF_CONTEXT_KERNEL:
+		return TDR_MODE_KERNEL;
+	case PERF_CONTEXT_USER:
+		return TDR_MODE_USER;
+	case PERF_CONTEXT_GUEST_KERNEL:
+		return TDR_MODE_GUEST_KERNEL;
+	case PERF_CONTEXT_GUEST_USER:
+		return TDR_MODE_GUEST_USER;
+	default:
+		/* PERF_CONTEXT_GUEST precedes GUEST_KERNEL/GUEST_USER; others
+		 * are not defined by the kernel. */
+		return TDR_MODE_UNKNOWN;
+	}
+}
+
+int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct tdr_sample *s)
+{
+	const uint8_t *cc = r->sample.callchain;
+	uint64_t nr = r->sample.callchain_nr, i;
+	enum tdr_cpumode mode = TDR_MODE_USER;
+	bool first = true;
+	uint32_t n = 0;
+
+	s->frames = NULL;
+	s->frame_cnt = 0;
+	if (!nr)
+		return 0;
+	if (nr > UINT32_MAX)
+		nr = UINT32_MAX;
+	if (nr > p->frame_cap &&
+	    tdr_ensure_cap(&p->frames, &p->frame_cap, sizeof(*p->frames), (size_t)nr))
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		uint64_t ip = ld64(cc + 8 * i);
+		struct tdr_frame *f;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			mode = marker_mode(ip);
+			continue;
+		}
+		if (first) {
+			first = false;
+			if (mode == s->cpumode)
+				continue; /* the sample's own ip */
+		}
+		f = &p->frames[n++];
+		f->ip = ip;
+		f->cpumode = mode;
+		f->map = tdr_parser_maps_find(&p->maps, s->pid, ip, mode);
+		f->map_off = f->map ? ip - f->map->start + f->map->pgoff : 0;
+	}
+	s->frames = p->frames;
+	s->frame_cnt = n;
+	return 0;
+}

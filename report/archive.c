@@ -1,0 +1,238 @@
+/*
+ * report/archive.c - what the samples reference, symbolized into the
+ * file's ARCHIVE section (docs/format.md 7.2).
+ *
+ * Responsibility: the archive's address collector and its resolution. The
+ * collector takes every address a sample references: its own IP and,
+ * once call stacks exist, every frame of its stack; each distinct
+ * (mapping, file offset) of a mapped file or vDSO, and each kernel
+ * address, once (one hash lookup per address, no allocation unless it is
+ * new). Resolution asks the symbolizer (through struct tdr_report_symbols,
+ * as the report does, with lines and inlines) once per address and keeps
+ * the answers that do not depend on what is on disk later: a function, or
+ * "no symbol covers it" in an object that was read. Addresses whose object
+ * is missing or changed, or kernel addresses without usable kernel
+ * symbols, are left out and counted.
+ * What it does not do: open files or symbolizers (load.c), or write the
+ * section into a file (archive_file.c).
+ * Ownership: mapping pointers are borrowed from the parser until
+ * __resolve.
+ */
+#include "report_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tdrec/archive.h"
+#include "tdrec/tdr_hash.h"
+#include "tdrec/tdr_mem.h"
+
+#define KERNEL_DSO "[kernel.kallsyms]"
+
+void tdr_report_archiver__release(struct tdr_report_archiver *a)
+{
+	free(a->ents);
+	tdr_hmap__fini(&a->index);
+	memset(a, 0, sizeof(*a));
+}
+
+struct akey {
+	const struct tdr_mapping *map;
+	uint64_t off;
+	bool kernel;
+};
+
+static uint64_t ahash(const struct akey *k)
+{
+	return tdr_hash_combine((uintptr_t)k->map ^ (k->off * 0x9e3779b97f4a7c15ull), k->kernel);
+}
+
+static uint64_t ent_hash(const void *ctx, uint32_t idx)
+{
+	return ((const struct tdr_report_arch_addr *)ctx)[idx].hash;
+}
+
+static bool ent_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct tdr_report_arch_addr *e = (const struct tdr_report_arch_addr *)ctx + idx;
+	const struct akey *k = key;
+
+	return e->off == k->off && e->map == k->map && e->kernel == k->kernel;
+}
+
+static int add_addr(struct tdr_report_archiver *a, const struct akey *k)
+{
+	uint64_t h = ahash(k);
+	size_t pos;
+
+	if (tdr_hmap__reserve(&a->index, 4096, ent_hash, a->ents))
+		return -ENOMEM;
+	if (tdr_hmap__find(&a->index, h, ent_eq, a->ents, k, &pos) != TDR_HMAP_NONE)
+		return 0;
+	if (tdr_ensure_cap(&a->ents, &a->cap, sizeof(*a->ents), a->cnt + 1))
+		return -ENOMEM;
+	a->ents[a->cnt++] = (struct tdr_report_arch_addr){
+	    .map = k->map, .off = k->off, .kernel = k->kernel, .hash = h};
+	tdr_hmap__add(&a->index, pos);
+	return 0;
+}
+
+/* The archive's key of one address, false when it has none (anonymous or
+ * unmapped memory, hypervisor and guest code: nothing to symbolize). */
+static bool key_of(uint64_t ip, enum tdr_cpumode mode, const struct tdr_mapping *map,
+		   uint64_t map_off, struct akey *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (mode == TDR_MODE_HYPERVISOR || mode == TDR_MODE_GUEST_KERNEL ||
+	    mode == TDR_MODE_GUEST_USER)
+		return false;
+	if (mode == TDR_MODE_KERNEL || (map && map->kind == TDR_MAP_KERNEL)) {
+		k->kernel = true;
+		k->off = ip;
+		return true;
+	}
+	if (!map || map->kind == TDR_MAP_ANON || !map->path || !map->path[0])
+		return false;
+	k->map = map;
+	k->off = map_off;
+	return true;
+}
+
+/*
+ * The one walk over what a sample references: its own IP, then each
+ * caller of its stack at the address a report looks it up by (one byte
+ * before the return address, tdr_symbolize_caller_addr), so that every
+ * row a report of the stacks makes is answered by the archive.
+ */
+int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct tdr_sample *s)
+{
+	struct akey k;
+	int err = 0;
+
+	if (s->time_ns < a->first_ns || !a->seen)
+		a->first_ns = s->time_ns;
+	if (s->time_ns > a->last_ns || !a->seen)
+		a->last_ns = s->time_ns;
+	a->seen = true;
+	if (key_of(s->ip, s->cpumode, s->map, s->map_off, &k)) {
+		if (k.kernel && !a->kernel_image && s->map && s->map->build_id_sz &&
+		    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
+			a->kernel_image = s->map;
+		err = add_addr(a, &k);
+	}
+	for (uint32_t i = 0; !err && i < s->frame_cnt; i++) {
+		const struct tdr_frame *f = &s->frames[i];
+
+		if (!key_of(f->ip, f->cpumode, f->map, f->map_off, &k))
+			continue;
+		k.off = tdr_symbolize_caller_addr(k.off);
+		err = add_addr(a, &k);
+	}
+	return err;
+}
+
+/* Only answers that hold whatever is on disk later are kept. */
+static bool keep(const struct tdr_sym *sym, struct tdr_archive_summary *sum)
+{
+	switch (sym->status) {
+	case TDR_SYM_OK:
+		return sym->function != NULL;
+	case TDR_SYM_NO_SYMBOL:
+		return true;
+	case TDR_SYM_MISSING:
+	case TDR_SYM_NOT_ELF: /* as missing: a later file may be the ELF */
+		sum->missing++;
+		return false;
+	case TDR_SYM_CHANGED:
+		sum->changed++;
+		return false;
+	case TDR_SYM_NO_KERNEL:
+		sum->no_kernel++;
+		return false;
+	}
+	return false;
+}
+
+static int add_answer(struct tdr_archive_builder *b, long dso, uint64_t off,
+		      const struct tdr_sym *sym)
+{
+	struct tdr_archive_frame fr[TDR_ARCHIVE_MAX_INLINES];
+	struct tdr_archive_sym as = {.status = TDR_ARCHIVE_SYM_NO_SYMBOL};
+
+	if (sym->status == TDR_SYM_OK) {
+		as = (struct tdr_archive_sym){
+		    .status = TDR_ARCHIVE_SYM_OK,
+		    .function = sym->function,
+		    .function_offset = sym->function_offset,
+		    .function_size = sym->function_size,
+		    .file = sym->file,
+		    .line = sym->line,
+		    .column = sym->column,
+		    .inline_cnt = sym->inline_cnt < TDR_ARCHIVE_MAX_INLINES
+				      ? (uint32_t)sym->inline_cnt
+				      : TDR_ARCHIVE_MAX_INLINES,
+		    .inlines = fr,
+		};
+		for (uint32_t i = 0; i < as.inline_cnt; i++)
+			fr[i] = (struct tdr_archive_frame){
+			    .function = sym->inlines[i].function,
+			    .call_file = sym->inlines[i].call_file,
+			    .call_line = sym->inlines[i].call_line,
+			    .call_column = sym->inlines[i].call_column,
+			};
+	}
+	return tdr_archive_builder__add(b, dso, off, &as);
+}
+
+int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
+				 const struct tdr_report_symbols *syms,
+				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum)
+{
+	long kernel = -1;
+	int err;
+
+	sum->addrs = a->cnt;
+	for (size_t i = 0; i < a->cnt; i++) {
+		const struct tdr_report_arch_addr *e = &a->ents[i];
+		struct tdr_sym sym = {.status = TDR_SYM_MISSING};
+		long dso;
+
+		if (e->kernel) {
+			err = syms->lookup_kernel(syms->ctx, e->off, &sym);
+			if (!err && sym.status == TDR_SYM_MISSING)
+				sym.status = TDR_SYM_NO_KERNEL;
+		} else {
+			struct tdr_dso_ref ref = {.path = e->map->path};
+
+			if (e->map->build_id_sz) {
+				ref.build_id = e->map->build_id;
+				ref.build_id_sz = e->map->build_id_sz;
+			}
+			err = syms->lookup(syms->ctx, &ref, e->off, &sym);
+		}
+		if (err)
+			return err;
+		if (!keep(&sym, sum))
+			continue;
+		if (e->kernel) {
+			if (kernel < 0)
+				kernel = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL, KERNEL_DSO,
+								  NULL, 0);
+			dso = kernel;
+		} else {
+			dso = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, e->map->path,
+						       e->map->build_id, e->map->build_id_sz);
+		}
+		if (dso == -EINVAL)
+			continue; /* a path the format cannot hold: looked up live later */
+		if (dso < 0)
+			return (int)dso;
+		err = add_answer(b, dso, e->off, &sym);
+		if (err == -EINVAL)
+			continue; /* a name above the format's caps: looked up live later */
+		if (err)
+			return err;
+		sum->archived++;
+	}
+	return 0;
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# tests/export/check_stacks.py - whole call stacks in 'tdrec export' against perf script.
+#
+# usage: check_stacks.py TDREC WORKDIR PROGRAM ARGS...
+#
+# Records PROGRAM with 'perf record -g -e cpu-clock:u' (frame pointers; user
+# code only, where both name every frame the same way), exports the
+# perf.data as folded stacks, and compares them line by line with the
+# stacks perf script prints for the same file, folded here (outermost
+# first, one count per sample): every stack and its count must be equal
+# (the program has no inlined functions, which perf script would not show).
+# Then the pprof of the same file must pass check_pprof.py (self shares as
+# 'tdrec report' gives them). Exit 77 (skipped) when perf is not installed
+# or cannot record (perf_event_paranoid).
+import os
+import shutil
+import subprocess
+import sys
+
+
+def run(cmd, ok_fail=False):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode and not ok_fail:
+        sys.exit("FAIL: %s: exit %d\n%s%s" % (" ".join(cmd), r.returncode, r.stdout, r.stderr[-2000:]))
+    return r
+
+
+def perf_folded(data):
+    out = run(["perf", "script", "-i", data, "-F", "ip,sym"]).stdout
+    counts = {}
+    for block in out.strip("\n").split("\n\n"):
+        frames = []
+        for line in block.splitlines():
+            parts = line.strip().split(None, 1)
+            if len(parts) == 2:
+                frames.append(parts[1])
+        if frames:
+            key = ";".join(reversed(frames))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def main():
+    tdrec, work, prog = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if shutil.which("perf") is None:
+        print("SKIP: perf not installed")
+        sys.exit(77)
+    os.makedirs(work, exist_ok=True)
+    data = os.path.join(work, "g.perf.data")
+    r = run(["perf", "record", "-q", "-g", "-e", "cpu-clock:u", "-F", "2000", "-o", data, "--"] + prog,
+            ok_fail=True)
+    if r.returncode:
+        print("SKIP: perf record failed: " + r.stderr.strip()[-300:])
+        sys.exit(77)
+    folded = os.path.join(work, "g.folded")
+    run([tdrec, "export", "-i", data, "-o", folded])
+    ours = {}
+    with open(folded) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            ours[stack] = ours.get(stack, 0) + int(n)
+    theirs = perf_folded(data)
+    bad = 0
+    for k in sorted(set(ours) | set(theirs)):
+        if ours.get(k, 0) != theirs.get(k, 0):
+            print("FAIL stack %s: tdrec %d, perf script %d" % (k, ours.get(k, 0), theirs.get(k, 0)))
+            bad += 1
+    deep = max((k.count(";") + 1 for k in ours), default=0)
+    if deep < 2:
+        print("FAIL no stack with callers (deepest %d frames)" % deep)
+        bad += 1
+    if not bad:
+        print("ok stacks: %d distinct stacks (up to %d frames) equal perf script's" % (len(ours), deep))
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, os.path.join(here, "check_pprof.py"), tdrec,
+                        os.path.join(work, "pprof"), data])
+    if r.returncode not in (0, 77):
+        bad += 1
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

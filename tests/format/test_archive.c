@@ -1,0 +1,481 @@
+/*
+ * tests/format/test_archive.c - the ARCHIVE section (docs/format.md
+ * section 7.2): byte layout, round trips, determinism, damaged data.
+ *
+ * The layout is pinned byte by byte on a two-address archive computed by
+ * hand from the spec; round trips cover files with and without build-id,
+ * the kernel, inline chains up to the cap, absent strings, offsets near
+ * 2^64, stored and zstd bodies, directly and through a .tdr file. The
+ * bytes must not depend on the order answers were added in. Damage: every
+ * cut and every byte flip is refused or decodes to answers within the
+ * caps (ASan build checks the reads); hostile counts and sizes are
+ * refused before anything is allocated from them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testlib.h"
+#include "tdrec/archive.h"
+#include "tdrec/tdr_endian.h"
+#include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
+
+static const uint8_t bid_a[] = {0xab};
+
+/* The archive of the layout test: see the expected bytes there. */
+static struct tdr_archive_builder *small_builder(void)
+{
+	struct tdr_archive_builder *b;
+	struct tdr_archive_frame fr = {.function = "g", .call_file = "x.c", .call_line = 9};
+	struct tdr_archive_sym s1 = {.status = TDR_ARCHIVE_SYM_OK, .function = "f",
+				     .function_offset = 4, .function_size = 16, .file = "x.c",
+				     .line = 7, .column = 3, .inline_cnt = 1, .inlines = &fr};
+	struct tdr_archive_sym s2 = {.status = TDR_ARCHIVE_SYM_NO_SYMBOL};
+	long d;
+
+	assert_int_equal(tdr_archive_builder__new(&b), 0);
+	d = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, "/a", bid_a, 1);
+	assert_int_equal(d, 0);
+	/* Added out of order: the encoder sorts. */
+	assert_int_equal(tdr_archive_builder__add(b, d, 0x1240, &s2), 0);
+	assert_int_equal(tdr_archive_builder__add(b, d, 0x1234, &s1), 0);
+	/* A second answer for an offset is ignored. */
+	assert_int_equal(tdr_archive_builder__add(b, d, 0x1240, &s1), 0);
+	assert_int_equal(tdr_archive_builder__cnt(b), 2);
+	return b;
+}
+
+static void test_archive__layout(void **state)
+{
+	static const uint8_t want[] = {
+	    /* header: raw_sz 34, method 0 (stored), reserved */
+	    34, 0, 0, 0, 0, 0, 0, 0,
+	    /* 4 strings in order of first use: the path, then the answers' */
+	    4, 2, '/', 'a', 1, 'f', 3, 'x', '.', 'c', 1, 'g',
+	    /* 1 object: kind 0, path 0, build-id of 1 byte, 2 addresses */
+	    1, 0, 0, 1, 0xab, 2,
+	    /* 0x1234: OK, function 1, offset 4, size 16, file 2+1, line 7,
+	     * column 3, 1 inline: function 3+1, call file 2+1, line 9, column 0 */
+	    0xb4, 0x24, 0, 1, 4, 16, 3, 7, 3, 1, 4, 3, 9, 0,
+	    /* 0x1240: delta 12, NO_SYMBOL */
+	    12, 1};
+	struct tdr_archive_builder *b = small_builder();
+	struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
+	struct tdr_archive_sym s;
+	struct tdr_archive *a;
+	void *d;
+	size_t sz;
+
+	(void)state;
+	assert_int_equal(tdr_archive_builder__encode(b, 0, &d, &sz), 0);
+	assert_int_equal(sz, sizeof(want));
+	assert_memory_equal(d, want, sizeof(want));
+	assert_int_equal(tdr_archive__decode(d, sz, &a), 0);
+	assert_int_equal(tdr_archive__stats(a)->addrs, 2);
+	assert_int_equal(tdr_archive__stats(a)->functions, 1);
+	assert_int_equal(tdr_archive__stats(a)->inline_frames, 1);
+	assert_int_equal(tdr_archive__stats(a)->strings, 4);
+	assert_int_equal(tdr_archive__find(a, 0, 0x1234, &s, frames), 0);
+	assert_string_equal(s.function, "f");
+	assert_int_equal(s.function_offset, 4);
+	assert_int_equal(s.function_size, 16);
+	assert_string_equal(s.file, "x.c");
+	assert_int_equal(s.line, 7);
+	assert_int_equal(s.column, 3);
+	assert_int_equal(s.inline_cnt, 1);
+	assert_string_equal(s.inlines[0].function, "g");
+	assert_string_equal(s.inlines[0].call_file, "x.c");
+	assert_int_equal(s.inlines[0].call_line, 9);
+	assert_int_equal(tdr_archive__find(a, 0, 0x1240, &s, frames), 1);
+	assert_int_equal(s.status, TDR_ARCHIVE_SYM_NO_SYMBOL);
+	assert_null(s.function);
+	assert_int_equal(tdr_archive__find(a, 0, 0x1235, &s, frames), -1);
+	assert_int_equal(tdr_archive__find(a, 1, 0x1234, &s, frames), -1);
+	tdr_archive__free(a);
+	free(d);
+	tdr_archive_builder__free(b);
+}
+
+#define N_ADDR 3000
+
+/* Objects of every kind; answers with every optional part; order from seed. */
+static struct tdr_archive_builder *big_builder(unsigned seed, long dso_idx[4])
+{
+	static const uint8_t bid20[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+					  11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+	static struct tdr_archive_frame fr[TDR_ARCHIVE_MAX_INLINES];
+	struct tdr_archive_builder *b;
+	char fn[32], file[32];
+	unsigned order[N_ADDR];
+
+	for (size_t i = 0; i < TDR_ARCHIVE_MAX_INLINES; i++)
+		fr[i] = (struct tdr_archive_frame){.function = i % 3 ? "inl" : NULL,
+						   .call_file = i % 5 ? "h.h" : NULL,
+						   .call_line = (uint32_t)i,
+						   .call_column = UINT32_MAX - (uint32_t)i};
+	assert_int_equal(tdr_archive_builder__new(&b), 0);
+	/* Added in an order that depends on the seed; same keys every time. */
+	for (int k = 0; k < 4; k++) {
+		int i = (int)((unsigned)k + seed) % 4;
+
+		switch (i) {
+		case 0:
+			dso_idx[0] = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, "/bin/prog",
+							      bid20, 20);
+			break;
+		case 1:
+			dso_idx[1] = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, "/bin/prog",
+							      NULL, 0);
+			break;
+		case 2:
+			dso_idx[2] = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL,
+							      "[kernel.kallsyms]", NULL, 0);
+			break;
+		default:
+			dso_idx[3] = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, "lib.so", bid20, 3);
+		}
+	}
+	for (unsigned i = 0; i < N_ADDR; i++)
+		order[i] = i;
+	srand(seed);
+	for (unsigned i = N_ADDR - 1; seed && i > 0; i--) {
+		unsigned j = (unsigned)rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (unsigned n = 0; n < N_ADDR; n++) {
+		unsigned i = order[n];
+		struct tdr_archive_sym s = {0};
+		uint64_t off = i % 7 == 0 ? UINT64_MAX - i : (uint64_t)i * 13;
+
+		snprintf(fn, sizeof(fn), "fn_%u", i / 10);
+		snprintf(file, sizeof(file), "src/f%u.c", i / 100);
+		if (i % 11 == 0) {
+			s.status = TDR_ARCHIVE_SYM_NO_SYMBOL;
+		} else {
+			s.status = TDR_ARCHIVE_SYM_OK;
+			s.function = fn;
+			s.function_offset = i % 10;
+			s.function_size = i % 4 ? 100 : 0;
+			s.file = i % 6 ? file : NULL;
+			s.line = i;
+			s.column = i % 9;
+			s.inline_cnt = i == 1 ? TDR_ARCHIVE_MAX_INLINES : i % 4;
+			s.inlines = s.inline_cnt ? fr : NULL;
+		}
+		assert_int_equal(tdr_archive_builder__add(b, dso_idx[i % 4], off, &s), 0);
+	}
+	return b;
+}
+
+static void check_big(const struct tdr_archive *a)
+{
+	static struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
+	static const uint8_t bid20[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+					  11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+	long d[4];
+	char fn[32], file[32];
+
+	d[0] = tdr_archive__find_dso(a, TDR_ARCHIVE_FILE, "/bin/prog", bid20, 20);
+	d[1] = tdr_archive__find_dso(a, TDR_ARCHIVE_FILE, "/bin/prog", NULL, 0);
+	d[2] = tdr_archive__find_dso(a, TDR_ARCHIVE_KERNEL, "[kernel.kallsyms]", NULL, 0);
+	d[3] = tdr_archive__find_dso(a, TDR_ARCHIVE_FILE, "lib.so", bid20, 3);
+	for (int i = 0; i < 4; i++)
+		assert_true(d[i] >= 0);
+	assert_true(d[0] != d[1]);
+	/* By build-id under another name (the file moved); not for a kernel
+	 * or a file without build-id. */
+	assert_int_equal(tdr_archive__find_dso(a, TDR_ARCHIVE_FILE, "/elsewhere", bid20, 20), d[0]);
+	assert_int_equal(tdr_archive__find_dso(a, TDR_ARCHIVE_FILE, "/elsewhere", NULL, 0), -1);
+	assert_int_equal(tdr_archive__find_dso(a, TDR_ARCHIVE_FILE, "/bin/prog", bid20, 19), -1);
+	assert_int_equal(tdr_archive__find_dso(a, TDR_ARCHIVE_KERNEL, "/bin/prog", NULL, 0), -1);
+	assert_int_equal(tdr_archive__stats(a)->addrs, N_ADDR);
+	for (unsigned i = 0; i < N_ADDR; i++) {
+		struct tdr_archive_sym s;
+		uint64_t off = i % 7 == 0 ? UINT64_MAX - i : (uint64_t)i * 13;
+
+		assert_true(tdr_archive__find(a, (size_t)d[i % 4], off, &s, frames) >= 0);
+		assert_int_equal(tdr_archive__find(a, (size_t)d[i % 4], off + 1, &s, frames), -1);
+		assert_true(tdr_archive__find(a, (size_t)d[i % 4], off, &s, frames) >= 0);
+		if (i % 11 == 0) {
+			assert_int_equal(s.status, TDR_ARCHIVE_SYM_NO_SYMBOL);
+			continue;
+		}
+		snprintf(fn, sizeof(fn), "fn_%u", i / 10);
+		snprintf(file, sizeof(file), "src/f%u.c", i / 100);
+		assert_int_equal(s.status, TDR_ARCHIVE_SYM_OK);
+		assert_string_equal(s.function, fn);
+		assert_int_equal(s.function_offset, i % 10);
+		assert_int_equal(s.function_size, i % 4 ? 100 : 0);
+		if (i % 6)
+			assert_string_equal(s.file, file);
+		else
+			assert_null(s.file);
+		assert_int_equal(s.line, i);
+		assert_int_equal(s.column, i % 9);
+		assert_int_equal(s.inline_cnt, i == 1 ? TDR_ARCHIVE_MAX_INLINES : i % 4);
+		for (uint32_t j = 0; j < s.inline_cnt; j++) {
+			if (j % 3)
+				assert_string_equal(s.inlines[j].function, "inl");
+			else
+				assert_null(s.inlines[j].function);
+			if (j % 5)
+				assert_string_equal(s.inlines[j].call_file, "h.h");
+			else
+				assert_null(s.inlines[j].call_file);
+			assert_int_equal(s.inlines[j].call_line, j);
+			assert_int_equal(s.inlines[j].call_column, UINT32_MAX - j);
+		}
+	}
+}
+
+static void test_archive__round_trip_and_determinism(void **state)
+{
+	void *first = NULL;
+	size_t first_sz = 0;
+
+	(void)state;
+	for (int level = 0; level <= 3; level += 3) {
+		for (unsigned seed = 0; seed < 4; seed++) {
+			long d[4];
+			struct tdr_archive_builder *b = big_builder(seed, d);
+			struct tdr_archive *a;
+			void *data;
+			size_t sz;
+
+			assert_int_equal(tdr_archive_builder__encode(b, level, &data, &sz), 0);
+			/* zstd is used when smaller; here it is. */
+			assert_int_equal(((uint8_t *)data)[4], level ? 1 : 0);
+			if (seed == 0) {
+				free(first);
+				first = tdr_malloc(sz);
+				memcpy(first, data, sz);
+				first_sz = sz;
+			} else {
+				assert_int_equal(sz, first_sz);
+				assert_memory_equal(data, first, sz);
+			}
+			assert_int_equal(tdr_archive__decode(data, sz, &a), 0);
+			check_big(a);
+			tdr_archive__free(a);
+			free(data);
+			tdr_archive_builder__free(b);
+		}
+	}
+	free(first);
+}
+
+static void test_archive__through_a_file(void **state)
+{
+	char *dir = tl_mkdtemp();
+	const char *path = tl_path(dir, "a.tdr");
+	struct tdr_writer_opts wo = {.path = path, .archive = true};
+	struct tdr_meta meta = {0};
+	struct tdr_writer *w;
+	struct tdr_reader *r;
+	struct tdr_archive *a;
+	long d[4];
+	struct tdr_archive_builder *b = big_builder(1, d);
+	const void *sec;
+	void *data;
+	size_t sz, sec_sz;
+
+	(void)state;
+	tl_make_meta(&meta);
+	assert_int_equal(tdr_archive_builder__encode(b, 3, &data, &sz), 0);
+	assert_int_equal(tdr_writer__open(&wo, &meta, &w), 0);
+	assert_int_equal(tdr_writer__add_section(w, TDR_SECTION_ARCHIVE, data, sz), 0);
+	assert_int_equal(tdr_writer__finish(w, NULL, 0, NULL), 0);
+	tdr_writer__free(w);
+	assert_int_equal(tdr_reader__open(path, &r), 0);
+	/* A file that may hold an archive says minor 4. */
+	assert_int_equal(tdr_reader__status(r)->minor, 4);
+	assert_int_equal(tdr_reader__section(r, TDR_SECTION_ARCHIVE, &sec, &sec_sz), 0);
+	assert_int_equal(sec_sz, sz);
+	assert_int_equal(tdr_archive__decode(sec, sec_sz, &a), 0);
+	check_big(a);
+	tdr_archive__free(a);
+	tdr_reader__free(r);
+	tl_rmdir(dir);
+	free(data);
+	tdr_archive_builder__free(b);
+	tdr_meta__clear(&meta);
+}
+
+static void test_archive__builder_refuses_what_a_reader_would(void **state)
+{
+	static char long_str[TDR_ARCHIVE_STR_MAX + 2];
+	struct tdr_archive_builder *b;
+	struct tdr_archive_frame fr = {0};
+	struct tdr_archive_sym ok = {.status = TDR_ARCHIVE_SYM_OK, .function = "f"};
+	struct tdr_archive_sym s;
+	long d;
+
+	(void)state;
+	memset(long_str, 'x', sizeof(long_str) - 1);
+	assert_int_equal(tdr_archive_builder__new(&b), 0);
+	assert_int_equal(tdr_archive_builder__dso(b, 0, "", NULL, 0), -EINVAL);
+	assert_int_equal(tdr_archive_builder__dso(b, 0, NULL, NULL, 0), -EINVAL);
+	assert_int_equal(tdr_archive_builder__dso(b, 2, "/x", NULL, 0), -EINVAL);
+	assert_int_equal(tdr_archive_builder__dso(b, 0, "/x", bid_a, 21), -EINVAL);
+	assert_int_equal(tdr_archive_builder__dso(b, 0, long_str, NULL, 0), -EINVAL);
+	d = tdr_archive_builder__dso(b, 0, "/x", NULL, 0);
+	assert_int_equal(d, 0);
+	assert_int_equal(tdr_archive_builder__dso(b, 0, "/x", NULL, 0), 0);
+	assert_int_equal(tdr_archive_builder__dso(b, 1, "/x", NULL, 0), 1);
+	assert_int_equal(tdr_archive_builder__add(b, 2, 0, &ok), -EINVAL);
+	assert_int_equal(tdr_archive_builder__add(b, -1, 0, &ok), -EINVAL);
+	s = ok;
+	s.function = NULL; /* OK without a function */
+	assert_int_equal(tdr_archive_builder__add(b, d, 0, &s), -EINVAL);
+	s = (struct tdr_archive_sym){.status = TDR_ARCHIVE_SYM_NO_SYMBOL, .function = "f"};
+	assert_int_equal(tdr_archive_builder__add(b, d, 0, &s), -EINVAL);
+	s = ok;
+	s.status = 2;
+	assert_int_equal(tdr_archive_builder__add(b, d, 0, &s), -EINVAL);
+	s = ok;
+	s.inline_cnt = TDR_ARCHIVE_MAX_INLINES + 1;
+	s.inlines = &fr;
+	assert_int_equal(tdr_archive_builder__add(b, d, 0, &s), -EINVAL);
+	s = ok;
+	s.file = long_str;
+	assert_int_equal(tdr_archive_builder__add(b, d, 0, &s), -EINVAL);
+	assert_int_equal(tdr_archive_builder__cnt(b), 0);
+	tdr_archive_builder__free(b);
+}
+
+/* Decoding never reads outside the data, and what it gives is in bounds. */
+static void try_decode(const uint8_t *d, size_t sz)
+{
+	static struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
+	struct tdr_archive *a;
+	struct tdr_archive_sym s;
+
+	if (tdr_archive__decode(d, sz, &a))
+		return;
+	for (size_t i = 0; i < tdr_archive__dso_cnt(a); i++) {
+		const struct tdr_archive_dso *o = tdr_archive__dso(a, i);
+
+		assert_true(strlen(o->path) > 0);
+		assert_true(o->build_id_sz <= 20);
+		/* Probe a few offsets of each object. */
+		for (uint64_t off = 0; off < 64; off++)
+			if (tdr_archive__find(a, i, off, &s, frames) >= 0)
+				assert_true(s.inline_cnt <= TDR_ARCHIVE_MAX_INLINES &&
+					    (s.status != TDR_ARCHIVE_SYM_OK || strlen(s.function)));
+	}
+	tdr_archive__free(a);
+}
+
+static void test_archive__every_cut_and_byte_flip(void **state)
+{
+	struct tdr_archive_builder *b = small_builder();
+	struct tdr_archive *a;
+	uint8_t *d;
+	size_t sz;
+
+	(void)state;
+	assert_int_equal(tdr_archive_builder__encode(b, 0, (void **)&d, &sz), 0);
+	/* A stored body must be whole: every cut is refused. */
+	for (size_t n = 0; n < sz; n++)
+		assert_int_equal(tdr_archive__decode(d, n, &a), -TDR_E_CORRUPT);
+	for (size_t i = 0; i < sz; i++)
+		for (int bit = 0; bit < 8; bit++) {
+			d[i] ^= (uint8_t)(1u << bit);
+			try_decode(d, sz);
+			d[i] ^= (uint8_t)(1u << bit);
+		}
+	free(d);
+	/* The same for a compressed body (the zstd frame is checked whole). */
+	{
+		long di[4];
+		struct tdr_archive_builder *big = big_builder(0, di);
+
+		assert_int_equal(tdr_archive_builder__encode(big, 3, (void **)&d, &sz), 0);
+		for (size_t n = 0; n < sz; n += 7)
+			assert_true(tdr_archive__decode(d, n, &a) < 0);
+		for (size_t i = 0; i < sz; i += 3) {
+			d[i] ^= 0x5a;
+			try_decode(d, sz);
+			d[i] ^= 0x5a;
+		}
+		free(d);
+		tdr_archive_builder__free(big);
+	}
+	tdr_archive_builder__free(b);
+}
+
+static void test_archive__hostile_sizes(void **state)
+{
+	uint8_t d[64] = {0};
+	struct tdr_archive *a;
+
+	(void)state;
+	/* A body above the cap is refused before anything is allocated. */
+	tdr_put_le32(d, TDR_ARCHIVE_MAX_RAW + 1);
+	d[4] = 1;
+	assert_int_equal(tdr_archive__decode(d, sizeof(d), &a), -TDR_E_LIMIT);
+	/* An unknown method. */
+	tdr_put_le32(d, 4);
+	d[4] = 2;
+	assert_int_equal(tdr_archive__decode(d, 12, &a), -TDR_E_CORRUPT);
+	/* Counts above what the body can hold. */
+	d[4] = 0;
+	memcpy(d + 8, "\xff\xff\x03\x00", 4); /* 65535 strings in 4 bytes */
+	assert_int_equal(tdr_archive__decode(d, 12, &a), -TDR_E_CORRUPT);
+	memcpy(d + 8, "\x00\x7f\x00\x00", 4); /* 127 objects */
+	assert_int_equal(tdr_archive__decode(d, 12, &a), -TDR_E_CORRUPT);
+	/* The empty archive (no string, no object) is valid. */
+	tdr_put_le32(d, 2);
+	memcpy(d + 8, "\x00\x00", 2);
+	assert_int_equal(tdr_archive__decode(d, 10, &a), 0);
+	assert_int_equal(tdr_archive__stats(a)->addrs, 0);
+	tdr_archive__free(a);
+	/* An empty string, a NUL in a string, a reference past the table. */
+	tdr_put_le32(d, 6);
+	memcpy(d + 8, "\x01\x00\x01\x00\x00\x00", 6);
+	assert_int_equal(tdr_archive__decode(d, 14, &a), -TDR_E_CORRUPT);
+	memcpy(d + 8, "\x01\x02\x61\x00\x00\x00", 6);
+	assert_int_equal(tdr_archive__decode(d, 14, &a), -TDR_E_CORRUPT);
+	tdr_put_le32(d, 9);
+	memcpy(d + 8, "\x01\x01\x61\x01\x00\x01\x00\x00\x00", 9); /* path 1 of 1 string */
+	assert_int_equal(tdr_archive__decode(d, 17, &a), -TDR_E_CORRUPT);
+	tdr_put_le32(d, 8);
+	memcpy(d + 8, "\x01\x01\x61\x01\x00\x00\x00\x00", 8);
+	assert_int_equal(tdr_archive__decode(d, 16, &a), 0);
+	tdr_archive__free(a);
+	/* Two addresses with the same offset (delta 0): not ascending. */
+	tdr_put_le32(d, 12);
+	memcpy(d + 8, "\x01\x01\x61\x01\x00\x00\x00\x02\x05\x01\x00\x01", 12);
+	assert_int_equal(tdr_archive__decode(d, 20, &a), -TDR_E_CORRUPT);
+	d[8 + 10] = 1; /* delta 1 */
+	assert_int_equal(tdr_archive__decode(d, 20, &a), 0);
+	assert_int_equal(tdr_archive__stats(a)->addrs, 2);
+	tdr_archive__free(a);
+	/* Bytes after the last answer. */
+	tdr_put_le32(d, 13);
+	assert_int_equal(tdr_archive__decode(d, 21, &a), -TDR_E_CORRUPT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_archive__layout),
+	    cmocka_unit_test(test_archive__round_trip_and_determinism),
+	    cmocka_unit_test(test_archive__through_a_file),
+	    cmocka_unit_test(test_archive__builder_refuses_what_a_reader_would),
+	    cmocka_unit_test(test_archive__every_cut_and_byte_flip),
+	    cmocka_unit_test(test_archive__hostile_sizes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,353 @@
+/*
+ * tests/report/test_archive_e2e.c - archived recordings report the same
+ * whatever happens to the binaries (docs/symbolize.md "Archived symbols").
+ *
+ * A program with two functions and an inlined helper, built with -O2 -g
+ * in a temporary directory, is recorded with the software plan. Its
+ * report, report --inline and report --lines (stdout, byte for byte) are
+ * taken while the binary is there; after `tdrec archive` they must be
+ * identical, and stay identical after the binary is rebuilt from other
+ * code with other options (-O1, no -g), after it is deleted, and after
+ * the recording is moved to another directory. The same recording
+ * without its archive shows `[changed]` and `[unknown]` there, which
+ * shows each check can fail. A diff of the old build's archived profile
+ * against the rebuilt program's names the functions on both sides, with
+ * no `[changed]` row. `info` says whether a file is archived.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+struct env {
+	char dir[64];
+	const char *tdrec;
+};
+
+/* Run a shell command; returns its exit status and its stdout (caller frees). */
+static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int run(char **out, const char *fmt, ...)
+{
+	char cmd[16384];
+	size_t cap = 65536, len = 0, n;
+	char *buf = malloc(cap);
+	va_list ap;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	st = pclose(p);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The program: work() (with an always-inline helper) and other(); VARIANT
+ * changes the code of other() for the rebuild. */
+static const char prog_src[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"static inline __attribute__((always_inline)) double inner(double x)\n"
+	"{\n"
+	"\tfor (int i = 0; i < 40; i++)\n"
+	"\t\tx = x * 1.0000001 + 0.5;\n"
+	"\treturn x;\n"
+	"}\n"
+	"__attribute__((noinline)) double work(long n)\n"
+	"{\n"
+	"\tdouble s = 0;\n"
+	"\tfor (long i = 0; i < n; i++)\n"
+	"\t\ts += inner((double)i);\n"
+	"\treturn s;\n"
+	"}\n"
+	"__attribute__((noinline)) double other(long n)\n"
+	"{\n"
+	"\tdouble s = 1;\n"
+	"\tfor (long i = 0; i < n; i++)\n"
+	"\t\ts = s * VARIANT + (double)i;\n"
+	"\treturn s;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\tlong n = argc > 1 ? atol(argv[1]) : 1;\n"
+	"\tprintf(\"%f %f\\n\", work(n * 400000), other(n * 4000000));\n"
+	"\treturn 0;\n"
+	"}\n";
+
+static void build(const struct env *e, const char *variant, const char *cflags)
+{
+	char *out = NULL;
+	FILE *f;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/app.c", e->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(prog_src, f);
+	fclose(f);
+	if (run(&out, "cd '%s' && cc %s -DVARIANT=%s -o app app.c 2>&1", e->dir, cflags,
+		variant)) {
+		print_error("cc failed: %s\n", out);
+		fail();
+	}
+	free(out);
+}
+
+static void record(const struct env *e, const char *file)
+{
+	char *out = NULL;
+	int st = run(&out, "cd '%s' && '%s' record -q -o %s -- ./app 3 2>&1", e->dir, e->tdrec,
+		     file);
+
+	if (st && strstr(out, "perf_event_paranoid")) {
+		free(out);
+		skip();
+	}
+	if (st)
+		print_error("tdrec record failed (%d): %s\n", st, out);
+	assert_int_equal(st, 0);
+	free(out);
+}
+
+/* stdout of 'tdrec report -i FILE MODE' run in dir (caller frees). */
+static char *report(const struct env *e, const char *dir, const char *file, const char *mode)
+{
+	char *out = NULL;
+
+	assert_int_equal(run(&out, "cd '%s' && '%s' report -i %s %s 2>/dev/null", dir, e->tdrec,
+			     file, mode),
+			 0);
+	return out;
+}
+
+static const char *const modes[] = {"", "--inline", "--lines"};
+
+struct snap {
+	char *text[3];
+};
+
+static void take(const struct env *e, const char *dir, const char *file, struct snap *s)
+{
+	for (int m = 0; m < 3; m++)
+		s->text[m] = report(e, dir, file, modes[m]);
+}
+
+static void same(const struct snap *a, const struct snap *b, const char *when)
+{
+	for (int m = 0; m < 3; m++)
+		if (strcmp(a->text[m], b->text[m])) {
+			print_error("report %s differs %s:\n--- before\n%s\n--- now\n%s\n", modes[m],
+				    when, a->text[m], b->text[m]);
+			fail();
+		}
+}
+
+static void release(struct snap *s)
+{
+	for (int m = 0; m < 3; m++)
+		free(s->text[m]);
+}
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	e->tdrec = getenv("TDREC");
+	if (!e->tdrec) {
+		fprintf(stderr, "TDREC must be set (run through ctest)\n");
+		free(e);
+		return -1;
+	}
+	snprintf(e->dir, sizeof(e->dir), "/tmp/tdrec-archive-e2e-XXXXXX");
+	if (!mkdtemp(e->dir)) {
+		free(e);
+		return -1;
+	}
+	/* perf's build-id cache must not rescue the unarchived file. */
+	setenv("HOME", e->dir, 1);
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	run(NULL, "rm -rf '%s'", e->dir);
+	free(e);
+	return 0;
+}
+
+static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
+{
+	struct env *e = *state;
+	struct snap live, now, plain;
+	char *out = NULL, moved[128];
+
+	build(e, "0.999", "-O2 -g");
+	record(e, "old.tdr");
+	assert_int_equal(run(NULL, "cd '%s' && cp old.tdr plain.tdr", e->dir), 0);
+	take(e, e->dir, "old.tdr", &live);
+	assert_non_null(strstr(live.text[0], " work "));
+	assert_non_null(strstr(live.text[1], "inner"));
+	assert_non_null(strstr(live.text[2], "app.c:"));
+
+	/* Not archived yet: info says so. */
+	assert_int_equal(run(&out, "cd '%s' && '%s' info old.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "symbols:     not archived"));
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive old.tdr 2>&1", e->dir, e->tdrec), 0);
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info old.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "symbols:     archived: "));
+	free(out);
+
+	/* Right after archiving. */
+	take(e, e->dir, "old.tdr", &now);
+	same(&live, &now, "right after archiving");
+	release(&now);
+
+	/* Rebuilt from other code with other options. */
+	build(e, "0.998", "-O1");
+	take(e, e->dir, "old.tdr", &now);
+	same(&live, &now, "after the binary was rebuilt");
+	release(&now);
+	take(e, e->dir, "plain.tdr", &plain);
+	assert_non_null(strstr(plain.text[0], "[changed]"));
+	release(&plain);
+
+	/* Deleted. */
+	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	take(e, e->dir, "old.tdr", &now);
+	same(&live, &now, "after the binary was deleted");
+	release(&now);
+	take(e, e->dir, "plain.tdr", &plain);
+	assert_non_null(strstr(plain.text[0], "[unknown]"));
+	release(&plain);
+
+	/* Moved to another directory (same name, so the header is the same). */
+	snprintf(moved, sizeof(moved), "%s/elsewhere", e->dir);
+	assert_int_equal(run(NULL, "mkdir '%s' && mv '%s/old.tdr' '%s/'", moved, e->dir, moved), 0);
+	take(e, moved, "old.tdr", &now);
+	same(&live, &now, "after the recording was moved");
+	release(&now);
+	release(&live);
+	assert_int_equal(run(NULL, "mv '%s/old.tdr' '%s/'", moved, e->dir), 0);
+}
+
+/* A .tdr archived to another file (-o): the source is untouched. */
+static void test_archive_e2e__output_elsewhere_and_errors(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+
+	build(e, "0.999", "-O2 -g");
+	record(e, "src.tdr");
+	assert_int_equal(run(NULL, "cd '%s' && cp src.tdr src-copy.tdr", e->dir), 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive -o dst.tdr src.tdr 2>&1", e->dir,
+			     e->tdrec),
+			 0);
+	assert_non_null(strstr(out, "dst.tdr: symbols of "));
+	free(out);
+	assert_int_equal(run(NULL, "cd '%s' && cmp src.tdr src-copy.tdr", e->dir), 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info dst.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "symbols:     archived: "));
+	free(out);
+	/* Bad input: one line naming the file, exit 1; usage: exit 2. */
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive app.c 2>&1", e->dir, e->tdrec), 1);
+	assert_non_null(strstr(out, "tdrec archive: app.c: "));
+	assert_null(strchr(strchr(out, '\n') + 1, '\n'));
+	free(out);
+	assert_int_equal(run(&out, "'%s' archive 2>&1", e->tdrec), 2);
+	free(out);
+	assert_int_equal(run(&out, "'%s' archive --bogus x 2>&1", e->tdrec), 2);
+	free(out);
+	/* A truncated recording is refused, and left as it was. */
+	assert_int_equal(run(NULL, "cd '%s' && head -c 2000 src.tdr > cut.tdr && cp cut.tdr "
+				   "cut-copy.tdr",
+			     e->dir),
+			 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive cut.tdr 2>&1", e->dir, e->tdrec), 1);
+	assert_non_null(strstr(out, "truncated"));
+	free(out);
+	assert_int_equal(run(NULL, "cd '%s' && cmp cut.tdr cut-copy.tdr", e->dir), 0);
+}
+
+/* The diff's row of function fn ("name  object") is in both profiles. */
+static bool row_in_both(const char *out, const char *fn)
+{
+	const char *p = strstr(out, fn), *eol;
+
+	if (!p)
+		return false;
+	eol = strchr(p, '\n');
+	return !memmem(p, eol ? (size_t)(eol - p) : strlen(p), "only in", 7);
+}
+
+/* Old build vs rebuilt binary: functions matched by name, no [changed]. */
+static void test_archive_e2e__diff_of_two_builds(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+
+	build(e, "0.999", "-O2 -g");
+	record(e, "d-old.tdr");
+	assert_int_equal(run(NULL, "cd '%s' && cp d-old.tdr d-old-plain.tdr && '%s' archive "
+				   "d-old.tdr 2>/dev/null",
+			     e->dir, e->tdrec),
+			 0);
+	build(e, "0.998", "-O1 -g");
+	record(e, "d-new.tdr");
+	assert_int_equal(run(NULL, "cd '%s' && '%s' archive d-new.tdr 2>/dev/null", e->dir,
+			     e->tdrec),
+			 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' diff d-old.tdr d-new.tdr 2>&1", e->dir,
+			     e->tdrec),
+			 0);
+	assert_null(strstr(out, "[changed]"));
+	assert_null(strstr(out, "[unknown]"));
+	/* Both functions on both sides (a sample or two in ld.so may be on
+	 * one side only: that is the program's noise, not the archive's). */
+	assert_true(row_in_both(out, "work  app"));
+	assert_true(row_in_both(out, "other  app"));
+	free(out);
+	/* Without the archive, the old build's functions are lost. */
+	assert_int_equal(run(&out, "cd '%s' && '%s' diff d-old-plain.tdr d-new.tdr 2>&1", e->dir,
+			     e->tdrec),
+			 0);
+	assert_non_null(strstr(out, "[changed]"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_archive_e2e__rows_survive_rebuild_delete_and_move),
+	    cmocka_unit_test(test_archive_e2e__output_elsewhere_and_errors),
+	    cmocka_unit_test(test_archive_e2e__diff_of_two_builds),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
