@@ -7,7 +7,7 @@
  * Checked: tdrec record + report names JS:*hotLoop as the hottest row
  * (never one "[anon]" row) from either file, and for perf record's
  * perf.data the top JIT function and its share agree with perf report
- * (within 2 points). Skips when node (or perf, for the perf.data part) is
+ * (within 2 points); tdrec info names the file it found. Skips when node (or perf, for the perf.data part) is
  * missing or perf_event_open is not allowed. Label: integration.
  */
 #include <setjmp.h>
@@ -151,6 +151,16 @@ static void tdrec_names_hot_loop(struct env *e, const char *flag, const char *so
 	assert_int_equal(run(&out, "'%s' report -i '%s/node.tdr'", e->tdrec, e->dir), 0);
 	assert_non_null(strstr(out, "of JIT code named from"));
 	assert_non_null(strstr(out, source));
+	free(out);
+	/* info says whether the map is there, before any report. */
+	assert_int_equal(run(&out, "'%s' info '%s/node.tdr'", e->tdrec, e->dir), 0);
+	{
+		const char *jit = strstr(out, "\njit: ");
+
+		assert_non_null(jit);
+		assert_non_null(strstr(jit, source));
+		assert_true(strstr(jit, source) < strchr(jit + 1, '\n'));
+	}
 	free(out);
 }
 
