@@ -224,6 +224,9 @@ struct maps {
 	struct tdr_u64map build_ids; /* interned path pointer -> index into bids */
 	struct build_id *bids;
 	size_t bid_cnt, bid_cap;
+	/* pid -> index into all: the jit-PID.dump file the process mapped
+	 * (a JIT's marker for perf, tools/perf/Documentation/jitdump-specification.txt). */
+	struct tdr_u64map jitdumps;
 };
 
 int tdr_parser_maps_init(struct maps *m);
