@@ -457,6 +457,20 @@ static void test_record__too_many_open_files_is_explained(void **state)
 	assert_non_null(strstr(err, "too many open files"));
 	assert_non_null(strstr(err, "the open-file limit is 8"));
 	assert_int_equal(count_lines(err), 1);
+	/* The numbers explain the failure: tdrec's own descriptors (at least
+	 * the three standard streams) count too (issue 17, finding 7). */
+	{
+		size_t need = 0, own = 0;
+		const char *p = strstr(err, "needs about ");
+		const char *q = strstr(err, "tdrec holds ");
+
+		assert_non_null(p);
+		assert_non_null(q);
+		assert_int_equal(sscanf(p, "needs about %zu", &need), 1);
+		assert_int_equal(sscanf(q, "tdrec holds %zu", &own), 1);
+		assert_true(own >= 3);
+		assert_true(need + own > 8);
+	}
 	assert_false(exists(mark));
 	assert_false(exists(f->out));
 	assert_false(exists(f->partial));
