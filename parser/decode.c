@@ -25,6 +25,13 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
 
+/* The SAMPLE fields of fixed size that tdr_sample__parse reads: a sample
+ * of only these has one possible size (exact_sample_size). */
+#define EXACT_FIELDS                                                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ)
+
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
 
@@ -77,6 +84,7 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 		e->build_id = a->build_id;
 		d->any_build_id |= e->build_id;
 		tdr_sample_layout__init(&e->sl, a->sample_type, a->read_format);
+		e->exact_size = !(a->sample_type & ~EXACT_FIELDS);
 		tdr_sid_layout__init(&e->tl, a->sample_id_all ? a->sample_type : 0);
 		e->group_first = (uint32_t)i;
 		for (j = 0; j < d->ev_cnt; j++) {
@@ -144,9 +152,22 @@ static int event_of(const struct tdr_decoder *d, bool have_id, uint64_t id, bool
  * SAMPLE
  */
 
+
+/* The size a SAMPLE of exact layout l must have: its fixed fields, and the
+ * READ's head and entries. */
+static size_t exact_sample_size(const struct tdr_sample_layout *l, const struct tdr_sample_rec *s)
+{
+	if (l->read < 0)
+		return l->fixed_sz;
+	return (size_t)l->read + l->rd.head_sz + (l->rd.group ? s->read.nr * l->rd.stride : 0);
+}
+
 static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const uint8_t *end,
 			 struct dec_rec *r)
 {
+	const struct ev_info *e;
+	int err;
+
 	/* Find the event first: its sample_type says how to read the rest. */
 	if (d->id_pos >= 0 && (size_t)(end - p) >= 8u * (size_t)(d->id_pos + 1)) {
 		r->ev = event_of(d, true, ld64(p + 8 * d->id_pos), &r->unknown_id);
@@ -155,7 +176,13 @@ static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const ui
 	}
 	if (r->ev < 0)
 		return 0; /* unknown id and no default layout: caller counts it */
-	return tdr_sample__parse(&d->ev[r->ev].sl, p, end, &r->sample, &r->sid);
+	e = &d->ev[r->ev];
+	err = tdr_sample__parse(&e->sl, p, end, &r->sample, &r->sid);
+	/* A size that disagrees with the fields (one flipped bit of a
+	 * perf.data record size or READ nr): malformed, not guessed at. */
+	if (!err && e->exact_size && (size_t)(end - p) != exact_sample_size(&e->sl, &r->sample))
+		return -TDR_E_CORRUPT;
+	return err;
 }
 
 /* ---------------------------------------------------------------------------

@@ -53,6 +53,9 @@ struct ev_info {
 	uint32_t group_sz;  /* members in the event's group */
 	uint32_t group_first; /* meta index of the group's first event */
 	struct tdr_sample_layout sl; /* its SAMPLE records */
+	/* Its SAMPLE records hold only fields of known size (no CALLCHAIN, RAW
+	 * or later field): a record of another size is damaged. */
+	bool exact_size;
 	/* its sample_id trailer (sz 0 without sample_id_all) */
 	struct tdr_sid_layout tl;
 };
@@ -152,6 +155,8 @@ struct stream {
 	bool in_order;
 	uint64_t lost_seq; /* parser lost sequence at the previous sample */
 	uint64_t time_enabled, time_running;
+	uint64_t time_ns; /* sample time of the previous sample (have_time) */
+	bool have_time;
 	size_t pool_off; /* first of group_sz prev values, then group_sz ids, then events */
 };
 
@@ -165,6 +170,10 @@ struct stream_tab {
 	/* Lost sequence numbers: each LOST record bumps seq and stamps its ring. */
 	uint64_t lost_seq;
 	uint64_t lost_any_seq; /* LOST records whose ring is unknown */
+	/* The first sample time seen: a stream's first delta counts from
+	 * about then (tdr_parser_streams_sample's plausibility check). */
+	uint64_t origin_ns;
+	bool have_origin;
 	uint64_t *ring_lost_seq;
 	size_t ring_cap;
 };

@@ -261,6 +261,11 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 			"skipped:     %" PRIu64 " malformed records, %" PRIu64
 			" of unknown type, %" PRIu64 " with unknown ids\n",
 			st->malformed_records, st->unknown_records, st->unknown_ids);
+	if (st->implausible_samples)
+		fprintf(f,
+			"skipped:     %" PRIu64 " samples with deltas larger than their time "
+			"allows (damaged values)\n",
+			st->implausible_samples);
 	if (st->dso_entries || st->dso_damaged)
 		fprintf(f, "build-ids:   %" PRIu64 " of %" PRIu64 " mapped files (DSO table)%s\n",
 			st->dso_build_ids, st->dso_entries, st->dso_damaged ? ", damaged" : "");

@@ -104,6 +104,11 @@ struct tdr_parse_stats {
 	uint64_t rebases[TDR_REBASE_REASON_CNT];
 	uint64_t multiplexed_samples; /* time_running < time_enabled */
 	uint64_t unmapped_samples;    /* user-mode IP in no known mapping */
+	/* Samples whose deltas no counter could reach in the time since the
+	 * stream's previous sample (a damaged file, e.g. a flipped bit in a
+	 * perf.data, which has no checksums): not attributed, the stream
+	 * re-based (docs/parser.md "Plausibility"). */
+	uint64_t implausible_samples;
 	uint64_t streams;
 	uint64_t bad_frames; /* frames that could not be read (checksum, codec) */
 	/* The .tdr DSO table (docs/format.md 7.1): entries read, those with a
