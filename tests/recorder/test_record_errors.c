@@ -215,6 +215,22 @@ static void test_record__symlink_to_device_refused(void **state)
 	close(master);
 }
 
+/* stat -o a FIFO that no process reads: one line at once, not a hang (a
+ * hang fails the test through ctest's timeout). */
+static void test_record__stat_fifo_without_reader_fails(void **state)
+{
+	struct fixture *f = *state;
+	char fifo[320];
+	const char *st[] = {"stat", "-o", fifo, "--", "/bin/true", NULL};
+
+	SKIP_UNLESS_PERF();
+	snprintf(fifo, sizeof(fifo), "%s/fifo", f->dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(run_tdrec(f, NULL, st), 1);
+	assert_non_null(strstr(slurp(f->errf), "a FIFO that no process reads"));
+	assert_int_equal(count_lines(slurp(f->errf)), 1);
+}
+
 /* The reported case: -o a symbolic link to a block device (a loop device
  * over a file of zeros, when this runs as root with losetup), and -o the
  * device itself: both refused, the device's bytes untouched. */
@@ -639,6 +655,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__symlink_to_device_refused, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__block_device_never_written, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__stat_fifo_without_reader_fails, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__symlink_to_file_replaced_not_followed,
 					    setup, teardown),
