@@ -36,15 +36,14 @@ static const char usage_text[] =
 	"says TRUNCATED), 1 the file cannot be read or is damaged (a perf.data whose\n"
 	"records go out of step: its file status says damaged), 2 usage error\n";
 
-/* Why a file could not be opened. Frames are only checked later, so a
+/* Why a file could not be opened (not a recording: tdr_strerror's words,
+ * as report and diff say it). Frames are only checked later, so a
  * damaged or cut file that fails here fails in its header or metadata
  * (docs/format.md section 12 point 1; perf.data: its header and attrs),
  * and nothing of it can be read. */
 static const char *open_error_text(int err)
 {
 	switch (-err) {
-	case TDR_E_FORMAT:
-		return "not a .tdr or perf.data file";
 	case TDR_E_CORRUPT:
 		return "corrupt data in the file header or metadata: nothing can be read";
 	case TDR_E_TRUNCATED:

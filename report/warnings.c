@@ -99,6 +99,12 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 					 "skipped %" PRIu64 " records of events not in the "
 					 "recording's metadata",
 					 st->unknown_ids);
+		if (st->implausible_samples)
+			tdr_report__warn(r,
+					 "skipped %" PRIu64 " samples whose deltas are larger "
+					 "than their time allows (damaged values; docs/parser.md "
+					 "\"Plausibility\")",
+					 st->implausible_samples);
 	}
 	if (st && st->truncated_frames)
 		tdr_report__warn(r,

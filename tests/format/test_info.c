@@ -448,7 +448,12 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 	snprintf(path, sizeof(path), "%s/text.tdr", f->dir);
 	write_bytes(path, "hello, this is not a recording\n", 31);
 	assert_int_equal(run(f, "info", path, NULL), 1);
-	assert_one_error_line(f, path, "not a .tdr or perf.data file");
+	assert_one_error_line(f, path, "not a tdrec or perf.data file");
+	/* One wording in every command (issue 17, finding 7). */
+	assert_int_equal(run(f, "report", "-i", path, NULL), 1);
+	assert_one_error_line(f, path, "not a tdrec or perf.data file");
+	assert_int_equal(run(f, "diff", path, path, NULL), 1);
+	assert_one_error_line(f, path, "not a tdrec or perf.data file");
 
 	assert_int_equal(run(f, "info", f->dir, NULL), 1);
 	assert_one_error_line(f, f->dir, "directory");

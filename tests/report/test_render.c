@@ -269,7 +269,8 @@ static void test_render__csv_quotes_and_has_one_line_per_row(void **state)
 	while (*p) {
 		assert_int_equal(csv_fields(&p, fields, 64), cols);
 		assert_string_equal(fields[0], lines ? "row" : "total");
-		if (!strcmp(fields[1], odd_name))
+		/* Its tab is shown as '?' (a control character, issue 17). */
+		if (!strcmp(fields[1], "odd \"name\", with?tab and \\ backslash?"))
 			saw_odd = true;
 		if (!strcmp(fields[1], "compute_kernel")) {
 			assert_true(fabs(atof(fields[13 + CAT_BE]) - 0.6) < 1e-9);
@@ -280,7 +281,7 @@ static void test_render__csv_quotes_and_has_one_line_per_row(void **state)
 	}
 	assert_int_equal(lines, 4); /* totals + 3 rows */
 	assert_true(saw_odd);
-	assert_non_null(strstr(out, "\"odd \"\"name\"\", with\ttab"));
+	assert_non_null(strstr(out, "\"odd \"\"name\"\", with?tab"));
 	free(out);
 	tdr_report__free(r);
 }

@@ -142,6 +142,11 @@ struct tdr_parse_stats {
 	uint64_t unmapped_samples;    /* user-mode IP in no known mapping */
 	uint64_t user_stacks;	      /* samples with a user stack copy (dwarf) */
 	uint64_t user_stacks_unwound; /* of those, unwound to at least one caller */
+	/* Samples whose deltas no counter could reach in the time since the
+	 * stream's previous sample (a damaged file, e.g. a flipped bit in a
+	 * perf.data, which has no checksums): not attributed, the stream
+	 * re-based (docs/parser.md "Plausibility"). */
+	uint64_t implausible_samples;
 	uint64_t streams;
 	uint64_t bad_frames; /* frames that could not be read (checksum, codec) */
 	/* .tdr frames past the file's end when they were read: the file shrank
