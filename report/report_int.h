@@ -151,6 +151,19 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum);
 void tdr_report_archiver__release(struct tdr_report_archiver *a);
 
+/* tdr_report__archive with hooks (load.c): opened right after the parser
+ * opened the file (before any record is read), ran after every sample went
+ * through the collector (its mappings still valid). Either returns 0 or an
+ * error that ends the run. */
+struct tdr_report_archive_hooks {
+	int (*opened)(void *ctx, struct tdr_parser *p);
+	int (*ran)(void *ctx, const struct tdr_report_archiver *a);
+	void *ctx;
+};
+int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *lopts,
+			   int zstd_level, const struct tdr_report_archive_hooks *h, void **data,
+			   size_t *sz, struct tdr_archive_summary *sum);
+
 /* ---- table storage (aggregate.c) ----------------------------------------
  * The row table and the address table keep their entries in an array, each
  * entry with its hash, next to a block of event_cnt sums per entry, and
