@@ -151,6 +151,9 @@ struct sym_dso {
 	/* A perf map or jitdump file (jitmap.c) instead of an ELF file: its
 	 * offsets are addresses in the process. NULL for ELF files. */
 	struct sym_jit *jit;
+	/* Ask debuginfod for a debug file not found locally
+	 * (tdr_symbolizer_opts.debuginfod; elf.c find_debuginfo_net). */
+	bool debuginfod;
 };
 
 /* ---- JIT code: perf map and jitdump files (jitmap.c) ---- */
