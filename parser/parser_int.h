@@ -55,6 +55,7 @@ struct ev_info {
 	struct tdr_sample_layout sl; /* its SAMPLE records */
 	struct tdr_user_layout ul;   /* their fields after RAW (call stacks) */
 	bool user_stack;	     /* REGS_USER and STACK_USER: unwound offline */
+	bool lbr_stack;		     /* BRANCH_STACK with the LBR call-stack filter */
 	uint64_t regs_mask;	     /* attr.sample_regs_user */
 	/* its sample_id trailer (sz 0 without sample_id_all) */
 	struct tdr_sid_layout tl;

@@ -363,6 +363,7 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 	struct tdr_symbolizer *sym = NULL;
 	struct tdr_kallsyms *ks = NULL;
 	struct tdr_parser *p = NULL;
+	struct tdr_unwinder *unw = NULL;
 	const struct tdr_meta *meta;
 	int err;
 
@@ -372,6 +373,10 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 	if (!lopts)
 		lopts = &no_lopts;
 	err = tdr_parser__open(path, &p);
+	/* Stack copies (--call-graph dwarf): the unwound callers are
+	 * addresses the stack views look up, so they are archived too. */
+	if (!err)
+		err = tdr_report_attach_unwinder(p, &unw);
 	if (!err)
 		err = tdr_archive_builder__new(&b);
 	if (err)
@@ -434,6 +439,7 @@ out:
 	tdr_archive_builder__free(b);
 	tdr_report_archiver__release(&a);
 	tdr_parser__free(p);
+	tdr_unwinder__free(unw);
 	if (err) {
 		free(*data);
 		*data = NULL;
