@@ -173,7 +173,8 @@ static int build(struct tdr_symbolizer *s, struct sym_jit *j, struct jit_ent *v,
 	struct sym_range *r;
 	size_t n = 0;
 
-	qsort(v, cnt, sizeof(*v), ent_cmp);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), ent_cmp);
 	r = tdr_calloc(cnt ? cnt : 1, sizeof(*r));
 	j->names = tdr_calloc(cnt ? cnt : 1, sizeof(*j->names));
 	if (!r || !j->names) {
