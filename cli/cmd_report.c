@@ -418,7 +418,12 @@ static int regions_beside(const struct report_args *a)
 	int err;
 
 	tdr_report_opts__init(&o);
-	if (tdr_report__load_regions(a->file, &o, &r))
+	/* A perf.data or a recording without regions is the common case: the
+	 * reader's lines about it are not news here. */
+	cli_log_hold();
+	err = tdr_report__load_regions(a->file, &o, &r);
+	cli_log_release(false);
+	if (err)
 		return 0; /* none, or not a .tdr: nothing to add */
 	if (fputs("\nregions of the program (libtdrec; tdrec report --regions FILE for them "
 		  "alone):\n",
