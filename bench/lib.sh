@@ -26,6 +26,13 @@ measure() {
 	return 0
 }
 
+# CPU time (user + system, seconds) of the last measured command and its
+# children: what a profiler and the program it runs cost together.
+cpu_s() {
+	awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 }
+		END { printf "%.4f", u + s }' "$W/last.time"
+}
+
 # The program's own time for its work (spin2 prints "work_s SECONDS").
 work_s() {
 	awk '/^work_s / { print $2 }' "$W/last.out"

@@ -6,7 +6,8 @@
  * tdr_report__archive_file (report/archive_file.c): the samples' addresses
  * symbolized, with lines and inlines, into the file's ARCHIVE section
  * (docs/format.md 7.2), so that report, diff and info answer the same
- * after the binaries are rebuilt, moved or deleted.
+ * after the binaries are rebuilt, moved or deleted; a perf.data becomes
+ * an archived .tdr.
  * Errors: one line naming the file and the reason, exit 1; usage errors
  * exit 2.
  * See: docs/symbolize.md "Archived symbols".
@@ -34,8 +35,12 @@ static const char usage_text[] =
 	"it ran are still there. A file archived already keeps what its archive\n"
 	"holds and gains what the files on disk give now.\n"
 	"\n"
-	"FILE is a complete .tdr file; it is rewritten in place (through\n"
-	"FILE.partial, renamed over it only when complete).\n"
+	"FILE is a complete .tdr file, rewritten in place (through FILE.partial,\n"
+	"renamed over it only when complete), or a perf.data file, converted\n"
+	"into an archived .tdr written to FILE.tdr (its build-ids found as for\n"
+	"a report: perf's ~/.debug cache, /usr/lib/debug/.build-id). A report of\n"
+	"that .tdr equals the perf.data's report, and stays so after the\n"
+	"binaries change.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output OUT  write the archived recording to OUT instead\n"
@@ -47,7 +52,7 @@ static const char *error_text(int err)
 {
 	switch (-err) {
 	case TDR_E_FORMAT:
-		return "not a .tdr file";
+		return "not a .tdr or perf.data file";
 	case TDR_E_TRUNCATED:
 		return "the recording is truncated or has damaged frames: only a complete "
 		       "recording is archived";
@@ -98,8 +103,6 @@ int cmd_archive(int argc, char **argv)
 		cli_err("missing FILE (see 'tdrec archive --help')");
 		return CLI_EXIT_USAGE;
 	}
-	if (!out)
-		out = path;
 	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
 	cli_log_hold();
 	err = tdr_report__archive_file(path, out, &lo, &sum);
@@ -111,7 +114,7 @@ int cmd_archive(int argc, char **argv)
 	fprintf(stderr,
 		"tdrec archive: %s: symbols of %" PRIu64 " of %" PRIu64
 		" addresses archived (%" PRIu64 " objects, %zu bytes)\n",
-		out, sum.archived, sum.addrs, sum.objects, sum.bytes);
+		sum.out, sum.archived, sum.addrs, sum.objects, sum.bytes);
 	if (sum.missing || sum.changed || sum.no_kernel)
 		fprintf(stderr,
 			"tdrec archive: not archived: %" PRIu64 " addresses in missing objects, "

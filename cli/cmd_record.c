@@ -61,7 +61,9 @@ static const char usage_text[] =
     "                     family: topdown-l2, topdown-l1 (Intel perf metrics),\n"
     "                     intel-skl (Sandy Bridge..Cascade Lake), gracemont,\n"
     "                     crestmont, skymont (E-cores), amd-zen4, amd-zen5\n"
-    "                     (Zen 5/6), neoverse-n2, -v1, -v2, -n3, -v3, software;\n"
+    "                     (Zen 5/6), amd-zen4-l2, amd-zen5-l2 (level 2 in three\n"
+    "                     sampling groups, only when asked; -e must be cycles),\n"
+    "                     neoverse-n2, -v1, -v2, -n3, -v3, software;\n"
     "                     a plan the kernel refuses falls back to the family it\n"
     "                     extends, else software, with a line saying why; one\n"
     "                     this machine does not have (no such PMU or events in\n"
@@ -84,6 +86,11 @@ static const char usage_text[] =
     "                     report time (bigger files; larger rings by default);\n"
     "                     lbr: Intel's LBR call stack (refused where the\n"
     "                     sampler's PMU has none)\n"
+    "      --no-archive   do not store the symbols of the sampled code in the\n"
+    "                     file at the end (by default: function, inline chain,\n"
+    "                     file and line of every sampled address, so reports\n"
+    "                     stay the same after a rebuild; 'tdrec archive' does\n"
+    "                     it later)\n"
     "  -q, --quiet        no plan line and no summary line (warnings are still\n"
     "                     printed)\n"
     "      --dry-run      print the plan and every perf_event_attr it would\n"
@@ -107,6 +114,9 @@ static const char usage_text[] =
     "               (default /sys), e.g. a fake tree for tests\n"
     "  TDREC_CPUID  the CPU the plan is for, in perf's form\n"
     "               (AuthenticAMD,25,17,1; an arm64 MIDR 0x00000000410fd4f0)\n"
+    "  TDREC_REGIONS  where a program using libtdrec writes its regions; record\n"
+    "               sets it for the program it runs (a file of its own unless\n"
+    "               set) and puts the regions in the recording (docs/regions.md)\n"
     "\n"
     "See docs/record.md and docs/plans.md.\n";
 
@@ -115,6 +125,7 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_DRY_RUN,
 	OPT_CALL_GRAPH,
+	OPT_NO_ARCHIVE,
 };
 
 static const struct option long_opts[] = {
@@ -127,6 +138,7 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+    {"no-archive", no_argument, NULL, OPT_NO_ARCHIVE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -245,14 +257,41 @@ static void regions_cleanup(char *tmp)
 	tmp[0] = 0;
 }
 
+/* The archiving step (docs/record.md "Archiving"): the samples' symbols,
+ * looked up as a report of this boot would. */
+struct archive_ctx {
+	struct tdr_archive_summary sum;
+};
+
+static int archive_cb(void *ctx, const char *path, void **data, size_t *sz)
+{
+	struct archive_ctx *c = ctx;
+	struct tdr_report_load_opts lo;
+	char boot_id[64], cache[PATH_MAX];
+	int err;
+
+	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
+	/* The file has no trailer yet: the parser's notes about that are not
+	 * news. Real problems come back as the error, which the recorder
+	 * reports. */
+	cli_log_hold();
+	err = tdr_report__archive(path, &lo, 3, data, sz, &c->sum);
+	cli_log_release(false);
+	if (!err)
+		tdr_debug("symbols of %" PRIu64 " of %" PRIu64 " sampled addresses archived",
+			  c->sum.archived, c->sum.addrs);
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct tdr_record_opts o = {0};
 	struct tdr_event_spec spec;
 	struct tdr_recorder *rec = NULL;
 	struct cli_targets t = {0};
-	bool quiet = false, dry = false;
+	bool quiet = false, dry = false, no_archive = false;
 	char regions_tmp[PATH_MAX] = "";
+	struct archive_ctx actx = {0};
 	uint64_t v;
 	int c, err, status;
 
@@ -302,6 +341,9 @@ int cmd_record(int argc, char **argv)
 			if (parse_call_graph(optarg, &o))
 				return CLI_EXIT_USAGE;
 			break;
+		case OPT_NO_ARCHIVE:
+			no_archive = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -321,6 +363,10 @@ int cmd_record(int argc, char **argv)
 	o.tdrec_argv = argv - 1; /* "tdrec", "record", ... */
 	if (dry)
 		return dry_run(&o);
+	if (!no_archive) {
+		o.archive = archive_cb;
+		o.archive_ctx = &actx;
+	}
 
 	regions_setup(&o, regions_tmp, sizeof(regions_tmp));
 	err = tdr_recorder__new(&o, &rec);

@@ -220,15 +220,23 @@ static bool has_category(const struct tdr_meta *meta, const char *name)
 }
 
 /* Every event of f (and its base) is in meta, by name. */
-static bool has_family_events(const struct tdr_meta *meta, const struct tdr_td_family *f)
+static bool has_family_list(const struct tdr_meta *meta, const struct tdr_td_family *f,
+			    bool counting)
 {
-	size_t cnt = tdr_td_family__event_cnt(f, false);
+	size_t cnt = tdr_td_family__event_cnt(f, counting);
 
 	for (size_t i = 0; i < cnt; i++) {
-		if (tdr_meta__event_idx(meta, tdr_td_family__event(f, false, i)->name) < 0)
+		if (tdr_meta__event_idx(meta, tdr_td_family__event(f, counting, i)->name) < 0)
 			return false;
 	}
 	return true;
+}
+
+/* All the events of f's sampling plan or of its counting plan (AMD level
+ * 2 samples with one more event than it counts with). */
+static bool has_family_events(const struct tdr_meta *meta, const struct tdr_td_family *f)
+{
+	return has_family_list(meta, f, false) || has_family_list(meta, f, true);
 }
 
 static size_t term_cnt(const struct tdr_td_term *t)

@@ -16,6 +16,8 @@
  * layout" (struct perf_event_header).
  */
 #include "tdrec/records.h"
+
+#include <string.h>
 #include "format_int.h" /* the trailer and KSYMBOL functions only format/ calls */
 
 #include "tdrec/tdr_err.h"
@@ -132,6 +134,71 @@ void tdr_sample_layout__init(struct tdr_sample_layout *l, uint64_t st, uint64_t 
 	l->fixed_sz = (uint16_t)off;
 	l->callchain = st & PERF_SAMPLE_CALLCHAIN;
 	l->raw = st & PERF_SAMPLE_RAW;
+}
+
+void tdr_user_layout__init(struct tdr_user_layout *l, uint64_t st, uint64_t branch_type,
+			   uint64_t regs_mask)
+{
+	memset(l, 0, sizeof(*l));
+	l->branch_stack = st & PERF_SAMPLE_BRANCH_STACK;
+	l->branch_hw_idx = l->branch_stack && (branch_type & PERF_SAMPLE_BRANCH_HW_INDEX);
+	l->regs_user = st & PERF_SAMPLE_REGS_USER;
+	l->stack_user = st & PERF_SAMPLE_STACK_USER;
+	l->regs_cnt = (uint32_t)__builtin_popcountll(regs_mask);
+}
+
+int tdr_sample__parse_user(const struct tdr_user_layout *l, const uint8_t *q, const uint8_t *end,
+			   struct tdr_sample_user *u)
+{
+	uint64_t n;
+
+	memset(u, 0, sizeof(*u));
+	if (!q || q > end)
+		return -TDR_E_CORRUPT;
+	if (l->branch_stack) {
+		if (end - q < 8)
+			return -TDR_E_CORRUPT;
+		n = tdr_rec_ld64(q);
+		q += 8;
+		if (l->branch_hw_idx) {
+			if (end - q < 8)
+				return -TDR_E_CORRUPT;
+			q += 8;
+		}
+		if (n > (uint64_t)(end - q) / 24)
+			return -TDR_E_CORRUPT;
+		u->branch_nr = n;
+		u->branches = q;
+		q += n * 24;
+	}
+	if (l->regs_user) {
+		if (end - q < 8)
+			return -TDR_E_CORRUPT;
+		u->regs_abi = tdr_rec_ld64(q);
+		q += 8;
+		if (u->regs_abi) {
+			if ((uint64_t)(end - q) / 8 < l->regs_cnt)
+				return -TDR_E_CORRUPT;
+			u->regs = q;
+			q += 8u * l->regs_cnt;
+		}
+	}
+	if (l->stack_user) {
+		if (end - q < 8)
+			return -TDR_E_CORRUPT;
+		n = tdr_rec_ld64(q);
+		q += 8;
+		if (n) {
+			/* data[size], then dyn_size: the bytes that hold data. */
+			if (n > (uint64_t)(end - q) || (uint64_t)(end - q) - n < 8)
+				return -TDR_E_CORRUPT;
+			u->stack = q;
+			u->stack_sz = tdr_rec_ld64(q + n);
+			if (u->stack_sz > n)
+				return -TDR_E_CORRUPT;
+		}
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------------------

@@ -63,7 +63,8 @@ int tdr_regions_pages_read(volatile struct perf_event_mmap_page *const *pages, s
 
 /* How an event's value comes out of a page read. */
 enum tdr_ev_kind {
-	TDR_EV_COUNTER = 0, /* the page's full count */
+	TDR_EV_COUNTER = 0, /* the page's full count: offset + raw */
+	TDR_EV_SLOTS,	    /* perf metrics' leader: fixed counter 3, raw */
 	TDR_EV_METRIC,	    /* a PERF_METRICS field over the slots leader */
 };
 
@@ -76,10 +77,16 @@ struct tdr_ev {
 
 /*
  * Values of every event from page reads (cnt events, rd[0] the leader):
- * counters as read (rd[i].count); a metric event i as its page's offset
- * (what the kernel folded in at its own updates) plus its field of the
- * PERF_METRICS value rd[i].raw over the slots the leader counted since the
- * metrics were last cleared: rd[0].raw masked to rd[0].width bits.
+ * counters as read (rd[i].count). Perf metrics from the registers alone,
+ * never the pages' offset: the slots leader as its raw value masked to
+ * rd[0].width bits, a metric event i as its field of the PERF_METRICS
+ * value rd[i].raw times those slots over 255. For a thread that reads them
+ * with rdpmc the kernel saves both registers when it switches the thread
+ * out and restores them when it comes back, and clears them only at a
+ * read (read(2), PERF_EVENT_IOC_RESET), while it adds each update's delta
+ * to the events' counts, which the pages' offset carries: adding it would
+ * count those slots twice (arch/x86/events/intel/core.c, commit
+ * "perf/x86/intel: Support per-thread RDPMC TopDown metrics").
  */
 void tdr_regions_values(const struct tdr_ev *ev, size_t cnt, const struct tdr_pmc_read *rd,
 			uint64_t *vals);

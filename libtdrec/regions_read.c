@@ -11,9 +11,11 @@
  * include/uapi/linux/perf_event.h (struct perf_event_mmap_page: lock,
  * index, offset, pmc_width, cap_user_rdpmc) for every event of the group
  * in one consistent snapshot; the perf metrics the way the kernel's
- * Documentation/arch/x86/topdown.rst describes (slots is fixed counter 3,
- * PERF_METRICS holds four or eight 8-bit fractions of the slots counted
- * since both were last cleared; a field's slots = field * slots / 0xff).
+ * Documentation/arch/x86/topdown.rst and perf's
+ * tools/perf/Documentation/topdown.txt describe (slots is fixed counter
+ * 3, PERF_METRICS holds four or eight 8-bit fractions of the slots counted
+ * since both were last cleared; a field's slots = field * slots / 0xff),
+ * from the registers alone (tdr_regions_values says why).
  * The two paths are never mixed on one group: a read(2) of perf metrics
  * makes the kernel fold and clear them, which a later rdpmc would not see.
  * What it does not do: choose families or open groups (regions.c), or
@@ -126,11 +128,12 @@ void tdr_regions_values(const struct tdr_ev *ev, size_t cnt, const struct tdr_pm
 	if (cnt && rd[0].active)
 		slots_raw = rd[0].width >= 64 ? rd[0].raw : rd[0].raw & ((1ull << rd[0].width) - 1);
 	for (size_t i = 0; i < cnt; i++) {
-		if (ev[i].kind == TDR_EV_METRIC)
-			vals[i] = rd[i].offset +
-				  (rd[i].active ? tdr_regions_metric_slots(rd[i].raw, ev[i].field,
-									   slots_raw)
-						: 0);
+		if (ev[i].kind == TDR_EV_SLOTS)
+			vals[i] = slots_raw;
+		else if (ev[i].kind == TDR_EV_METRIC)
+			vals[i] = rd[i].active ? tdr_regions_metric_slots(rd[i].raw, ev[i].field,
+									  slots_raw)
+					       : 0;
 		else
 			vals[i] = rd[i].count;
 	}
@@ -158,7 +161,9 @@ static int pages_now(struct tdr_regions_thread *t, uint64_t *vals)
 	if (err)
 		return err;
 	tdr_regions_values(t->ev, t->ev_cnt, rd, vals);
-	if (t->reset_slots && rd[0].active && rd[0].raw >= t->reset_slots && t->reset_fn) {
+	/* vals[0] is the leader's raw slots for perf metrics, the only
+	 * family with reset_slots set. */
+	if (t->reset_slots && rd[0].active && vals[0] >= t->reset_slots && t->reset_fn) {
 		/* Fold what the counters hold into carry, then clear them: the
 		 * values stay the same, and the 8-bit fractions apply to fewer
 		 * slots again. Slots counted between this read and the reset

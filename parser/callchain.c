@@ -13,7 +13,13 @@
  * dropped. It is not dropped when the callchain starts in another context
  * (a kernel sample whose kernel part was excluded): then the first entry is
  * a real caller (the user-mode ip the kernel was entered from).
- * It does not symbolize: return addresses stay as the kernel gave them.
+ * A sample with a copy of its user stack (--call-graph dwarf: the kernel
+ * writes no user callchain then, exclude_callchain_user) gets its user
+ * frames from the caller's unwinder (tdr_parser__set_unwinder), after the
+ * kernel ones: the user pc first when the sample was taken in the kernel
+ * (where the program entered it), then each return address.
+ * It does not symbolize: return addresses stay as the kernel or the
+ * unwinder gave them.
  * Hot path: allocates only when a sample has more frames than any before.
  * See: uapi linux/perf_event.h (PERF_SAMPLE_CALLCHAIN, enum perf_callchain_context);
  * docs/parser.md "Call stacks".
@@ -45,6 +51,50 @@ static enum tdr_cpumode marker_mode(uint64_t m)
 	}
 }
 
+static void put_frame(struct tdr_parser *p, const struct tdr_sample *s, uint32_t n, uint64_t ip,
+		      enum tdr_cpumode mode)
+{
+	struct tdr_frame *f = &p->frames[n];
+
+	f->ip = ip;
+	f->cpumode = mode;
+	f->map = tdr_parser_maps_find(&p->maps, s->pid, ip, mode);
+	f->map_off = f->map ? ip - f->map->start + f->map->pgoff : 0;
+}
+
+/* Append the unwound user frames of r's stack copy after frames[0..n). */
+static int unwind_user(struct tdr_parser *p, const struct dec_rec *r, struct tdr_sample *s,
+		       uint32_t *n)
+{
+	const struct tdr_user_stack u = {.mask = p->dec.ev[r->ev].regs_mask,
+					 .regs = r->user.regs,
+					 .stack = r->user.stack,
+					 .stack_sz = r->user.stack_sz};
+	int cnt;
+
+	if (!r->user.regs_abi || !r->user.regs)
+		return 0; /* a kernel thread: no user state */
+	p->stats.user_stacks++;
+	if (!p->unwind)
+		return 0;
+	if (!p->pcs && !(p->pcs = tdr_calloc(TDR_UNWIND_MAX_PCS, sizeof(*p->pcs))))
+		return -ENOMEM;
+	s->frames = p->frames;
+	s->frame_cnt = *n;
+	cnt = p->unwind(p->unwind_ctx, s, &u, p->pcs, TDR_UNWIND_MAX_PCS);
+	if (cnt < 0)
+		return cnt;
+	if (cnt > 1)
+		p->stats.user_stacks_unwound++;
+	if (*n + (size_t)cnt > p->frame_cap &&
+	    tdr_ensure_cap(&p->frames, &p->frame_cap, sizeof(*p->frames), *n + (size_t)cnt))
+		return -ENOMEM;
+	/* The user pc is the sample itself when it was taken in user mode. */
+	for (int i = s->cpumode == TDR_MODE_USER ? 1 : 0; i < cnt; i++)
+		put_frame(p, s, (*n)++, p->pcs[i], TDR_MODE_USER);
+	return 0;
+}
+
 int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct tdr_sample *s)
 {
 	const uint8_t *cc = r->sample.callchain;
@@ -52,19 +102,17 @@ int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct t
 	enum tdr_cpumode mode = TDR_MODE_USER;
 	bool first = true;
 	uint32_t n = 0;
+	int err = 0;
 
 	s->frames = NULL;
 	s->frame_cnt = 0;
-	if (!nr)
-		return 0;
-	if (nr > UINT32_MAX)
-		nr = UINT32_MAX;
+	if (nr > UINT32_MAX - TDR_UNWIND_MAX_PCS)
+		nr = UINT32_MAX - TDR_UNWIND_MAX_PCS;
 	if (nr > p->frame_cap &&
 	    tdr_ensure_cap(&p->frames, &p->frame_cap, sizeof(*p->frames), (size_t)nr))
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
 		uint64_t ip = ld64(cc + 8 * i);
-		struct tdr_frame *f;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			mode = marker_mode(ip);
@@ -75,13 +123,11 @@ int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct t
 			if (mode == s->cpumode)
 				continue; /* the sample's own ip */
 		}
-		f = &p->frames[n++];
-		f->ip = ip;
-		f->cpumode = mode;
-		f->map = tdr_parser_maps_find(&p->maps, s->pid, ip, mode);
-		f->map_off = f->map ? ip - f->map->start + f->map->pgoff : 0;
+		put_frame(p, s, n++, ip, mode);
 	}
-	s->frames = p->frames;
+	if (p->dec.ev[r->ev].user_stack)
+		err = unwind_user(p, r, s, &n);
+	s->frames = n ? p->frames : NULL;
 	s->frame_cnt = n;
-	return 0;
+	return err;
 }

@@ -10,8 +10,10 @@
  * sample_id trailer and of every other body) are tdrec/records.h's: this
  * file picks the layout of a record's event and keeps the parser's view.
  * SAMPLE fields are decoded up to PERF_SAMPLE_CALLCHAIN (read in place);
- * RAW, which follows, is bounds-checked; later fields are not looked at,
- * so no unsupported field can be misread as one we use.
+ * RAW, which follows, is bounds-checked; BRANCH_STACK, REGS_USER and
+ * STACK_USER are read in place for an event that has both of the last two
+ * (a stack copy to unwind); later fields are not looked at, so no
+ * unsupported field can be misread as one we use.
  * Objects and lifecycle: tdr_decoder__init(meta) -> __decode (repeat) -> __fini.
  * Ownership and threads: a decoded record points into the caller's buffer.
  * See: tdrec/records.h; uapi linux/perf_event.h (record layouts); perf's
@@ -78,6 +80,10 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 		e->build_id = a->build_id;
 		d->any_build_id |= e->build_id;
 		tdr_sample_layout__init(&e->sl, a->sample_type, a->read_format);
+		tdr_user_layout__init(&e->ul, a->sample_type, a->branch_sample_type,
+				      a->sample_regs_user);
+		e->regs_mask = a->sample_regs_user;
+		e->user_stack = e->ul.regs_user && e->ul.stack_user;
 		tdr_sid_layout__init(&e->tl, a->sample_id_all ? a->sample_type : 0);
 		e->group_first = (uint32_t)i;
 		for (j = 0; j < d->ev_cnt; j++) {
@@ -152,6 +158,9 @@ static int event_of(const struct tdr_decoder *d, bool have_id, uint64_t id, bool
 static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const uint8_t *end,
 			 struct dec_rec *r)
 {
+	const struct ev_info *e;
+	int err;
+
 	/* Find the event first: its sample_type says how to read the rest. */
 	if (d->id_pos >= 0 && (size_t)(end - p) >= 8u * (size_t)(d->id_pos + 1)) {
 		r->ev = event_of(d, true, ld64(p + 8 * d->id_pos), &r->unknown_id);
@@ -160,7 +169,11 @@ static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const ui
 	}
 	if (r->ev < 0)
 		return 0; /* unknown id and no default layout: caller counts it */
-	return tdr_sample__parse(&d->ev[r->ev].sl, p, end, &r->sample, &r->sid);
+	e = &d->ev[r->ev];
+	err = tdr_sample__parse(&e->sl, p, end, &r->sample, &r->sid);
+	if (!err && e->user_stack)
+		err = tdr_sample__parse_user(&e->ul, r->sample.tail, end, &r->user);
+	return err;
 }
 
 /* ---------------------------------------------------------------------------

@@ -162,6 +162,12 @@ static int load_archive(struct tdr_parser *p)
 	return 0;
 }
 
+void tdr_parser__set_tap(struct tdr_parser *p, tdr_record_tap_fn tap, void *ctx)
+{
+	p->tap = tap;
+	p->tap_ctx = ctx;
+}
+
 const struct tdr_archive *tdr_parser__archive(const struct tdr_parser *p)
 {
 	return p->archive;
@@ -245,6 +251,7 @@ void tdr_parser__free(struct tdr_parser *p)
 	zfree(&p->cur);
 	zfree(&p->cur_ev);
 	zfree(&p->frames);
+	zfree(&p->pcs);
 	tdr_meta__clear(&p->meta);
 	tdr_archive__free(p->archive);
 	free(p);
@@ -291,7 +298,7 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	s.period = r->sample.period;
 	s.deltas = p->deltas;
 	s.first_in_stream = first;
-	if (r->sample.callchain_nr) {
+	if (r->sample.callchain_nr || p->dec.ev[r->ev].user_stack) {
 		ret = tdr_parser_callchain(p, r, &s);
 		if (ret)
 			return ret;
@@ -307,6 +314,11 @@ int tdr_parser__feed(struct tdr_parser *p, uint32_t ring, const struct perf_even
 	uint32_t x;
 	int err;
 
+	if (p->tap) {
+		err = p->tap(p->tap_ctx, hdr);
+		if (err)
+			return err;
+	}
 	p->stats.records++;
 	err = tdr_decoder__decode(&p->dec, hdr, &r);
 	if (err == DEC_SKIP) {
@@ -368,6 +380,18 @@ int tdr_parser__feed(struct tdr_parser *p, uint32_t ring, const struct perf_even
 /* ---------------------------------------------------------------------------
  * Accessors.
  */
+void tdr_parser__set_unwinder(struct tdr_parser *p, tdr_unwind_fn fn, void *ctx)
+{
+	p->unwind = fn;
+	p->unwind_ctx = ctx;
+}
+
+const struct tdr_mapping *tdr_parser__find_mapping(struct tdr_parser *p, uint32_t pid,
+						   uint64_t addr)
+{
+	return tdr_parser_maps_find(&p->maps, pid, addr, TDR_MODE_USER);
+}
+
 const struct tdr_meta *tdr_parser__meta(const struct tdr_parser *p)
 {
 	return &p->meta;

@@ -53,6 +53,9 @@ struct ev_info {
 	uint32_t group_sz;  /* members in the event's group */
 	uint32_t group_first; /* meta index of the group's first event */
 	struct tdr_sample_layout sl; /* its SAMPLE records */
+	struct tdr_user_layout ul;   /* their fields after RAW (call stacks) */
+	bool user_stack;	     /* REGS_USER and STACK_USER: unwound offline */
+	uint64_t regs_mask;	     /* attr.sample_regs_user */
 	/* its sample_id trailer (sz 0 without sample_id_all) */
 	struct tdr_sid_layout tl;
 };
@@ -90,7 +93,10 @@ struct dec_rec {
 	bool unknown_id; /* an id was recorded but matches no event */
 	struct tdr_sample_id sid;
 	union {
-		struct tdr_sample_rec sample;
+		struct {
+			struct tdr_sample_rec sample;
+			struct tdr_sample_user user; /* when the event's ul asks */
+		};
 		struct {
 			uint32_t pid, tid;
 			uint64_t addr, len, pgoff;
@@ -269,6 +275,10 @@ struct tdr_parser {
 	uint32_t *cur_ev; /* scratch: meta index per group slot */
 	struct tdr_frame *frames; /* scratch: this sample's callers (callchain.c) */
 	size_t frame_cap;
+	/* User stack copies (--call-graph dwarf): the caller's unwinder. */
+	tdr_unwind_fn unwind;
+	void *unwind_ctx;
+	uint64_t *pcs; /* scratch: TDR_UNWIND_MAX_PCS */
 	bool system_wide;
 	/* ids of fds that count on every CPU (opened with cpu -1) or that are
 	 * system-wide: only there does time_running < time_enabled mean
@@ -279,6 +289,8 @@ struct tdr_parser {
 	struct tdr_reader *reader;
 	struct perfdata *pd;
 	struct tdr_archive *archive; /* the file's ARCHIVE section, NULL when none */
+	tdr_record_tap_fn tap;	     /* tdr_parser__set_tap */
+	void *tap_ctx;
 	bool ran;
 };
 

@@ -597,9 +597,10 @@ static int choose_auto(const struct tdr_plan_opts *opts, const struct tdr_sysfs 
 			tdr_debug("%s not tried: not for this CPU", f->name);
 			continue;
 		}
-		/* A counting-only family (several groups) is stat's. */
+		/* A family of several groups (AMD level 2) is stat's default;
+		 * record builds it only when asked by name. */
 		if (!opts->counting && f->counting_only) {
-			tdr_debug("%s not tried: it counts only", f->name);
+			tdr_debug("%s not tried: only asked for by name", f->name);
 			continue;
 		}
 		err = build_kind(opts, sys, (enum tdr_plan_kind)k, why, sizeof(why), &plan);

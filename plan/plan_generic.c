@@ -1,6 +1,6 @@
 /*
  * plan/plan_generic.c - plans of the generic-counter TopDown families
- * (AMD Zen 4/5 level 1, and level 2 in three counting groups; Intel before
+ * (AMD Zen 4/5 level 1, and level 2 in three groups; Intel before
  * Ice Lake; the Intel E-cores; Arm Neoverse).
  *
  * Responsibility: turn one such family of the TopDown table
@@ -311,12 +311,6 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 		snprintf(b->why, sizeof(b->why), "the %s PMU has no %s", b->env.core.name, missing);
 		return -TDR_E_NOPLAN;
 	}
-	if (!o->counting && f->counting_only) {
-		snprintf(b->why, sizeof(b->why),
-			 "%s counts in several groups: it is for tdrec stat (record samples in "
-			 "one group; use %s)", f->name, f->base ? f->base->name : "another plan");
-		return -TDR_E_NOPLAN;
-	}
 	err = resolve_width(b, f);
 	if (err)
 		return err;
@@ -324,6 +318,15 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 		err = add_sampler(b, f, g, &dup);
 		if (err)
 			return err;
+		/* Several groups sample on cycles each: a group's samples then
+		 * stand for its share of the time (docs/plans.md "Level 2 in
+		 * record"); another sampler in group 0 alone would not. */
+		if (f->counting_only && dup != tdr_td_family__event(f, false, 0)) {
+			tdr_warn("invalid event '%s': %s samples each of its groups on cycles; "
+				 "use --plan %s to sample on another event",
+				 o->sampler->text, f->name, f->base ? f->base->name : "software");
+			return -TDR_E_USAGE;
+		}
 		if (g->events[0].attr.precise_ip && !strcmp(f->vendor, "AuthenticAMD")) {
 			tdr_warn("invalid event '%s': on AMD, precise sampling (:p) goes to IBS, "
 				 "not to the core counters of the %s group; drop the :p",
@@ -344,14 +347,28 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 		if (base + e->group > last)
 			last = base + e->group;
 		/* Without -e the family's leader (cycles) samples and leads;
-		 * a further (counting) group is led by its first event. */
+		 * a further group is led by its first event, which samples
+		 * too when recording (cycles, by the table). */
 		if (!eg->event_cnt)
-			flags = TDR_EVENT_LEADER | (o->counting || e->group ? 0 : TDR_EVENT_SAMPLER);
+			flags = TDR_EVENT_LEADER | (o->counting ? 0 : TDR_EVENT_SAMPLER);
 		err = add_table_event(b, eg, e, flags);
+		/* Side-band records (mmap, comm, task) come once, from group
+		 * 0's sampler: the groups share CPUs and tasks. */
+		if (!err && e->group && (flags & TDR_EVENT_SAMPLER)) {
+			struct perf_event_attr *a = &eg->events[0].attr;
+
+			a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
+		}
 	}
 	if (err)
 		return err;
 	b->plan->group_cnt = last + 1;
+	if (!o->counting && last > base)
+		tdr_plan_note(b->plan,
+			      "%s samples in %zu groups the kernel takes turns to count: each "
+			      "sample's counts come from its own group, and each category from the "
+			      "groups its formula reads (the report shows each group's share)",
+			      f->name, last - base + 1);
 	err = tdr_plan_check_sampler(b, g, o->counting ? NULL : &g->events[0], false);
 	for (size_t i = base; !err && i <= last; i++) {
 		check_budget(b, f, &b->plan->groups[i]);

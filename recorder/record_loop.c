@@ -384,6 +384,7 @@ static void loop_finish(struct loop *L)
 	if (!sum->write_err) {
 		tdr_record__write_dso_table(rec);
 		tdr_record__embed_regions(rec);
+		tdr_record__write_archive(rec);
 	} else
 		tdr_writer__keep_partial(rec->writer); /* incomplete: not renamed */
 	err = tdr_writer__finish(rec->writer, ev, ev ? rec->meta.event_cnt : 0, &end);

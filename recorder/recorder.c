@@ -218,6 +218,7 @@ static int open_writer(struct tdr_recorder *rec)
 	    .atomic_replace = true,
 	    .zstd_level = rec->opts->zstd_level,
 	    .codec = TDR_CODEC_CHAINED, /* docs/format.md 6.1, 6.2: several times smaller */
+	    .archive = rec->opts->archive != NULL, /* minor 4 (docs/format.md 7.2) */
 	};
 	enum tdr_out_kind kind;
 	const char *why;
@@ -345,6 +346,35 @@ void tdr_record__write_dso_table(struct tdr_recorder *rec)
 			 rec->sum.path, tdr_strerror(err));
 	tdr_debug("build-ids of %zu of %zu mapped files read in %.2f ms", with_id, rec->dsos.cnt,
 		  (double)(clock_ns(CLOCK_MONOTONIC) - t0_ns) / 1e6);
+}
+
+/*
+ * The symbols of what the samples hit, into the file (docs/record.md
+ * "Archiving"): last, after the samples and the DSO table, so that a
+ * recorder killed meanwhile leaves every sample readable. A failure costs
+ * only the archive.
+ */
+void tdr_record__write_archive(struct tdr_recorder *rec)
+{
+	uint64_t t0_ns = clock_ns(CLOCK_MONOTONIC);
+	const char *path = rec->partial_path;
+	void *data = NULL;
+	size_t sz = 0;
+	int err;
+
+	/* A device or FIFO output (no .partial) cannot be read back. */
+	if (!rec->opts->archive || !rec->partial_path)
+		return;
+	err = rec->opts->archive(rec->opts->archive_ctx, path, &data, &sz);
+	if (!err)
+		err = tdr_writer__add_section(rec->writer, TDR_SECTION_ARCHIVE, data, sz);
+	free(data);
+	if (err)
+		tdr_warn("cannot store the symbols of the samples in %s: %s; 'tdrec archive %s' "
+			 "can do it later, while the binaries are there",
+			 rec->sum.path, tdr_strerror(err), rec->sum.path);
+	tdr_debug("symbols archived in %.2f ms (%zu bytes)",
+		  (double)(clock_ns(CLOCK_MONOTONIC) - t0_ns) / 1e6, sz);
 }
 
 int tdr_recorder__new(const struct tdr_record_opts *opts, struct tdr_recorder **out)

@@ -269,6 +269,8 @@ struct tdr_event_totals *tdr_record__event_totals(struct tdr_recorder *rec, uint
 /* The program's regions (opts->regions_path), as the REGIONS section when
  * the file holds them (regions_embed.c). Problems are logged. */
 void tdr_record__embed_regions(struct tdr_recorder *rec);
+/* The ARCHIVE section from opts->archive, before the trailer (recorder.c). */
+void tdr_record__write_archive(struct tdr_recorder *rec);
 /* The run loop and the finish (record_loop.c). */
 int tdr_record__loop(struct tdr_recorder *rec);
 

@@ -7,8 +7,10 @@
  * TDREC_REGIONS, set by cli/cmd_record.c), check its header with the
  * section's own iterator, and write its data, unchanged, as SECTION type
  * 4 (docs/format.md section 7.3). An empty file (a program without
- * libtdrec) adds nothing; a damaged one is named in one warning and left
- * out: the recording stays good without it.
+ * libtdrec) adds nothing; a file last written before the recording
+ * started (a user's TDREC_REGIONS from an earlier run) and a damaged one
+ * are named in one warning and left out: the recording stays good
+ * without them.
  * See: docs/regions.md "With tdrec record".
  */
 #define LOG_PREFIX "record: "
@@ -18,6 +20,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tdrec/regions_fmt.h"
 #include "tdrec/tdr_err.h"
@@ -65,12 +68,24 @@ void tdr_record__embed_regions(struct tdr_recorder *rec)
 	const char *path = rec->opts->regions_path;
 	struct tdr_regions_iter it;
 	struct tdr_regions_hdr h;
+	struct stat st;
 	uint8_t *b = NULL;
 	size_t sz = 0;
 	int err;
 
 	if (!path)
 		return;
+	/* A file the user named may hold an earlier run's regions: only
+	 * one written since this recording started is this run's. */
+	if (!stat(path, &st) &&
+	    (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec <
+		rec->start_wall_ns) {
+		if (st.st_size)
+			tdr_warn("%s was written before this recording started: its regions are "
+				 "not this run's and are left out",
+				 path);
+		return;
+	}
 	err = read_all(path, &b, &sz);
 	if (err == -ENOENT || (!err && !sz))
 		goto out; /* the program did not use libtdrec */

@@ -131,25 +131,22 @@ int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct 
 	return err;
 }
 
-/* Only answers that hold whatever is on disk later are kept. */
+/* Only answers that hold whatever is on disk later are kept: a function,
+ * or no symbol in an object that was read. Every other status says
+ * something about the files found now (missing, changed, not usable),
+ * and a later report looks such an address up again. */
 static bool keep(const struct tdr_sym *sym, struct tdr_archive_summary *sum)
 {
-	switch (sym->status) {
-	case TDR_SYM_OK:
+	if (sym->status == TDR_SYM_OK)
 		return sym->function != NULL;
-	case TDR_SYM_NO_SYMBOL:
+	if (sym->status == TDR_SYM_NO_SYMBOL)
 		return true;
-	case TDR_SYM_MISSING:
-	case TDR_SYM_NOT_ELF: /* as missing: a later file may be the ELF */
-		sum->missing++;
-		return false;
-	case TDR_SYM_CHANGED:
+	if (sym->status == TDR_SYM_CHANGED)
 		sum->changed++;
-		return false;
-	case TDR_SYM_NO_KERNEL:
+	else if (sym->status == TDR_SYM_NO_KERNEL)
 		sum->no_kernel++;
-		return false;
-	}
+	else
+		sum->missing++; /* missing, or not an object it can read */
 	return false;
 }
 

@@ -6,7 +6,9 @@
  * sample into the report's address table, take the run end and the parser's
  * statistics as warnings, symbolize each unique address once, finish.
  * This is the only report/ file that calls the parser and the symbolizer, so
- * everything else builds and tests without them.
+ * everything else builds and tests without them. It also gives the parser
+ * symbolize's unwinder for recordings with user stack copies
+ * (tdr_report_attach_unwinder, which other commands may use too).
  * The kernel symbol table starts loading on a helper thread at the first
  * kernel sample, so reading kallsyms overlaps parsing.
  * Ownership: the parser, symbolizer and kernel symbol table live only
@@ -76,6 +78,53 @@ static void report_symbols_init(struct tdr_report_symbols *rs, struct sym_ctx *c
 	rs->lookup = sym_lookup;
 	rs->lookup_kernel = sym_lookup_kernel;
 	rs->ctx = c;
+}
+
+/* ---- user stack copies (--call-graph dwarf) ---- */
+
+static bool unwind_find(void *ctx, uint32_t pid, uint64_t addr, struct tdr_unwind_map *out)
+{
+	const struct tdr_mapping *m = tdr_parser__find_mapping(ctx, pid, addr);
+
+	if (!m || m->kind != TDR_MAP_FILE)
+		return false;
+	out->path = m->path;
+	out->start = m->start;
+	out->len = m->len;
+	out->pgoff = m->pgoff;
+	return true;
+}
+
+static int unwind_sample(void *ctx, const struct tdr_sample *s, const struct tdr_user_stack *u,
+			 uint64_t *pcs, uint32_t max)
+{
+	const struct tdr_unwind_regs regs = {.pid = s->pid,
+					     .tid = s->tid,
+					     .mask = u->mask,
+					     .regs = u->regs,
+					     .stack = u->stack,
+					     .stack_sz = u->stack_sz};
+
+	return tdr_unwinder__unwind(ctx, &regs, pcs, max);
+}
+
+int tdr_report_attach_unwinder(struct tdr_parser *p, struct tdr_unwinder **out)
+{
+	const struct tdr_meta *meta = tdr_parser__meta(p);
+	const uint64_t want = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	bool any = false;
+	int err;
+
+	*out = NULL;
+	for (size_t i = 0; i < meta->event_cnt; i++)
+		any |= (meta->events[i].attr.sample_type & want) == want;
+	if (!any)
+		return 0;
+	err = tdr_unwinder__new(unwind_find, p, out);
+	if (err)
+		return err;
+	tdr_parser__set_unwinder(p, unwind_sample, *out);
+	return 0;
 }
 
 struct load_ctx {
@@ -156,6 +205,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 	struct tdr_report_load_opts no_lopts = {0};
 	struct tdr_parser *p = NULL;
 	struct tdr_symbolizer *sym = NULL;
+	struct tdr_unwinder *unw = NULL;
 	struct tdr_report *r = NULL;
 	struct load_ctx ctx = {0};
 	const struct tdr_meta *meta;
@@ -180,6 +230,12 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 			goto out;
 	}
 	ctx.r = r;
+	/* Stack copies are unwound only for the views that use stacks. */
+	if (r->opts.stacks) {
+		err = tdr_report_attach_unwinder(p, &unw);
+		if (err)
+			goto out;
+	}
 	err = tdr_parser__run(p, on_sample, &ctx);
 	if (err)
 		goto out;
@@ -228,6 +284,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 	if (!err)
 		err = tdr_report__finish(r);
 out:
+	tdr_unwinder__free(unw);
 	tdr_symbolizer__free(sym);
 	tdr_kallsyms__free(ctx.ks);
 	tdr_parser__free(p);
@@ -250,6 +307,13 @@ static int on_archive_sample(const struct tdr_sample *s, void *ctx)
 int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lopts,
 			int zstd_level, void **data, size_t *sz, struct tdr_archive_summary *sum)
 {
+	return tdr_report_archive_run(path, lopts, zstd_level, NULL, data, sz, sum);
+}
+
+int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *lopts,
+			   int zstd_level, const struct tdr_report_archive_hooks *h, void **data,
+			   size_t *sz, struct tdr_archive_summary *sum)
+{
 	struct tdr_report_load_opts no_lopts = {0};
 	struct tdr_report_archiver a = {0};
 	struct tdr_archive_builder *b = NULL;
@@ -270,7 +334,12 @@ int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lop
 	if (err)
 		goto out;
 	meta = tdr_parser__meta(p);
-	err = tdr_parser__run(p, on_archive_sample, &a);
+	if (h && h->opened)
+		err = h->opened(h->ctx, p);
+	if (!err)
+		err = tdr_parser__run(p, on_archive_sample, &a);
+	if (!err && h && h->ran)
+		err = h->ran(h->ctx, &a);
 	if (err)
 		goto out;
 	{
@@ -287,6 +356,7 @@ int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lop
 							a.last_ns),
 		    .cache_dir = lopts->cache_dir,
 		    .archive = tdr_parser__archive(p),
+		    .debuginfod = true,
 		};
 		struct tdr_report_symbols rs;
 		struct sym_ctx sc;

@@ -77,6 +77,15 @@ static void put_row(const struct tdr_report *r, const struct tdr_report_row *row
 	tdr_json__key_bool(j, "low_confidence", row->low_confidence);
 	tdr_json__key_string(j, "bottleneck", cat_name_or_null(r, row->bottleneck));
 	tdr_json__key_string(j, "bottleneck_l2", cat_name_or_null(r, row->bottleneck_l2));
+	/* Sampled in several groups (docs/report.md "Sampling groups"). */
+	if (r->sgroup_cnt) {
+		tdr_json__key(j, "group_shares");
+		tdr_json__begin_array(j, TDR_JSON_INLINE);
+		for (size_t g = 0; g < r->sgroup_cnt; g++)
+			tdr_json__double(j, tdr_report_group_share(r, row, g));
+		tdr_json__end_array(j);
+		tdr_json__key_bool(j, "groups_unbalanced", tdr_report_groups_unbalanced(r, row));
+	}
 	put_events(r, "events", row->events, NULL, j);
 	tdr_json__key(j, "topdown");
 	if (!row->topdown) {
@@ -187,6 +196,14 @@ int tdr_report_render_json(const struct tdr_report *r, const struct tdr_render_o
 		tdr_json__end_object(&j);
 	}
 	tdr_json__end_array(&j);
+	/* The sampler of each group, when the file samples in several. */
+	if (r->sgroup_cnt) {
+		tdr_json__key(&j, "sampling_groups");
+		tdr_json__begin_array(&j, TDR_JSON_INLINE);
+		for (size_t g = 0; g < r->sgroup_cnt; g++)
+			tdr_json__string(&j, r->event_names[r->sgroup_sampler[g]]);
+		tdr_json__end_array(&j);
+	}
 	tdr_json__key(&j, "warnings");
 	tdr_report_json_put_strings(&j, &r->warnings);
 	tdr_json__key(&j, "totals");
@@ -254,6 +271,8 @@ static void csv_row(const struct tdr_report *r, const char *kind, const struct t
 		tdr_csv__fieldf(c, "%" PRIu64, row->self_samples);
 		csv_number(c, row->self_share);
 	}
+	for (size_t g = 0; g < r->sgroup_cnt; g++)
+		csv_number(c, tdr_report_group_share(r, row, g));
 	tdr_csv__end_row(c);
 }
 
@@ -275,6 +294,8 @@ static void csv_events(const struct tdr_report *r, const char *kind, const uint6
 	if (r->core_cnt)
 		tdr_csv__field(c, NULL);
 	for (int i = 0; r->opts.stacks == TDR_STACKS_CHILDREN && i < 2; i++)
+		tdr_csv__field(c, NULL);
+	for (size_t g = 0; g < r->sgroup_cnt; g++)
 		tdr_csv__field(c, NULL);
 	tdr_csv__end_row(c);
 }
@@ -303,6 +324,8 @@ int tdr_report_render_csv(const struct tdr_report *r, const struct tdr_render_op
 		tdr_csv__field(&c, "self_samples");
 		tdr_csv__field(&c, "self_share");
 	}
+	for (size_t g = 0; g < r->sgroup_cnt; g++)
+		tdr_csv__fieldf(&c, "group_share:%zu", g);
 	tdr_csv__end_row(&c);
 	csv_row(r, "total", &r->totals, &c);
 	for (size_t k = 0; k < r->core_cnt; k++)

@@ -488,6 +488,24 @@ static void put_stacks_legend(const struct text *t)
 	}
 }
 
+/* A file sampled in several groups (docs/report.md "Sampling groups"):
+ * each group's share of the totals. */
+static void put_group_shares(const struct text *t)
+{
+	const struct tdr_report *r = t->r;
+	char buf[512];
+	size_t len;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "sampled in %zu groups, each sample's counts "
+						 "from its own group; share of the sampled cycles:",
+			       r->sgroup_cnt);
+	for (size_t g = 0; g < r->sgroup_cnt && len < sizeof(buf); g++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s group %zu (%s) %.1f%%",
+					g ? "," : "", g, r->event_names[r->sgroup_sampler[g]],
+					100 * tdr_report_group_share(r, &r->totals, g));
+	put_wrapped(t, "", "", buf);
+}
+
 static void put_legend(const struct text *t, size_t shown)
 {
 	const struct tdr_report *r = t->r;
@@ -509,6 +527,8 @@ static void put_legend(const struct text *t, size_t shown)
 				    "rows per core type (core column), each with its core type's "
 				    "own formulas; slots is the share of every core type's slots; "
 				    "the totals line 'all' mixes core types, so has no categories");
+		if (r->sgroup_cnt)
+			put_group_shares(t);
 		len = (size_t)snprintf(buf, sizeof(buf), "* bottleneck: above its threshold (");
 		for (size_t c = 0; c < r->cat_cnt && len < 900; c++) {
 			if (isnan(r->cats[c].threshold))

@@ -164,6 +164,7 @@ static int copy_schema(struct tdr_report *r, const struct tdr_meta *meta)
 	err = tdr_report_cores__init(r, meta);
 	if (err)
 		return err;
+	tdr_report_groups__init(r, meta);
 	/* Level-2 categories point at their level-1 parent by name. */
 	for (size_t i = 0; i < r->cat_cnt; i++) {
 		struct rep_category *c = &r->cats[i];

@@ -151,6 +151,19 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum);
 void tdr_report_archiver__release(struct tdr_report_archiver *a);
 
+/* tdr_report__archive with hooks (load.c): opened right after the parser
+ * opened the file (before any record is read), ran after every sample went
+ * through the collector (its mappings still valid). Either returns 0 or an
+ * error that ends the run. */
+struct tdr_report_archive_hooks {
+	int (*opened)(void *ctx, struct tdr_parser *p);
+	int (*ran)(void *ctx, const struct tdr_report_archiver *a);
+	void *ctx;
+};
+int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *lopts,
+			   int zstd_level, const struct tdr_report_archive_hooks *h, void **data,
+			   size_t *sz, struct tdr_archive_summary *sum);
+
 /* ---- table storage (aggregate.c) ----------------------------------------
  * The row table and the address table keep their entries in an array, each
  * entry with its hash, next to a block of event_cnt sums per entry, and
@@ -271,6 +284,11 @@ int tdr_report__add_row(struct tdr_report *r, const struct tdr_row_key *key,
 
 /* ---- schema --------------------------------------------------------------- */
 
+#define TDR_REPORT_MAX_SGROUPS 8
+/* A row whose sampling groups' shares differ by more than this factor is
+ * named in a note (groups.c). */
+#define TDR_REPORT_GROUP_SKEW 4.0
+
 enum event_unit {
 	UNIT_COUNT = 0,
 	UNIT_NS,    /* software clocks: shown as milliseconds */
@@ -323,6 +341,12 @@ struct tdr_report {
 	struct tdr_report_row *core_totals; /* per core type, at __finish */
 	uint64_t *core_sums;		    /* core_cnt * event_cnt */
 	double *core_vals;		    /* core_cnt * cat_cnt */
+
+	/* Several sampling groups of one core PMU (groups.c, docs/report.md
+	 * "Sampling groups"): the sampler of each, in group order; every
+	 * sample counts. sgroup_cnt < 2: not such a file. */
+	size_t sgroup_cnt;
+	size_t sgroup_sampler[TDR_REPORT_MAX_SGROUPS];
 
 	/* Recording. */
 	char *plan, *command, *host, *cpu, *file, *boot_id;
@@ -386,6 +410,21 @@ int tdr_report_cores__init(struct tdr_report *r, const struct tdr_meta *meta);
 void tdr_report_cores__release(struct tdr_report *r);
 /* The name of core (1-based, tdr_row_key.core), NULL for 0. */
 const char *tdr_report_core_name(const struct tdr_report *r, uint32_t core);
+
+/* ---- sampling groups (groups.c) ------------------------------------------ */
+
+/* After the core types: recognise a file sampled in several groups whose
+ * categories read several of them (struct tdr_report sgroup_*). */
+void tdr_report_groups__init(struct tdr_report *r, const struct tdr_meta *meta);
+/* Group g's share of the row: its sampler's summed deltas over all the
+ * groups' samplers' (with a fixed period, its share of the samples); NAN
+ * when not split or the row sampled nothing. */
+double tdr_report_group_share(const struct tdr_report *r, const struct tdr_report_row *row,
+			      size_t g);
+/* Does one group have under 1/TDR_REPORT_GROUP_SKEW of another's share? */
+bool tdr_report_groups_unbalanced(const struct tdr_report *r, const struct tdr_report_row *row);
+/* At __finish, after the rows: the note naming unbalanced rows. */
+void tdr_report_groups__finish(struct tdr_report *r);
 
 /* ---- counted totals (counted.c) ------------------------------------------ */
 

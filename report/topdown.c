@@ -367,6 +367,7 @@ int tdr_report__finish(struct tdr_report *r)
 				 " samples of the others add to their event columns only",
 				 r->event_names[r->primary_sampler], r->other_samples);
 	out_of_range_note(r, n);
+	tdr_report_groups__finish(r);
 	tdr_report_counted__finish(r);
 	r->finished = true;
 	return tdr_report__sort(r, &r->opts.sort);

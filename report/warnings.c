@@ -47,6 +47,16 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 					 "lost %" PRIu64 " samples (%.1f%% of %" PRIu64
 					 "): the ring buffer was full; sample less often (-F/-c)",
 					 lost, pct(lost, lost + st->samples), lost + st->samples);
+		/* --call-graph dwarf: copies the unwinder found no caller in
+		 * (stack too small for the frame, objects that cannot be read). */
+		if (r->opts.stacks && st->user_stacks &&
+		    st->user_stacks_unwound < st->user_stacks - st->user_stacks / 10)
+			tdr_report__warn(r,
+					 "%" PRIu64 " of %" PRIu64
+					 " user stack copies gave no caller: their objects "
+					 "could not be read, or the copy is too small (--call-graph "
+					 "dwarf,SIZE)",
+					 st->user_stacks - st->user_stacks_unwound, st->user_stacks);
 		r->rebased = 0;
 		for (int i = 0; i < TDR_REBASE_REASON_CNT; i++)
 			r->rebased += st->rebases[i];

@@ -251,6 +251,35 @@ static const Dwfl_Callbacks dso_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/*
+ * Dwfl_Callbacks.find_debuginfo of an archiving symbolizer
+ * (tdr_symbolizer_opts.debuginfod): the local search above first; when it
+ * finds nothing, libdwfl's standard callback, which searches its default
+ * paths and then, only when DEBUGINFOD_URLS is set, asks libdw's debuginfod
+ * client (libdebuginfod, loaded by libdw when installed; DEBUGINFOD_TIMEOUT
+ * and DEBUGINFOD_CACHE_PATH apply). Archiving is the one moment the debug
+ * information is read for good, so it may wait on a server; a report never
+ * does (dso_callbacks).
+ */
+static int find_debuginfo_net(Dwfl_Module *mod, void **userdata, const char *modname,
+			      Dwarf_Addr base, const char *file_name, const char *debuglink,
+			      GElf_Word crc, char **debuginfo_file_name)
+{
+	int fd = find_debuginfo_cached(mod, userdata, modname, base, file_name, debuglink, crc,
+				       debuginfo_file_name);
+
+	if (fd >= 0)
+		return fd;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
+					    crc, debuginfo_file_name);
+}
+
+static const Dwfl_Callbacks dso_callbacks_net = {
+	.find_elf = find_elf_none,
+	.find_debuginfo = find_debuginfo_net,
+	.section_address = dwfl_offline_section_address,
+};
+
 /* Copy the running vDSO (getauxval(AT_SYSINFO_EHDR)) into a memfd so that it
  * goes through the same path as a file. Returns an fd or -errno. */
 static int vdso_memfd(void)
@@ -610,7 +639,7 @@ static int report_fd(struct sym_dso *d, int fd, const char *name, char *why, siz
 {
 	void **userdata;
 
-	d->dwfl = dwfl_begin(&dso_callbacks);
+	d->dwfl = dwfl_begin(d->debuginfod ? &dso_callbacks_net : &dso_callbacks);
 	if (!d->dwfl) {
 		close(fd);
 		return -ENOMEM;

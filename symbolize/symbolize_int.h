@@ -147,6 +147,9 @@ struct sym_dso {
 	/* The symbolizer's debug file cache, borrowed; its dir is NULL when
 	 * off (function reports: no DWARF to speed up). */
 	struct sym_dcache *dcache;
+	/* Ask debuginfod for a debug file not found locally
+	 * (tdr_symbolizer_opts.debuginfod; elf.c find_debuginfo_net). */
+	bool debuginfod;
 };
 
 /* What the DWARF walk found for one address. */

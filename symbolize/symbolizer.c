@@ -172,6 +172,7 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	d->hash = k.hash;
 	d->idx = (uint32_t)s->dso_cnt;
 	d->dcache = &s->dcache;
+	d->debuginfod = s->opts.debuginfod;
 	err = tdr_symbolize_dso__open(s, d);
 	if (err) {
 		dso_free(d);

@@ -410,20 +410,48 @@ static const struct tdr_td_family amd_zen5 = {
 	    TERMS_G("de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", cmask_terms,           \
 		    cmask_raw, "fetch-lat", 1),                                                    \
 	    TERMS_G("ex_ret_ucode_ops", "event=0x1c2", 0x1000000c2ull, "heavy-ops", 1),            \
-	    TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, NULL, 2),         \
+	    TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, "core-bound", 2), \
+	    TERMS_G("ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2", 0xa2d6,             \
+		    "mem-bound", 2),                                                               \
+	    TERMS_G("ex_ret_brn_misp", "event=0xc3", 0xc3, "br-mispredict", 2),                    \
+	    TERMS_G(resync, resync_terms, resync_raw, "machine-clears", 2)
+
+/* Counting (tdrec stat): the groups above. */
+static const struct tdr_td_event zen4_l2_count_events[] = {
+    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x6", 0x1060001a0ull, "resyncs_or_nc_redirects",
+		  "event=0x96", 0x96),
+};
+
+static const struct tdr_td_event zen5_l2_count_events[] = {
+    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x8", 0x1080001a0ull, "bp_redirects.resync",
+		  "event=0x9f,umask=0x1", 0x019f),
+};
+
+/* Sampling (tdrec record --plan amd-zen4-l2): every group samples on
+ * cycles, so that each group's samples stand for its share of the time
+ * (docs/plans.md "Level 2 in record"). Group 1 leads with cycles already;
+ * group 2 gets cycles (0x76 again) as its sampler, named apart because
+ * names key a file's events (no formula uses it). 5 counters of 6. */
+#define ZEN_L2_SAMPLE_EVENTS(cmask_terms, cmask_raw, resync, resync_terms, resync_raw)             \
+	TERMS_G("ls_not_halted_cyc", "event=0x76", 0x76, NULL, 1),                                 \
+	    TERMS_G("de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", cmask_terms,           \
+		    cmask_raw, "fetch-lat", 1),                                                    \
+	    TERMS_G("ex_ret_ucode_ops", "event=0x1c2", 0x1000000c2ull, "heavy-ops", 1),            \
+	    TERMS_G("ls_not_halted_cyc.g2", "event=0x76", 0x76, NULL, 2),                          \
+	    TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, "core-bound", 2), \
 	    TERMS_G("ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2", 0xa2d6,             \
 		    "mem-bound", 2),                                                               \
 	    TERMS_G("ex_ret_brn_misp", "event=0xc3", 0xc3, "br-mispredict", 2),                    \
 	    TERMS_G(resync, resync_terms, resync_raw, "machine-clears", 2)
 
 static const struct tdr_td_event zen4_l2_events[] = {
-    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x6", 0x1060001a0ull, "resyncs_or_nc_redirects",
-		  "event=0x96", 0x96),
+    ZEN_L2_SAMPLE_EVENTS("event=0x1a0,umask=0x1,cmask=0x6", 0x1060001a0ull,
+			 "resyncs_or_nc_redirects", "event=0x96", 0x96),
 };
 
 static const struct tdr_td_event zen5_l2_events[] = {
-    ZEN_L2_EVENTS("event=0x1a0,umask=0x1,cmask=0x8", 0x1080001a0ull, "bp_redirects.resync",
-		  "event=0x9f,umask=0x1", 0x019f),
+    ZEN_L2_SAMPLE_EVENTS("event=0x1a0,umask=0x1,cmask=0x8", 0x1080001a0ull, "bp_redirects.resync",
+			 "event=0x9f,umask=0x1", 0x019f),
 };
 
 #define T(ev, c) {ev, c, false}
@@ -484,6 +512,8 @@ static const struct tdr_td_family amd_zen4_l2 = {
     .counters = 6,
     .event_cnt = ARRAY_CNT(zen4_l2_events),
     .events = zen4_l2_events,
+    .count_event_cnt = ARRAY_CNT(zen4_l2_count_events),
+    .count_events = zen4_l2_count_events,
     .formula_cnt = ARRAY_CNT(zen4_l2_formulas),
     .formulas = zen4_l2_formulas,
 };
@@ -500,6 +530,8 @@ static const struct tdr_td_family amd_zen5_l2 = {
     .counters = 6,
     .event_cnt = ARRAY_CNT(zen5_l2_events),
     .events = zen5_l2_events,
+    .count_event_cnt = ARRAY_CNT(zen5_l2_count_events),
+    .count_events = zen5_l2_count_events,
     .formula_cnt = ARRAY_CNT(zen5_l2_formulas),
     .formulas = zen5_l2_formulas,
 };

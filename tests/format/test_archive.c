@@ -9,7 +9,8 @@
  * bytes must not depend on the order answers were added in. Damage: every
  * cut and every byte flip is refused or decodes to answers within the
  * caps (ASan build checks the reads); hostile counts and sizes are
- * refused before anything is allocated from them.
+ * refused before anything is allocated from them; every allocation failing
+ * in turn gives -ENOMEM and leaks nothing.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -466,6 +467,59 @@ static void test_archive__hostile_sizes(void **state)
 	assert_int_equal(tdr_archive__decode(d, 21, &a), -TDR_E_CORRUPT);
 }
 
+/* Build, encode and decode a few answers; the first error, or 0. */
+static int build_encode_decode(int level)
+{
+	struct tdr_archive_frame fr[2] = {{.function = "g", .call_file = "x.c", .call_line = 9},
+					  {.function = "h", .call_file = "y.c", .call_line = 1}};
+	struct tdr_archive_sym s = {.status = TDR_ARCHIVE_SYM_OK, .function = "f", .file = "x.c",
+				    .line = 7, .inline_cnt = 2, .inlines = fr};
+	struct tdr_archive_builder *b = NULL;
+	struct tdr_archive *a = NULL;
+	void *d = NULL;
+	size_t sz;
+	long o;
+	int err = tdr_archive_builder__new(&b);
+
+	for (int i = 0; !err && i < 3; i++) {
+		char path[16];
+
+		snprintf(path, sizeof(path), "/lib%d.so", i);
+		o = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, path, NULL, 0);
+		err = o < 0 ? (int)o : 0;
+		for (uint64_t off = 0; !err && off < 700; off += 7)
+			err = tdr_archive_builder__add(b, o, off, &s);
+	}
+	if (!err)
+		err = tdr_archive_builder__encode(b, level, &d, &sz);
+	if (!err)
+		err = tdr_archive__decode(d, sz, &a);
+	tdr_archive__free(a);
+	free(d);
+	tdr_archive_builder__free(b);
+	return err;
+}
+
+/* Every allocation failing in turn: -ENOMEM (or success), nothing leaked
+ * (ASan build). */
+static void test_archive__allocation_failures(void **state)
+{
+	(void)state;
+	for (int level = 0; level <= 3; level += 3) {
+		long n;
+		int err = -ENOMEM;
+
+		for (n = 0; err && n < 10000; n++) {
+			tdr_mem_fail_after(n);
+			err = build_encode_decode(level);
+			tdr_mem_fail_after(-1);
+			assert_true(err == 0 || err == -ENOMEM);
+		}
+		assert_int_equal(err, 0);
+		assert_true(n > 10);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +529,7 @@ int main(void)
 	    cmocka_unit_test(test_archive__builder_refuses_what_a_reader_would),
 	    cmocka_unit_test(test_archive__every_cut_and_byte_flip),
 	    cmocka_unit_test(test_archive__hostile_sizes),
+	    cmocka_unit_test(test_archive__allocation_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

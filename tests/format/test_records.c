@@ -405,6 +405,81 @@ static void test_records__sample_read_and_raw(void **state)
 			 -TDR_E_CORRUPT);
 }
 
+/* CALLCHAIN, RAW, then BRANCH_STACK (with hw_idx), REGS_USER and
+ * STACK_USER (--call-graph dwarf, lbr): read in place after the tail. */
+static void test_records__sample_user_stack(void **state)
+{
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+		      PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	struct tdr_sample_layout l;
+	struct tdr_user_layout ul;
+	struct tdr_sample_rec s = {0};
+	struct tdr_sample_id sid = {0};
+	struct tdr_sample_user u;
+	struct rec r;
+	const uint8_t *body, *stop;
+
+	(void)state;
+	tdr_sample_layout__init(&l, st, 0);
+	/* three registers: bits 0, 7 and 8 */
+	tdr_user_layout__init(&ul, st, PERF_SAMPLE_BRANCH_HW_INDEX, 0x181);
+	assert_true(ul.branch_stack && ul.branch_hw_idx && ul.regs_user && ul.stack_user);
+	assert_int_equal(ul.regs_cnt, 3);
+	begin(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	p64(&r, 0x401000); /* ip */
+	p64(&r, 1);	   /* callchain nr */
+	p64(&r, 0x401000);
+	p32(&r, 4); /* raw size, data */
+	p32(&r, 0x1234);
+	p64(&r, 1); /* branch nr, hw_idx, one entry */
+	p64(&r, 7);
+	p64(&r, 0xa);
+	p64(&r, 0xb);
+	p64(&r, 0);
+	p64(&r, PERF_SAMPLE_REGS_ABI_64); /* abi, 3 regs */
+	p64(&r, 11);
+	p64(&r, 0x7ffd0000); /* sp */
+	p64(&r, 0x401000);   /* ip */
+	p64(&r, 16);	     /* stack size, data, dyn_size */
+	p64(&r, 0x1111);
+	p64(&r, 0x2222);
+	p64(&r, 8);
+	end(&r);
+	body = bytes(&r) + 8;
+	stop = bytes(&r) + r.sz;
+	assert_int_equal(tdr_sample__parse(&l, body, stop, &s, &sid), 0);
+	assert_int_equal(s.callchain_nr, 1);
+	assert_ptr_equal(s.tail, body + 8 + 16 + 8);
+	assert_int_equal(tdr_sample__parse_user(&ul, s.tail, stop, &u), 0);
+	assert_int_equal(u.branch_nr, 1);
+	assert_int_equal(tdr_rec_ld64(u.branches), 0xa);
+	assert_int_equal(u.regs_abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(tdr_rec_ld64(u.regs + 8), 0x7ffd0000);
+	assert_int_equal(u.stack_sz, 8);
+	assert_int_equal(tdr_rec_ld64(u.stack), 0x1111);
+	/* Every cut of the tail is refused. */
+	for (const uint8_t *e = s.tail; e < stop; e += 8)
+		assert_int_equal(tdr_sample__parse_user(&ul, s.tail, e, &u), -TDR_E_CORRUPT);
+	/* A dyn_size above the copy. */
+	{
+		uint64_t big = 17;
+
+		memcpy(bytes(&r) + r.sz - 8, &big, 8);
+	}
+	assert_int_equal(tdr_sample__parse_user(&ul, s.tail, stop, &u), -TDR_E_CORRUPT);
+	/* No user registers (a kernel thread): abi 0, no values follow. */
+	tdr_user_layout__init(&ul, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 0, 0x181);
+	begin(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	p64(&r, 0); /* abi none */
+	p64(&r, 0); /* stack size 0: no data, no dyn_size */
+	end(&r);
+	assert_int_equal(tdr_sample__parse_user(&ul, bytes(&r) + 8, bytes(&r) + r.sz, &u), 0);
+	assert_int_equal(u.regs_abi, 0);
+	assert_null(u.regs);
+	assert_null(u.stack);
+	assert_int_equal(u.stack_sz, 0);
+}
+
 /* ---- the other records ---- */
 
 static void test_records__mmap2_view_and_write(void **state)
@@ -633,6 +708,7 @@ int main(void)
 	    cmocka_unit_test(test_records__sample_layout_offsets),
 	    cmocka_unit_test(test_records__sample_view),
 	    cmocka_unit_test(test_records__sample_read_and_raw),
+	    cmocka_unit_test(test_records__sample_user_stack),
 	    cmocka_unit_test(test_records__mmap2_view_and_write),
 	    cmocka_unit_test(test_records__mmap_v1_view),
 	    cmocka_unit_test(test_records__comm_view_and_write),

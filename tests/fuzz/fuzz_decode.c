@@ -5,10 +5,13 @@
  * sampling-read group in the layout the recorder uses plus one plain event
  * with CALLCHAIN and RAW, or (first byte, bit 2) one group in perf record's
  * layout (ids by position, no IDENTIFIER); the first byte also picks the
- * ring and system-wide keying. Every record, however
+ * ring and system-wide keying, and (bit 4) gives the plain event a branch
+ * stack and a user stack copy (--call-graph dwarf, lbr), read by an
+ * unwinder that touches every register and stack byte it is given. Every record, however
  * hostile, must be decoded, counted as malformed or skipped: never a crash
  * or a sanitizer report.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +44,30 @@ static int cb(const struct tdr_sample *s, void *ctx)
 	return s->deltas[0] == 0x5a5a5a5a5a5a5a5aULL && s->comm[0] == 'x' ? 1 : 0;
 }
 
+/* Reads all it is given: a sanitizer sees any byte outside the record. */
+static int unwind(void *ctx, const struct tdr_sample *s, const struct tdr_user_stack *u,
+		  uint64_t *pcs, uint32_t max)
+{
+	uint64_t sum = 0, v;
+
+	(void)ctx;
+	for (int i = 0; i < __builtin_popcountll(u->mask); i++) {
+		memcpy(&v, u->regs + 8 * i, 8);
+		sum += v;
+	}
+	for (uint64_t i = 0; i < u->stack_sz; i++)
+		sum += u->stack[i];
+	pcs[0] = s->ip;
+	if (max > 1)
+		pcs[1] = sum;
+	return max > 1 ? 2 : 1;
+}
+
 /* tdrec's layout: IDENTIFIER first, a group with times, and a plain event
- * with CALLCHAIN and RAW (a layout of its own). */
-static void tdrec_layout(struct tdr_meta *m)
+ * with CALLCHAIN and RAW (a layout of its own; with user_stack also
+ * BRANCH_STACK with its hw_idx, REGS_USER of three registers and
+ * STACK_USER). */
+static void tdrec_layout(struct tdr_meta *m, bool user_stack)
 {
 	struct perf_event_attr a = { 0 }, b;
 
@@ -62,6 +86,13 @@ static void tdrec_layout(struct tdr_meta *m)
 	add_event(m, "topdown-retiring", &b, 0, 0, 3);
 	b.read_format = PERF_FORMAT_ID;
 	b.sample_period = 10;
+	if (user_stack) {
+		b.sample_type |= PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
+				 PERF_SAMPLE_STACK_USER;
+		b.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX;
+		b.sample_regs_user = 0x181;
+		b.sample_stack_user = 64;
+	}
 	add_event(m, "plain", &b, 3, 1, 4);
 }
 
@@ -85,7 +116,8 @@ static void perf_layout(struct tdr_meta *m)
 	add_event(m, "topdown-bad-spec", &a, 0, 0, 4);
 }
 
-/* The first byte: bits 0-1 the ring, bit 2 perf's layout, bit 3 system-wide. */
+/* The first byte: bits 0-1 the ring, bit 2 perf's layout, bit 3 system-wide,
+ * bit 4 a user stack copy on the plain event. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tdr_meta m = { 0 };
@@ -103,13 +135,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 4)
 		perf_layout(&m);
 	else
-		tdrec_layout(&m);
+		tdrec_layout(&m, data[0] & 16);
 	if (data[0] & 8)
 		m.flags |= TDR_META_SYSTEM_WIDE;
 	data++;
 	size--;
 	if (tdr_parser__new(&m, &p))
 		goto out;
+	tdr_parser__set_unwinder(p, unwind, NULL);
 	/* records are 8-byte aligned in rings and frames: copy to an aligned buffer */
 	buf = calloc(size / 8 + 2, 8);
 	if (!buf)

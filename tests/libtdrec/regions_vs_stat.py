@@ -14,6 +14,7 @@ threads, checked against `tdrec stat` of the same run, and the reports.
    use the function report's labels.
 4. `tdrec record` of the demo: the recording carries the regions, and
    `tdrec report -i` shows them after the functions.
+5. A TDREC_REGIONS file older than the recording is not embedded.
 
 Usage: regions_vs_stat.py TDREC DEMO
 """
@@ -135,8 +136,14 @@ def main():
         # Nesting: page faults only happen inside the inner regions.
         check(step["ev"]["page-faults"] == sum(r["ev"]["page-faults"] for r in inner),
               "step's page faults are not its inner regions' (%d)" % tid)
-        check(inner[1]["ev"]["page-faults"] >= STEPS * 64 * 0.9,
-              "touch-pages faulted %d times" % inner[1]["ev"]["page-faults"])
+        # Each step writes 64 fresh pages once: 64 faults, from the first
+        # step on (the group counts from its open). A sanitizer build's
+        # demo also faults in AddressSanitizer's shadow of those pages, at
+        # most one shadow page per 8 pages.
+        pf = inner[1]["ev"]["page-faults"]
+        check(STEPS * 64 <= pf <= STEPS * (64 + 8),
+              "touch-pages faulted %d times, not %d (+ at most %d)" % (pf, STEPS * 64,
+                                                                      STEPS * 8))
         for ev in ("task-clock", "context-switches", "page-faults"):
             check(step["ev"][ev] >= sum(r["ev"][ev] for r in inner),
                   "step's %s below its inner regions' (%d)" % (ev, tid))
@@ -209,6 +216,21 @@ def main():
     text = run([tdrec, "report", "-i", tpath])
     check("regions of the program" in text and "touch-pages" in text,
           "report -i does not show the regions:\n" + text)
+    # 5. a user's TDREC_REGIONS holding an earlier run's regions is left
+    # out of a recording of a program that writes none
+    stale = os.path.join(tmp, "stale.regions")
+    with open(stale, "wb") as f:
+        f.write(raw)
+    os.utime(stale, (1000000000, 1000000000))
+    env = dict(os.environ, TDREC_REGIONS=stale)
+    p = subprocess.run([tdrec, "record", "-q", "-o", tpath, "--", "true"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(p.returncode == 0 and b"before this recording started" in p.stderr,
+          "stale regions: exit %d, %s" % (p.returncode, p.stderr.decode()))
+    p = subprocess.run([tdrec, "report", "--regions", tpath], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    check(p.returncode == 1 and b"a recording without regions" in p.stderr,
+          "stale regions embedded: %s" % p.stderr.decode())
     print("ok")
 
 

@@ -93,7 +93,7 @@ static void test_perf_metrics_l1_l2(void **state)
 	(void)state;
 	assert_int_equal(n, 9);
 	assert_int_equal(meta.category_cnt, 12);
-	assert_int_equal(ev[0].kind, TDR_EV_COUNTER);
+	assert_int_equal(ev[0].kind, TDR_EV_SLOTS);
 	for (size_t i = 1; i < 9; i++) {
 		assert_int_equal(ev[i].kind, TDR_EV_METRIC);
 		assert_int_equal(ev[i].field, i - 1);
@@ -136,6 +136,42 @@ static void test_perf_metrics_l1_l2(void **state)
 	assert_float_equal(cat_value(&meta, "fetch-bw", d), (764.0 - 4) / 4590, 1e-12);
 	assert_float_equal(cat_value(&meta, "core-bound", d), (764.0 - 264) / 4590, 1e-12);
 	tdr_meta__clear(&meta);
+}
+
+/* Perf metrics come from the registers alone. When the kernel switches
+ * the thread out and back it adds the slots so far to the events' counts
+ * (the pages' offset) and restores the registers, which go on counting:
+ * a region across that switch must see its own slots once. */
+static void test_perf_metrics_ignore_offsets(void **state)
+{
+	struct tdr_ev ev[TDR_REGIONS_EVENT_MAX];
+	struct tdr_meta meta;
+	struct tdr_pmc_read rd[5];
+	uint64_t v0[5], v1[5];
+
+	(void)state;
+	assert_int_equal(lib_meta("topdown-l1", ev, &meta), 5);
+	tdr_meta__clear(&meta);
+	memset(rd, 0, sizeof(rd));
+	for (size_t i = 0; i < 5; i++) {
+		rd[i].active = true;
+		rd[i].width = 48;
+		rd[i].raw = 0xff; /* all retiring */
+	}
+	rd[0].raw = 600;
+	tdr_regions_values(ev, 5, rd, v0);
+	/* The switch: counts folded into the offsets, registers restored. */
+	rd[0].offset = 600;
+	rd[1].offset = 600;
+	/* 300 more slots, all backend; bits above pmc_width ignored. */
+	rd[0].raw = 900 | (1ull << 50);
+	for (size_t i = 1; i < 5; i++)
+		rd[i].raw = 0x550000aaull; /* retiring 170, be 85 of 255 */
+	tdr_regions_values(ev, 5, rd, v1);
+	assert_int_equal(v1[0] - v0[0], 300);
+	assert_int_equal(v1[1], 600);	      /* 170 * 900 / 255 */
+	assert_int_equal(v1[4], 300);	      /* 85 * 900 / 255 */
+	assert_int_equal(v1[1] - v0[1], 0);  /* the 600 retiring slots stay */
 }
 
 /* ---- the generic families ---- */
@@ -198,7 +234,8 @@ static void test_every_family_wiring(void **state)
 	}
 }
 
-/* Hand-computed: Skylake (W 4) and Crestmont (W 6). */
+/* Hand-computed: Skylake (W 4), Crestmont (W 6), Zen 4 (W 6), Neoverse
+ * V2 (W 8, product formulas). */
 static void test_generic_hand(void **state)
 {
 	struct tdr_ev ev[TDR_REGIONS_EVENT_MAX];
@@ -239,6 +276,50 @@ static void test_generic_hand(void **state)
 	assert_float_equal(cat_value(&meta, "bad-spec", d), 0.1, 1e-12);
 	assert_float_equal(cat_value(&meta, "fe-bound", d), 0.2, 1e-12);
 	assert_float_equal(cat_value(&meta, "be-bound", d), 0.2, 1e-12);
+	tdr_meta__clear(&meta);
+
+	/* AMD Zen 4 (W 6): cycles 1000 (6000 slots), retired ops 2400,
+	 * dispatched 3000, frontend 1200, backend 1500, SMT 300. */
+	n = lib_meta("amd-zen4", ev, &meta);
+	for (size_t i = 0; i < n; i++) {
+		const char *e = ev[i].name;
+
+		d[i] = !strcmp(e, "cycles")				     ? 1000
+		       : !strcmp(e, "ex_ret_ops")			     ? 2400
+		       : !strcmp(e, "de_src_op_disp.all")		     ? 3000
+		       : !strcmp(e, "de_no_dispatch_per_slot.no_ops_from_frontend") ? 1200
+		       : !strcmp(e, "de_no_dispatch_per_slot.backend_stalls")	     ? 1500
+									     : 300;
+	}
+	assert_float_equal(cat_value(&meta, "retiring", d), 0.40, 1e-12);
+	assert_float_equal(cat_value(&meta, "bad-spec", d), 0.10, 1e-12);
+	assert_float_equal(cat_value(&meta, "fe-bound", d), 0.20, 1e-12);
+	assert_float_equal(cat_value(&meta, "be-bound", d), 0.25, 1e-12);
+	assert_float_equal(cat_value(&meta, "smt-contention", d), 0.05, 1e-12);
+	tdr_meta__clear(&meta);
+
+	/* Neoverse V2 (W 8, products): cycles 1000 (8000 slots), stall_slot
+	 * 2000 (0.75 not stalled), op_retired 900 of op_spec 1000,
+	 * br_mis_pred 10, frontend 1600, backend 1000: retiring 0.9 * 0.75,
+	 * bad-spec 0.1 * 0.75 + 4 * 10 / 1000 (the slots the frontend's 1 and
+	 * the backend's 3 per mispredict move there), fe (1600 - 80) / 8000,
+	 * be (1000 - 240) / 8000. */
+	n = lib_meta("neoverse-v2", ev, &meta);
+	for (size_t i = 0; i < n; i++) {
+		const char *e = ev[i].name;
+
+		d[i] = !strcmp(e, "cpu_cycles")		  ? 1000
+		       : !strcmp(e, "stall_slot")	  ? 2000
+		       : !strcmp(e, "op_retired")	  ? 900
+		       : !strcmp(e, "op_spec")		  ? 1000
+		       : !strcmp(e, "br_mis_pred")	  ? 10
+		       : !strcmp(e, "stall_slot_frontend") ? 1600
+							  : 1000;
+	}
+	assert_float_equal(cat_value(&meta, "retiring", d), 0.675, 1e-12);
+	assert_float_equal(cat_value(&meta, "bad-spec", d), 0.115, 1e-12);
+	assert_float_equal(cat_value(&meta, "fe-bound", d), 0.19, 1e-12);
+	assert_float_equal(cat_value(&meta, "be-bound", d), 0.095, 1e-12);
 	tdr_meta__clear(&meta);
 }
 
@@ -470,6 +551,37 @@ static void test_resets_between_begin_and_end(void **state)
 	assert_int_equal(f.t.errors, 0);
 }
 
+static int failing_reset(void *arg)
+{
+	(void)arg;
+	return -EBADF;
+}
+
+/* A reset the kernel refuses: the values read still count, the failure
+ * is counted once, and no reset is tried again. */
+static void test_reset_fails(void **state)
+{
+	struct fake_thread f;
+
+	(void)state;
+	fake_l1_thread(&f);
+	f.t.reset_fn = failing_reset;
+	hw(&f, 900, ALL_RET);
+	tdr_regions_thread__begin(&f.t, 0);
+	hw(&f, 1500, ALL_RET);
+	tdr_regions_thread__end(&f.t, 0);
+	assert_int_equal(f.acc[0].deltas[0], 600);
+	assert_int_equal(f.acc[0].deltas[1], 600);
+	assert_int_equal(f.t.errors, 1);
+	assert_int_equal(f.t.resets, 0);
+	assert_int_equal(f.t.reset_slots, 0);
+	tdr_regions_thread__begin(&f.t, 0);
+	hw(&f, 2000, ALL_BE);
+	tdr_regions_thread__end(&f.t, 0);
+	assert_int_equal(f.t.errors, 1);
+	assert_int_equal(f.acc[0].deltas[0], 1100);
+}
+
 /* Unbalanced calls are counted, never crash, and leave the others right. */
 static void test_unbalanced(void **state)
 {
@@ -498,12 +610,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_metric_fields_and_rounding),
 	    cmocka_unit_test(test_perf_metrics_l1_l2),
+	    cmocka_unit_test(test_perf_metrics_ignore_offsets),
 	    cmocka_unit_test(test_every_family_wiring),
 	    cmocka_unit_test(test_generic_hand),
 	    cmocka_unit_test(test_page_lock_changes_during_read),
 	    cmocka_unit_test(test_pages_one_snapshot),
 	    cmocka_unit_test(test_page_wrap_inactive_refused),
 	    cmocka_unit_test(test_resets_between_begin_and_end),
+	    cmocka_unit_test(test_reset_fails),
 	    cmocka_unit_test(test_unbalanced),
 	};
 

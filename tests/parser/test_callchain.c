@@ -356,6 +356,120 @@ static void test_callchain__tdr_columns(void **state)
 	tdr_roundtrip(*state, TDR_CODEC_COLUMNS);
 }
 
+/* --call-graph dwarf: the parser hands the stack copy to the unwinder and
+ * appends its pcs as user frames (the first one only for a kernel sample). */
+struct fake_unwind {
+	unsigned calls;
+	uint64_t mask, sp, stack0, stack_sz;
+};
+
+static int fake_unwind(void *ctx, const struct tdr_sample *s, const struct tdr_user_stack *u,
+		       uint64_t *pcs, uint32_t max)
+{
+	struct fake_unwind *f = ctx;
+
+	assert_true(max >= 3);
+	f->calls++;
+	f->mask = u->mask;
+	memcpy(&f->sp, u->regs, 8); /* bit 7 (sp) comes before bit 8 (ip) */
+	memcpy(&f->stack0, u->stack, 8);
+	f->stack_sz = u->stack_sz;
+	/* the kernel frames come first, already in s */
+	if (s->cpumode == TDR_MODE_KERNEL)
+		assert_int_equal(s->frame_cnt, 1);
+	pcs[0] = 0x401234; /* the user pc */
+	pcs[1] = 0x400511; /* return addresses */
+	pcs[2] = 0x7f0000001a91ULL;
+	return 3;
+}
+
+/* A sample with two registers (bits 7 and 8: sp, ip) and 16 bytes of stack. */
+static void feed_dwarf(struct cx *c, const struct perf_event_attr *a, uint16_t misc, uint64_t ip,
+		       const uint64_t *cc, size_t nr)
+{
+	struct synth_sample s = { .misc = misc, .ip = ip, .period = 1000 };
+	const uint64_t tail[] = { PERF_SAMPLE_REGS_ABI_64, 0x7ffd0000, 0x401234, 16, 0xaa, 0xbb, 16 };
+	uint8_t buf[1024];
+	size_t off;
+	const struct perf_event_header *h;
+	struct perf_event_header nh;
+
+	s.sid = sid_of(10, 50);
+	s.callchain = cc;
+	s.callchain_nr = nr;
+	off = synth_sample(&c->b, a, &s);
+	h = synth_rec(&c->b, off);
+	assert_true(h->size + sizeof(tail) <= sizeof(buf));
+	memcpy(buf, h, h->size);
+	memcpy(buf + h->size, tail, sizeof(tail));
+	nh = *h;
+	nh.size = (uint16_t)(h->size + sizeof(tail));
+	memcpy(buf, &nh, sizeof(nh));
+	c->delivered = 0;
+	assert_int_equal(tdr_parser__feed(c->p, 0, (const struct perf_event_header *)buf, cx_cb, c),
+			 0);
+	synth_buf_reset(&c->b);
+	assert_int_equal(c->delivered, 1);
+}
+
+static void test_callchain__dwarf_unwinder(void **state)
+{
+	struct cx *c = *state;
+	struct perf_event_attr a = c->attr;
+	struct tdr_meta meta = { 0 };
+	struct fake_unwind f = { 0 };
+	uint64_t id = 7;
+	const uint64_t kcc[] = { PERF_CONTEXT_KERNEL, 0xffffffffc0000100ULL,
+				 0xffffffff81000130ULL };
+
+	/* A parser whose event copies the user stack. */
+	a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a.sample_regs_user = (1ull << 7) | (1ull << 8);
+	a.sample_stack_user = 16;
+	a.exclude_callchain_user = 1;
+	synth_meta_add_event(&meta, "cpu-clock", &a, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER, 0, &id,
+			     NULL, 10, 1);
+	tdr_parser__free(c->p);
+	assert_int_equal(tdr_parser__new(&meta, &c->p), 0);
+	tdr_meta__clear(&meta);
+	maps(c);
+
+	/* Without an unwinder: no user frames, the copy is counted. */
+	feed_dwarf(c, &a, PERF_RECORD_MISC_USER, 0x401234, NULL, 0);
+	assert_int_equal(c->frame_cnt, 0);
+	assert_int_equal(tdr_parser__stats(c->p)->user_stacks, 1);
+
+	tdr_parser__set_unwinder(c->p, fake_unwind, &f);
+	feed_dwarf(c, &a, PERF_RECORD_MISC_USER, 0x401234, NULL, 0);
+	assert_int_equal(f.calls, 1);
+	assert_int_equal(f.mask, a.sample_regs_user);
+	assert_int_equal(f.sp, 0x7ffd0000);
+	assert_int_equal(f.stack0, 0xaa);
+	assert_int_equal(f.stack_sz, 16);
+	/* user sample: the user pc is the sample, two callers follow */
+	assert_int_equal(c->frame_cnt, 2);
+	assert_int_equal(c->f[0].ip, 0x400511);
+	assert_int_equal(c->f[0].cpumode, TDR_MODE_USER);
+	assert_string_equal(c->path[0], "/usr/bin/app");
+	assert_int_equal(c->f[0].map_off, 0x1511);
+	assert_string_equal(c->path[1], "/usr/lib/libc.so.6");
+
+	/* kernel sample: kernel caller, then the user pc and its callers */
+	feed_dwarf(c, &a, PERF_RECORD_MISC_KERNEL, 0xffffffffc0000100ULL, kcc, 3);
+	assert_int_equal(c->frame_cnt, 4);
+	assert_int_equal(c->f[0].ip, 0xffffffff81000130ULL);
+	assert_int_equal(c->f[0].cpumode, TDR_MODE_KERNEL);
+	assert_int_equal(c->f[1].ip, 0x401234);
+	assert_int_equal(c->f[1].cpumode, TDR_MODE_USER);
+	assert_int_equal(c->f[2].ip, 0x400511);
+	assert_int_equal(c->f[3].ip, 0x7f0000001a91ULL);
+	assert_int_equal(tdr_parser__stats(c->p)->user_stacks, 3);
+	assert_int_equal(tdr_parser__stats(c->p)->user_stacks_unwound, 2);
+	/* the mapping lookup unwinders use */
+	assert_string_equal(tdr_parser__find_mapping(c->p, 10, 0x400600)->path, "/usr/bin/app");
+	assert_null(tdr_parser__find_mapping(c->p, 10, 0x10));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +482,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_callchain__nr_past_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callchain__tdr_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callchain__tdr_columns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callchain__dwarf_unwinder, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -171,12 +171,15 @@ static void check_no_attr_build_id(const char *tdr)
 	tdr_reader__free(r);
 }
 
-/* Record p->bin: launched, or attached with -p while it runs. */
+/* Record p->bin: launched, or attached with -p while it runs. Without
+ * the archive of symbols (docs/symbolize.md "Archived symbols"), which
+ * would name the functions of a rebuilt binary: these tests are about
+ * telling rebuilt binaries apart when the report reads the files. */
 static void record_prog(struct fixture *f, const struct prog *p, bool attach, const char *extra)
 {
-	const char *launch[] = {"record", "--plan", "software", "-o", f->out, extra ? extra : "-q",
-				"--",	  p->bin,   "0.3",	NULL};
-	const char *att[] = {"record", "--plan", "software",	       "-o", f->out,
+	const char *launch[] = {"record", "--no-archive", "--plan", "software", "-o", f->out,
+				extra ? extra : "-q", "--", p->bin, "0.3", NULL};
+	const char *att[] = {"record", "--no-archive", "--plan", "software", "-o", f->out,
 			     "-p",     NULL,	 extra ? extra : "-q", NULL};
 	char pidtxt[32];
 	pid_t prog, rec;
@@ -192,7 +195,7 @@ static void record_prog(struct fixture *f, const struct prog *p, bool attach, co
 		_exit(99);
 	}
 	snprintf(pidtxt, sizeof(pidtxt), "%d", (int)prog);
-	att[6] = pidtxt;
+	att[7] = pidtxt;
 	rec = start_tdrec(f, NULL, att);
 	wait_for_file(f->partial);
 	usleep(300000); /* some samples; nothing is asserted on time */

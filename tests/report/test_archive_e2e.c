@@ -12,7 +12,10 @@
  * without its archive shows `[changed]` and `[unknown]` there, which
  * shows each check can fail. A diff of the old build's archived profile
  * against the rebuilt program's names the functions on both sides, with
- * no `[changed]` row. `info` says whether a file is archived.
+ * no `[changed]` row. `info` says whether a file is archived. A perf.data
+ * (a bundled example, and one perf records here) converted into an
+ * archived .tdr reports the same rows as the perf.data, also after the
+ * binary is gone.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -115,11 +118,12 @@ static void build(const struct env *e, const char *variant, const char *cflags)
 	free(out);
 }
 
-static void record(const struct env *e, const char *file)
+/* Record ./app into file with tdrec's options opts. */
+static void record(const struct env *e, const char *opts, const char *file)
 {
 	char *out = NULL;
-	int st = run(&out, "cd '%s' && '%s' record -q -o %s -- ./app 3 2>&1", e->dir, e->tdrec,
-		     file);
+	int st = run(&out, "cd '%s' && '%s' record -q %s -o %s -- ./app 3 2>&1", e->dir, e->tdrec,
+		     opts, file);
 
 	if (st && strstr(out, "perf_event_paranoid")) {
 		free(out);
@@ -207,7 +211,7 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 	char *out = NULL, moved[128];
 
 	build(e, "0.999", "-O2 -g");
-	record(e, "old.tdr");
+	record(e, "--no-archive", "old.tdr");
 	assert_int_equal(run(NULL, "cd '%s' && cp old.tdr plain.tdr", e->dir), 0);
 	take(e, e->dir, "old.tdr", &live);
 	assert_non_null(strstr(live.text[0], " work "));
@@ -264,7 +268,7 @@ static void test_archive_e2e__output_elsewhere_and_errors(void **state)
 	char *out = NULL;
 
 	build(e, "0.999", "-O2 -g");
-	record(e, "src.tdr");
+	record(e, "--no-archive", "src.tdr");
 	assert_int_equal(run(NULL, "cd '%s' && cp src.tdr src-copy.tdr", e->dir), 0);
 	assert_int_equal(run(&out, "cd '%s' && '%s' archive -o dst.tdr src.tdr 2>&1", e->dir,
 			     e->tdrec),
@@ -313,16 +317,13 @@ static void test_archive_e2e__diff_of_two_builds(void **state)
 	char *out = NULL;
 
 	build(e, "0.999", "-O2 -g");
-	record(e, "d-old.tdr");
+	record(e, "--no-archive", "d-old.tdr");
 	assert_int_equal(run(NULL, "cd '%s' && cp d-old.tdr d-old-plain.tdr && '%s' archive "
 				   "d-old.tdr 2>/dev/null",
 			     e->dir, e->tdrec),
 			 0);
 	build(e, "0.998", "-O1 -g");
-	record(e, "d-new.tdr");
-	assert_int_equal(run(NULL, "cd '%s' && '%s' archive d-new.tdr 2>/dev/null", e->dir,
-			     e->tdrec),
-			 0);
+	record(e, "", "d-new.tdr");
 	assert_int_equal(run(&out, "cd '%s' && '%s' diff d-old.tdr d-new.tdr 2>&1", e->dir,
 			     e->tdrec),
 			 0);
@@ -341,12 +342,180 @@ static void test_archive_e2e__diff_of_two_builds(void **state)
 	free(out);
 }
 
+/* The rows of a file, without its header (which says how the file ends):
+ * from the column header line to the line before the total. */
+static char *rows_of(const char *text)
+{
+	const char *a = strstr(text, "\n samples "), *b = a ? strstr(a, "\n-----") : NULL;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	return strndup(a, (size_t)(b - a));
+}
+
+/* tdrec record archives by default, as its last block: a file cut just
+ * before that block (a recorder killed while archiving) still reports
+ * every sample. A damaged archive is not used, and said so. */
+static void test_archive_e2e__record_archives_last(void **state)
+{
+	struct env *e = *state;
+	struct snap live, arch, cut;
+	char *out = NULL, cmd[512];
+	long off = -1;
+
+	build(e, "0.999", "-O2 -g");
+	record(e, "", "r.tdr");
+	assert_int_equal(run(&out, "cd '%s' && '%s' info --json r.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "\"archive\": {\"damaged\": false"));
+	assert_non_null(strstr(out, "\"format_version\": \"1.4\""));
+	free(out);
+	take(e, e->dir, "r.tdr", &arch);
+	/* The archive is the last SECTION block: find the block whose
+	 * section type is 3 by walking the block headers (docs/format.md 3). */
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import struct,sys\n"
+		 "b=open(sys.argv[1],\"rb\").read();o=32\n"
+		 "while o+24<=len(b) and b[o:o+4]==b\"TDBK\":\n"
+		 " t=struct.unpack_from(\"<H\",b,o+4)[0];n=struct.unpack_from(\"<Q\",b,o+8)[0]\n"
+		 " if t==3 and struct.unpack_from(\"<I\",b,o+24)[0]==3: print(o)\n"
+		 " o=(o+24+n+7)&~7' '%s/r.tdr'",
+		 e->dir);
+	assert_int_equal(run(&out, "%s", cmd), 0);
+	off = strtol(out, NULL, 10);
+	free(out);
+	assert_true(off > 32);
+	assert_int_equal(run(NULL, "cd '%s' && head -c %ld r.tdr > cut.tdr", e->dir, off), 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info cut.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "symbols:     not archived"));
+	assert_non_null(strstr(out, "TRUNCATED"));
+	free(out);
+	take(e, e->dir, "cut.tdr", &cut);
+	take(e, e->dir, "r.tdr", &live);
+	for (int m = 0; m < 3; m++) {
+		char *a = rows_of(arch.text[m]), *c = rows_of(cut.text[m]);
+
+		/* With the binary there, the cut file's live answers are the
+		 * archived ones, row for row. */
+		assert_string_equal(a, c);
+		free(a);
+		free(c);
+	}
+	/* A damaged archive (one byte of its payload flipped: the section's
+	 * CRC fails) is not used, and said so; the files on disk answer. */
+	assert_int_equal(run(NULL, "cd '%s' && cp r.tdr bad.tdr && printf '\\377' | dd of=bad.tdr "
+				   "bs=1 seek=%ld conv=notrunc status=none",
+			     e->dir, off + 24 + 8 + 4),
+			 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info bad.tdr 2>&1", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "symbols:     archive damaged, not used"));
+	assert_non_null(strstr(out, "archive of symbols in the file is damaged"));
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' report -i bad.tdr 2>&1 >/dev/null", e->dir,
+			     e->tdrec),
+			 0);
+	assert_non_null(strstr(out, "archive of symbols in the file is damaged"));
+	free(out);
+	{
+		char *a = rows_of(arch.text[0]), *t = report(e, e->dir, "bad.tdr", ""), *b;
+
+		b = rows_of(t);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		free(t);
+	}
+	/* Rebuilt: the archived file keeps its rows, the cut one cannot. */
+	build(e, "0.998", "-O1");
+	release(&live);
+	take(e, e->dir, "r.tdr", &live);
+	same(&arch, &live, "after a rebuild (archived by record)");
+	release(&cut);
+	take(e, e->dir, "cut.tdr", &cut);
+	assert_non_null(strstr(cut.text[0], "[changed]"));
+	release(&cut);
+	release(&live);
+	release(&arch);
+}
+
+/* Rows of 'tdrec report -i FILE MODE' run in dir (caller frees). */
+static char *rows(const struct env *e, const char *dir, const char *file, const char *mode)
+{
+	char *t = report(e, dir, file, mode), *r = rows_of(t);
+
+	free(t);
+	return r;
+}
+
+/* A perf.data converted into an archived .tdr reports the same rows (with
+ * TopDown categories: the bundled examples), and keeps them after the
+ * binary is rebuilt and deleted, where the perf.data itself cannot. */
+static void test_archive_e2e__perf_data_converted(void **state)
+{
+	struct env *e = *state;
+	const char *src = getenv("TDR_SOURCE_DIR");
+	char *out = NULL, *a, *b, ex[512];
+	char *before[3];
+
+	assert_non_null(src);
+	snprintf(ex, sizeof(ex), "%s/examples/amd-zen4.perf.data", src);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive -o zen4.tdr '%s' 2>&1", e->dir,
+			     e->tdrec, ex),
+			 0);
+	assert_non_null(strstr(out, "zen4.tdr: symbols of "));
+	free(out);
+	for (int m = 0; m < 3; m++) {
+		char dir[512];
+
+		snprintf(dir, sizeof(dir), "%s/examples", src);
+		a = rows(e, dir, "amd-zen4.perf.data", modes[m]);
+		b = rows(e, e->dir, "zen4.tdr", modes[m]);
+		assert_non_null(strstr(a, "Retire")); /* the TopDown columns too */
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+
+	/* A real perf.data (no build-id cache: -N), converted to FILE.tdr. */
+	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+		skip();
+	build(e, "0.999", "-O2 -g");
+	if (run(&out, "cd '%s' && perf record -q -N -e cpu-clock -o p.data ./app 3 2>&1 >/dev/null",
+		e->dir)) {
+		free(out);
+		skip(); /* perf_event_open not allowed here */
+	}
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive p.data 2>&1", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "p.data.tdr: symbols of "));
+	free(out);
+	for (int m = 0; m < 3; m++) {
+		before[m] = rows(e, e->dir, "p.data", modes[m]);
+		b = rows(e, e->dir, "p.data.tdr", modes[m]);
+		assert_non_null(strstr(before[m], " app"));
+		assert_string_equal(before[m], b);
+		free(b);
+	}
+	build(e, "0.998", "-O1");
+	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	for (int m = 0; m < 3; m++) {
+		b = rows(e, e->dir, "p.data.tdr", modes[m]);
+		assert_string_equal(before[m], b);
+		free(b);
+		free(before[m]);
+	}
+	a = rows(e, e->dir, "p.data", "");
+	assert_non_null(strstr(a, "[unknown]"));
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_archive_e2e__rows_survive_rebuild_delete_and_move),
 	    cmocka_unit_test(test_archive_e2e__output_elsewhere_and_errors),
 	    cmocka_unit_test(test_archive_e2e__diff_of_two_builds),
+	    cmocka_unit_test(test_archive_e2e__record_archives_last),
+	    cmocka_unit_test(test_archive_e2e__perf_data_converted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -30,6 +30,7 @@
  * compressed the copy must exist.
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -537,6 +538,73 @@ static void test_addr2line__debuglink_compressed(void **state)
 	free(dir);
 }
 
+/* An archiving symbolizer (opts.debuginfod) asks libdw's debuginfod client
+ * for a debug file not found locally when DEBUGINFOD_URLS is set: a local
+ * listener (no network) gets the connection; the answer is what the local
+ * files give. Without DEBUGINFOD_URLS the same symbolizer answers the same
+ * and contacts nothing. Skipped without libdebuginfod (libdw loads it). */
+static void test_addr2line__debuginfod_asked_when_archiving(void **state)
+{
+	struct tdr_symbolizer_opts o = {.want_lines = true, .want_inlines = true,
+					.debuginfod = true};
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t sl = sizeof(sa);
+	char *dir = build(*state, "dinfod-arch", "gcc", "-g");
+	char *lib = join(dir, "libfx.so"), *stripped = join(dir, "libfx-nodebug.so");
+	char url[64], *cache = join(dir, "cache");
+	struct tdr_dso_ref ref = {.path = stripped};
+	struct tdr_symbolizer *s;
+	struct tdr_sym y, z;
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW);
+	int ls, c;
+
+	if (!h) {
+		fprintf(stderr, "no libdebuginfod.so.1: skipped\n");
+		free(cache);
+		free(lib);
+		free(stripped);
+		free(dir);
+		skip();
+	}
+	dlclose(h);
+	assert_int_equal(fx_sh("strip --strip-debug -o '%s' '%s'", stripped, lib), 0);
+	/* Unset: nothing asked, the local answer. */
+	unsetenv("DEBUGINFOD_URLS");
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0x1000, &z), 0);
+	tdr_symbolizer__free(s);
+
+	ls = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	assert_true(ls >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(ls, 8), 0);
+	assert_int_equal(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", ntohs(sa.sin_port));
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_TIMEOUT", "1", 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0x1000, &y), 0);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_TIMEOUT");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	c = accept(ls, NULL, NULL);
+	assert_true(c >= 0);
+	close(c);
+	close(ls);
+	/* The server gave nothing: the same answer as without it. */
+	assert_int_equal(y.status, z.status);
+	if (z.function)
+		assert_string_equal(y.function, z.function);
+	assert_null(y.file);
+	tdr_symbolizer__free(s);
+	free(cache);
+	free(lib);
+	free(stripped);
+	free(dir);
+}
+
 /* With DEBUGINFOD_URLS pointing at a local listener, resolving a binary
  * without local debug info must not connect to it. */
 static void test_addr2line__debuginfod_never_contacted(void **state)
@@ -670,6 +738,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_addr2line__debuglink),
 		cmocka_unit_test(test_addr2line__debuglink_compressed),
 		cmocka_unit_test(test_addr2line__debuginfod_never_contacted),
+		cmocka_unit_test(test_addr2line__debuginfod_asked_when_archiving),
 		cmocka_unit_test(test_addr2line__build_id_none_vs_recorded),
 		cmocka_unit_test(test_addr2line__libc_debug_by_build_id),
 	};

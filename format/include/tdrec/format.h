@@ -277,6 +277,7 @@ enum tdr_section_type {
 	TDR_SECTION_DSO_TABLE = 1, /* path, device, inode, build-id per mapped file */
 	TDR_SECTION_KSYMS = 2,	   /* kernel symbols snapshot */
 	TDR_SECTION_ARCHIVE = 3,   /* symbols of the sampled addresses (archive.h) */
+	TDR_SECTION_REGIONS = 4,   /* a program's instrumented regions (regions_fmt.h) */
 };
 
 /* ---------------------------------------------------------------------------

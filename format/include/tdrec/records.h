@@ -272,6 +272,9 @@ struct tdr_sample_rec {
 	 * markers included) read in place; 0 and NULL without one. */
 	uint64_t callchain_nr;
 	const uint8_t *callchain;
+	/* Where the fields after RAW start (BRANCH_STACK, REGS_USER, ...):
+	 * tdr_sample__parse_user reads them. */
+	const uint8_t *tail;
 };
 
 /* READ at *pp, whose head (l->head_sz bytes) the caller has checked; *pp
@@ -394,9 +397,42 @@ static inline int tdr_sample__parse(const struct tdr_sample_layout *l, const uin
 		q += 4;
 		if (sz > (size_t)(end - q))
 			return -TDR_E_CORRUPT;
+		q += sz;
 	}
+	s->tail = q;
 	return 0;
 }
+
+/*
+ * The fields after RAW that call stacks use: BRANCH_STACK { nr; [hw_idx];
+ * entries[nr] (from, to, flags: 24 bytes) }, then REGS_USER { abi;
+ * regs[weight(sample_regs_user)] when abi != 0 }, then STACK_USER { size;
+ * data[size]; dyn_size when size != 0 } (uapi PERF_RECORD_SAMPLE).
+ */
+struct tdr_user_layout {
+	bool branch_stack, branch_hw_idx; /* PERF_SAMPLE_BRANCH_HW_INDEX */
+	bool regs_user, stack_user;
+	uint32_t regs_cnt; /* bits set in attr.sample_regs_user */
+};
+
+/* From an attr's sample_type, branch_sample_type and sample_regs_user. */
+TDR_API void tdr_user_layout__init(struct tdr_user_layout *l, uint64_t sample_type,
+				   uint64_t branch_sample_type, uint64_t regs_mask);
+
+struct tdr_sample_user {
+	uint64_t branch_nr;
+	const uint8_t *branches; /* branch_nr entries of 24 bytes (from, to, flags) */
+	uint64_t regs_abi;	 /* PERF_SAMPLE_REGS_ABI_*: 0 when none were taken */
+	const uint8_t *regs;	 /* regs_cnt u64 in mask bit order when regs_abi != 0 */
+	const uint8_t *stack;	 /* the copy of the user stack from its pointer */
+	uint64_t stack_sz;	 /* bytes of it that hold data (dyn_size) */
+};
+
+/* Read those fields from tail (tdr_sample_rec.tail) to end into *u (zeroed
+ * first). Returns: 0, -TDR_E_CORRUPT (a count or size past the end, or a
+ * dyn_size above the copy). */
+TDR_API int tdr_sample__parse_user(const struct tdr_user_layout *l, const uint8_t *tail,
+				   const uint8_t *end, struct tdr_sample_user *u);
 
 /* ---------------------------------------------------------------------------
  * Other records: a fixed body, maybe a NUL-terminated string padded to 8

@@ -28,7 +28,6 @@
 #include "tdrec/format.h"
 #include "tdrec/tdr_api.h"
 
-#define TDR_SECTION_REGIONS 4
 /* The first 8 bytes of a standalone regions file; the section data follows. */
 #define TDR_REGIONS_FILE_MAGIC "TDRREGN\x01"
 #define TDR_REGIONS_FILE_MAGIC_SZ 8

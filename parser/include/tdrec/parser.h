@@ -93,6 +93,26 @@ struct tdr_sample {
 	uint32_t frame_cnt;
 };
 
+/*
+ * A user stack copy to unwind (PERF_SAMPLE_REGS_USER + STACK_USER, i.e.
+ * --call-graph dwarf), borrowed during the call: regs holds one u64 per
+ * bit of mask (the attr's sample_regs_user), in bit order; stack the
+ * stack_sz bytes copied from the stack pointer.
+ */
+struct tdr_user_stack {
+	uint64_t mask;
+	const uint8_t *regs;
+	const uint8_t *stack;
+	uint64_t stack_sz;
+};
+/* Most program counters one unwind may give (perf's default max stack + 1). */
+#define TDR_UNWIND_MAX_PCS 128
+/* Walk s's user stack into pcs (at most max): the user pc first, then each
+ * caller's return address. Returns the count, or a negative code to stop
+ * __run/__feed with it. */
+typedef int (*tdr_unwind_fn)(void *ctx, const struct tdr_sample *s,
+			     const struct tdr_user_stack *u, uint64_t *pcs, uint32_t max);
+
 /* Return 0 to continue, a negative code to stop __run/__feed with that code. */
 typedef int (*tdr_sample_fn)(const struct tdr_sample *s, void *ctx);
 
@@ -120,6 +140,8 @@ struct tdr_parse_stats {
 	uint64_t rebases[TDR_REBASE_REASON_CNT];
 	uint64_t multiplexed_samples; /* time_running < time_enabled */
 	uint64_t unmapped_samples;    /* user-mode IP in no known mapping */
+	uint64_t user_stacks;	      /* samples with a user stack copy (dwarf) */
+	uint64_t user_stacks_unwound; /* of those, unwound to at least one caller */
 	uint64_t streams;
 	uint64_t bad_frames; /* frames that could not be read (checksum, codec) */
 	/* .tdr frames past the file's end when they were read: the file shrank
@@ -171,6 +193,17 @@ TDR_API int tdr_parser__feed(struct tdr_parser *p, uint32_t ring,
  */
 TDR_API int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
 
+/*
+ * Unwind user stack copies with fn (e.g. symbolize's tdr_unwinder, through
+ * report/): their frames follow the callchain's in tdr_sample.frames.
+ * Without one, a sample's stack copy is ignored (kernel frames only).
+ */
+TDR_API void tdr_parser__set_unwinder(struct tdr_parser *p, tdr_unwind_fn fn, void *ctx);
+/* The mapping of addr in process pid as the records so far describe it
+ * (for an unwinder's objects), or NULL. */
+TDR_API const struct tdr_mapping *tdr_parser__find_mapping(struct tdr_parser *p, uint32_t pid,
+							   uint64_t addr);
+
 TDR_API const struct tdr_meta *tdr_parser__meta(const struct tdr_parser *p);
 TDR_API const struct tdr_parse_stats *tdr_parser__stats(const struct tdr_parser *p);
 TDR_API enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
@@ -182,6 +215,16 @@ TDR_API enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
 TDR_API const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p);
 TDR_API const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
 TDR_API const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
+
+/*
+ * Call tap with every record, exactly as it is fed to the decoder (for a
+ * perf.data file: after the per-round time sort, without perf's own
+ * records), before it is decoded; a nonzero return stops __run with it.
+ * For writing the records again (tdrec archive converts a perf.data into
+ * a .tdr). Set before __run; NULL removes it.
+ */
+typedef int (*tdr_record_tap_fn)(void *ctx, const struct perf_event_header *hdr);
+TDR_API void tdr_parser__set_tap(struct tdr_parser *p, tdr_record_tap_fn tap, void *ctx);
 
 /* The symbols archived in the file (docs/format.md 7.2), decoded at open;
  * NULL when it has none or it is damaged (stats.archive_damaged). Borrowed:

@@ -65,6 +65,18 @@ struct tdr_record_opts {
 	/* tdrec's own command line, for the metadata (borrowed). */
 	size_t tdrec_argc;
 	char *const *tdrec_argv;
+	/*
+	 * The archiving step (docs/record.md "Archiving"), NULL for none:
+	 * called once at the end, after the last frame and the DSO table and
+	 * before the trailer, with the path of the file being written (every
+	 * block in it complete, readable as a file without trailer). It
+	 * returns the ARCHIVE section data (docs/format.md 7.2) in a buffer
+	 * the recorder frees, or an error (the file is then finished without
+	 * one). The recorder itself does not symbolize: cli/ passes
+	 * tdr_report__archive.
+	 */
+	int (*archive)(void *ctx, const char *path, void **data, size_t *sz);
+	void *archive_ctx;
 };
 
 /* How the run ended and what was written (tdr_recorder__summary). */

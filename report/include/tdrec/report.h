@@ -172,6 +172,17 @@ struct tdr_report_load_opts {
 };
 
 /*
+ * When p's recording has user stack copies (--call-graph dwarf), give p an
+ * unwinder (symbolize's tdr_unwinder over p's address spaces) so that its
+ * samples' frames hold the user callers; *out is that unwinder (free it
+ * with tdr_unwinder__free after p's last sample), NULL when the recording
+ * has none. tdr_report__load does this for the call-stack views; other
+ * readers of frames (exports, the archive) call it after tdr_parser__open.
+ * Returns: 0 or -ENOMEM.
+ */
+TDR_API int tdr_report_attach_unwinder(struct tdr_parser *p, struct tdr_unwinder **out);
+
+/*
  * Open a .tdr or perf.data file, run the parser into a new report, symbolize,
  * add the warnings and finish. Returns: 0 or the parser's / symbolizer's
  * error (-errno, -TDR_E_*); *out is set only on success.
@@ -203,6 +214,7 @@ struct tdr_archive_summary {
 	uint64_t missing, changed, no_kernel;
 	uint64_t objects; /* objects in the archive */
 	size_t bytes;	  /* section data */
+	char out[4096];	  /* tdr_report__archive_file: the file written */
 };
 
 /*
@@ -219,10 +231,13 @@ TDR_API int tdr_report__archive(const char *path, const struct tdr_report_load_o
 
 /*
  * A complete .tdr file (in) written again with its archive (docs/format.md
- * 7.2) to out (out == in: in place). out is replaced only once the new
- * file is complete ("<out>.partial" until then, which must not exist).
- * Returns: 0; -TDR_E_TRUNCATED (in has no trailer or damaged frames: not
- * archived); -TDR_E_FORMAT (not a .tdr file); -EEXIST (the .partial
+ * 7.2) to out (NULL: in place), or a perf.data file (in) converted into an
+ * archived .tdr at out (NULL: "<in>.tdr"); sum->out names the file
+ * written. out is replaced only once the new file is complete
+ * ("<out>.partial" until then, which must not exist).
+ * Returns: 0; -TDR_E_TRUNCATED (a .tdr without trailer or with damaged
+ * frames: not archived); -TDR_E_FORMAT (neither a .tdr nor a perf.data
+ * file); -ENAMETOOLONG; -EEXIST (the .partial
  * exists); the reader's, writer's, parser's or symbolizer's error.
  */
 TDR_API int tdr_report__archive_file(const char *in, const char *out,

@@ -72,6 +72,12 @@ struct tdr_symbolizer_opts {
 	 * file; only addresses it does not cover are looked up live
 	 * (docs/symbolize.md "Archived symbols"). */
 	const struct tdr_archive *archive;
+	/* When no debug file is found locally, let libdw ask its debuginfod
+	 * client (only when DEBUGINFOD_URLS is set; docs/symbolize.md
+	 * "Separate debug information, and no network"). For archiving, which
+	 * reads the debug information once for good; reports leave it off
+	 * and never wait on the network. */
+	bool debuginfod;
 };
 
 #define TDR_DEBUG_CACHE_MAX_SZ (1ull << 30)
@@ -154,6 +160,46 @@ TDR_API int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip,
 					  struct tdr_sym *out);
 
 TDR_API void tdr_symbolizer__free(struct tdr_symbolizer *s);
+
+/*
+ * Unwinding user stack copies (recordings made with --call-graph dwarf):
+ * libdw's unwinder over the copied stack, one libdwfl session per process.
+ * The caller says where objects are mapped (find, e.g. from the parser's
+ * address spaces): path, start, length and file offset of the mapping of
+ * addr in process pid; false when none (or anonymous memory).
+ */
+struct tdr_unwinder;
+
+struct tdr_unwind_map {
+	const char *path;
+	uint64_t start, len, pgoff;
+};
+typedef bool (*tdr_unwind_find_fn)(void *ctx, uint32_t pid, uint64_t addr,
+				   struct tdr_unwind_map *out);
+
+/* One sample's user state, as the kernel recorded it (borrowed). */
+struct tdr_unwind_regs {
+	uint32_t pid, tid;
+	uint64_t mask;		/* the attr's sample_regs_user */
+	const uint8_t *regs;	/* one u64 per mask bit, in bit order (NULL: none) */
+	const uint8_t *stack;	/* the copy of the stack from its pointer */
+	uint64_t stack_sz;	/* bytes of it that hold data */
+};
+
+/* Returns: 0 or -ENOMEM. */
+TDR_API int tdr_unwinder__new(tdr_unwind_find_fn find, void *ctx, struct tdr_unwinder **out);
+/*
+ * Walk the frames of regs into pcs (at most max): the interrupted pc
+ * first, then each caller's return address as found on the stack (look
+ * callers up with tdr_symbolize_caller_addr). The walk ends at the end of
+ * the copy, at an object that cannot be read, or at max.
+ * Returns the number of pcs (0 when the registers are missing, no object is
+ * mapped at the pc, or this architecture is not x86_64 or aarch64), or
+ * -ENOMEM.
+ */
+TDR_API int tdr_unwinder__unwind(struct tdr_unwinder *u, const struct tdr_unwind_regs *regs,
+				 uint64_t *pcs, uint32_t max);
+TDR_API void tdr_unwinder__free(struct tdr_unwinder *u);
 
 /*
  * The address to look up for a caller frame (a parser tdr_frame): a return

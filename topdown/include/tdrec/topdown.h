@@ -97,9 +97,10 @@ struct tdr_td_event {
 	 * EVENT_ATTR_STR_HT aliases add any=1); HARDWARE: the raw event the
 	 * vendor's core PMU counts it as (cycles = 0x76 on AMD). */
 	uint64_t config_alt;
-	/* The counting group it is opened in: 0 the family's first group,
-	 * 1.. further groups, each led by its first event (counting-only
-	 * families: tdrec stat, docs/stat.md "Multiplexing"). */
+	/* The group it is opened in: 0 the family's first group, 1.. further
+	 * groups, each led by its first event (AMD level 2: tdrec stat,
+	 * docs/stat.md "Multiplexing"; record samples each group on its
+	 * leader, docs/plans.md "Level 2 in record"). */
 	uint32_t group;
 };
 
@@ -182,8 +183,10 @@ struct tdr_td_family {
 	/* W is the core PMU's caps/slots when it has one (Arm: PMMIR_EL1.SLOTS,
 	 * drivers/perf/arm_pmuv3.c slots_show), else width. */
 	bool width_caps_slots;
-	/* Counting only (tdrec stat): more groups than one sampling group
-	 * carries; record's auto choice passes it by. */
+	/* Several groups the kernel multiplexes (AMD level 2): tdrec stat's
+	 * default; record's auto choice passes it by and builds it only when
+	 * asked by name, every group then sampling on cycles (events: the
+	 * sampling list, count_events: the counting one). */
 	bool counting_only;
 	/* Aliases that must exist in the core PMU's events/ though no group
 	 * member opens them (the alias that carries the .scale); NULL ends. */
