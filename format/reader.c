@@ -807,6 +807,13 @@ static int load_chained(const struct tdr_reader *r, size_t idx, struct tdr_frame
 	if (fi->link && !(rc->st.live && rc->idx == r->chain_prev[idx])) {
 		/* The frames before it, back to the chain's first: each must
 		 * be the ring's previous codec 2 frame with the link before. */
+		/* Link k needs k earlier frames: no allocation beyond that. */
+		if (fi->link > idx) {
+			tdr_debug("frame %zu: link %u with %zu frames before it", idx, fi->link,
+				  idx);
+			err = -TDR_E_CORRUPT;
+			goto out;
+		}
 		path = tdr_malloc(((size_t)fi->link) * sizeof(*path));
 		if (!path) {
 			err = -ENOMEM;

@@ -9,7 +9,8 @@
  * file order, backwards, at random and on two buffers. The links must count
  * 0, 1, ... per ring and restart. A damaged frame must cost exactly the rest
  * of its chain: its successors fail, the next chain and the other ring load.
- * A frame left out at open (bad frame header) breaks its chain the same way.
+ * A frame left out at open (bad frame header) breaks its chain the same way,
+ * and a hostile link is refused without a walk or allocation of its size.
  * On small frames codec 2 must be smaller than codec 1 (what it is for).
  * With an argument, writes the file the independent reader decodes.
  */
@@ -364,6 +365,42 @@ static void test_chain__flipped_bytes(void **state)
 	tl_rmdir(dir);
 }
 
+/* A link above the frames before it (a hostile 2^24 - 1) is refused
+ * without walking or allocating for it; the frames before still load. */
+static void test_chain__hostile_link(void **state)
+{
+	char *dir = tl_mkdtemp();
+	const char *path = tl_path(dir, "c2.tdr");
+	struct tdr_frame_buf buf = {0};
+	struct tdr_reader *r = NULL;
+	struct tl_block blk[4 * NFRAMES];
+	struct expect e;
+	uint8_t *file;
+	size_t fsz;
+
+	(void)state;
+	write_file(path, TDR_CODEC_CHAINED, 10, &e);
+	assert_int_equal(tl_slurp(path, &file, &fsz), 0);
+	assert_true(tl_blocks(file, fsz, blk, 4 * NFRAMES) > 3);
+	/* Frame 2 (ring 0, link 1). */
+	memset(file + blk[3].off + TDR_BLOCK_HDR_SZ + TDR_FR_LINK, 0xff, 3);
+	tdr_test_fixup_crcs(file, fsz);
+	tl_quiet();
+	assert_int_equal(tdr_reader__open_mem(file, fsz, &r), 0);
+	assert_int_equal(tdr_reader__frame(r, 2)->link, 0xffffff);
+	assert_int_equal(tdr_reader__load_frame(r, 2, &buf), -TDR_E_CORRUPT);
+	assert_frame(r, 0, &buf, &e);
+	assert_frame(r, 1, &buf, &e);
+	/* Ring 0's next frame (link 2) finds a predecessor with another link. */
+	assert_int_equal(tdr_reader__load_frame(r, 4, &buf), -TDR_E_CORRUPT);
+	tl_loud();
+	tdr_reader__free(r);
+	tdr_frame_buf__release(&buf);
+	free(file);
+	free_expect(&e);
+	tl_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +409,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_chain__frame_left_out_breaks_its_chain),
 	    cmocka_unit_test(test_chain__smaller_than_codec1_on_small_frames),
 	    cmocka_unit_test(test_chain__flipped_bytes),
+	    cmocka_unit_test(test_chain__hostile_link),
 	};
 
 	if (argc == 2) { /* the file for the independent reader */
