@@ -309,8 +309,15 @@ void cli_report_args__text_width(struct cli_report_args *a)
 {
 	struct winsize ws;
 
-	if (a->width_given || !isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) ||
-	    !ws.ws_col)
+	if (a->width_given)
+		return;
+	if (!isatty(STDOUT_FILENO)) {
+		/* Into a pipe or a file: names whole, as perf prints them
+		 * (grep, sort and diff see what the row is). */
+		a->render.whole_names = true;
+		return;
+	}
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col)
 		return;
 	/* 100 columns at most unless asked: a wide terminal does not make the
 	 * default report wider, a narrow one makes it narrower. */

@@ -33,7 +33,8 @@ static const char usage_text[] =
 	"  -h, --help     this text\n"
 	"\n"
 	"exit status: 0 ok (also for a truncated file read in part: its file status\n"
-	"says TRUNCATED), 1 the file cannot be read, 2 usage error\n";
+	"says TRUNCATED), 1 the file cannot be read or is damaged (a perf.data whose\n"
+	"records go out of step: its file status says damaged), 2 usage error\n";
 
 /* Why a file could not be opened. Frames are only checked later, so a
  * damaged or cut file that fails here fails in its header or metadata
@@ -111,6 +112,10 @@ int cmd_info(int argc, char **argv)
 			      stdout);
 	if (err)
 		cli_err("%s: failed to read the records: %s", path, tdr_strerror(err));
+	else if (tdr_parser__file_status(p) && tdr_parser__file_status(p)->damaged) {
+		cli_err("%s: the file is damaged (its records go out of step)", path);
+		err = -TDR_E_CORRUPT;
+	}
 	tdr_parser__free(p);
 	return err ? 1 : 0;
 }

@@ -18,6 +18,14 @@
  * frames from the caller's unwinder (tdr_parser__set_unwinder), after the
  * kernel ones: the user pc first when the sample was taken in the kernel
  * (where the program entered it), then each return address.
+ * A sample with an LBR call stack (--call-graph lbr) gets its user part
+ * from the LBR entries instead of the frame-pointer walk, as perf's
+ * resolve_lbr_callchain_sample orders them: the kernel part, then (for a
+ * kernel sample) the entry point of the user function that entered the
+ * kernel (entry 0's target), then each entry's call instruction, innermost
+ * first. Those addresses are not return addresses: they are stored plus
+ * one, so that the one lookup rule for callers (address - 1) lands on the
+ * call instruction itself (or the function's first byte).
  * It does not symbolize: return addresses stay as the kernel or the
  * unwinder gave them.
  * Hot path: allocates only when a sample has more frames than any before.
@@ -95,8 +103,27 @@ static int unwind_user(struct tdr_parser *p, const struct dec_rec *r, struct tdr
 	return 0;
 }
 
+/* The LBR call stack's user frames after frames[0..n). */
+static int lbr_user(struct tdr_parser *p, const struct dec_rec *r, struct tdr_sample *s,
+		    uint32_t *n)
+{
+	const uint8_t *e = r->user.branches;
+	uint64_t nr = r->user.branch_nr;
+
+	if (*n + nr + 1 > p->frame_cap &&
+	    tdr_ensure_cap(&p->frames, &p->frame_cap, sizeof(*p->frames), *n + nr + 1))
+		return -ENOMEM;
+	/* entry 0's target: the user function the sample (or syscall) is in */
+	if (s->cpumode != TDR_MODE_USER)
+		put_frame(p, s, (*n)++, ld64(e + 8) + 1, TDR_MODE_USER);
+	for (uint64_t i = 0; i < nr; i++)
+		put_frame(p, s, (*n)++, ld64(e + 24 * i) + 1, TDR_MODE_USER);
+	return 0;
+}
+
 int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct tdr_sample *s)
 {
+	bool lbr = p->dec.ev[r->ev].lbr_stack && r->user.branch_nr;
 	const uint8_t *cc = r->sample.callchain;
 	uint64_t nr = r->sample.callchain_nr, i;
 	enum tdr_cpumode mode = TDR_MODE_USER;
@@ -116,6 +143,9 @@ int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct t
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			mode = marker_mode(ip);
+			/* The LBR replaces the frame-pointer walk of user code. */
+			if (lbr && mode == TDR_MODE_USER)
+				break;
 			continue;
 		}
 		if (first) {
@@ -125,7 +155,9 @@ int tdr_parser_callchain(struct tdr_parser *p, const struct dec_rec *r, struct t
 		}
 		put_frame(p, s, n++, ip, mode);
 	}
-	if (p->dec.ev[r->ev].user_stack)
+	if (lbr)
+		err = lbr_user(p, r, s, &n);
+	else if (p->dec.ev[r->ev].user_stack)
 		err = unwind_user(p, r, s, &n);
 	s->frames = n ? p->frames : NULL;
 	s->frame_cnt = n;

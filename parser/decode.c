@@ -12,7 +12,7 @@
  * SAMPLE fields are decoded up to PERF_SAMPLE_CALLCHAIN (read in place);
  * RAW, which follows, is bounds-checked; BRANCH_STACK, REGS_USER and
  * STACK_USER are read in place for an event that has both of the last two
- * (a stack copy to unwind); later fields are not looked at, so no
+ * (a stack copy to unwind) or an LBR call stack; later fields are not looked at, so no
  * unsupported field can be misread as one we use.
  * Objects and lifecycle: tdr_decoder__init(meta) -> __decode (repeat) -> __fini.
  * Ownership and threads: a decoded record points into the caller's buffer.
@@ -84,6 +84,8 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 				      a->sample_regs_user);
 		e->regs_mask = a->sample_regs_user;
 		e->user_stack = e->ul.regs_user && e->ul.stack_user;
+		e->lbr_stack = e->ul.branch_stack &&
+			       (a->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
 		tdr_sid_layout__init(&e->tl, a->sample_id_all ? a->sample_type : 0);
 		e->group_first = (uint32_t)i;
 		for (j = 0; j < d->ev_cnt; j++) {
@@ -171,7 +173,7 @@ static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const ui
 		return 0; /* unknown id and no default layout: caller counts it */
 	e = &d->ev[r->ev];
 	err = tdr_sample__parse(&e->sl, p, end, &r->sample, &r->sid);
-	if (!err && e->user_stack)
+	if (!err && (e->user_stack || e->lbr_stack))
 		err = tdr_sample__parse_user(&e->ul, r->sample.tail, end, &r->user);
 	return err;
 }

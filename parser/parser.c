@@ -298,7 +298,7 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	s.period = r->sample.period;
 	s.deltas = p->deltas;
 	s.first_in_stream = first;
-	if (r->sample.callchain_nr || p->dec.ev[r->ev].user_stack) {
+	if (r->sample.callchain_nr || p->dec.ev[r->ev].user_stack || p->dec.ev[r->ev].lbr_stack) {
 		ret = tdr_parser_callchain(p, r, &s);
 		if (ret)
 			return ret;

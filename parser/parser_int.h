@@ -55,6 +55,7 @@ struct ev_info {
 	struct tdr_sample_layout sl; /* its SAMPLE records */
 	struct tdr_user_layout ul;   /* their fields after RAW (call stacks) */
 	bool user_stack;	     /* REGS_USER and STACK_USER: unwound offline */
+	bool lbr_stack;		     /* BRANCH_STACK with the LBR call-stack filter */
 	uint64_t regs_mask;	     /* attr.sample_regs_user */
 	/* its sample_id trailer (sz 0 without sample_id_all) */
 	struct tdr_sid_layout tl;
@@ -223,6 +224,9 @@ struct maps {
 	struct tdr_u64map build_ids; /* interned path pointer -> index into bids */
 	struct build_id *bids;
 	size_t bid_cnt, bid_cap;
+	/* pid -> index into all: the jit-PID.dump file the process mapped
+	 * (a JIT's marker for perf, tools/perf/Documentation/jitdump-specification.txt). */
+	struct tdr_u64map jitdumps;
 };
 
 int tdr_parser_maps_init(struct maps *m);

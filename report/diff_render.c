@@ -57,7 +57,7 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		if (d->cat_levels[c] == 1 && col_cnt < MAX_COLS)
 			cols[col_cnt++] = c;
 	fixed = 7 + 7 + 8 + 7 * col_cnt + 2;
-	name_w = width > fixed + 10 ? width - fixed : 10;
+	name_w = o->whole_names ? TDR_RENDER_WIDTH_MAX : width > fixed + 10 ? width - fixed : 10;
 	if (o->limit && o->limit < n)
 		n = o->limit;
 

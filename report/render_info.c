@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "report_int.h"
@@ -41,6 +42,12 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	if (!in->have_time || s->time_ns > in->last_ns)
 		in->last_ns = s->time_ns;
 	in->have_time = true;
+	if (s->map && s->map->kind == TDR_MAP_ANON) {
+		in->anon_samples++;
+		if (tdr_u64map__get(&in->anon_pids, s->pid) == TDR_HMAP_NONE &&
+		    tdr_u64map__put(&in->anon_pids, s->pid, 0))
+			return -ENOMEM;
+	}
 	return tdr_u64map__put(&in->tids, s->tid, 0); /* the set of threads seen */
 }
 
@@ -181,6 +188,33 @@ static void print_counted(const struct tdr_event_totals *t, uint64_t delta_total
 	fputc('\n', f);
 }
 
+/*
+ * Samples in anonymous memory are JIT code, named from the process's perf
+ * map or jitdump (docs/symbolize.md "JIT code"): say which processes have
+ * one here, so a report of "[anon]" rows is explained before it runs.
+ */
+static void print_jit(const struct info *in, FILE *f)
+{
+	size_t n = tdr_u64map__cnt(&in->anon_pids);
+
+	if (!in->anon_samples)
+		return;
+	fprintf(f, "jit:         %" PRIu64 " samples in anonymous memory of %zu process%s:",
+		in->anon_samples, n, n == 1 ? "" : "es");
+	for (size_t i = 0; i < n && i < 4; i++) {
+		uint32_t pid = (uint32_t)in->anon_pids.ents[i].key;
+		const char *dump = tdr_parser__jitdump(in->p, pid);
+		char map[64];
+
+		snprintf(map, sizeof(map), "/tmp/perf-%" PRIu32 ".map", pid);
+		fprintf(f, "%s pid %" PRIu32 " %s", i ? "," : "", pid,
+			!access(map, R_OK) ? map
+			: dump && !access(dump, R_OK) ? dump
+						      : "(no perf map or jitdump here)");
+	}
+	fprintf(f, "%s\n", n > 4 ? ", ..." : "");
+}
+
 static void print_text(const struct info *in, bool verbose, FILE *f)
 {
 	const struct tdr_parser *p = in->p;
@@ -263,11 +297,13 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 		fprintf(f, "build-ids:   %" PRIu64 " of %" PRIu64 " mapped files (DSO table)%s\n",
 			st->dso_build_ids, st->dso_entries, st->dso_damaged ? ", damaged" : "");
 	print_archive(p, f);
+	print_jit(in, f);
 	if (end)
 		print_run_end(end, f);
 	if (!fs)
 		return;
-	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !st->truncated_frames) {
+	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !st->truncated_frames &&
+	    !fs->damaged) {
 		/* Whole as a file, but not as a recording: say so here too. */
 		fprintf(f, "file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
 			end && (end->flags & TDR_END_WRITE_ERROR)
@@ -307,5 +343,6 @@ int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *o
 	free(in.ev_samples);
 	free(in.ev_delta);
 	tdr_u64map__fini(&in.tids);
+	tdr_u64map__fini(&in.anon_pids);
 	return err;
 }

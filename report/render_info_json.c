@@ -411,6 +411,7 @@ static const struct field file_status_fields[] = {
     F_BOOL("truncated", SRC_FILE, FSTAT, truncated),
     F_U64("intact_size", SRC_FILE, FSTAT, intact_sz),
     F_U32("bad_frames", SRC_FILE, FSTAT, bad_frames),
+    F_BOOL("damaged", SRC_FILE, FSTAT, damaged),
 };
 
 static const struct field run_end_fields[] = {

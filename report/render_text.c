@@ -628,6 +628,8 @@ int tdr_report_render_text(const struct tdr_report *r, const struct tdr_render_o
 	if (t.width < TDR_RENDER_WIDTH_MIN)
 		t.width = TDR_RENDER_WIDTH_MIN;
 	plan_columns(&t);
+	if (o->whole_names)
+		t.name_w = TDR_RENDER_WIDTH_MAX;
 	put_header(&t);
 	if (o->limit && o->limit < n)
 		n = o->limit;

@@ -6,8 +6,9 @@
  * with CALLCHAIN and RAW, or (first byte, bit 2) one group in perf record's
  * layout (ids by position, no IDENTIFIER); the first byte also picks the
  * ring and system-wide keying, and (bit 4) gives the plain event a branch
- * stack and a user stack copy (--call-graph dwarf, lbr), read by an
- * unwinder that touches every register and stack byte it is given. Every record, however
+ * stack (bit 5: an LBR call stack) and a user stack copy (--call-graph
+ * dwarf, lbr), read by an unwinder that touches every register and stack
+ * byte it is given. Every record, however
  * hostile, must be decoded, counted as malformed or skipped: never a crash
  * or a sanitizer report.
  */
@@ -67,7 +68,7 @@ static int unwind(void *ctx, const struct tdr_sample *s, const struct tdr_user_s
  * with CALLCHAIN and RAW (a layout of its own; with user_stack also
  * BRANCH_STACK with its hw_idx, REGS_USER of three registers and
  * STACK_USER). */
-static void tdrec_layout(struct tdr_meta *m, bool user_stack)
+static void tdrec_layout(struct tdr_meta *m, bool user_stack, bool lbr)
 {
 	struct perf_event_attr a = { 0 }, b;
 
@@ -89,7 +90,8 @@ static void tdrec_layout(struct tdr_meta *m, bool user_stack)
 	if (user_stack) {
 		b.sample_type |= PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
 				 PERF_SAMPLE_STACK_USER;
-		b.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX;
+		b.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX |
+				       (lbr ? PERF_SAMPLE_BRANCH_CALL_STACK : 0);
 		b.sample_regs_user = 0x181;
 		b.sample_stack_user = 64;
 	}
@@ -117,7 +119,8 @@ static void perf_layout(struct tdr_meta *m)
 }
 
 /* The first byte: bits 0-1 the ring, bit 2 perf's layout, bit 3 system-wide,
- * bit 4 a user stack copy on the plain event. */
+ * bit 4 a user stack copy on the plain event, bit 5 its branch stack an LBR
+ * call stack. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tdr_meta m = { 0 };
@@ -135,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 4)
 		perf_layout(&m);
 	else
-		tdrec_layout(&m, data[0] & 16);
+		tdrec_layout(&m, data[0] & 16, data[0] & 32);
 	if (data[0] & 8)
 		m.flags |= TDR_META_SYSTEM_WIDE;
 	data++;

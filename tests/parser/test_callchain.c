@@ -470,6 +470,73 @@ static void test_callchain__dwarf_unwinder(void **state)
 	assert_null(tdr_parser__find_mapping(c->p, 10, 0x10));
 }
 
+/* --call-graph lbr: the LBR call stack replaces the user part of the
+ * callchain; call instructions are stored plus one. */
+static void feed_lbr(struct cx *c, const struct perf_event_attr *a, uint16_t misc, uint64_t ip,
+		     const uint64_t *cc, size_t nr)
+{
+	struct synth_sample s = { .misc = misc, .ip = ip, .period = 1000 };
+	/* nr, hw_idx, {from, to, flags} x 2 */
+	const uint64_t tail[] = { 2, 5, 0x400510, 0x401200, 0, 0x7f0000001a80ULL, 0x400500, 0 };
+	uint8_t buf[1024];
+	const struct perf_event_header *h;
+	struct perf_event_header nh;
+
+	s.sid = sid_of(10, 60);
+	s.callchain = cc;
+	s.callchain_nr = nr;
+	h = synth_rec(&c->b, synth_sample(&c->b, a, &s));
+	memcpy(buf, h, h->size);
+	memcpy(buf + h->size, tail, sizeof(tail));
+	nh = *h;
+	nh.size = (uint16_t)(h->size + sizeof(tail));
+	memcpy(buf, &nh, sizeof(nh));
+	c->delivered = 0;
+	assert_int_equal(tdr_parser__feed(c->p, 0, (const struct perf_event_header *)buf, cx_cb, c),
+			 0);
+	synth_buf_reset(&c->b);
+	assert_int_equal(c->delivered, 1);
+}
+
+static void test_callchain__lbr(void **state)
+{
+	struct cx *c = *state;
+	struct perf_event_attr a = c->attr;
+	struct tdr_meta meta = { 0 };
+	uint64_t id = 7;
+	const uint64_t ucc[] = { PERF_CONTEXT_USER, 0x401234, 0x400999 };
+	const uint64_t kcc[] = { PERF_CONTEXT_KERNEL, 0xffffffffc0000100ULL, 0xffffffff81000130ULL,
+				 PERF_CONTEXT_USER, 0x401240, 0x400999 };
+
+	a.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+			       PERF_SAMPLE_BRANCH_HW_INDEX;
+	synth_meta_add_event(&meta, "cycles", &a, TDR_EVENT_LEADER | TDR_EVENT_SAMPLER, 0, &id, NULL,
+			     10, 1);
+	tdr_parser__free(c->p);
+	assert_int_equal(tdr_parser__new(&meta, &c->p), 0);
+	tdr_meta__clear(&meta);
+	maps(c);
+
+	/* user sample: the call sites, the frame-pointer caller 0x400999 gone */
+	feed_lbr(c, &a, PERF_RECORD_MISC_USER, 0x401234, ucc, 3);
+	assert_int_equal(c->frame_cnt, 2);
+	assert_int_equal(c->f[0].ip, 0x400511);
+	assert_int_equal(c->f[0].cpumode, TDR_MODE_USER);
+	assert_int_equal(tdr_symbolize_caller_addr(c->f[0].map_off), 0x1510);
+	assert_int_equal(c->f[1].ip, 0x7f0000001a81ULL);
+	assert_string_equal(c->path[1], "/usr/lib/libc.so.6");
+	/* kernel sample: kernel caller, the user function (entry 0's target),
+	 * then the call sites */
+	feed_lbr(c, &a, PERF_RECORD_MISC_KERNEL, 0xffffffffc0000100ULL, kcc, 6);
+	assert_int_equal(c->frame_cnt, 4);
+	assert_int_equal(c->f[0].ip, 0xffffffff81000130ULL);
+	assert_int_equal(c->f[1].ip, 0x401201);
+	assert_int_equal(tdr_symbolize_caller_addr(c->f[1].map_off), 0x2200);
+	assert_int_equal(c->f[2].ip, 0x400511);
+	assert_int_equal(c->f[3].ip, 0x7f0000001a81ULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +550,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_callchain__tdr_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callchain__tdr_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callchain__dwarf_unwinder, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callchain__lbr, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

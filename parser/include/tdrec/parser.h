@@ -215,6 +215,9 @@ TDR_API enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
 TDR_API const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p);
 TDR_API const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
 TDR_API const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
+/* The jitdump file (.../jit-PID.dump) process pid mapped, as a JIT does so
+ * that perf sees it; NULL when none. Valid until __free. */
+TDR_API const char *tdr_parser__jitdump(const struct tdr_parser *p, uint32_t pid);
 
 /*
  * Call tap with every record, exactly as it is fed to the decoder (for a
