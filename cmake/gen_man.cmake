@@ -41,12 +41,14 @@ execute_process(COMMAND ${TDREC} --help OUTPUT_VARIABLE main_help RESULT_VARIABL
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${TDREC} --help failed")
 endif()
-# The commands: the "commands:" section's "  NAME   description" lines.
-string(REGEX MATCH "commands:\n(  [a-z]+ +[^\n]*\n)+" section "${main_help}")
-string(REGEX MATCHALL "  [a-z]+ +[^\n]*" lines "${section}")
+# The commands: the "commands:" section's "  NAME   description" lines
+# (a description may go on in a more indented line, which names nothing).
+string(REGEX MATCH "commands:\n((  [a-z]+ +|     +)[^\n]*\n)+" section "${main_help}")
+string(REGEX MATCHALL "\n  [a-z]+ +[^\n]*" lines "${section}")
 set(cmds "")
 set(see "")
 foreach(l ${lines})
+  string(REGEX REPLACE "^\n" "" l "${l}")
   string(REGEX REPLACE "^  ([a-z]+) +(.*)$" "\\1" c "${l}")
   string(REGEX REPLACE "^  ([a-z]+) +(.*)$" "\\2" d "${l}")
   list(APPEND cmds ${c})
