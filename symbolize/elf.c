@@ -7,8 +7,8 @@
  * Responsibility: turn a recorded (path, build-id) into a struct sym_dso that
  * is either usable (status OK) or final in its failure (MISSING, CHANGED).
  * Each object gets its own Dwfl session, reported with dwfl_report_elf at
- * base 0, so libdwfl module addresses are the file's own virtual addresses
- * plus main_bias (0 for the usual ET_EXEC/ET_DYN). Separate debug files come
+ * base 0 plus p_vaddr, so libdwfl module addresses are the file's own
+ * virtual addresses plus main_bias (0 for ET_EXEC and ET_DYN alike). Separate debug files come
  * from our find_debuginfo callback: libdwfl's build-id lookup
  * (/usr/lib/debug/.build-id/xx/yyyy.debug) and then .gnu_debuglink in the
  * standard directories, searched here so that debuginfod is never contacted
@@ -584,7 +584,9 @@ static int load_symbols(struct tdr_symbolizer *s, struct sym_dso *d, Elf *elf)
 							   NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
 
-		if (!name || !name[0] || shndx == SHN_UNDEF || addr == 0)
+		/* A value of 0 is no code (as libdwfl's own lookup has it);
+		 * tested on the file's value, not on the biased address. */
+		if (!name || !name[0] || shndx == SHN_UNDEF || sym.st_value == 0)
 			continue;
 		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
 		    (type != STT_NOTYPE || !code_end(d, addr)))
@@ -649,9 +651,13 @@ static int report_fd(struct sym_dso *d, int fd, const char *name, char *why, siz
 	 * reported under the object's name (the same headers and build-id). */
 	if (d->dcache && d->dcache->dir)
 		fd = tdr_symbolize_dcache__swap(d->dcache, fd, name, d->build_id, d->build_id_sz);
-	/* Base 0 without p_vaddr: module addresses are the file's vaddrs. On
-	 * success libdwfl owns fd. */
-	d->mod = dwfl_report_elf(d->dwfl, name, name, fd, 0, false);
+	/* Base 0 plus p_vaddr: module addresses are the file's vaddrs, also
+	 * when the first PT_LOAD does not start at 0. Without add_p_vaddr an
+	 * ET_DYN gets bias -(first p_vaddr): for perf inject's jitted-PID-N.so
+	 * (perf's genelf: .text and its PT_LOAD at 0x80 in the file and in
+	 * memory) the function would sit at module address 0, which is no
+	 * code address. On success libdwfl owns fd. */
+	d->mod = dwfl_report_elf(d->dwfl, name, name, fd, 0, true);
 	if (!d->mod) {
 		snprintf(why, why_sz, "failed to read ELF %s: %s", name, dwfl_errmsg(-1));
 		close(fd);
