@@ -89,13 +89,22 @@ struct conv {
 	uint8_t *buf;
 	size_t sz;
 	uint64_t skipped; /* records the .tdr framing cannot hold (size) */
+	/* The place of the last record in the .tdr (its stored stack). */
+	uint64_t frames;   /* frames written */
+	uint32_t samples;  /* sample records in buf */
+	uint64_t pos_frame;
+	uint32_t pos_ord;
+	bool pos_ok; /* the last record is a sample */
 };
 
 static int conv_flush(struct conv *c)
 {
 	int err = c->sz ? tdr_writer__add_frame(c->w, TDR_RING_SYNTHETIC, c->buf, c->sz) : 0;
 
+	if (c->sz)
+		c->frames++;
 	c->sz = 0;
+	c->samples = 0;
 	return err;
 }
 
@@ -106,6 +115,7 @@ static int conv_tap(void *ctx, const struct perf_event_header *h)
 
 	/* The parser skips such a record too (tdr_records__next's rule). */
 	if (h->size < sizeof(*h) || h->size % 8) {
+		c->pos_ok = false;
 		c->skipped++;
 		return 0;
 	}
@@ -113,7 +123,26 @@ static int conv_tap(void *ctx, const struct perf_event_header *h)
 		return err;
 	memcpy(c->buf + c->sz, h, h->size);
 	c->sz += h->size;
+	c->pos_ok = h->type == PERF_RECORD_SAMPLE;
+	c->pos_frame = c->frames;
+	c->pos_ord = c->pos_ok ? c->samples++ : UINT32_MAX;
 	return 0;
+}
+
+/* The sample being archived is the record just tapped (the tap sees each
+ * record before the parser decodes it). */
+static bool conv_pos(void *ctx, uint64_t *frame, uint32_t *ord)
+{
+	struct conv *c = ctx;
+
+	*frame = c->pos_frame;
+	*ord = c->pos_ord;
+	return c->pos_ok;
+}
+
+static uint64_t conv_frame_cnt(void *ctx)
+{
+	return ((struct conv *)ctx)->frames;
 }
 
 static int conv_opened(void *ctx, struct tdr_parser *p)
@@ -188,7 +217,8 @@ static int convert_perfdata(const char *in, const char *out,
 			    struct tdr_archive_summary *sum)
 {
 	struct conv c = {.out = out};
-	struct tdr_report_archive_hooks h = {.opened = conv_opened, .ran = conv_ran, .ctx = &c};
+	struct tdr_report_archive_hooks h = {.opened = conv_opened, .ran = conv_ran,
+					     .pos = conv_pos, .frame_cnt = conv_frame_cnt, .ctx = &c};
 	void *data = NULL;
 	size_t sz = 0;
 	int err;

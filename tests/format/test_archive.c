@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,6 +104,127 @@ static void test_archive__layout(void **state)
 	tdr_archive__free(a);
 	free(d);
 	tdr_archive_builder__free(b);
+}
+
+/* The stacks part (docs/format.md 7.2 "Stacks") on small_builder's
+ * archive, for a file of 3 frames; see the bytes in the test. */
+static void add_small_stacks(struct tdr_archive_builder *b, bool reverse)
+{
+	static const uint64_t one[] = {0x500000}, two[] = {0x401000, 0x400ff0},
+			      other[] = {0x600000, 0x1};
+	struct {
+		uint64_t frame;
+		uint32_t ord;
+		const uint64_t *pcs;
+		uint32_t cnt;
+	} adds[] = {{2, 1, two, 2}, {0, 0, one, 1}, {2, 3, two, 2}};
+
+	tdr_archive_builder__set_frames(b, 3);
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = reverse ? 2 - i : i;
+
+		assert_int_equal(tdr_archive_builder__stack(b, adds[k].frame, adds[k].ord,
+							    adds[k].pcs, adds[k].cnt),
+				 0);
+	}
+	/* A place given twice keeps its first stack. */
+	assert_int_equal(tdr_archive_builder__stack(b, 0, 0, other, 2), 0);
+}
+
+static void test_archive__stacks_layout(void **state)
+{
+	static const uint8_t part[] = {
+	    /* 2 stacks, numbered by first use in (frame, ordinal) order:
+	     * (0,0) gives stack 0: 1 pc, 0x500000 */
+	    2, 1, 0x80, 0x80, 0xc0, 0x02,
+	    /* stack 1: 2 pcs, 0x401000, then zigzag(-16) = 31 */
+	    2, 0x80, 0xa0, 0x80, 0x02, 31,
+	    /* 3 frames: frame 0 has 1 entry (stack 0 + 1), frame 1 none,
+	     * frame 2 four: none, stack 1, none, stack 1 */
+	    3, 1, 1, 0, 4, 0, 2, 0, 2};
+	struct tdr_archive_builder *b = small_builder(), *r = small_builder(), *bad;
+	uint8_t *d, *d2;
+	size_t sz, sz2;
+	const uint64_t *pcs = NULL;
+	struct tdr_archive *a;
+	uint64_t frames = 0;
+	static const uint64_t pc = 1;
+	uint64_t big[TDR_ARCHIVE_MAX_STACK + 1] = {0};
+
+	(void)state;
+	add_small_stacks(b, false);
+	add_small_stacks(r, true);
+	assert_int_equal(tdr_archive_builder__stack_cnt(b), 3);
+	assert_int_equal(tdr_archive_builder__encode(b, 0, (void **)&d, &sz), 0);
+	assert_int_equal(tdr_archive_builder__encode(r, 0, (void **)&d2, &sz2), 0);
+	/* The answers' 34 bytes (test_archive__layout), then the part. */
+	assert_int_equal(sz, 8 + 34 + sizeof(part));
+	assert_int_equal(tdr_get_le32(d), 34 + sizeof(part));
+	assert_memory_equal(d + 8 + 34, part, sizeof(part));
+	/* The order things were added in does not matter... except for a
+	 * place given twice (the first wins): the same bytes here. */
+	assert_int_equal(sz2, sz);
+	assert_memory_equal(d2, d, sz);
+
+	assert_int_equal(tdr_archive__decode(d, sz, &a), 0);
+	assert_true(tdr_archive__has_stacks(a, &frames));
+	assert_int_equal(frames, 3);
+	assert_int_equal(tdr_archive__stats(a)->stacks, 2);
+	assert_int_equal(tdr_archive__stats(a)->stack_samples, 3);
+	assert_int_equal(tdr_archive__stack(a, 0, 0, &pcs), 1);
+	assert_int_equal(pcs[0], 0x500000);
+	assert_int_equal(tdr_archive__stack(a, 2, 1, &pcs), 2);
+	assert_int_equal(pcs[0], 0x401000);
+	assert_int_equal(pcs[1], 0x400ff0);
+	assert_int_equal(tdr_archive__stack(a, 2, 3, &pcs), 2);
+	assert_int_equal(pcs[1], 0x400ff0);
+	assert_int_equal(tdr_archive__stack(a, 2, 0, &pcs), 0);
+	assert_int_equal(tdr_archive__stack(a, 2, 4, &pcs), 0);
+	assert_int_equal(tdr_archive__stack(a, 1, 0, &pcs), 0);
+	assert_int_equal(tdr_archive__stack(a, 3, 0, &pcs), 0);
+	/* The symbols are as without stacks. */
+	assert_int_equal(tdr_archive__stats(a)->addrs, 2);
+	tdr_archive__free(a);
+
+	/* Damage in the part: an entry above the table, a stack of 0 pcs, a
+	 * byte after the part; each makes the archive unusable. */
+	d[sz - 1] = 3;
+	assert_int_equal(tdr_archive__decode(d, sz, &a), -TDR_E_CORRUPT);
+	d[sz - 1] = 2;
+	d[8 + 34 + 1] = 0;
+	assert_int_equal(tdr_archive__decode(d, sz, &a), -TDR_E_CORRUPT);
+	d[8 + 34 + 1] = 1;
+	{
+		uint8_t *x = malloc(sz + 1);
+
+		memcpy(x, d, sz);
+		x[sz] = 0;
+		tdr_put_le32(x, (uint32_t)(sz + 1 - 8));
+		assert_int_equal(tdr_archive__decode(x, sz + 1, &a), -TDR_E_CORRUPT);
+		free(x);
+	}
+	assert_int_equal(tdr_archive__decode(d, sz, &a), 0);
+	tdr_archive__free(a);
+
+	/* The builder refuses what the format cannot hold. */
+	assert_int_equal(tdr_archive_builder__new(&bad), 0);
+	assert_int_equal(tdr_archive_builder__stack(bad, 0, 0, &pc, 1), -EINVAL);
+	tdr_archive_builder__set_frames(bad, 2);
+	assert_int_equal(tdr_archive_builder__stack(bad, 2, 0, &pc, 1), -EINVAL);
+	assert_int_equal(tdr_archive_builder__stack(bad, 1, 0, &pc, 0), -EINVAL);
+	assert_int_equal(tdr_archive_builder__stack(bad, 1, 0, big, TDR_ARCHIVE_MAX_STACK + 1),
+			 -EINVAL);
+	assert_int_equal(tdr_archive_builder__stack(bad, 1, 0, big, TDR_ARCHIVE_MAX_STACK), 0);
+	tdr_archive_builder__free(bad);
+	/* Dropped, the stacks leave the bytes of test_archive__layout. */
+	tdr_archive_builder__drop_stacks(b);
+	free(d);
+	assert_int_equal(tdr_archive_builder__encode(b, 0, (void **)&d, &sz), 0);
+	assert_int_equal(sz, 8 + 34);
+	free(d);
+	free(d2);
+	tdr_archive_builder__free(b);
+	tdr_archive_builder__free(r);
 }
 
 #define N_ADDR 3000
@@ -374,6 +496,15 @@ static void try_decode(const uint8_t *d, size_t sz)
 				assert_true(s.inline_cnt <= TDR_ARCHIVE_MAX_INLINES &&
 					    (s.status != TDR_ARCHIVE_SYM_OK || strlen(s.function)));
 	}
+	for (uint64_t f = 0; f < 4; f++)
+		for (uint32_t k = 0; k < 8; k++) {
+			const uint64_t *pcs = NULL;
+			uint32_t n = tdr_archive__stack(a, f, k, &pcs);
+
+			assert_true(n <= TDR_ARCHIVE_MAX_STACK);
+			if (n)
+				assert_true(pcs[0] + pcs[n - 1] + 1 != 0 || n);
+		}
 	tdr_archive__free(a);
 }
 
@@ -385,6 +516,7 @@ static void test_archive__every_cut_and_byte_flip(void **state)
 	size_t sz;
 
 	(void)state;
+	add_small_stacks(b, false);
 	assert_int_equal(tdr_archive_builder__encode(b, 0, (void **)&d, &sz), 0);
 	/* A stored body must be whole: every cut is refused. */
 	for (size_t n = 0; n < sz; n++)
@@ -524,6 +656,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_archive__layout),
+	    cmocka_unit_test(test_archive__stacks_layout),
 	    cmocka_unit_test(test_archive__round_trip_and_determinism),
 	    cmocka_unit_test(test_archive__through_a_file),
 	    cmocka_unit_test(test_archive__builder_refuses_what_a_reader_would),
