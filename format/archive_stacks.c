@@ -15,7 +15,7 @@
  * Why per position and not per (pid, tid, time): a sample's position in
  * the file costs one small varint (its stack number, most of them repeats
  * zstd folds), where a time key costs several bytes a sample, and the same
- * time can occur twice in a thread (docs/performance.md "Archive").
+ * time can occur twice in a thread (docs/performance.md "Archiving").
  * What it does not do: unwind, or decide which stacks to keep (report/).
  */
 #include "archive_int.h"
