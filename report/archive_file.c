@@ -6,8 +6,10 @@
  * again, with an ARCHIVE section (docs/format.md 7.2), to OUT or in place.
  * The copy goes through the writer's atomic replace: it is written to
  * "<OUT>.partial" and renamed over OUT only once complete, so an
- * interrupted run leaves the original file as it was. Frames are decoded
- * and written again in their order, with their rings, by the same codecs;
+ * interrupted run leaves the original file as it was. Frames are copied
+ * byte for byte in their order (their blocks are self-contained, with
+ * their checksums: docs/format.md 6), so their indexes, which the
+ * archive's stacks are named by, stay the same;
  * the metadata, the other sections (the first of each type) and the
  * trailer's totals, counted totals and run end are copied; an ARCHIVE
  * section the file had is replaced by the new one (which kept its answers).
@@ -35,20 +37,50 @@
  * a few more that later minors may add). */
 #define SECTION_TYPES_COPIED 32
 
-static int copy_body(const struct tdr_reader *r, struct tdr_writer *w)
+/* The frames, byte for byte (each block's checksum checked on the way),
+ * then the counts only records tell, from the source's TOTALS (the file
+ * has a trailer: checked by the caller). */
+static int copy_frames(const struct tdr_reader *r, struct tdr_writer *w)
 {
+	const struct tdr_totals *src = tdr_reader__totals(r), *got;
 	struct tdr_frame_buf buf = {0};
 	int err = 0;
 
 	for (size_t i = 0; !err && i < tdr_reader__frame_cnt(r); i++) {
-		err = tdr_reader__load_frame(r, i, &buf);
+		const void *payload;
+
+		err = tdr_reader__load_frame_block(r, i, &buf, &payload);
 		if (err) {
 			tdr_warn("frame %zu of the recording cannot be read: %s", i, tdr_strerror(err));
 			break;
 		}
-		err = tdr_writer__add_frame(w, tdr_reader__frame(r, i)->ring, buf.data, buf.sz);
+		err = tdr_writer__copy_frame(w, tdr_reader__frame(r, i), payload);
 	}
 	tdr_frame_buf__release(&buf);
+	if (err)
+		return err;
+	if (!src)
+		return -TDR_E_TRUNCATED;
+	tdr_writer__add_counts(w, &(struct tdr_record_counts){
+				      .samples = src->samples,
+				      .lost_records = src->lost_records,
+				      .lost_samples = src->lost_samples,
+				      .throttles = src->throttles,
+				      .unthrottles = src->unthrottles});
+	/* The copy's own counts must be the source's. */
+	got = tdr_writer__totals(w);
+	if (got->frames != src->frames || got->records != src->records ||
+	    got->raw_bytes != src->raw_bytes || got->compressed_bytes != src->compressed_bytes) {
+		tdr_warn("the recording's totals do not match its frames");
+		return -TDR_E_CORRUPT;
+	}
+	return 0;
+}
+
+static int copy_body(const struct tdr_reader *r, struct tdr_writer *w)
+{
+	int err = copy_frames(r, w);
+
 	for (uint32_t t = 1; !err && t <= SECTION_TYPES_COPIED; t++) {
 		const void *d;
 		size_t sz;
