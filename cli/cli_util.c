@@ -23,6 +23,7 @@
 #include "tdrec/tdr_json.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
+#include "tdrec/tdr_textout.h"
 
 static bool err_json;
 static const char *command_name = "";
@@ -65,10 +66,13 @@ void cli_err(const char *fmt, ...)
 		fflush(stdout);
 		return;
 	}
+	/* msg may name a path from a recording: no control characters. */
 	if (*command_name)
-		fprintf(stderr, "tdrec %s: %s\n", command_name, msg);
+		fprintf(stderr, "tdrec %s: ", command_name);
 	else
-		fprintf(stderr, "tdrec: %s\n", msg);
+		fputs("tdrec: ", stderr);
+	tdr_text_put(stderr, msg);
+	fputc('\n', stderr);
 }
 
 #define HELD_MAX 32
@@ -91,8 +95,11 @@ void cli_log_hold(void)
 void cli_log_release(bool print)
 {
 	tdr_log_set_sink(NULL);
-	for (size_t i = 0; print && i < held_cnt; i++)
-		fprintf(stderr, "tdrec: %s\n", held[i]);
+	for (size_t i = 0; print && i < held_cnt; i++) {
+		fputs("tdrec: ", stderr);
+		tdr_text_put(stderr, held[i]);
+		fputc('\n', stderr);
+	}
 	held_cnt = 0;
 }
 
@@ -309,8 +316,15 @@ void cli_report_args__text_width(struct cli_report_args *a)
 {
 	struct winsize ws;
 
-	if (a->width_given || !isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) ||
-	    !ws.ws_col)
+	if (a->width_given)
+		return;
+	if (!isatty(STDOUT_FILENO)) {
+		/* Into a pipe or a file: names whole, as perf prints them
+		 * (grep, sort and diff see what the row is). */
+		a->render.whole_names = true;
+		return;
+	}
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col)
 		return;
 	/* 100 columns at most unless asked: a wide terminal does not make the
 	 * default report wider, a narrow one makes it narrower. */

@@ -47,7 +47,8 @@ static const char usage_text[] =
     "      --json           JSON (schema in docs/report.md)\n"
     "  -h, --help           this text\n"
     "\n"
-    "exit status: 0; 1 when a file cannot be read; 2 for bad options.\n"
+    "exit status: 0; 1 when a file cannot be read or is damaged (its records\n"
+    "go out of step); 2 for bad options.\n"
     "\n"
     "environment:\n" CLI_HELP_REPORT_ENV;
 
@@ -128,6 +129,13 @@ int cmd_diff(int argc, char **argv)
 		cli_err("failed to write the diff: %s", tdr_strerror(err));
 		goto out;
 	}
+	for (int i = 0; i < 2; i++)
+		if (tdr_report__damaged(i ? new : old)) {
+			cli_err("%s: the file is damaged (its records go out of step): the diff "
+				"covers only what comes before",
+				i ? new_file : old_file);
+			goto out;
+		}
 	ret = 0;
 out:
 	tdr_diff__free(d);

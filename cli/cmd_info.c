@@ -33,17 +33,17 @@ static const char usage_text[] =
 	"  -h, --help     this text\n"
 	"\n"
 	"exit status: 0 ok (also for a truncated file read in part: its file status\n"
-	"says TRUNCATED), 1 the file cannot be read, 2 usage error\n";
+	"says TRUNCATED), 1 the file cannot be read or is damaged (a perf.data whose\n"
+	"records go out of step: its file status says damaged), 2 usage error\n";
 
-/* Why a file could not be opened. Frames are only checked later, so a
+/* Why a file could not be opened (not a recording: tdr_strerror's words,
+ * as report and diff say it). Frames are only checked later, so a
  * damaged or cut file that fails here fails in its header or metadata
  * (docs/format.md section 12 point 1; perf.data: its header and attrs),
  * and nothing of it can be read. */
 static const char *open_error_text(int err)
 {
 	switch (-err) {
-	case TDR_E_FORMAT:
-		return "not a .tdr or perf.data file";
 	case TDR_E_CORRUPT:
 		return "corrupt data in the file header or metadata: nothing can be read";
 	case TDR_E_TRUNCATED:
@@ -111,6 +111,10 @@ int cmd_info(int argc, char **argv)
 			      stdout);
 	if (err)
 		cli_err("%s: failed to read the records: %s", path, tdr_strerror(err));
+	else if (tdr_parser__file_status(p) && tdr_parser__file_status(p)->damaged) {
+		cli_err("%s: the file is damaged (its records go out of step)", path);
+		err = -TDR_E_CORRUPT;
+	}
 	tdr_parser__free(p);
 	return err ? 1 : 0;
 }

@@ -49,14 +49,18 @@ static const char usage_text[] =
     "  -o, --output FILE  output file (default tdrec.tdr); an existing file is\n"
     "                     replaced only once the new one is complete (written\n"
     "                     as FILE.partial until then; an existing FILE.partial,\n"
-    "                     from a recording killed or still running, is kept)\n"
+    "                     from a recording killed or still running, is kept);\n"
+    "                     a FIFO or character device is written in place, a\n"
+    "                     symbolic link to one or a block device is refused\n"
     "  -F, --freq HZ      samples per second per thread (default 4000; lowered to\n"
     "                     kernel.perf_event_max_sample_rate when above it)\n"
     "  -c, --count N      one sample every N events of the sampler instead of -F\n"
     "  -e, --event EVENT  the sampling event: cycles (default for TopDown plans;\n"
     "                     cpu_cycles on Arm), instructions, cpu-clock, a sysfs\n"
     "                     event name, rNNNN, or pmu/event=0x3c,umask=0x0/;\n"
-    "                     :p/:pp/:ppp set precision (refused on AMD)\n"
+    "                     :p/:pp/:ppp set precision (refused on AMD). A list\n"
+    "                     (-e a,b) or -e again: the first samples; the software\n"
+    "                     plan reads the other software events in its group\n"
     "      --plan PLAN    auto (default: the best that fits this CPU), or a\n"
     "                     family: topdown-l2, topdown-l1 (Intel perf metrics),\n"
     "                     intel-skl (Sandy Bridge..Cascade Lake), gracemont,\n"
@@ -101,7 +105,9 @@ static const char usage_text[] =
     "which plan runs and why. At the end one line says how many samples were\n"
     "written and lost, the throttles, the file size and the bytes per sample.\n"
     "Ctrl-C (SIGINT), SIGTERM and SIGHUP are passed to the program and the\n"
-    "file is finished cleanly; a third one kills the program. If the disk\n"
+    "file is finished cleanly (as SIGTERM when the program inherited the\n"
+    "signal ignored, as in a script's 'tdrec record ... &'); a third one\n"
+    "kills the program. If the disk\n"
     "fills up, recording stops, what was written stays in FILE.partial (an\n"
     "existing FILE is not replaced), the program runs to its end and tdrec\n"
     "exits non-zero.\n"
@@ -219,6 +225,49 @@ static void print_summary(const struct tdr_record_summary *s)
 		s->samples ? (double)s->file_sz / (double)s->samples : 0.0);
 }
 
+#define MAX_EVENTS 16
+
+/*
+ * -e TEXT: one event or a comma-separated list (perf's -e a,b), appended
+ * to what earlier -e gave; commas between a PMU's slashes
+ * (cpu/event=0x3c,umask=0/) belong to the event. The first is the
+ * sampler; the software plan reads the others in its group.
+ */
+static int add_events(const char *text, struct tdr_event_spec *specs, size_t *cnt)
+{
+	char buf[sizeof(specs->text)];
+	size_t len = 0;
+	bool in_pmu = false;
+
+	if (strchr(text, '{')) {
+		cli_err("-e %s: event groups ({...}) are not taken: tdrec builds the group from its "
+			"plan (see --dry-run)",
+			text);
+		return -1;
+	}
+	for (const char *p = text;; p++) {
+		if (*p == '/')
+			in_pmu = !in_pmu;
+		if (*p && (*p != ',' || in_pmu)) {
+			if (len + 1 < sizeof(buf))
+				buf[len++] = *p;
+			continue;
+		}
+		buf[len] = '\0';
+		if (*cnt == MAX_EVENTS) {
+			cli_err("-e: at most %d events", MAX_EVENTS);
+			return -1;
+		}
+		/* The parser says what is wrong, in one line. */
+		if (tdr_event_spec__parse(buf, &specs[*cnt]))
+			return -1;
+		++*cnt;
+		len = 0;
+		if (!*p)
+			return 0;
+	}
+}
+
 /*
  * A launched program that uses libtdrec writes its regions where
  * TDREC_REGIONS says (docs/regions.md "With tdrec record"): a file of our
@@ -286,7 +335,8 @@ static int archive_cb(void *ctx, const char *path, void **data, size_t *sz)
 int cmd_record(int argc, char **argv)
 {
 	struct tdr_record_opts o = {0};
-	struct tdr_event_spec spec;
+	struct tdr_event_spec specs[MAX_EVENTS];
+	size_t spec_cnt = 0;
 	struct tdr_recorder *rec = NULL;
 	struct cli_targets t = {0};
 	bool quiet = false, dry = false, no_archive = false;
@@ -308,10 +358,11 @@ int cmd_record(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			break;
 		case 'e':
-			/* The parser says what is wrong, in one line. */
-			if (tdr_event_spec__parse(optarg, &spec))
+			if (add_events(optarg, specs, &spec_cnt))
 				return CLI_EXIT_USAGE;
-			o.sampler = &spec;
+			o.sampler = &specs[0];
+			o.extra = &specs[1];
+			o.extra_cnt = spec_cnt - 1;
 			break;
 		case OPT_MMAP_PAGES:
 			if (cli_parse_count("--mmap-pages", optarg, 1, 1u << 20, &v))

@@ -29,7 +29,7 @@
 #define TEXT_LIMIT_DEFAULT 50
 
 static const char usage_text[] =
-    "usage: tdrec report [-i FILE] [options]\n"
+    "usage: tdrec report [-i FILE | FILE] [options]\n"
     "\n"
     "Attribute a recording's samples to functions (or inlined functions, source\n"
     "lines, objects, threads, processes) and show each row's TopDown split:\n"
@@ -73,7 +73,9 @@ static const char usage_text[] =
     "                       category (retiring, bad-spec, fe-bound, be-bound,\n"
     "                       mem-bound, ...), or an event name (page-faults, ...)\n"
     "                       or its column label (faults, cpu-ms, ...);\n"
-    "                       default: slots, or samples when the plan has no TopDown\n"
+    "                       default: slots, or samples when the plan has no TopDown;\n"
+    "                       perf's keys choose the rows: sym, dso, comm / pid /\n"
+    "                       comm,pid (process), tid (thread), srcline (--lines)\n"
     "      --min-samples N  mark rows with fewer samples as too few to trust\n"
     "                       (default 30; 0 = never)\n"
     "  -n, --limit N        at most N rows (default 50 for text, all for JSON and\n"
@@ -81,6 +83,7 @@ static const char usage_text[] =
 
     "      --json           JSON (schema in docs/report.md)\n"
     "      --csv            CSV, one line per row after a header line\n"
+    "      --stdio          text (the default; perf report's option)\n"
     "      --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
     "                       always, never\n"
     "  -h, --help           this text\n"
@@ -90,7 +93,8 @@ static const char usage_text[] =
     "a bottleneck (a category above its threshold in a row with over 5% of the\n"
     "samples) is marked '*'. Thresholds and schemas: docs/report.md.\n"
     "\n"
-    "exit status: 0; 1 when the file cannot be read; 2 for bad options.\n"
+    "exit status: 0; 1 when the file cannot be read, or is damaged (its records\n"
+    "go out of step: the report shows what comes before); 2 for bad options.\n"
     "\n"
     "environment:\n" CLI_HELP_REPORT_ENV;
 
@@ -102,6 +106,7 @@ enum {
 	OPT_MIN_SHARE,
 	OPT_CSV,
 	OPT_COLOR,
+	OPT_STDIO,
 	OPT_REGIONS,
 	OPT_CHILDREN,
 	OPT_CALLERS,
@@ -126,6 +131,7 @@ static const struct option long_opts[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"color", required_argument, NULL, OPT_COLOR},
     {"colour", required_argument, NULL, OPT_COLOR},
+    {"stdio", no_argument, NULL, OPT_STDIO},
     {"regions", required_argument, NULL, OPT_REGIONS},
     {"children", no_argument, NULL, OPT_CHILDREN},
     {"callers", required_argument, NULL, OPT_CALLERS},
@@ -137,6 +143,7 @@ static const struct option long_opts[] = {
 struct report_args {
 	struct cli_report_args c; /* the options diff takes too */
 	const char *file;
+	bool file_given;
 	const char *regions; /* --regions FILE */
 	const char *sort;
 	bool csv;   /* --csv given (--json is in c.render.fmt) */
@@ -198,6 +205,29 @@ static int parse_min_share(const char *text, double *out)
 	return 0;
 }
 
+/* perf report's sort keys (-s): the grouping tdrec has for them. */
+static bool perf_sort_key(const char *keys, enum tdr_report_by *by)
+{
+	static const struct {
+		const char *keys;
+		enum tdr_report_by by;
+	} map[] = {
+	    {"sym", TDR_BY_FUNCTION},	   {"symbol", TDR_BY_FUNCTION},
+	    {"dso,sym", TDR_BY_FUNCTION},  {"sym,dso", TDR_BY_FUNCTION},
+	    {"dso", TDR_BY_DSO},	   {"comm", TDR_BY_PROCESS},
+	    {"pid", TDR_BY_PROCESS},	   {"comm,pid", TDR_BY_PROCESS},
+	    {"pid,comm", TDR_BY_PROCESS},  {"tid", TDR_BY_THREAD},
+	    {"srcline", TDR_BY_LINE},	   {"sym,srcline", TDR_BY_LINE},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(keys, map[i].keys)) {
+			*by = map[i].by;
+			return true;
+		}
+	return false;
+}
+
 /* --regions rows are regions: only --by thread and the --tid filter apply. */
 static int regions_args(struct report_args *a)
 {
@@ -240,10 +270,11 @@ static int set_stacks(struct report_args *a, enum tdr_report_stacks m, const cha
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	struct tdr_report_filter *f = &a->c.opts.filter;
+	enum tdr_report_by perf_by;
 	int c, done;
 
 	opterr = 0; /* cli_bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, "+:i:s:n:w:gh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:n:w:gh", long_opts, NULL)) != -1) {
 		done = cli_report_option(&a->c, c, optarg);
 		if (done < 0)
 			return -1;
@@ -252,9 +283,18 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		switch (c) {
 		case 'i':
 			a->file = optarg;
+			a->file_given = true;
 			break;
 		case 's':
-			a->sort = optarg;
+			/* perf's sort keys choose rows; anything else is a column. */
+			if (perf_sort_key(optarg, &perf_by)) {
+				if (cli_report_args__set_by(&a->c, perf_by, "-s"))
+					return -1;
+			} else {
+				a->sort = optarg;
+			}
+			break;
+		case OPT_STDIO:
 			break;
 		case OPT_LINES:
 			if (cli_report_args__set_by(&a->c, TDR_BY_LINE, "--lines"))
@@ -323,8 +363,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			return -1;
 		}
 	}
+	/* tdrec report FILE, as info and diff take it (and perf report -i). */
+	if (optind < argc && !a->file_given) {
+		a->file = argv[optind++];
+		a->file_given = true;
+	}
 	if (optind < argc) {
-		cli_err("unexpected argument '%s' (the file is given with -i)", argv[optind]);
+		cli_err("unexpected argument '%s' (one FILE, with -i or alone)", argv[optind]);
 		return -1;
 	}
 	if (a->csv && a->c.render.fmt == TDR_FMT_JSON) {
@@ -373,7 +418,12 @@ static int regions_beside(const struct report_args *a)
 	int err;
 
 	tdr_report_opts__init(&o);
-	if (tdr_report__load_regions(a->file, &o, &r))
+	/* A perf.data or a recording without regions is the common case: the
+	 * reader's lines about it are not news here. */
+	cli_log_hold();
+	err = tdr_report__load_regions(a->file, &o, &r);
+	cli_log_release(false);
+	if (err)
 		return 0; /* none, or not a .tdr: nothing to add */
 	if (fputs("\nregions of the program (libtdrec; tdrec report --regions FILE for them "
 		  "alone):\n",
@@ -444,6 +494,13 @@ int cmd_report(int argc, char **argv)
 		err = regions_beside(&a);
 	if (err) {
 		cli_err("failed to write the report: %s", tdr_strerror(err));
+		goto out;
+	}
+	if (tdr_report__damaged(r)) {
+		/* What was read is shown, but this is not a whole recording. */
+		cli_err("%s: the file is damaged (its records go out of step): the report covers "
+			"only what comes before",
+			a.file);
 		goto out;
 	}
 	ret = 0;

@@ -63,6 +63,8 @@ static const char usage_text[] =
     "                      (where perf stat writes it: the program's standard\n"
     "                      output stays its own); - for standard output. An\n"
     "                      existing FILE is replaced once counting starts\n"
+    "                      (a symbolic link to a FIFO or device, or a block\n"
+    "                      device, is refused)\n"
     "      --plan PLAN     auto (default: the best that fits this CPU), or a\n"
     "                      family: topdown-l2, topdown-l1 (Intel perf metrics),\n"
     "                      intel-skl (Sandy Bridge..Cascade Lake), gracemont,\n"
@@ -128,12 +130,20 @@ static FILE *open_output(const char *path, bool *created)
 		return NULL;
 	}
 	if (kind == TDR_OUT_IN_PLACE) {
-		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+		/* O_NONBLOCK: a FIFO that no process reads fails (ENXIO) at
+		 * once instead of waiting forever, as for record -o. */
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0)
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	} else {
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		*created = fd >= 0;
 		if (fd < 0 && errno == EEXIST)
 			fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	if (fd < 0 && errno == ENXIO && kind == TDR_OUT_IN_PLACE) {
+		cli_err("cannot write %s: a FIFO that no process reads", path);
+		return NULL;
 	}
 	if (fd < 0) {
 		cli_err("cannot create %s: %s", path, strerror(errno));

@@ -93,8 +93,9 @@ enum {
  * formats that keep names whole) and the environment variables. */
 #define CLI_HELP_WIDTH                                                                             \
 	"  -w, --width N        text width in columns (default 100, or the terminal's\n"           \
-	"                       when narrower; at least 60; 0 = no limit); long names\n"           \
-	"                       are cut in the middle ('...'), in full in "
+	"                       when narrower; at least 60; 0 = no limit); on a\n"                 \
+	"                       terminal, or with -w, long names are cut in the middle\n"          \
+	"                       ('...'); into a pipe or file they are whole, as in "
 #define CLI_HELP_REPORT_ENV                                                                        \
 	"  TDREC_CACHE_DIR  where kernel symbol tables (per boot) and uncompressed\n"              \
 	"                   copies of compressed debug files (per build-id) are\n"                 \
@@ -123,8 +124,9 @@ int cli_report_option(struct cli_report_args *a, int c, const char *arg);
 int cli_report_args__set_by(struct cli_report_args *a, enum tdr_report_by by, const char *option);
 /* Free the name lists' copies. */
 void cli_report_args__release(struct cli_report_args *a);
-/* Text output: the terminal's width when stdout is one narrower than the
- * renderer's default (100 columns) and -w was not given. */
+/* Text output without -w: the terminal's width when stdout is one narrower
+ * than the renderer's default (100 columns); whole names when stdout is
+ * not a terminal. */
 void cli_report_args__text_width(struct cli_report_args *a);
 
 #define CLI_MAX_PIDS 64 /* processes in -p */

@@ -8,14 +8,21 @@
 
 #include <stdio.h>
 
+#include "tdrec/tdr_textout.h"
+
 static tdr_log_fn log_sink;
 static enum tdr_log_level log_level = TDR_LOG_INFO;
 
 static void default_sink(enum tdr_log_level level, const char *fmt, va_list ap)
 {
+	char msg[2048];
+
 	(void)level;
+	/* Messages name paths and names from files: shown without their
+	 * control characters (tdr_textout.h). One message is one line. */
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fputs("tdrec: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	tdr_text_put(stderr, msg);
 	fputc('\n', stderr);
 }
 

@@ -39,6 +39,77 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+/*
+ * Bytes of the character at s (at most avail bytes, avail > 0) and, in
+ * *ctrl, whether a terminal could take it as a control: C0 (below 0x20),
+ * DEL, C1 (U+0080..U+009F, which some terminals obey as ESC-sequences when
+ * encoded in UTF-8), and a byte 0x80..0x9f outside well-formed UTF-8 (an
+ * 8-bit C1 control, such as 0x9b CSI). Other bytes outside UTF-8 are
+ * passed on: a terminal shows them as replacement glyphs.
+ */
+static size_t text_char(const unsigned char *s, size_t avail, bool *ctrl)
+{
+	size_t n;
+
+	*ctrl = s[0] < 0x20 || s[0] == 0x7f;
+	if (s[0] < 0x80)
+		return 1;
+	n = utf8_len(s);
+	if (n && n <= avail) {
+		*ctrl = s[0] == 0xc2 && s[1] < 0xa0;
+		return n;
+	}
+	*ctrl = s[0] < 0xa0;
+	return 1;
+}
+
+void tdr_text_put_n(FILE *f, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t i = 0; i < n && s[i];) {
+		bool ctrl;
+		size_t k = text_char(s + i, n - i, &ctrl);
+
+		if (ctrl)
+			fputc('?', f);
+		else
+			fwrite(s + i, 1, k, f);
+		i += k;
+	}
+}
+
+void tdr_text_put(FILE *f, const char *s)
+{
+	if (s)
+		tdr_text_put_n(f, s, strlen(s));
+}
+
+const char *tdr_text_safe(const char *str, char *buf, size_t sz)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t len = strlen((const char *)s), o = 0;
+
+	if (!sz)
+		return "";
+	for (size_t i = 0; i < len;) {
+		bool ctrl;
+		size_t k = text_char(s + i, len - i, &ctrl);
+
+		if (o + (ctrl ? 1 : k) >= sz)
+			break; /* cut at a character, never inside one */
+		if (ctrl) {
+			buf[o++] = '?';
+		} else {
+			memcpy(buf + o, s + i, k);
+			o += k;
+		}
+		i += k;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 void tdr_json_put_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -69,8 +140,9 @@ void tdr_json_put_string(FILE *f, const char *str)
 			fputs("\\r", f);
 			break;
 		default:
-			/* JSON forbids raw control characters; DEL is escaped so
-			 * a terminal showing the document stays sane. Strings come
+			/* JSON forbids raw control characters; DEL and C1
+			 * (U+0080..U+009F) are escaped so a terminal showing the
+			 * document stays sane. Strings come
 			 * from files and command lines that may hold any bytes:
 			 * what is not UTF-8 becomes U+FFFD, so the output stays
 			 * valid JSON. */
@@ -78,7 +150,11 @@ void tdr_json_put_string(FILE *f, const char *str)
 				fprintf(f, "\\u%04x", c);
 			} else if (c < 0x80) {
 				fputc(c, f);
-			} else if ((n = utf8_len(s))) {
+			} else if ((n = utf8_len(s)) && c == 0xc2 && s[1] < 0xa0) {
+				fprintf(f, "\\u%04x", s[1]);
+				s += n;
+				continue;
+			} else if (n) {
 				fwrite(s, 1, n, f);
 				s += n;
 				continue;
@@ -93,18 +169,23 @@ void tdr_json_put_string(FILE *f, const char *str)
 
 void tdr_csv_put_field(FILE *f, const char *s)
 {
+	const char *q;
+
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
+	/* Control characters (line breaks too) as '?', as in every text
+	 * output: a CSV is read on terminals as often as in spreadsheets. */
+	if (!strpbrk(s, ",\"")) {
+		tdr_text_put(f, s);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
+	while ((q = strchr(s, '"')) != NULL) {
+		tdr_text_put_n(f, s, (size_t)(q - s) + 1);
+		fputc('"', f);
+		s = q + 1;
 	}
+	tdr_text_put(f, s);
 	fputc('"', f);
 }
 
@@ -161,13 +242,6 @@ size_t tdr_text_bytes_for_cols(const char *s, size_t cols)
 	return i;
 }
 
-/* n bytes of s with control characters as '?'. */
-static void put_printable(FILE *f, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
-}
-
 void tdr_text_wrap(FILE *f, const struct tdr_wrap *w, const char *text)
 {
 	const char *p = text;
@@ -193,7 +267,7 @@ void tdr_text_wrap(FILE *f, const struct tdr_wrap *w, const char *text)
 		else
 			fprintf(f, "%*s", (int)w->indent, "");
 		fputs(w->on ? w->on : "", f);
-		put_printable(f, p, n);
+		tdr_text_put_n(f, p, n);
 		fputs(w->off ? w->off : "", f);
 		fputc('\n', f);
 		p += n;

@@ -5,6 +5,7 @@
  *
  * Usage: gen_topdown_examples OUTDIR
  *   writes OUTDIR/amd-zen4.perf.data, amd-zen5.perf.data,
+ *   amd-zen4-l2.perf.data (three sampling groups),
  *   intel-skylake-sp.perf.data, intel-sierra-forest.perf.data,
  *   intel-alder-lake.perf.data, intel-arrow-lake.perf.data,
  *   intel-meteor-lake.perf.data (hybrid: a cpu_core and a cpu_atom
@@ -51,7 +52,7 @@
 #define PERIOD 100000u
 #define PER_FUNC 30 /* samples per function: the report's default --min-samples */
 #define PID 4242
-#define MAX_EV 12
+#define MAX_EV 16
 #define MAX_FN 10
 #define ATTR_SIZE 128 /* PERF_ATTR_SIZE_VER7: the same bytes whatever the headers,
 		       * and perf 6.1 reads it (it refuses larger attrs) */
@@ -89,6 +90,8 @@ struct family {
 	size_t group2, sampler0;
 	size_t pmu_cnt;
 	struct pdw_pmu pmus[8];
+	/* AMD level 2: the third group's first event (0: none). */
+	size_t group3;
 };
 
 #define HW_CYCLES {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES}
@@ -128,7 +131,8 @@ static const struct family families[] = {
      0,
      0,
      0,
-     {{0, NULL}}},
+     {{0, NULL}},
+     0},
     {"amd-zen5",
      "AuthenticAMD,26,17,0",
      "AMD EPYC 9005 Series Processor (synthetic)",
@@ -152,7 +156,60 @@ static const struct family families[] = {
      0,
      0,
      0,
-     {{0, NULL}}},
+     {{0, NULL}},
+     0},
+    /*
+     * AMD Zen 4 level 2 (docs/plans.md "Level 2 in record"): three groups,
+     * each sampled by its own cycles leader (raw 0x76 in groups 1 and 2,
+     * named ls_not_halted_cyc as perf names it), as `perf record -e
+     * '{level 1}:S,{ls_not_halted_cyc,...}:S,{ls_not_halted_cyc,...}:S'`
+     * writes it. Each function has 30 samples in every group. Group 0 as
+     * amd-zen4 above; group 1 {ls_not_halted_cyc, no_ops_from_frontend
+     * with cmask 6, ex_ret_ucode_ops}: fetch-lat = cmask / cycles, heavy =
+     * ucode / (6 * cycles); group 2 {ls_not_halted_cyc, not_complete,
+     * load_not_complete, ex_ret_brn_misp, resyncs_or_nc_redirects}: mem =
+     * be * load / not_complete, mispredicts = bad-spec * misp / (misp +
+     * resync).
+     */
+    {"amd-zen4-l2",
+     "AuthenticAMD,25,17,1",
+     "AMD EPYC 9654 96-Core Processor (synthetic)",
+     "{cycles,de_no_dispatch_per_slot.no_ops_from_frontend,"
+     "de_no_dispatch_per_slot.backend_stalls,de_no_dispatch_per_slot.smt_contention,"
+     "de_src_op_disp.all,ex_ret_ops}:S,"
+     "{ls_not_halted_cyc,cpu/event=0x1a0,umask=0x1,cmask=0x6/,ex_ret_ucode_ops}:S,"
+     "{ls_not_halted_cyc,ex_no_retire.not_complete,ex_no_retire.load_not_complete,"
+     "ex_ret_brn_misp,resyncs_or_nc_redirects}:S",
+     14,
+     {HW_CYCLES,
+      {"de_no_dispatch_per_slot.no_ops_from_frontend", PERF_TYPE_RAW, 0x1000001a0ull},
+      {"de_no_dispatch_per_slot.backend_stalls", PERF_TYPE_RAW, 0x100001ea0ull},
+      {"de_no_dispatch_per_slot.smt_contention", PERF_TYPE_RAW, 0x1000060a0ull},
+      {"de_src_op_disp.all", PERF_TYPE_RAW, 0x07aa},
+      {"ex_ret_ops", PERF_TYPE_RAW, 0xc1},
+      {"ls_not_halted_cyc", PERF_TYPE_RAW, 0x76},
+      {"cpu/event=0x1a0,umask=0x1,cmask=0x6/", PERF_TYPE_RAW, 0x1060001a0ull},
+      {"ex_ret_ucode_ops", PERF_TYPE_RAW, 0x1000000c2ull},
+      {"ls_not_halted_cyc", PERF_TYPE_RAW, 0x76},
+      {"ex_no_retire.not_complete", PERF_TYPE_RAW, 0x02d6},
+      {"ex_no_retire.load_not_complete", PERF_TYPE_RAW, 0xa2d6},
+      {"ex_ret_brn_misp", PERF_TYPE_RAW, 0xc3},
+      {"resyncs_or_nc_redirects", PERF_TYPE_RAW, 0x96}},
+     9,
+     {{0, 0, {100000, 60000, 90000, 18000, 432000, 420000}},
+      {1, 0, {100000, 120000, 120000, 30000, 330000, 180000}},
+      {3, 0, {100000, 30000, 480000, 24000, 66000, 60000}},
+      {0, 1, {100000, 2000, 12000}},
+      {1, 1, {100000, 15000, 6000}},
+      {3, 1, {100000, 1000, 3000}},
+      {0, 2, {100000, 50000, 10000, 90, 10}},
+      {1, 2, {100000, 40000, 10000, 950, 50}},
+      {3, 2, {100000, 80000, 72000, 10, 10}}},
+     6,
+     0,
+     0,
+     {{0, NULL}},
+     9},
     /*
      * Intel Skylake-SP (CPUID 6/0x55), Hyper-Threading off: width 4 (400000
      * slots a sample). The kernel's topdown-* aliases (arch/x86/events/
@@ -186,7 +243,8 @@ static const struct family families[] = {
      0,
      0,
      0,
-     {{0, NULL}}},
+     {{0, NULL}},
+     0},
     /*
      * Intel Sierra Forest (Crestmont E-cores, CPUID 6/0xaf, PMU "cpu"):
      * width 6 (600000 slots a sample); each category is its own
@@ -215,7 +273,8 @@ static const struct family families[] = {
      0,
      0,
      0,
-     {{0, NULL}}},
+     {{0, NULL}},
+     0},
     /*
      * Hybrid parts: perf record -e '{slots,cpu_core/cycles/,
      * cpu_core/topdown-*}:S,{cpu_atom/cycles/,cpu_atom/topdown-*}:S'. The
@@ -272,7 +331,8 @@ static const struct family families[] = {
       {4, "cpu_core"},
       {5, "breakpoint"},
       {10, "cpu_atom"},
-      {11, "msr"}}},
+      {11, "msr"}},
+     0},
     /*
      * Arrow Lake (CPUID 6/0xc6): cpu_core slots = 8 * cycles (800000 a
      * sample); cpu_atom is Skymont, width 8, each category its own event
@@ -317,7 +377,8 @@ static const struct family families[] = {
       {4, "cpu_core"},
       {5, "breakpoint"},
       {10, "cpu_atom"},
-      {11, "msr"}}},
+      {11, "msr"}},
+     0},
     /*
      * Meteor Lake (CPUID 6/0xaa): cpu_core slots = 6 * cycles (600000 a
      * sample); cpu_atom is Crestmont, width 6, each category its own
@@ -364,7 +425,8 @@ static const struct family families[] = {
       {4, "cpu_core"},
       {5, "breakpoint"},
       {10, "cpu_atom"},
-      {11, "msr"}}},
+      {11, "msr"}},
+     0},
     /*
      * Arm Neoverse V2 (MIDR 0x410fd4f0, width 8: slots 800000 a sample):
      * perf record -e '{cpu_cycles,stall_slot_frontend,...}:S' names the
@@ -403,7 +465,8 @@ static const struct family families[] = {
      0,
      0,
      4,
-     {{1, "software"}, {2, "tracepoint"}, {5, "breakpoint"}, {8, "armv8_pmuv3_0"}}},
+     {{1, "software"}, {2, "tracepoint"}, {5, "breakpoint"}, {8, "armv8_pmuv3_0"}},
+     0},
 };
 
 /* ---- the ELF ---------------------------------------------------------- */
@@ -563,27 +626,36 @@ static void write_elf(const char *path)
 
 /* ---- the perf.data files ---------------------------------------------- */
 
-/* The group of event i: 0, or 1 from group2 on. */
-static size_t group_of(const struct family *fam, size_t i)
+static size_t group_cnt(const struct family *fam)
 {
-	return fam->group2 && i >= fam->group2;
+	return fam->group3 ? 3 : fam->group2 ? 2 : 1;
 }
 
 static size_t group_first(const struct family *fam, size_t g)
 {
-	return g ? fam->group2 : 0;
+	return g == 2 ? fam->group3 : g ? fam->group2 : 0;
+}
+
+/* The group of event i: 0, 1 from group2 on, 2 from group3 on. */
+static size_t group_of(const struct family *fam, size_t i)
+{
+	size_t g = 0;
+
+	while (g + 1 < group_cnt(fam) && i >= group_first(fam, g + 1))
+		g++;
+	return g;
 }
 
 static size_t group_size(const struct family *fam, size_t g)
 {
-	if (!fam->group2)
-		return fam->ev_cnt;
-	return g ? fam->ev_cnt - fam->group2 : fam->group2;
+	size_t end = g + 1 < group_cnt(fam) ? group_first(fam, g + 1) : fam->ev_cnt;
+
+	return end - group_first(fam, g);
 }
 
 static size_t group_sampler(const struct family *fam, size_t g)
 {
-	return g ? fam->group2 : fam->sampler0;
+	return g ? group_first(fam, g) : fam->sampler0;
 }
 
 static void write_family(const char *dir, const struct family *fam)
@@ -594,8 +666,7 @@ static void write_family(const char *dir, const struct family *fam)
 	struct perf_event_attr attr[MAX_EV];
 	struct pdw_event ev[MAX_EV];
 	uint64_t ids[MAX_EV], sums[MAX_EV] = {0};
-	struct pdw_group g[2] = {{NULL, 0, (uint32_t)group_size(fam, 0)},
-				 {NULL, (uint32_t)fam->group2, (uint32_t)group_size(fam, 1)}};
+	struct pdw_group g[3];
 	struct pdw_build_id bid = {ELF_NAME, {0}, 20};
 	struct synth_buf b = {0};
 	struct synth_sid sid = {.pid = PID, .tid = PID, .time = 1000000};
@@ -603,6 +674,9 @@ static void write_family(const char *dir, const struct family *fam)
 	uint64_t t = 1000000000ull;
 	char path[4096];
 
+	for (size_t k = 0; k < group_cnt(fam); k++)
+		g[k] = (struct pdw_group){NULL, (uint32_t)group_first(fam, k),
+					  (uint32_t)group_size(fam, k)};
 	for (size_t i = 0; i < fam->ev_cnt; i++) {
 		struct perf_event_attr *a = &attr[i];
 		size_t gi = group_of(fam, i);
@@ -661,7 +735,7 @@ static void write_family(const char *dir, const struct family *fam)
 	o.ev = ev;
 	o.ev_cnt = fam->ev_cnt;
 	o.groups = g;
-	o.group_cnt = fam->group2 ? 2 : 1;
+	o.group_cnt = group_cnt(fam);
 	o.hostname = "synthetic (generated by tdrec's examples generator)";
 	o.osrelease = "synthetic";
 	o.version = "none (synthetic file from tdrec's examples/gen_topdown_examples.c)";

@@ -430,6 +430,7 @@ int tdr_profile__load(const char *path, const struct tdr_report_load_opts *lopts
 {
 	struct tdr_report_load_opts none = {0};
 	struct tdr_parser *parser = NULL;
+	struct tdr_unwinder *unw = NULL;
 	const struct tdr_meta *meta;
 	struct tdr_profile *p;
 	int err;
@@ -440,6 +441,10 @@ int tdr_profile__load(const char *path, const struct tdr_report_load_opts *lopts
 	p->first_ns = UINT64_MAX;
 	p->timeline = timeline;
 	err = tdr_parser__open(path, &parser);
+	/* --call-graph dwarf: the user callers come from unwinding the
+	 * samples' stack copies, as in report's stack views. */
+	if (!err)
+		err = tdr_report_attach_unwinder(parser, &unw);
 	if (err)
 		goto out;
 	meta = tdr_parser__meta(parser);
@@ -465,6 +470,7 @@ int tdr_profile__load(const char *path, const struct tdr_report_load_opts *lopts
 	}
 out:
 	tdr_parser__free(parser);
+	tdr_unwinder__free(unw);
 	for (size_t i = 0; i < p->map_cnt; i++)
 		p->maps[i].src = NULL;
 	for (size_t i = 0; i < p->loc_cnt; i++)

@@ -27,6 +27,13 @@
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
 
+/* The SAMPLE fields of fixed size that tdr_sample__parse reads: a sample
+ * of only these has one possible size (exact_sample_size). */
+#define EXACT_FIELDS                                                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ)
+
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
 
@@ -86,6 +93,7 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 		e->user_stack = e->ul.regs_user && e->ul.stack_user;
 		e->lbr_stack = e->ul.branch_stack &&
 			       (a->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
+		e->exact_size = !(a->sample_type & ~EXACT_FIELDS);
 		tdr_sid_layout__init(&e->tl, a->sample_id_all ? a->sample_type : 0);
 		e->group_first = (uint32_t)i;
 		for (j = 0; j < d->ev_cnt; j++) {
@@ -157,6 +165,16 @@ static int event_of(const struct tdr_decoder *d, bool have_id, uint64_t id, bool
  * SAMPLE
  */
 
+
+/* The size a SAMPLE of exact layout l must have: its fixed fields, and the
+ * READ's head and entries. */
+static size_t exact_sample_size(const struct tdr_sample_layout *l, const struct tdr_sample_rec *s)
+{
+	if (l->read < 0)
+		return l->fixed_sz;
+	return (size_t)l->read + l->rd.head_sz + (l->rd.group ? s->read.nr * l->rd.stride : 0);
+}
+
 static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const uint8_t *end,
 			 struct dec_rec *r)
 {
@@ -175,6 +193,10 @@ static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const ui
 	err = tdr_sample__parse(&e->sl, p, end, &r->sample, &r->sid);
 	if (!err && (e->user_stack || e->lbr_stack))
 		err = tdr_sample__parse_user(&e->ul, r->sample.tail, end, &r->user);
+	/* A size that disagrees with the fields (one flipped bit of a
+	 * perf.data record size or READ nr): malformed, not guessed at. */
+	if (!err && e->exact_size && (size_t)(end - p) != exact_sample_size(&e->sl, &r->sample))
+		return -TDR_E_CORRUPT;
 	return err;
 }
 

@@ -19,6 +19,7 @@
 #include "parser_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tdrec/tdr_mem.h"
@@ -66,6 +67,7 @@ void tdr_parser_maps_fini(struct maps *m)
 	space_free(&m->kernel);
 	tdr_u64map__fini(&m->pids);
 	tdr_u64map__fini(&m->build_ids);
+	tdr_u64map__fini(&m->jitdumps);
 	zfree(&m->bids);
 	m->bid_cnt = m->bid_cap = 0;
 	tdr_intern__fini(&m->strs);
@@ -83,6 +85,23 @@ static enum tdr_map_kind maps_classify(const char *path, bool kernel)
 	    !strncmp(path, "/SYSV", 5) || !strncmp(path, "/memfd:", 7))
 		return TDR_MAP_ANON;
 	return TDR_MAP_FILE;
+}
+
+/* path is the jitdump file of process pid: ".../jit-PID.dump". */
+static bool is_jitdump(const char *path, uint32_t pid)
+{
+	const char *b = strrchr(path, '/');
+	char want[32];
+
+	snprintf(want, sizeof(want), "jit-%u.dump", pid);
+	return b && !strcmp(b + 1, want);
+}
+
+const char *tdr_parser__jitdump(const struct tdr_parser *p, uint32_t pid)
+{
+	uint32_t i = tdr_u64map__get(&p->maps.jitdumps, pid);
+
+	return i == TDR_HMAP_NONE ? NULL : p->maps.all[i]->path;
 }
 
 /* A zeroed mapping with a stable address, listed in m->all. */
@@ -281,6 +300,9 @@ int tdr_parser_maps_mmap(struct maps *m, const struct dec_rec *r)
 	} else {
 		apply_known_build_id(m, mp);
 	}
+	if (!kernel && is_jitdump(mp->path, r->mmap.pid) &&
+	    tdr_u64map__put(&m->jitdumps, r->mmap.pid, (uint32_t)(m->all_cnt - 1)))
+		return -ENOMEM;
 	return space_insert(m, s, mp);
 }
 

@@ -57,6 +57,9 @@ struct ev_info {
 	bool user_stack;	     /* REGS_USER and STACK_USER: unwound offline */
 	bool lbr_stack;		     /* BRANCH_STACK with the LBR call-stack filter */
 	uint64_t regs_mask;	     /* attr.sample_regs_user */
+	/* Its SAMPLE records hold only fields of known size (no CALLCHAIN, RAW
+	 * or later field): a record of another size is damaged. */
+	bool exact_size;
 	/* its sample_id trailer (sz 0 without sample_id_all) */
 	struct tdr_sid_layout tl;
 };
@@ -159,6 +162,8 @@ struct stream {
 	bool in_order;
 	uint64_t lost_seq; /* parser lost sequence at the previous sample */
 	uint64_t time_enabled, time_running;
+	uint64_t time_ns; /* sample time of the previous sample (have_time) */
+	bool have_time;
 	size_t pool_off; /* first of group_sz prev values, then group_sz ids, then events */
 };
 
@@ -172,6 +177,10 @@ struct stream_tab {
 	/* Lost sequence numbers: each LOST record bumps seq and stamps its ring. */
 	uint64_t lost_seq;
 	uint64_t lost_any_seq; /* LOST records whose ring is unknown */
+	/* The first sample time seen: a stream's first delta counts from
+	 * about then (tdr_parser_streams_sample's plausibility check). */
+	uint64_t origin_ns;
+	bool have_origin;
 	uint64_t *ring_lost_seq;
 	size_t ring_cap;
 };
@@ -224,6 +233,9 @@ struct maps {
 	struct tdr_u64map build_ids; /* interned path pointer -> index into bids */
 	struct build_id *bids;
 	size_t bid_cnt, bid_cap;
+	/* pid -> index into all: the jit-PID.dump file the process mapped
+	 * (a JIT's marker for perf, tools/perf/Documentation/jitdump-specification.txt). */
+	struct tdr_u64map jitdumps;
 };
 
 int tdr_parser_maps_init(struct maps *m);

@@ -50,6 +50,10 @@ enum {
 	PD_REC_FINISHED_ROUND = 68,
 	PD_REC_COMPRESSED = 81,
 	PD_REC_COMPRESSED2 = 83,
+	/* No perf writes a type from here on (PERF_RECORD_HEADER_MAX is 84 in
+	 * perf 6.x; room left for new ones): a record that says so is out of
+	 * step. */
+	PD_REC_TYPE_END = 128,
 };
 
 /* Caps on what a hostile file can make us allocate. */

@@ -82,6 +82,8 @@ int tdr_parser_spool(int fd, const char *name, int *out)
 			break;
 	}
 	close(fd);
+	if (!err && lseek(mfd, 0, SEEK_END) == 0)
+		err = -ENODATA; /* a pipe closed before anything came */
 	if (err) {
 		tdr_warn("failed to read %s: %s", name, tdr_strerror(err));
 		close(mfd);

@@ -229,9 +229,10 @@ static int drain_pending(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	while (pd->pend_sz - pos >= 8) {
 		uint16_t sz = tdr_get_le16(pd->pend + pos + 6);
 
-		if (sz < 8) {
+		if (sz < 8 || tdr_get_le32(pd->pend + pos) >= PD_REC_TYPE_END) {
 			/* The stream is out of step: nothing after this can be trusted. */
 			p->stats.malformed_records++;
+			pd->status.damaged = true;
 			pos = pd->pend_sz;
 			pd->warned_zstd = true;
 			break;
@@ -278,6 +279,7 @@ static int decompress(struct tdr_parser *p, const uint8_t *src, size_t sz, tdr_s
 				 "compressed data is skipped",
 				 ZSTD_getErrorName(r));
 			pd->warned_zstd = true;
+			pd->status.damaged = true;
 			p->stats.malformed_records++;
 			return 0;
 		}
@@ -325,19 +327,27 @@ int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *
 			cut = true; /* the file was cut inside this record */
 			break;
 		}
-		if (sz < 8 || sz > end - pos) {
-			/* A bad size loses the record boundaries: stop here. */
+		if (sz < 8 || sz > end - pos || tdr_get_le32(base + pos) >= PD_REC_TYPE_END) {
+			/* A bad size, or a type no perf writes (perf: "failed to
+			 * process type 4191"): the record boundaries are lost,
+			 * nothing after this can be read. */
 			p->stats.malformed_records++;
-			tdr_warn("perf.data record at data offset %llu has a bad size (%u): "
+			pd->status.damaged = true;
+			pd->status.intact_sz = pd->data_off + pos;
+			tdr_warn("perf.data record at data offset %llu has a bad %s (%u): "
 				 "the rest of the data section is skipped",
-				 (unsigned long long)pos, sz);
+				 (unsigned long long)pos, sz < 8 || sz > end - pos ? "size" : "type",
+				 sz < 8 || sz > end - pos ? sz : tdr_get_le32(base + pos));
 			break;
 		}
 		extra = tdr_parser_perfdata_trailing(pd, base + pos, sz);
 		if (extra > end - pos - sz) {
 			cut = pd->data_to_eof;
-			if (!cut)
+			if (!cut) {
 				p->stats.malformed_records++;
+				pd->status.damaged = true;
+				pd->status.intact_sz = pd->data_off + pos;
+			}
 			break; /* its payload runs past the end */
 		}
 		err = handle(p, base + pos, sz, false, cb, ctx);
@@ -352,7 +362,7 @@ int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *
 		pd->status.truncated = true;
 		pd->status.has_trailer = false;
 	}
-	if (pd->data_to_eof)
+	if (pd->data_to_eof && !pd->status.damaged)
 		pd->status.intact_sz = pd->data_off + pos;
 	else if (pd->pend_sz && !pd->warned_zstd)
 		p->stats.malformed_records++; /* the zstd stream ended inside a record */

@@ -9,7 +9,9 @@
  * name (Alder Lake: the perf metrics on cpu_core, Gracemont on cpu_atom);
  * tdrec's names for the events (the table's names, so that categories are
  * found; perf's names otherwise); and the categories of every family found,
- * each resolved to the events of its own core PMU.
+ * each resolved to the events of its own core PMU. A family of several
+ * groups (AMD level 2) is matched group by group, in the order the file's
+ * groups come (the same raw config leads two of them).
  * It does not read the file's other sections (perfdata.c) nor its data
  * (perfdata_read.c).
  * See: docs/parser.md "perf.data import"; docs/plans.md "The TopDown table".
@@ -175,18 +177,24 @@ static uint64_t arm_hw_config(const struct perfdata *pd, const struct perf_event
  */
 static const struct tdr_td_event *family_event_of(const struct perfdata *pd,
 						  const struct tdr_td_family *f,
-						  const struct perf_event_attr *a)
+						  const struct perf_event_attr *a, int group)
 {
 	size_t n = tdr_td_family__event_cnt(f, false);
 	uint32_t t = tdr_parser_perfdata_core_type(pd, a);
 	bool raw = a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX;
 	uint64_t arm = arm_hw_config(pd, a);
+	bool groups = n && tdr_td_family__event(f, false, n - 1)->group;
 
 	if (!t || !runs_on_type(pd, f, t))
 		return NULL;
 	for (size_t k = 0; k < n; k++) {
 		const struct tdr_td_event *e = tdr_td_family__event(f, false, k);
 
+		/* A family of several groups (AMD level 2) has one raw config
+		 * in several of them (0x76: cycles, and the leaders of groups
+		 * 1 and 2): the file's group position tells them apart. */
+		if (groups && group >= 0 && e->group != (uint32_t)group)
+			continue;
 		switch (e->source) {
 		case TDR_TD_HARDWARE:
 			if ((a->type == PERF_TYPE_HARDWARE &&
@@ -206,6 +214,26 @@ static const struct tdr_td_event *family_event_of(const struct perfdata *pd,
 		}
 	}
 	return NULL;
+}
+
+/*
+ * The position of event i's group among the file's groups on its core PMU
+ * (0 for the first), as perf records `-e '{...}' -e '{...}'` in order; -1
+ * when the event is not on a core PMU. For families of several groups.
+ */
+static int file_group(const struct perfdata *pd, const struct tdr_meta *m, size_t i)
+{
+	uint32_t t = tdr_parser_perfdata_core_type(pd, &m->events[i].attr);
+	size_t lead = m->events[i].group_idx;
+	int n = 0;
+
+	if (!t)
+		return -1;
+	for (size_t j = 0; j < lead && j < m->event_cnt; j++)
+		if (m->events[j].group_idx == j &&
+		    tdr_parser_perfdata_core_type(pd, &m->events[j].attr) == t)
+			n++;
+	return n;
 }
 
 /* The file's CPU for the table, NULL when the file does not say. A CPUID
@@ -239,7 +267,8 @@ static const struct tdr_td_family *type_family(const struct perfdata *pd,
 
 			for (j = 0; j < m->event_cnt; j++)
 				if (tdr_parser_perfdata_core_type(pd, &m->events[j].attr) == t &&
-				    family_event_of(pd, f, &m->events[j].attr) == e)
+				    family_event_of(pd, f, &m->events[j].attr,
+						    file_group(pd, m, j)) == e)
 					break;
 			if (j == m->event_cnt)
 				break;
@@ -254,19 +283,20 @@ static const struct tdr_td_family *type_family(const struct perfdata *pd,
  * without one (some of a family's events only) of the first family for
  * the file's CPU and that PMU that has it. NULL for any other event. */
 static const char *topdown_name(const struct perfdata *pd, const struct perf_event_attr *a,
-				const struct tdr_td_family *fam)
+				int group, const struct tdr_td_family *fam)
 {
 	const struct tdr_cpuid *cpu = file_cpu(pd);
 	const struct tdr_td_event *e;
 
 	if (fam)
-		return (e = family_event_of(pd, fam, a)) ? e->name : NULL;
+		return (e = family_event_of(pd, fam, a, group)) ? e->name : NULL;
 	if (a->type == PERF_TYPE_HARDWARE)
 		return NULL; /* "cycles" stays perf's name outside a TopDown group */
 	for (size_t i = 0; i < tdr_topdown_family_cnt(); i++) {
 		const struct tdr_td_family *f = tdr_topdown_family_at(i);
 
-		if (f->vendor && tdr_td_family__matches(f, cpu) && (e = family_event_of(pd, f, a)))
+		if (f->vendor && tdr_td_family__matches(f, cpu) &&
+		    (e = family_event_of(pd, f, a, group)))
 			return e->name;
 	}
 	return NULL;
@@ -335,7 +365,7 @@ static int add_type_categories(const struct perfdata *pd, struct tdr_meta *m,
 
 		if (tdr_parser_perfdata_core_type(pd, &m->events[i].attr) != t)
 			continue;
-		e = family_event_of(pd, f, &m->events[i].attr);
+		e = family_event_of(pd, f, &m->events[i].attr, file_group(pd, m, i));
 		s.events[n].name = tdr_strdup(e ? e->name : "");
 		idx[n] = i;
 		s.event_cnt = ++n;
@@ -470,7 +500,7 @@ int tdr_parser_perfdata_topdown(struct perfdata *pd, struct tdr_meta *m)
 				fam = fams[k];
 		/* TopDown categories are found by event name: perf's may carry a
 		 * PMU ("cpu_core/topdown-retiring/") or modifiers. */
-		td = topdown_name(pd, &ev->attr, fam);
+		td = topdown_name(pd, &ev->attr, file_group(pd, m, i), fam);
 		if (td && ev->name && strcmp(ev->name, td))
 			zfree(&ev->name);
 		if (!ev->name) {

@@ -76,8 +76,8 @@ int tdr_parser__open(const char *path, struct tdr_parser **out)
 	ssize_t n;
 	int fd, err;
 
-	/* "-": standard input (perf's -i -). O_NONBLOCK: opening a FIFO
-	 * without a writer would wait forever. */
+	/* "-": standard input (perf's -i -). O_NONBLOCK: a device must not
+	 * block the open (a FIFO is opened again below, to wait). */
 	if (!strcmp(path, "-")) {
 		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 		name = "standard input";
@@ -90,6 +90,15 @@ int tdr_parser__open(const char *path, struct tdr_parser **out)
 		err = -errno;
 		close(fd);
 		return err;
+	}
+	if (S_ISFIFO(st.st_mode) && name == path) {
+		/* A named FIFO: it was opened without blocking to learn what
+		 * it is; now wait for its writer, as cat and perf do, so the
+		 * order in which reader and writer start does not matter. */
+		close(fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
 	}
 	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
 		/* A pipe (perf record -o - | tdrec report -i -): the readers

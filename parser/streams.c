@@ -16,6 +16,9 @@
  * re-bases its stream (delta dropped, values become the baseline), counted
  * per reason: LOST on a ring the stream used, THROTTLE/UNTHROTTLE of the
  * stream, a value or time_running going backwards, time_running not moving.
+ * A sample whose deltas are more than the time since the stream's previous
+ * sample allows (docs/parser.md "Plausibility") is not attributed either:
+ * counted as implausible, its values become the baseline.
  * Objects and lifecycle: a stream_tab inside the parser; tdr_parser_streams_fini frees it.
  * Hot path: no allocation once a stream exists; a last-hit cache and a
  * per-stream cache of entry ids avoid hash lookups for repeated samples.
@@ -314,6 +317,64 @@ static int rebase_reason(const struct stream_tab *t, const struct stream *s, uin
 	return -1;
 }
 
+/*
+ * Plausibility: no counter of a CPU core moves faster than MAX_PER_NS events
+ * per nanosecond (8-wide slots at 6 GHz are 48), a clock event (cpu-clock,
+ * task-clock: nanoseconds) not faster than time, and no group counts on
+ * more CPUs at once than the machine has. Over the time since the stream's
+ * previous sample (its first: since the recording started, or the first
+ * sample of the file when that is not known) plus SLACK_NS, a larger delta
+ * is a damaged value. Coarse on purpose: it never rejects a sound file, and
+ * catches the flipped high bits that turned 0.5 s into 72 million s of CPU.
+ */
+#define MAX_PER_NS 64u
+#define SLACK_NS 10000000000ull
+#define MAX_CPUS 8192u
+
+static bool clock_event(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static bool plausible(const struct tdr_parser *p, const struct stream *s, bool first,
+		      const struct dec_rec *r, size_t gsz, const struct match *m)
+{
+	const struct stream_tab *t = &p->streams;
+	uint32_t cpus = p->meta.nr_cpus;
+	uint64_t now = r->sid.time, since, room;
+
+	if (!(r->sid.have & DEC_HAVE_TIME))
+		return true; /* no clock to compare with */
+	if (!first)
+		since = s->have_time ? s->time_ns : now;
+	else
+		since = t->have_origin ? t->origin_ns : now;
+	if (first && p->meta.start_clock_ns && p->meta.start_clock_ns < since)
+		since = p->meta.start_clock_ns;
+	room = (now > since ? now - since : 0);
+	room = room > UINT64_MAX - SLACK_NS ? UINT64_MAX : room + SLACK_NS;
+	room = sat_mul(room, cpus && cpus <= MAX_CPUS ? cpus : MAX_CPUS);
+	for (size_t j = 0; j < gsz; j++) {
+		uint32_t ev = p->cur_ev[j];
+		uint64_t d;
+
+		if ((!m->all && !present_at(m, j)) || ev >= p->meta.event_cnt)
+			continue;
+		d = p->cur[j] - m->prev[j];
+		if (d > (clock_event(&p->meta.events[ev].attr) ? room : sat_mul(room, MAX_PER_NS)))
+			return false;
+	}
+	return true;
+}
+
 /* p->deltas from the matched values; they become the stream's previous. */
 static void take_deltas(struct tdr_parser *p, size_t gsz, struct match *m)
 {
@@ -371,16 +432,29 @@ int tdr_parser_streams_sample(struct tdr_parser *p, uint32_t ring, const struct 
 	if (rd->has_enabled && rd->has_running && rd->time_running < rd->time_enabled &&
 	    tdr_u64map__get(&p->id_everywhere, s->id) != TDR_HMAP_NONE)
 		p->stats.multiplexed_samples++;
+	if (reason < 0 && !m.backwards && !plausible(p, s, *first, r, gsz, &m)) {
+		p->stats.implausible_samples++;
+		reason = TDR_REBASE_REASON_CNT; /* re-based, counted above */
+	}
 	s->pending = 0;
 	s->ring = ring;
 	s->lost_seq = t->lost_seq;
 	s->time_enabled = rd->time_enabled;
 	s->time_running = rd->time_running;
+	if (r->sid.have & DEC_HAVE_TIME) {
+		s->time_ns = r->sid.time;
+		s->have_time = true;
+		if (!t->have_origin || r->sid.time < t->origin_ns) {
+			t->origin_ns = r->sid.time;
+			t->have_origin = true;
+		}
+	}
 
 	if (reason >= 0) {
-		p->stats.rebases[reason]++;
+		if (reason < TDR_REBASE_REASON_CNT)
+			p->stats.rebases[reason]++;
 		for (j = 0; j < gsz; j++)
-			if (present_at(&m, j))
+			if (m.all || present_at(&m, j))
 				m.prev[j] = p->cur[j];
 		return 0;
 	}

@@ -397,6 +397,36 @@ int tdr_plan_check_sampler(struct tdr_plan_builder *b, const struct tdr_plan_gro
 	return 0;
 }
 
+/* One more -e event of the software plan: read in the group when it is a
+ * software event the group does not read yet. */
+static int add_extra(struct tdr_plan_builder *b, struct tdr_plan_group *g,
+		     const struct tdr_event_spec *spec)
+{
+	struct tdr_plan_event *ev = tdr_plan_add_event(b, g, 0);
+	char name[sizeof(ev->name)];
+	uint64_t config;
+	int err;
+
+	if (!ev)
+		return -TDR_E_LIMIT;
+	err = tdr_event_spec__resolve(spec, &b->env, ev);
+	g->event_cnt--; /* re-added below as the software members are */
+	if (err)
+		return err;
+	if (ev->attr.type != PERF_TYPE_SOFTWARE) {
+		tdr_plan_note(b->plan,
+			      "the software plan reads software events only: -e %s was ignored",
+			      spec->text);
+		return 0;
+	}
+	config = ev->attr.config;
+	fmt(name, sizeof(name), "%s", ev->name);
+	for (size_t i = 0; i < g->event_cnt; i++)
+		if (g->events[i].attr.config == config)
+			return 0; /* read already */
+	return add_software_event(b, g, name, config, 0);
+}
+
 static int build_software(struct tdr_plan_builder *b, const struct tdr_td_family *f)
 {
 	const struct tdr_plan_opts *o = b->opts;
@@ -448,6 +478,8 @@ static int build_software(struct tdr_plan_builder *b, const struct tdr_td_family
 		if (e->config != lead->attr.config)
 			err = add_software_event(b, g, e->name, e->config, 0);
 	}
+	for (size_t i = 0; !err && i < o->extra_cnt; i++)
+		err = add_extra(b, g, &o->extra[i]);
 	return err ? err : set_cpus(b, g, NULL, 0);
 }
 
@@ -510,6 +542,11 @@ static int build_kind(const struct tdr_plan_opts *opts, const struct tdr_sysfs *
 		} else {
 			err = build_topdown(&b, family);
 		}
+		for (size_t i = 0; !err && kind != TDR_PLAN_SOFTWARE && i < opts->extra_cnt; i++)
+			tdr_plan_note(b.plan,
+				      "a TopDown plan samples one event in its family's group: -e %s "
+				      "was ignored",
+				      opts->extra[i].text);
 		b.plan->width = kind == TDR_PLAN_SOFTWARE ? 0 : b.width;
 	}
 	/* On hybrid parts, the CPUs no group covers are said. */

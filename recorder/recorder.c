@@ -93,6 +93,8 @@ static void record_plan_opts(const struct tdr_record_opts *o, const struct tdr_t
 	memset(p, 0, sizeof(*p));
 	p->sysfs_root = o->what.sysfs_root;
 	p->sampler = o->sampler;
+	p->extra = o->extra;
+	p->extra_cnt = o->extra_cnt;
 	p->sample_period = o->sample_period;
 	p->sample_freq = o->sample_period ? 0
 			 : o->sample_freq ? o->sample_freq

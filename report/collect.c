@@ -172,7 +172,12 @@ static void classify(const struct tdr_report *r, const struct tdr_sample *s, str
 	} else if (!s->map) {
 		k->kind = ADDR_UNMAPPED;
 	} else if (s->map->kind == TDR_MAP_ANON) {
+		/* JIT code: its process's perf map or jitdump may name it. */
 		k->kind = ADDR_ANON;
+		if (r->opts.by != TDR_BY_DSO) {
+			k->off = s->ip;
+			k->pid = s->pid;
+		}
 	} else {
 		k->kind = s->map->kind == TDR_MAP_VDSO ? ADDR_VDSO : ADDR_FILE;
 		k->off = s->map_off;
@@ -229,8 +234,11 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	classify(r, s, &key);
 	/* Split by core type: the sampler's (cores.c). */
 	key.core = r->core_cnt && s->sampler_idx < r->event_cnt ? r->event_core[s->sampler_idx] : 0;
-	if (key.kind == ADDR_KERNEL && !r->kernel_image && s->map && s->map->build_id_sz &&
-	    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
+	/* The kernel image: by its build-id, else by its release and placement
+	 * (a perf.data without the BUILD_ID feature: symbolize/kernel.c). */
+	if (key.kind == ADDR_KERNEL && (!r->kernel_image || !r->kernel_image->build_id_sz) &&
+	    s->map && s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)) &&
+	    (!r->kernel_image || s->map->build_id_sz))
 		r->kernel_image = s->map;
 	idx = tdr_report_addr_find_or_add(&r->addrs, r->event_cnt, &key);
 	if (idx < 0)
@@ -266,6 +274,10 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 
 struct unsym_counts {
 	uint64_t missing, changed, no_symbol, no_kernel, no_map;
+	uint64_t jit; /* named by a JIT's perf map or jitdump file */
+	const char *kernel_why; /* why kernel symbols are not usable, or NULL */
+	const char *jit_source;
+	size_t jit_sources;
 	/* --lines: samples in a function with no source line (no DWARF line
 	 * table), and the first few objects they are in. */
 	uint64_t no_line;
@@ -364,6 +376,24 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 		uc->no_map += e->samples;
 		return 0;
 	case ADDR_ANON:
+		if (r->opts.by != TDR_BY_DSO && syms && syms->lookup_jit) {
+			const char *src = NULL;
+
+			err = syms->lookup_jit(syms->ctx, e->pid, e->off, &sym, &src);
+			if (err)
+				return err;
+			if (sym.status == TDR_SYM_OK && src) {
+				key_from_sym(r, &sym, src, e->off, k, buf, bufsz, uc, e->samples);
+				uc->jit += e->samples;
+				if (!uc->jit_source || strcmp(uc->jit_source, src)) {
+					uc->jit_sources++;
+					if (!uc->jit_source)
+						uc->jit_source = tdr_report_strpool__intern(
+						    &r->pool, src, &err);
+				}
+				return err;
+			}
+		}
 		k->name = r->opts.by == TDR_BY_DSO && path ? path : "[anon]";
 		k->dso = path;
 		uc->no_map += e->samples;
@@ -483,7 +513,11 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 		tdr_report__warn(r, "to report on a binary rebuilt since, keep the old one in "
 				    "perf's build-id cache before rebuilding (perf buildid-cache "
 				    "-a FILE): tdrec reads it from there (docs/symbolize.md)");
-	if (uc->no_kernel)
+	if (uc->no_kernel && uc->kernel_why)
+		tdr_report__warn(r,
+				 "kernel symbols not usable: %s; %" PRIu64 " samples shown as [kernel]",
+				 uc->kernel_why, uc->no_kernel);
+	else if (uc->no_kernel)
 		tdr_report__warn(r,
 				 "kernel symbols not usable (the recorded kernel is not the running "
 				 "one, or /proc/kallsyms hides addresses): %" PRIu64
@@ -529,8 +563,16 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 		return err;
 	r->resolved = true;
 	r->kernel_image = NULL; /* the parser may go now */
+	if (uc.no_kernel && syms && syms->kernel_why)
+		uc.kernel_why = syms->kernel_why(syms->ctx);
 	if (r->opts.by <= TDR_BY_LINE)
 		warn_unsymbolized(r, &uc);
+	if (uc.jit)
+		tdr_report__warn(r,
+				 "note: %" PRIu64 " samples (%.1f%%) of JIT code named from %s%s "
+				 "(docs/symbolize.md \"JIT code\")",
+				 uc.jit, 100.0 * (double)uc.jit / (r->kept ? (double)r->kept : 1.0),
+				 uc.jit_source, uc.jit_sources > 1 ? " and other JIT files" : "");
 	warn_no_line(r, &uc);
 	tdr_report_addrtab__release(&r->addrs);
 	return 0;

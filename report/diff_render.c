@@ -37,11 +37,13 @@ static bool few(const struct tdr_diff *d, const struct tdr_diff_row *row)
 static const char *tail(const char *s, size_t w, char *buf, size_t sz)
 {
 	size_t n = strlen(s);
+	char cut[4096];
 
+	/* A path from the command line or a file: no control characters. */
 	if (n <= w || w < 4)
-		return s;
-	snprintf(buf, sz, "...%s", s + n - (w - 3));
-	return buf;
+		return tdr_text_safe(s, buf, sz);
+	snprintf(cut, sizeof(cut), "...%s", s + n - (w - 3));
+	return tdr_text_safe(cut, buf, sz);
 }
 
 static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_opts *o, FILE *f)
@@ -57,7 +59,7 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		if (d->cat_levels[c] == 1 && col_cnt < MAX_COLS)
 			cols[col_cnt++] = c;
 	fixed = 7 + 7 + 8 + 7 * col_cnt + 2;
-	name_w = width > fixed + 10 ? width - fixed : 10;
+	name_w = o->whole_names ? TDR_RENDER_WIDTH_MAX : width > fixed + 10 ? width - fixed : 10;
 	if (o->limit && o->limit < n)
 		n = o->limit;
 
@@ -76,7 +78,9 @@ static int render_diff_text(const struct tdr_diff *d, const struct tdr_render_op
 		tdr_text_wrap(f, &warn, d->warnings.v[i]);
 	fprintf(f, "\n %6s %6s %7s", "old%", "new%", "change");
 	for (size_t i = 0; i < col_cnt; i++)
-		fprintf(f, " %6.6s", tdr_report_category_label(d->cat_names[cols[i]]));
+		fprintf(f, " %6.6s",
+			tdr_text_safe(tdr_report_category_label(d->cat_names[cols[i]]), a,
+				      sizeof(a)));
 	fprintf(f, "  %s\n", tdr_report_by_name(d->by));
 	for (size_t i = 0; i < n; i++) {
 		const struct tdr_diff_row *row = &d->rows[i];

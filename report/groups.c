@@ -144,6 +144,5 @@ void tdr_report_groups__finish(struct tdr_report *r)
 			 "counts (a group with under 1/%.0f of another's sampled cycles): their "
 			 "categories from different groups rest on unequal evidence: %s%s",
 			 n, n == 1 ? "" : "s", tdr_report_rows_name(r), n == 1 ? "es" : "",
-			 TDR_REPORT_GROUP_SKEW, names,
-			 n > named ? ", ..." : "");
+			 TDR_REPORT_GROUP_SKEW, names, n > named ? ", ..." : "");
 }

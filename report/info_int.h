@@ -21,6 +21,10 @@ struct info {
 	uint64_t *ev_samples; /* samples per sampler event */
 	uint64_t *ev_delta;   /* sum of deltas per event */
 	struct tdr_u64map tids; /* the threads seen (values unused) */
+	/* Samples in anonymous memory (JIT code), and the processes they
+	 * were in (values: samples, capped), for the JIT line. */
+	uint64_t anon_samples;
+	struct tdr_u64map anon_pids;
 	uint64_t first_ns, last_ns;
 	bool have_time;
 };

@@ -31,10 +31,14 @@
 
 #define KERNEL_IMAGE "[kernel.kallsyms]"
 
-/* The symbolizer, and the directory of the recording. */
+/* The symbolizer, the directory of the recording, the parser (for the
+ * jitdump files the processes mapped) and where perf map files are. */
 struct sym_ctx {
 	struct tdr_symbolizer *s;
 	char dir[PATH_MAX];
+	const struct tdr_parser *p;
+	const char *jit_map_dir;
+	char jit_path[PATH_MAX];
 };
 
 /*
@@ -72,11 +76,44 @@ static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
 	return tdr_symbolizer__lookup_kernel(c->s, ip, out);
 }
 
+/*
+ * JIT code of process pid: the JIT's perf map file (<dir>/perf-PID.map,
+ * /tmp as perf reads it, for recordings and perf.data alike), else the
+ * jitdump file the process mapped (its marker mmap in the recording).
+ * Both are objects of the symbolizer, their offsets addresses.
+ */
+static int sym_lookup_jit(void *ctx, uint32_t pid, uint64_t ip, struct tdr_sym *out,
+			  const char **source)
+{
+	struct sym_ctx *c = ctx;
+	struct tdr_dso_ref ref = {.path = c->jit_path};
+	const char *dump;
+	int err;
+
+	*source = NULL;
+	snprintf(c->jit_path, sizeof(c->jit_path), "%s/perf-%u.map", c->jit_map_dir, pid);
+	err = tdr_symbolizer__lookup(c->s, &ref, ip, out);
+	if (!err && out->status == TDR_SYM_MISSING && c->p && (dump = tdr_parser__jitdump(c->p, pid))) {
+		snprintf(c->jit_path, sizeof(c->jit_path), "%s", dump);
+		err = tdr_symbolizer__lookup(c->s, &ref, ip, out);
+	}
+	if (!err && out->status == TDR_SYM_OK)
+		*source = c->jit_path;
+	return err;
+}
+
+static const char *sym_kernel_why(void *ctx)
+{
+	return tdr_symbolizer__kernel_why(((struct sym_ctx *)ctx)->s);
+}
+
 /* Symbols from a tdr_symbolizer (borrowed; must outlive the __resolve call). */
 static void report_symbols_init(struct tdr_report_symbols *rs, struct sym_ctx *c)
 {
 	rs->lookup = sym_lookup;
 	rs->lookup_kernel = sym_lookup_kernel;
+	rs->lookup_jit = sym_lookup_jit;
+	rs->kernel_why = sym_kernel_why;
 	rs->ctx = c;
 }
 
@@ -197,6 +234,10 @@ static void kernel_opts(const struct tdr_mapping *k, const struct tdr_meta *meta
 		so->kernel_ref_sym = k->path + strlen(KERNEL_IMAGE);
 		so->kernel_ref_addr = k->pgoff;
 	}
+	/* Without the image's build-id, its release names it (perf.data's
+	 * OSRELEASE; a .tdr's boot id decides before this is asked). */
+	so->kernel_release = meta->kernel_release;
+	so->running_release = lopts->running_release;
 }
 
 int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
@@ -269,6 +310,8 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		if (err)
 			goto out;
 		sc.s = sym;
+		sc.p = p;
+		sc.jit_map_dir = lopts->jit_map_dir ? lopts->jit_map_dir : "/tmp";
 		if (slash)
 			snprintf(sc.dir, sizeof(sc.dir), "%.*s", (int)(slash - path + (slash == path)),
 				 path);

@@ -16,8 +16,12 @@
 #include "report_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tdrec/regions_fmt.h"
 #include "tdrec/tdr_err.h"
@@ -25,40 +29,52 @@
 
 #define REGIONS_FILE_MAX (1u << 30)
 
-/* The whole file; *sz its size. */
-static int slurp(const char *path, uint8_t **out, size_t *sz)
+/*
+ * A regions file, whole (*sz its size): -ENODATA when path is not one (its
+ * first bytes are not the regions magic), so a big recording is never read
+ * here. Only regular files, opened without blocking: a FIFO named by -i
+ * has been read already, and waiting for a second writer would hang.
+ */
+static int slurp_regions_file(const char *path, uint8_t **out, size_t *sz)
 {
-	FILE *f = fopen(path, "rbe");
-	uint8_t *b = NULL;
-	size_t cap = 0, n = 0;
-	int err = 0;
+	uint8_t magic[TDR_REGIONS_FILE_MAGIC_SZ];
+	struct stat st;
+	uint8_t *b;
+	ssize_t n;
+	int fd, err = 0;
 
 	*out = NULL;
-	if (!f)
+	*sz = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
 		return -errno;
-	for (;;) {
-		size_t got;
-
-		if (n == cap && (err = tdr_ensure_cap(&b, &cap, 1, n + 65536)))
-			break;
-		got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (got == 0) {
-			err = ferror(f) ? -EIO : 0;
-			break;
-		}
-		if (n > REGIONS_FILE_MAX) {
-			err = -TDR_E_LIMIT;
-			break;
-		}
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -TDR_E_NOTREG;
+	else if ((uint64_t)st.st_size > REGIONS_FILE_MAX)
+		err = -ENODATA; /* larger than any regions file: a recording */
+	else if ((n = pread(fd, magic, sizeof(magic), 0)) != (ssize_t)sizeof(magic) ||
+		 memcmp(magic, TDR_REGIONS_FILE_MAGIC, sizeof(magic)))
+		err = n < 0 ? -errno : -ENODATA;
+	if (err) {
+		close(fd);
+		return err;
 	}
-	fclose(f);
+	b = tdr_malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = pread(fd, b, (size_t)st.st_size, 0);
+	err = n < 0 ? -errno : (n != st.st_size ? -TDR_E_TRUNCATED : 0);
+	close(fd);
 	if (err) {
 		free(b);
 		return err;
 	}
 	*out = b;
-	*sz = n;
+	*sz = (size_t)n;
 	return 0;
 }
 
@@ -163,14 +179,11 @@ int tdr_report__load_regions(const char *path, const struct tdr_report_opts *opt
 
 	*out = NULL;
 	o.min_samples = 0; /* executions are counted, not sampled */
-	err = slurp(path, &buf, &sz);
-	if (err)
-		return err;
-	if (sz >= TDR_REGIONS_FILE_MAGIC_SZ &&
-	    !memcmp(buf, TDR_REGIONS_FILE_MAGIC, TDR_REGIONS_FILE_MAGIC_SZ)) {
+	err = slurp_regions_file(path, &buf, &sz);
+	if (!err) {
 		err = add_regions(buf + TDR_REGIONS_FILE_MAGIC_SZ, sz - TDR_REGIONS_FILE_MAGIC_SZ,
 				  path, &o, out);
-	} else {
+	} else if (err == -ENODATA) {
 		struct tdr_reader *rd;
 		const void *data;
 		size_t dsz;

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "report_int.h"
@@ -41,6 +42,12 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	if (!in->have_time || s->time_ns > in->last_ns)
 		in->last_ns = s->time_ns;
 	in->have_time = true;
+	if (s->map && s->map->kind == TDR_MAP_ANON) {
+		in->anon_samples++;
+		if (tdr_u64map__get(&in->anon_pids, s->pid) == TDR_HMAP_NONE &&
+		    tdr_u64map__put(&in->anon_pids, s->pid, 0))
+			return -ENOMEM;
+	}
 	return tdr_u64map__put(&in->tids, s->tid, 0); /* the set of threads seen */
 }
 
@@ -74,6 +81,20 @@ uint64_t tdr_report_info_frames(const struct info *in)
 static const char *or_unknown(const char *s)
 {
 	return s && *s ? s : "(unknown)";
+}
+
+/* A string from the file, for a terminal: its control characters as '?'
+ * (tdr_textout.h), "(unknown)" when empty. */
+struct safe {
+	char b[4][512];
+	unsigned next;
+};
+
+static const char *safe(struct safe *sb, const char *s)
+{
+	char *b = sb->b[sb->next++ % 4];
+
+	return tdr_text_safe(or_unknown(s), b, sizeof(sb->b[0]));
 }
 
 /* "2024-05-01 12:00:00.123 UTC" for a CLOCK_REALTIME time in ns. */
@@ -165,7 +186,10 @@ static void print_run_end(const struct tdr_run_end *end, FILE *f)
 /* -v: an event's attr field by field (the --dry-run shape) and its ids. */
 static void print_event_detail(const struct tdr_event_desc *e, FILE *f)
 {
-	tdr_attr__print(&e->attr, e->pmu_name, f);
+	char pmu[256];
+
+	tdr_attr__print(&e->attr, e->pmu_name ? tdr_text_safe(e->pmu_name, pmu, sizeof(pmu)) : NULL,
+			f);
 	if (e->attr_disk_sz != sizeof(e->attr))
 		fprintf(f, "    (%u attr bytes in the file, this tdrec knows %zu)\n",
 			e->attr_disk_sz, sizeof(e->attr));
@@ -186,6 +210,33 @@ static void print_counted(const struct tdr_event_totals *t, uint64_t delta_total
 	fputc('\n', f);
 }
 
+/*
+ * Samples in anonymous memory are JIT code, named from the process's perf
+ * map or jitdump (docs/symbolize.md "JIT code"): say which processes have
+ * one here, so a report of "[anon]" rows is explained before it runs.
+ */
+static void print_jit(const struct info *in, FILE *f)
+{
+	size_t n = tdr_u64map__cnt(&in->anon_pids);
+
+	if (!in->anon_samples)
+		return;
+	fprintf(f, "jit:         %" PRIu64 " samples in anonymous memory of %zu process%s:",
+		in->anon_samples, n, n == 1 ? "" : "es");
+	for (size_t i = 0; i < n && i < 4; i++) {
+		uint32_t pid = (uint32_t)in->anon_pids.ents[i].key;
+		const char *dump = tdr_parser__jitdump(in->p, pid);
+		char map[64];
+
+		snprintf(map, sizeof(map), "/tmp/perf-%" PRIu32 ".map", pid);
+		fprintf(f, "%s pid %" PRIu32 " %s", i ? "," : "", pid,
+			!access(map, R_OK) ? map
+			: dump && !access(dump, R_OK) ? dump
+						      : "(no perf map or jitdump here)");
+	}
+	fprintf(f, "%s\n", n > 4 ? ", ..." : "");
+}
+
 static void print_text(const struct info *in, bool verbose, FILE *f)
 {
 	const struct tdr_parser *p = in->p;
@@ -196,28 +247,36 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 	const struct tdr_file_status *fs = tdr_parser__file_status(p);
 	const struct tdr_run_end *end = tdr_parser__run_end(p);
 	uint64_t dur = tdr_report_info_duration(in);
+	struct safe sb = {.next = 0};
 	size_t i;
 
-	fprintf(f, "file:        %s (%s", path, tdr_report_source_name(tdr_parser__source(in->p)));
+	/* Every string below comes from the file (or names it): through safe(). */
+	fprintf(f, "file:        %s (%s", safe(&sb, path),
+		tdr_report_source_name(tdr_parser__source(in->p)));
 	if (tdr_parser__source(p) == TDR_SOURCE_TDR)
 		fprintf(f, " format %u.%u", tdr_parser__file_status(p)->major,
 			tdr_parser__file_status(p)->minor);
 	fprintf(f, ")\n");
 	if (m->tdrec_version)
-		fprintf(f, "recorded by: tdrec %s\n", m->tdrec_version);
-	fprintf(f, "host:        %s, kernel %s\n", or_unknown(m->hostname),
-		or_unknown(m->kernel_release));
+		fprintf(f, "recorded by: tdrec %s\n", safe(&sb, m->tdrec_version));
+	fprintf(f, "host:        %s, kernel %s\n", safe(&sb, m->hostname),
+		safe(&sb, m->kernel_release));
 	fprintf(f, "cpu:         %s family %u model %u stepping %u, %s, %u CPUs\n",
-		or_unknown(m->cpu_vendor), m->cpu_family, m->cpu_model, m->cpu_stepping,
-		or_unknown(m->cpu_model_name), m->nr_cpus);
+		safe(&sb, m->cpu_vendor), m->cpu_family, m->cpu_model, m->cpu_stepping,
+		safe(&sb, m->cpu_model_name), m->nr_cpus);
 	fprintf(f, "command:    ");
-	for (i = 0; i < m->argc; i++)
-		fprintf(f, " %s", m->argv[i]);
+	for (i = 0; i < m->argc; i++) {
+		fputc(' ', f);
+		tdr_text_put(f, m->argv[i]);
+	}
 	fprintf(f, "%s\n", m->argc ? "" : " (unknown)");
 	print_settings(m, f);
-	fprintf(f, "plan:        %s\n", or_unknown(m->plan_name));
-	for (i = 0; i < m->note_cnt; i++)
-		fprintf(f, "note:        %s\n", m->notes[i]);
+	fprintf(f, "plan:        %s\n", safe(&sb, m->plan_name));
+	for (i = 0; i < m->note_cnt; i++) {
+		fputs("note:        ", f);
+		tdr_text_put(f, m->notes[i]);
+		fputc('\n', f);
+	}
 	fprintf(f, "events:\n");
 	for (i = 0; i < m->event_cnt; i++) {
 		const struct tdr_event_desc *e = &m->events[i];
@@ -225,7 +284,7 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 		fprintf(f,
 			"  %-24s %-10s %-8s samples %-10" PRIu64 " total %-12" PRIu64
 			" type %u config %#" PRIx64 ", %zu ids\n",
-			e->name, or_unknown(e->pmu_name),
+			safe(&sb, e->name), safe(&sb, e->pmu_name),
 			e->flags & TDR_EVENT_SAMPLER  ? "sampler"
 			: e->flags & TDR_EVENT_LEADER ? "leader"
 						      : "",
@@ -264,15 +323,22 @@ static void print_text(const struct info *in, bool verbose, FILE *f)
 			"skipped:     %" PRIu64 " malformed records, %" PRIu64
 			" of unknown type, %" PRIu64 " with unknown ids\n",
 			st->malformed_records, st->unknown_records, st->unknown_ids);
+	if (st->implausible_samples)
+		fprintf(f,
+			"skipped:     %" PRIu64 " samples with deltas larger than their time "
+			"allows (damaged values)\n",
+			st->implausible_samples);
 	if (st->dso_entries || st->dso_damaged)
 		fprintf(f, "build-ids:   %" PRIu64 " of %" PRIu64 " mapped files (DSO table)%s\n",
 			st->dso_build_ids, st->dso_entries, st->dso_damaged ? ", damaged" : "");
 	print_archive(p, f);
+	print_jit(in, f);
 	if (end)
 		print_run_end(end, f);
 	if (!fs)
 		return;
-	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !st->truncated_frames) {
+	if (!fs->truncated && !fs->bad_frames && !st->bad_frames && !st->truncated_frames &&
+	    !fs->damaged) {
 		/* Whole as a file, but not as a recording: say so here too. */
 		fprintf(f, "file status: complete (%" PRIu64 " bytes)%s\n", fs->file_sz,
 			end && (end->flags & TDR_END_WRITE_ERROR)
@@ -312,5 +378,6 @@ int tdr_report_info(struct tdr_parser *p, const struct tdr_info_opts *o, FILE *o
 	free(in.ev_samples);
 	free(in.ev_delta);
 	tdr_u64map__fini(&in.tids);
+	tdr_u64map__fini(&in.anon_pids);
 	return err;
 }

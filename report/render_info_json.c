@@ -400,6 +400,7 @@ static const struct field parse_fields[] = {
     F_U64("unknown_records", SRC_STATS, STATS, unknown_records),
     F_U64("malformed_records", SRC_STATS, STATS, malformed_records),
     F_U64("unknown_ids", SRC_STATS, STATS, unknown_ids),
+    F_U64("implausible_samples", SRC_STATS, STATS, implausible_samples),
     F_U64("bad_frames", SRC_STATS, STATS, bad_frames),
     F_U64("dso_entries", SRC_STATS, STATS, dso_entries),
     F_U64("dso_build_ids", SRC_STATS, STATS, dso_build_ids),
@@ -413,6 +414,7 @@ static const struct field file_status_fields[] = {
     F_BOOL("truncated", SRC_FILE, FSTAT, truncated),
     F_U64("intact_size", SRC_FILE, FSTAT, intact_sz),
     F_U32("bad_frames", SRC_FILE, FSTAT, bad_frames),
+    F_BOOL("damaged", SRC_FILE, FSTAT, damaged),
 };
 
 static const struct field run_end_fields[] = {

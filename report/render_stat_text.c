@@ -279,10 +279,7 @@ static void text_thread(const struct report_stat_doc *d, const struct tdr_stat_r
 		snprintf(tid, sizeof(tid), "%d", (int)r->tid);
 	}
 	/* Thread names are the program's: no control characters on a terminal. */
-	snprintf(name, sizeof(name), "%s", r->name ? r->name : "");
-	for (char *p = name; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	tdr_text_safe(r->name, name, sizeof(name));
 	fprintf(f, "%7s %7s  %-16s", pid, tid, name);
 	text_row_cells(d, r, f);
 	if (r->kind == TDR_STAT_ROW_THREAD)

@@ -371,8 +371,11 @@ static void put_row(const struct text *t, const struct tdr_report_row *row, bool
 		put_topdown_bar(t, row);
 		if (t->cores) {
 			const char *core = tdr_report_core_name(r, row->core);
+			char safe[64];
 
-			fprintf(t->f, "  %-*.*s", CORE_W, CORE_W, core ? core : "all");
+			/* Names from the file: no control characters (tdr_textout.h). */
+			fprintf(t->f, "  %-*.*s", CORE_W, CORE_W,
+				tdr_text_safe(core ? core : "all", safe, sizeof(safe)));
 		}
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++) {
@@ -428,6 +431,7 @@ static void put_counted(const struct text *t)
 static void put_table_header(const struct text *t)
 {
 	const struct tdr_report *r = t->r;
+	char safe[64]; /* labels from the file: no control characters */
 
 	colour_on(t, C_BOLD);
 	fprintf(t->f, "%8s  %6s", "samples", t->children ? "incl" : "share");
@@ -437,13 +441,15 @@ static void put_table_header(const struct text *t)
 		fprintf(t->f, " %6s", "slots");
 		for (size_t i = 0; i < t->col_cnt; i++)
 			fprintf(t->f, " %6.6s",
-				tdr_report_category_label(r->cats[t->cols[i]].name));
+				tdr_text_safe(tdr_report_category_label(r->cats[t->cols[i]].name),
+					      safe, sizeof(safe)));
 		fprintf(t->f, " %-*s", BAR_W, "split");
 		if (t->cores)
 			fprintf(t->f, "  %-*s", CORE_W, "core");
 	} else {
 		for (size_t i = 0; i < t->ev_cnt; i++)
-			fprintf(t->f, " %*s", EV_W, r->event_labels[t->evs[i]]);
+			fprintf(t->f, " %*s", EV_W,
+				tdr_text_safe(r->event_labels[t->evs[i]], safe, sizeof(safe)));
 		fprintf(t->f, " %-*s", BAR_W, "bar");
 	}
 	if (r->opts.stacks == TDR_STACKS_CALLERS || r->opts.stacks == TDR_STACKS_CALLEES)
@@ -628,6 +634,8 @@ int tdr_report_render_text(const struct tdr_report *r, const struct tdr_render_o
 	if (t.width < TDR_RENDER_WIDTH_MIN)
 		t.width = TDR_RENDER_WIDTH_MIN;
 	plan_columns(&t);
+	if (o->whole_names)
+		t.name_w = TDR_RENDER_WIDTH_MAX;
 	put_header(&t);
 	if (o->limit && o->limit < n)
 		n = o->limit;

@@ -48,15 +48,11 @@ const char *tdr_report_event_short(const char *name)
 #define NAME_MIN_W 12
 
 /* Copy s into buf (sz bytes) with control characters shown as '?', so a
- * name holding a newline or tab cannot break the table. */
+ * name holding a newline, a tab or an escape sequence cannot break the
+ * table or reach the terminal (tdr_textout.h). */
 static const char *printable(const char *s, char *buf, size_t sz)
 {
-	size_t i = 0;
-
-	for (; s[i] && i + 1 < sz; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[i] = '\0';
-	return buf;
+	return tdr_text_safe(s, buf, sz);
 }
 
 /* s (cols columns, more than w > 3) in w columns cut in the middle: its

@@ -66,6 +66,14 @@ struct tdr_report_symbols {
 	int (*lookup)(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
 		      struct tdr_sym *out);
 	int (*lookup_kernel)(void *ctx, uint64_t ip, struct tdr_sym *out);
+	/* JIT code in anonymous memory of process pid: the function at ip,
+	 * and in *source the file that named it (a perf map or jitdump).
+	 * NULL: none looked up. */
+	int (*lookup_jit)(void *ctx, uint32_t pid, uint64_t ip, struct tdr_sym *out,
+			  const char **source);
+	/* Why kernel symbols are not usable (tdr_symbolizer__kernel_why), or
+	 * NULL; NULL function: not known. */
+	const char *(*kernel_why)(void *ctx);
 	void *ctx;
 };
 
@@ -247,7 +255,7 @@ enum addr_kind {
 	ADDR_FILE = 0,	 /* a file-backed mapping; off = file offset */
 	ADDR_KERNEL,	 /* off = ip */
 	ADDR_VDSO,	 /* off = file offset in the vdso image */
-	ADDR_ANON,	 /* anonymous memory; off = 0 */
+	ADDR_ANON,	 /* anonymous memory (JIT code); off = ip, pid set; by dso 0 */
 	ADDR_UNMAPPED,	 /* user IP in no known mapping; off = 0 */
 	ADDR_HYPERVISOR, /* off = 0 */
 	ADDR_GUEST,	 /* off = 0 */
@@ -397,6 +405,7 @@ struct tdr_report {
 	char *plan, *command, *host, *cpu, *file, *boot_id;
 	enum tdr_source_kind source;
 	bool have_end;
+	bool damaged; /* the file's records went out of step (tdr_file_status) */
 	struct tdr_run_end end;
 	uint64_t first_ns, last_ns;
 

@@ -32,6 +32,14 @@ static double pct(uint64_t part, uint64_t whole)
 void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *st,
 			    const struct tdr_file_status *fs)
 {
+	if (fs && fs->damaged) {
+		r->damaged = true;
+		tdr_report__warn(r,
+				 "file is damaged: its records are out of step from byte %" PRIu64
+				 " of %" PRIu64 " on (perf cannot read it either); only the "
+				 "records before that are counted",
+				 fs->intact_sz, fs->file_sz);
+	}
 	if (fs && fs->truncated)
 		tdr_report__warn(r,
 				 "file is truncated (the recording did not finish cleanly): "
@@ -91,6 +99,12 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 					 "skipped %" PRIu64 " records of events not in the "
 					 "recording's metadata",
 					 st->unknown_ids);
+		if (st->implausible_samples)
+			tdr_report__warn(r,
+					 "skipped %" PRIu64 " samples whose deltas are larger "
+					 "than their time allows (damaged values; docs/parser.md "
+					 "\"Plausibility\")",
+					 st->implausible_samples);
 	}
 	if (st && st->truncated_frames)
 		tdr_report__warn(r,
@@ -103,6 +117,11 @@ void tdr_report__note_parse(struct tdr_report *r, const struct tdr_parse_stats *
 				 "%" PRIu64 " frames could not be read (checksum or codec) "
 				 "and were skipped",
 				 st && st->bad_frames ? st->bad_frames : (uint64_t)fs->bad_frames);
+}
+
+bool tdr_report__damaged(const struct tdr_report *r)
+{
+	return r->damaged;
 }
 
 void tdr_report__set_run(struct tdr_report *r, const char *file, enum tdr_source_kind source,

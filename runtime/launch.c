@@ -7,7 +7,8 @@
  * pipe tells the parent whether the exec worked: EOF means it did, four
  * bytes of errno mean it failed. Also the signal watcher: SIGINT, SIGTERM,
  * SIGHUP and SIGCHLD blocked and read from a signalfd, so the recorder's
- * poll() loop handles them without handlers or global state.
+ * poll() loop handles them without handlers or global state, whatever
+ * disposition tdrec inherited (but SIGHUP left ignored under nohup).
  * It does not decide what a signal means (recorder.c does) and it does not
  * touch perf fds (the child is forked before any exists).
  * Objects and lifecycle: tdr_launch__start -> __go -> __poll / __wait ->
@@ -46,9 +47,22 @@ int tdr_sigwatch__open(struct tdr_sigwatch *sw)
 	int err;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	sigemptyset(&sw->ignored);
+	/* What tdrec inherited as ignored (a script's 'cmd &' ignores SIGINT,
+	 * nohup SIGHUP) is also what the program inherits, as it would
+	 * without tdrec. tdrec reads SIGINT and SIGTERM all the same (a
+	 * blocked signal is queued even when ignored), as perf installs its
+	 * handlers whatever it inherited; an ignored SIGHUP (nohup) stays
+	 * ignored by tdrec too. */
+	for (size_t i = 0; i < 3; i++) {
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+		struct sigaction sa;
+
+		if (!sigaction(sigs[i], NULL, &sa) && sa.sa_handler == SIG_IGN)
+			sigaddset(&sw->ignored, sigs[i]);
+		if (sigs[i] != SIGHUP || !sigismember(&sw->ignored, SIGHUP))
+			sigaddset(&set, sigs[i]);
+	}
 	sigaddset(&set, SIGCHLD);
 	sw->fd = -1;
 	/* Blocked first, so a signal between here and signalfd() stays

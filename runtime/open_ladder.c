@@ -26,6 +26,7 @@
 #include "runtime_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,11 +111,26 @@ static void explain_mmap(const struct tdr_targets *t, const struct tdr_open_erro
 	      f->mmap_pages, f->cpu, tdr_strerror(f->err), kb == INT_MIN ? -1 : kb);
 }
 
-/* EMFILE even at the hard limit: how many fds the plan needs, and the limit. */
+/* Descriptors open in this process below limit (at most 1 << 16 looked
+ * at): tdrec's own (standard streams, signalfd, start pipes, the output),
+ * counted without opening one (at EMFILE, /proc/self/fd cannot be). */
+static size_t own_fds(rlim_t limit)
+{
+	size_t n = 0;
+
+	if (limit == RLIM_INFINITY || limit > (1u << 16))
+		limit = 1u << 16;
+	for (int fd = 0; fd < (int)limit; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/* EMFILE even at the hard limit: how many fds the plan needs, how many
+ * tdrec holds already, and the limit. */
 static void explain_nofile(const struct tdr_targets *t, const struct tdr_plan *plan)
 {
 	struct rlimit rl;
-	size_t fds = 0, events = 0, cpus = 0;
+	size_t fds = 0, events = 0, cpus = 0, own;
 	char lim[32];
 
 	for (size_t g = 0; g < plan->group_cnt; g++) {
@@ -127,11 +143,14 @@ static void explain_nofile(const struct tdr_targets *t, const struct tdr_plan *p
 		snprintf(lim, sizeof(lim), "%llu", (unsigned long long)rl.rlim_cur);
 	else
 		snprintf(lim, sizeof(lim), "unknown");
+	/* The events' fds are closed again by now: what is left is tdrec's. */
+	own = own_fds(getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : RLIM_INFINITY);
 	twarn(t,
 	      "too many open files: the plan needs about %zu fds (%zu events x %zu CPUs x %zu "
-	      "thread%s) and the open-file limit is %s (hard limit reached); raise it (ulimit -n, "
+	      "thread%s), tdrec holds %zu more (standard streams, signals, pipes), and the "
+	      "open-file limit is %s (hard limit reached); raise it (ulimit -n, "
 	      "or /etc/security/limits.conf for the hard limit) and retry",
-	      fds, events, cpus, t->cnt, t->cnt == 1 ? "" : "s", lim);
+	      fds, events, cpus, t->cnt, t->cnt == 1 ? "" : "s", own, lim);
 }
 
 /* The last try failed for good: say why, and what to do. */

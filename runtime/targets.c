@@ -72,7 +72,8 @@ int tdr_targets__open_signals(const struct tdr_targets *t, struct tdr_sigwatch *
 
 /* One signal; true when it ends the run (see tdr_targets__signals). */
 static bool on_signal(const struct tdr_targets *t, struct tdr_launch *launch,
-		      struct tdr_sigstate *ss, const struct signalfd_siginfo *si)
+		      const struct tdr_sigwatch *sw, struct tdr_sigstate *ss,
+		      const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
 
@@ -91,8 +92,11 @@ static bool on_signal(const struct tdr_targets *t, struct tdr_launch *launch,
 	} else if (si->ssi_code != SI_KERNEL || tdr_launch__left_pgrp(launch)) {
 		/* A terminal's signal (SI_KERNEL) went to the whole process
 		 * group, the program included: forward only the others, and
-		 * those a program in a group of its own (setsid) did not get. */
-		tdr_launch__signal(launch, sig);
+		 * those a program in a group of its own (setsid) did not get.
+		 * A program that inherited the signal ignored (a script's 'cmd
+		 * &' ignores SIGINT) would never stop: it gets SIGTERM, as
+		 * perf record ends its workload. */
+		tdr_launch__signal(launch, sigismember(&sw->ignored, sig) ? SIGTERM : sig);
 	}
 	return false;
 }
@@ -104,7 +108,7 @@ bool tdr_targets__signals(const struct tdr_targets *t, struct tdr_launch *launch
 	bool stop = false;
 
 	while (tdr_sigwatch__read(sw, &si) == 1)
-		stop |= on_signal(t, launch, ss, &si);
+		stop |= on_signal(t, launch, sw, ss, &si);
 	return stop;
 }
 

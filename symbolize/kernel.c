@@ -30,8 +30,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define LOG_PREFIX "symbolize: "
@@ -90,7 +92,7 @@ static int read_all(const char *path, size_t max_sz, char **out, size_t *out_sz)
 
 /* Is the recorded kernel image (build-id) the running kernel? Returns 1, 0
  * or -ENOMEM. */
-static int recorded_kernel_running(const struct sym_kernel *k)
+static int recorded_kernel_running(struct sym_kernel *k)
 {
 	const char *path = k->notes_path ? k->notes_path : NOTES_DEFAULT;
 	const uint8_t *id = NULL;
@@ -99,8 +101,30 @@ static int recorded_kernel_running(const struct sym_kernel *k)
 	bool same;
 	int err;
 
-	if (!k->build_id_sz || !k->ref_sym)
+	if (!k->ref_sym) {
+		snprintf(k->why, sizeof(k->why),
+			 "the recording names no kernel image and no boot id");
 		return 0;
+	}
+	if (!k->build_id_sz) {
+		/* No build-id: the release, then the placement (kernel_decide). */
+		struct utsname u;
+		const char *running = k->running_release;
+
+		if (!running && !uname(&u))
+			running = u.release;
+		if (!k->release) {
+			snprintf(k->why, sizeof(k->why),
+				 "the recording has neither the kernel's build-id nor its release");
+			return 0;
+		}
+		if (!running || strcmp(running, k->release)) {
+			snprintf(k->why, sizeof(k->why), "recorded on kernel %.80s, running %.80s",
+				 k->release, running ? running : "(unknown)");
+			return 0;
+		}
+		return 1;
+	}
 	err = read_all(path, NOTES_MAX_SZ, &buf, &sz);
 	if (err == -ENOMEM)
 		return err;
@@ -114,6 +138,9 @@ static int recorded_kernel_running(const struct sym_kernel *k)
 	id_sz = tdr_elf_notes_build_id(buf, sz, 4, &id);
 	same = id_sz && tdr_symbolize_build_id_matches(k->build_id, k->build_id_sz, id, (int)id_sz);
 	free(buf);
+	if (!same)
+		snprintf(k->why, sizeof(k->why),
+			 "the recorded kernel's build-id is not the running kernel's (%s)", path);
 	return same ? 1 : 0;
 }
 
@@ -158,8 +185,11 @@ static int kernel_decide(struct tdr_symbolizer *s)
 	if (err)
 		return err; /* out of memory: nothing kept, the next lookup tries again */
 	k->tried = true;
-	if (!t)
+	if (!t) {
+		snprintf(k->why, sizeof(k->why),
+			 "%s shows no addresses (not root, or kernel.kptr_restrict)", path);
 		return 0;
+	}
 	ref_addr = by_image ? ref_addr_of(t, k->ref_sym) : 0;
 	if (!by_image || ref_addr == s->opts.kernel_ref_addr) {
 		k->tab = t;
@@ -167,15 +197,16 @@ static int kernel_decide(struct tdr_symbolizer *s)
 		return 0;
 	}
 	if (ref_addr)
-		tdr_warn("the running kernel has the recorded build-id, but %s is at 0x%llx, "
-			 "not at 0x%llx as recorded (another boot): kernel samples stay "
-			 "unsymbolized",
-			 k->ref_sym, (unsigned long long)ref_addr,
-			 (unsigned long long)s->opts.kernel_ref_addr);
+		snprintf(k->why, sizeof(k->why),
+			 "the running kernel has the recorded %s, but %s is at 0x%llx, not at "
+			 "0x%llx as recorded (another boot)",
+			 k->build_id_sz ? "build-id" : "release", k->ref_sym,
+			 (unsigned long long)ref_addr, (unsigned long long)s->opts.kernel_ref_addr);
 	else
-		tdr_warn("the running kernel has the recorded build-id, but no symbol %s in %s "
-			 "to check its placement: kernel samples stay unsymbolized",
-			 k->ref_sym, path);
+		snprintf(k->why, sizeof(k->why),
+			 "the running kernel has the recorded %s, but no symbol %s in %s to "
+			 "check its placement",
+			 k->build_id_sz ? "build-id" : "release", k->ref_sym, path);
 	return 0;
 }
 
@@ -278,6 +309,14 @@ void tdr_symbolize_kernel__free(struct sym_kernel *k)
 	k->tab = NULL;
 	zfree(&k->ref_sym);
 	zfree(&k->notes_path);
+	zfree(&k->release);
+	zfree(&k->running_release);
+	k->why[0] = '\0';
 	knames_free(&k->names);
 	k->tried = k->usable = false;
+}
+
+const char *tdr_symbolizer__kernel_why(const struct tdr_symbolizer *s)
+{
+	return s->kernel.tried && !s->kernel.usable && s->kernel.why[0] ? s->kernel.why : NULL;
 }

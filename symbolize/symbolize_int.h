@@ -150,7 +150,20 @@ struct sym_dso {
 	/* Ask debuginfod for a debug file not found locally
 	 * (tdr_symbolizer_opts.debuginfod; elf.c find_debuginfo_net). */
 	bool debuginfod;
+
+	/* A perf map or jitdump file (jitmap.c) instead of an ELF file: its
+	 * offsets are addresses in the process. NULL for ELF files. */
+	struct sym_jit *jit;
 };
+
+/* ---- JIT code: perf map and jitdump files (jitmap.c) ---- */
+
+/* path names a perf map file (perf-PID.map) or a jitdump (jit-PID.dump). */
+bool tdr_symbolize_jit_path(const char *path);
+/* Read d->path; d->status MISSING when it cannot be read. 0 or -ENOMEM. */
+int tdr_symbolize_jit__open(struct tdr_symbolizer *s, struct sym_dso *d);
+void tdr_symbolize_jit__resolve(const struct sym_dso *d, uint64_t addr, struct tdr_sym *out);
+void tdr_symbolize_jit__close(struct sym_dso *d);
 
 /* What the DWARF walk found for one address. */
 struct sym_dwarf_res {
@@ -287,6 +300,8 @@ struct sym_kernel {
 	size_t build_id_sz;
 	char *ref_sym;
 	char *notes_path;
+	char *release, *running_release; /* opts.kernel_release, running_release */
+	char why[200];			 /* why not usable; "" when usable or undecided */
 	struct sym_knames names;
 };
 

@@ -6,7 +6,8 @@
  * then answers (object, file offset) from the result cache or resolves it
  * once: file offset -> ELF vaddr through the PT_LOAD that holds it, the ELF
  * function symbol (elf.c), and DWARF subprogram, inline chain and line
- * (dwarf.c). The outermost function is named by its ELF symbol when there is
+ * (dwarf.c); a perf map or jitdump file (jitmap.c) answers from its list of
+ * JIT functions instead. The outermost function is named by its ELF symbol when there is
  * one (so "foo.cold" and "foo.isra.0" stay what the binary calls them), else
  * by its DWARF subprogram. Without lines and inlines, DWARF is opened only
  * for code that no symbol covers (and that is not PLT).
@@ -57,11 +58,15 @@ int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts, struct tdr_symbo
 	/* The strings and the build-id are copied; the opts keep no pointers. */
 	s->opts.kallsyms_path = s->opts.kernel_ref_sym = s->opts.kernel_notes_path = NULL;
 	s->opts.kernel_build_id = NULL;
+	s->opts.kernel_release = s->opts.running_release = NULL;
 	if (opts && ((opts->kallsyms_path && !(s->kallsyms_path = tdr_strdup(opts->kallsyms_path))) ||
 		     (opts->kernel_ref_sym &&
 		      !(s->kernel.ref_sym = tdr_strdup(opts->kernel_ref_sym))) ||
 		     (opts->kernel_notes_path &&
-		      !(s->kernel.notes_path = tdr_strdup(opts->kernel_notes_path))))) {
+		      !(s->kernel.notes_path = tdr_strdup(opts->kernel_notes_path))) ||
+		     (opts->kernel_release && !(s->kernel.release = tdr_strdup(opts->kernel_release))) ||
+		     (opts->running_release &&
+		      !(s->kernel.running_release = tdr_strdup(opts->running_release))))) {
 		tdr_symbolizer__free(s);
 		return -ENOMEM;
 	}
@@ -123,6 +128,7 @@ static void dso_free(struct sym_dso *d)
 	if (!d)
 		return;
 	tdr_symbolize_dso__close(d);
+	tdr_symbolize_jit__close(d);
 	free(d->path);
 	free(d->build_id);
 	free(d);
@@ -173,7 +179,8 @@ static int dso_get(struct tdr_symbolizer *s, const struct tdr_dso_ref *ref, stru
 	d->idx = (uint32_t)s->dso_cnt;
 	d->dcache = &s->dcache;
 	d->debuginfod = s->opts.debuginfod;
-	err = tdr_symbolize_dso__open(s, d);
+	err = tdr_symbolize_jit_path(d->path) ? tdr_symbolize_jit__open(s, d)
+					       : tdr_symbolize_dso__open(s, d);
 	if (err) {
 		dso_free(d);
 		return err;
@@ -276,6 +283,10 @@ static int resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t off, st
 
 	memset(out, 0, sizeof(*out));
 	out->status = TDR_SYM_NO_SYMBOL;
+	if (d->jit) {
+		tdr_symbolize_jit__resolve(d, off, out);
+		return 0;
+	}
 	if (!tdr_symbolize_dso__off_to_maddr(d, off, &maddr))
 		return 0;
 	sr = tdr_symbolize_range_table__find(&d->syms, maddr);

@@ -152,7 +152,35 @@ static void test_textout__csv_quotes_only_when_needed(void **state)
 	expect_put(tdr_csv_put_field, "plain name", "plain name");
 	expect_put(tdr_csv_put_field, "a,b", "\"a,b\"");
 	expect_put(tdr_csv_put_field, "say \"hi\"", "\"say \"\"hi\"\"\"");
-	expect_put(tdr_csv_put_field, "two\nlines", "\"two\nlines\"");
+	/* Control characters as '?' (issue 17: a CSV is read on terminals),
+	 * inside quotes too. */
+	expect_put(tdr_csv_put_field, "two\nlines", "two?lines");
+	expect_put(tdr_csv_put_field, "\x1b[31m,\"x\"", "\"?[31m,\"\"x\"\"\"");
+}
+
+/* The text outputs' one rule (tdr_text_put): C0, DEL, C1 in UTF-8 and
+ * 8-bit C1 bytes as '?'; other UTF-8 and other bytes as they are. */
+static void put_all(FILE *f, const char *s)
+{
+	tdr_text_put(f, s);
+}
+
+static void test_textout__text_shows_controls_as_question_marks(void **state)
+{
+	char buf[16];
+
+	(void)state;
+	expect_put(put_all, "plain \xc3\xa9\xe2\x82\xac", "plain \xc3\xa9\xe2\x82\xac");
+	expect_put(put_all, "\x1b]0;t\x07\x1b[2J\x7f\r\n\t", "?]0;t??[2J????");
+	expect_put(put_all, "a\xc2\x9b" "1m\xc2\xa0" "b", "a?1m\xc2\xa0" "b"); /* C1 CSI; NBSP */
+	expect_put(put_all, "\x9b" "1m\xe9\xff", "?1m\xe9\xff"); /* 8-bit CSI; Latin-1 */
+	expect_put(put_all, NULL, "");
+	/* Into a buffer: cut at a character, never inside one. */
+	assert_string_equal(tdr_text_safe("ab\x1b" "cd", buf, sizeof(buf)), "ab?cd");
+	assert_string_equal(tdr_text_safe("\xe2\x82\xac\xe2\x82\xac", buf, 5), "\xe2\x82\xac");
+	assert_string_equal(tdr_text_safe(NULL, buf, sizeof(buf)), "");
+	/* JSON escapes C1 too. */
+	expect_put(tdr_json_put_string, "\xc2\x9b" "1m", "\"\\u009b1m\"");
 }
 
 /* One number reader for sysfs, CPUID strings and cpuinfo: whole text only,
@@ -195,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_textout__json_escapes_and_keeps_utf8),
 		cmocka_unit_test(test_textout__json_replaces_bytes_that_are_not_utf8),
 		cmocka_unit_test(test_textout__csv_quotes_only_when_needed),
+		cmocka_unit_test(test_textout__text_shows_controls_as_question_marks),
 		cmocka_unit_test(test_num__whole_numbers_only),
 	};
 

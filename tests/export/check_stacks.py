@@ -40,6 +40,54 @@ def perf_folded(data):
     return counts
 
 
+def folded_of(tdrec, data, folded):
+    run([tdrec, "export", "-i", data, "-o", folded])
+    ours = {}
+    with open(folded) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            ours[stack] = ours.get(stack, 0) + int(n)
+    return ours
+
+
+def from_main(counts):
+    """Stacks from main inward: libc's start frames are named from its
+    symbol table by tdrec and from its debug info by perf
+    (__libc_start_main@@GLIBC_2.34 against __libc_start_main_impl)."""
+    out = {}
+    for k, n in counts.items():
+        frames = k.split(";")
+        if "main" in frames:
+            frames = frames[frames.index("main"):]
+        key = ";".join(frames)
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def check_dwarf(tdrec, work, prog):
+    """--call-graph dwarf: the export unwinds the stack copies as perf does.
+
+    Both unwind with libdw but are different code: at least 99% of the
+    samples must get the stack perf script prints for them."""
+    data = os.path.join(work, "dwarf.perf.data")
+    r = run(["perf", "record", "-q", "--call-graph", "dwarf", "-e", "cpu-clock:u", "-F", "1000",
+             "-o", data, "--"] + prog, ok_fail=True)
+    if r.returncode:
+        print("skip dwarf: perf record failed: " + r.stderr.strip()[-300:])
+        return 0
+    ours = from_main(folded_of(tdrec, data, os.path.join(work, "dwarf.folded")))
+    theirs = from_main(perf_folded(data))
+    total = sum(theirs.values())
+    same = sum(min(n, ours.get(k, 0)) for k, n in theirs.items())
+    deep = max((k.count(";") + 1 for k in ours), default=0)
+    if not total or same < 0.99 * total or deep < 4:
+        print("FAIL dwarf: %d of %d samples with perf script's stack (deepest %d frames)"
+              % (same, total, deep))
+        return 1
+    print("ok dwarf: %d of %d samples with perf script's stack" % (same, total))
+    return 0
+
+
 def main():
     tdrec, work, prog = sys.argv[1], sys.argv[2], sys.argv[3:]
     if shutil.which("perf") is None:
@@ -71,6 +119,7 @@ def main():
         bad += 1
     if not bad:
         print("ok stacks: %d distinct stacks (up to %d frames) equal perf script's" % (len(ours), deep))
+    bad += check_dwarf(tdrec, work, prog)
     here = os.path.dirname(os.path.abspath(__file__))
     r = subprocess.run([sys.executable, os.path.join(here, "check_pprof.py"), tdrec,
                         os.path.join(work, "pprof"), data])

@@ -448,7 +448,12 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 	snprintf(path, sizeof(path), "%s/text.tdr", f->dir);
 	write_bytes(path, "hello, this is not a recording\n", 31);
 	assert_int_equal(run(f, "info", path, NULL), 1);
-	assert_one_error_line(f, path, "not a .tdr or perf.data file");
+	assert_one_error_line(f, path, "not a tdrec or perf.data file");
+	/* One wording in every command (issue 17, finding 7). */
+	assert_int_equal(run(f, "report", "-i", path, NULL), 1);
+	assert_one_error_line(f, path, "not a tdrec or perf.data file");
+	assert_int_equal(run(f, "diff", path, path, NULL), 1);
+	assert_one_error_line(f, path, "not a tdrec or perf.data file");
 
 	assert_int_equal(run(f, "info", f->dir, NULL), 1);
 	assert_one_error_line(f, f->dir, "directory");
@@ -456,13 +461,47 @@ static void test_info__bad_files_give_one_line_and_exit_1(void **state)
 	assert_int_equal(run(f, "info", "/dev/null", NULL), 1);
 	assert_one_error_line(f, "/dev/null", "not a regular file");
 
-	/* A FIFO nobody writes to: refused at once, not waited on. */
+	/* A FIFO is read whole once its writer comes (as perf record -o - |
+	 * tdrec report -i - needs); a writer that closes it without writing
+	 * leaves it empty. The writer starts after the reader here. */
 	snprintf(path, sizeof(path), "%s/fifo.tdr", f->dir);
 	assert_int_equal(mkfifo(path, 0644), 0);
-	assert_int_equal(run(f, "info", path, NULL), 1);
-	assert_one_error_line(f, path, "not a regular file");
-	assert_int_equal(run(f, "report", "-i", path, NULL), 1);
-	assert_one_error_line(f, path, "not a regular file");
+	for (int i = 0; i < 2; i++) {
+		pid_t writer = fork();
+
+		assert_true(writer >= 0);
+		if (writer == 0) {
+			int w;
+
+			usleep(200 * 1000);
+			w = open(path, O_WRONLY);
+			_exit(w < 0 ? 1 : 0); /* opened and closed: nothing written */
+		}
+		assert_int_equal(run(f, i ? "report" : "info", i ? "-i" : path, i ? path : NULL,
+				     NULL),
+				 1);
+		assert_one_error_line(f, path, "No data available");
+		assert_int_equal(waitpid(writer, NULL, 0), writer);
+	}
+	/* A writer that comes late with a whole recording: it is read. */
+	write_recording(f);
+	assert_int_equal(tl_slurp(f->path, &data, &sz), 0);
+	{
+		pid_t writer = fork();
+
+		assert_true(writer >= 0);
+		if (writer == 0) {
+			int w;
+
+			usleep(200 * 1000);
+			w = open(path, O_WRONLY);
+			_exit(w >= 0 && write(w, data, sz) == (ssize_t)sz ? 0 : 1);
+		}
+		assert_int_equal(run(f, "info", path, NULL), 0);
+		assert_int_equal(waitpid(writer, NULL, 0), writer);
+	}
+	free(data);
+	data = NULL;
 	unlink(path);
 
 	/* A newer major version, checksums valid. */

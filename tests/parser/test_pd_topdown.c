@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -477,6 +478,88 @@ static int csv_col(const char *header, const char *name)
 	return -1;
 }
 
+static int exit_of(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Patch the data section's record number k of c->path: its type (type !=
+ * 0) or its size (otherwise). Returns the record's file offset. */
+static uint64_t patch_record(struct ctx *c, unsigned k, uint32_t type, uint16_t size)
+{
+	FILE *f = fopen(c->path, "r+b");
+	uint8_t h[104], rh[8];
+	uint64_t off;
+
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
+	memcpy(&off, h + 40, 8); /* data.offset (little-endian host) */
+	for (unsigned i = 0;; i++) {
+		assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+		assert_int_equal(fread(rh, 1, 8, f), 8);
+		if (i == k)
+			break;
+		off += (uint16_t)(rh[6] | rh[7] << 8);
+	}
+	if (type)
+		memcpy(rh, &type, 4);
+	else
+		memcpy(rh + 6, &size, 2);
+	assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+	assert_int_equal(fwrite(rh, 1, 8, f), 8);
+	assert_int_equal(fclose(f), 0);
+	return off;
+}
+
+/* A file whose records go out of step (perf 6.1: "failed to process type
+ * 4191", as some perf inject output): damaged, not complete; the records
+ * before are read; report and info exit 1 saying so. */
+static void test_pd_topdown__damaged_records(void **state)
+{
+	struct ctx *c = *state;
+	const char *tdrec = getenv("TDREC");
+	const struct tdr_file_status *fs;
+	struct tdr_parser *p = NULL;
+	char cmd[600];
+	uint64_t at;
+
+	for (int bad_size = 0; bad_size < 2; bad_size++) {
+		write_file(c, 0, 0, PDW_COMPLETE, 0, names, "GenuineIntel,6,143,8");
+		at = patch_record(c, 4, bad_size ? 0 : 4191, bad_size ? 4 : 0);
+		c->ip_cnt = 0;
+		c->delivered = 0;
+		assert_int_equal(tdr_parser__open(c->path, &p), 0);
+		assert_int_equal(tdr_parser__run(p, on_sample, c), 0);
+		fs = tdr_parser__file_status(p);
+		assert_true(fs->damaged);
+		assert_false(fs->truncated);
+		assert_int_equal(fs->intact_sz, at);
+		assert_int_equal(tdr_parser__stats(p)->malformed_records, 1);
+		assert_true(c->delivered < 4);
+		tdr_parser__free(p);
+		if (!tdrec)
+			continue;
+		snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' >/dev/null 2>&1", tdrec, c->path);
+		assert_int_equal(exit_of(cmd), 1);
+		snprintf(cmd, sizeof(cmd),
+			 "'%s' info '%s' 2>/dev/null | grep -q '^file status: damaged'", tdrec,
+			 c->path);
+		assert_int_equal(exit_of(cmd), 0);
+		snprintf(cmd, sizeof(cmd), "'%s' info '%s' >/dev/null 2>&1", tdrec, c->path);
+		assert_int_equal(exit_of(cmd), 1);
+	}
+	/* perf itself, when here, cannot read it either. */
+	snprintf(cmd, sizeof(cmd),
+		 "perf --version >/dev/null 2>&1 || exit 0; perf report -i '%s' --stdio 2>&1 "
+		 ">/dev/null | grep -q 'failed to process'",
+		 c->path);
+	write_file(c, 0, 0, PDW_COMPLETE, 0, names, "GenuineIntel,6,143,8");
+	patch_record(c, 4, 4191, 0);
+	assert_int_equal(exit_of(cmd), 0);
+}
+
 /* tdrec report on the file: the library's row has its TopDown split, level
  * 2 derived categories included (want_lib: retiring 700 of 2000 slots,
  * core-bound = be-bound 500 - mem-bound 240 = 260 of 2000). */
@@ -665,6 +748,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__killed_perf_record_z, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__cut_anywhere, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pd_topdown__damaged_records, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pd_topdown__tdrec_report_shows_topdown, setup,
 					    teardown),
 	};

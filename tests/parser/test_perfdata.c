@@ -502,6 +502,25 @@ static int count_sample(const struct tdr_sample *s, void *arg)
 	return 0;
 }
 
+/* The records of a pipe-mode file, from byte 16, end exactly at its end. */
+static bool ends_after_a_record(const char *path, long sz)
+{
+	FILE *f = fopen(path, "rb");
+	long pos = 16;
+	uint8_t h[8];
+
+	assert_non_null(f);
+	while (pos + 8 <= sz) {
+		assert_int_equal(fseek(f, pos, SEEK_SET), 0);
+		assert_int_equal(fread(h, 1, 8, f), 8);
+		if ((h[6] | h[7] << 8) < 8)
+			break;
+		pos += h[6] | h[7] << 8;
+	}
+	fclose(f);
+	return pos == sz;
+}
+
 /* A pipe-mode stream is whole when it ends after a record, and cut (with
  * the samples before the cut) when it ends inside one. */
 static void pipe_cut(struct ctx *c)
@@ -525,8 +544,16 @@ static void pipe_cut(struct ctx *c)
 	assert_int_equal(tdr_parser__open(data, &p), 0);
 	assert_int_equal(tdr_parser__run(p, count_sample, &whole), 0);
 	fs = tdr_parser__file_status(p);
-	assert_false(fs->truncated);
-	assert_int_equal(fs->intact_sz, sz);
+	/* Whole when its records end at its end: walked here by their sizes
+	 * (a perf record that another perf on the machine made abort leaves a
+	 * cut stream, which must then be called so). */
+	if (ends_after_a_record(data, sz)) {
+		assert_false(fs->truncated);
+		assert_int_equal(fs->intact_sz, sz);
+	} else {
+		print_message("perf wrote a cut stream this time\n");
+		assert_true(fs->truncated);
+	}
 	tdr_parser__free(p);
 	assert_int_equal(tdr_parser__open(cut, &p), 0);
 	assert_int_equal(tdr_parser__run(p, count_sample, &part), 0);

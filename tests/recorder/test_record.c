@@ -471,6 +471,60 @@ static void test_record__sigint_finishes_the_file(void **state)
 	tdr_reader__free(r);
 }
 
+/* The SigIgn mask of pid (/proc/PID/status), 0 when unreadable. */
+static unsigned long long sig_ignored_mask(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long m = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "SigIgn: %llx", &m) == 1)
+			break;
+	fclose(fp);
+	return m;
+}
+
+/* tdrec started with SIGINT ignored, as a script's 'tdrec record ... &'
+ * is: the program inherits SIGINT ignored (as it would without tdrec), and
+ * kill -INT to tdrec still ends the run: the program gets SIGTERM (perf
+ * record ends its workload so), the file is finished. */
+static void test_record__sigint_when_inherited_ignored(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = {"record", "--plan",  "software", "-q", "-o", f->out,
+			      "--",	SPIN_PATH, "20",       NULL};
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	struct tdr_reader *r = NULL;
+	char path[64], *kids;
+	pid_t rec, prog = 0;
+
+	SKIP_UNLESS_PERF();
+	sigaction(SIGINT, &ign, &old);
+	rec = start_tdrec(f, NULL, args);
+	sigaction(SIGINT, &old, NULL);
+	assert_true(sig_ignored_mask(rec) & (1ULL << (SIGINT - 1)));
+	wait_for_file(f->partial);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)rec, (int)rec);
+	for (int i = 0; i < 500 && !prog; i++, usleep(10000)) {
+		kids = slurp(path);
+		prog = (pid_t)atoi(kids);
+	}
+	assert_true(prog > 0);
+	assert_true(sig_ignored_mask(prog) & (1ULL << (SIGINT - 1)));
+	kill(rec, SIGINT);
+	assert_int_equal(wait_status(rec), 128 + SIGTERM);
+	assert_int_equal(tdr_reader__open(f->out, &r), 0);
+	assert_true(tdr_reader__status(r)->has_trailer);
+	assert_true(tdr_reader__run_end(r)->flags & TDR_END_INTERRUPTED);
+	assert_int_equal(tdr_reader__run_end(r)->term_signal, SIGTERM);
+	tdr_reader__free(r);
+}
+
 /* Wait (bounded, 10 s) until path holds needle. */
 static void wait_for_text(const char *path, const char *needle)
 {
@@ -657,6 +711,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_record__system_wide_members_count, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__sigint_finishes_the_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_record__sigint_when_inherited_ignored, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__signals_are_forwarded_third_kills, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_record__terminal_ctrl_c_reaches_a_setsid_program,

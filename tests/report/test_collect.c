@@ -155,6 +155,32 @@ static void test_collect__unsymbolized_samples_are_named(void **state)
 	tdr_report__free(r);
 }
 
+/* A mapped file that exists but is not ELF (or not a regular file) is not
+ * "binary not found" (issue 17, finding 7). */
+static void test_collect__not_elf_is_named_so(void **state)
+{
+	static const struct tdr_mapping map_fifo = {.path = "/tmp/fifo.so", .kind = TDR_MAP_FILE};
+	static const struct fx_sym_entry table[] = {
+	    {"/tmp/fifo.so", 0, 0, TDR_SYM_NOT_ELF, NULL, NULL, NULL, 0},
+	    {"/usr/bin/app", 0x1000, 0x1100, TDR_SYM_OK, "main", NULL, "/src/app.c", 10},
+	};
+	struct fx_meta m;
+	struct fx_syms fs;
+	struct tdr_report *r;
+
+	(void)state;
+	fx_syms_init(&fs, table, sizeof(table) / sizeof(table[0]));
+	r = new_report(&m, TDR_BY_FUNCTION, NULL);
+	add(r, 1, 1, "app", &map_app, 0x1010, TDR_MODE_USER, 75);
+	add(r, 1, 1, "app", &map_fifo, 0x10, TDR_MODE_USER, 25);
+	finish(r, &fs);
+	assert_int_equal(fx_row(r, "[not ELF] /tmp/fifo.so", "/tmp/fifo.so")->samples, 25);
+	assert_true(has_warning(r, "not an ELF file (or not a regular file), not symbolized: "
+				   "/tmp/fifo.so (25.0% of samples)"));
+	assert_false(has_warning(r, "binary not found"));
+	tdr_report__free(r);
+}
+
 static void test_collect__kernel_symbols_when_usable(void **state)
 {
 	struct fx_meta m;
@@ -446,6 +472,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_collect__each_address_is_symbolized_once),
 	    cmocka_unit_test(test_collect__unsymbolized_samples_are_named),
+	    cmocka_unit_test(test_collect__not_elf_is_named_so),
 	    cmocka_unit_test(test_collect__kernel_symbols_when_usable),
 	    cmocka_unit_test(test_collect__inline_mode_names_innermost_function),
 	    cmocka_unit_test(test_collect__lines_mode_keys_by_file_and_line),

@@ -84,8 +84,8 @@ static void plan_meta(struct tdr_meta *m)
 }
 
 /* One cumulative read of group g, sampled by its leader at ip, time t. */
-static void sample(struct synth_buf *b, const struct tdr_meta *m, size_t g, uint64_t t,
-		   uint64_t ip, const uint64_t *vals)
+static void sample(struct synth_buf *b, const struct tdr_meta *m, size_t g, uint64_t t, uint64_t ip,
+		   const uint64_t *vals)
 {
 	uint64_t ids[6];
 	struct synth_sample s = {0};
@@ -138,8 +138,8 @@ static void write_file(const char *path)
 
 	plan_meta(&m);
 	assert_int_equal(tdr_writer__open(&o, &m, &w), 0);
-	synth_mmap(&b, &m.events[0].attr, false, 0, PID, TID, 0x400000, 0x10000, 0,
-		   "/usr/bin/app", NULL, 0, &sid);
+	synth_mmap(&b, &m.events[0].attr, false, 0, PID, TID, 0x400000, 0x10000, 0, "/usr/bin/app",
+		   NULL, 0, &sid);
 	synth_comm(&b, &m.events[0].attr, PID, TID, "app", false, &sid);
 	assert_int_equal(tdr_writer__add_frame(w, TDR_RING_SYNTHETIC, b.data, b.sz), 0);
 	synth_buf_reset(&b);
@@ -294,11 +294,12 @@ static void test_tdr_level2__three_sampling_groups(void **state)
 	assert_near(V(t, "mem-bound"), 4200.0 / 18000 * 250 / 600);
 
 	for (size_t i = 0; i < tdr_report__warning_cnt(r); i++)
-		noted |= strstr(tdr_report__warning(r, i),
-				"1 row (by function) mixes sampling groups with very different sample "
-				"counts (a group with under 1/4 of another's sampled cycles): their "
-				"categories from different groups rest on unequal evidence: func_b "
-				"(14.3%/14.3%/71.4%)") != NULL;
+		noted |=
+		    strstr(tdr_report__warning(r, i),
+			   "1 row (by function) mixes sampling groups with very different sample "
+			   "counts (a group with under 1/4 of another's sampled cycles): their "
+			   "categories from different groups rest on unequal evidence: func_b "
+			   "(14.3%/14.3%/71.4%)") != NULL;
 	assert_true(noted);
 
 	out = fx_render(r, TDR_FMT_JSON, false, 0);

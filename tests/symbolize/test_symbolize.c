@@ -546,6 +546,56 @@ static void test_symbolize__kallsyms_by_recorded_kernel_image(void **state)
 	free(ks);
 }
 
+/* A perf.data without the kernel's build-id (perf record -z, -B, pipe
+ * mode) names its kernel by release: kallsyms apply when the running
+ * release is the same and _text is where it was recorded; otherwise the
+ * symbolizer says why (the report prints it). */
+static void test_symbolize__kallsyms_by_release_without_build_id(void **state)
+{
+	char *ks = write_kallsyms(*state, "kallsyms-release", fake_kallsyms);
+	struct {
+		const char *what, *recorded, *running;
+		uint64_t ref_addr;
+		enum tdr_sym_status want;
+		const char *why;
+	} cases[] = {
+	    {"same release, same place", "6.1.0-test", "6.1.0-test", 0xffffffff81000000ull,
+	     TDR_SYM_OK, NULL},
+	    {"another release", "6.1.0-test", "6.18.4", 0xffffffff81000000ull, TDR_SYM_NO_KERNEL,
+	     "recorded on kernel 6.1.0-test, running 6.18.4"},
+	    {"same release, another boot", "6.1.0-test", "6.1.0-test", 0xffffffff9a000000ull,
+	     TDR_SYM_NO_KERNEL, "but _text is at 0xffffffff81000000, not at 0xffffffff9a000000"},
+	    {"no release either", NULL, "6.1.0-test", 0xffffffff81000000ull, TDR_SYM_NO_KERNEL,
+	     "neither the kernel's build-id nor its release"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tdr_symbolizer_opts o = {.kallsyms_path = ks,
+						.kernel_ref_sym = "_text",
+						.kernel_ref_addr = cases[i].ref_addr,
+						.kernel_release = cases[i].recorded,
+						.running_release = cases[i].running};
+		struct tdr_symbolizer *s = NULL;
+		struct tdr_sym y;
+
+		assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+		assert_int_equal(tdr_symbolizer__lookup_kernel(s, 0xffffffff81000123ull, &y), 0);
+		if (y.status != cases[i].want)
+			print_error("%s: status %s\n", cases[i].what, tdr_sym_status_name(y.status));
+		assert_int_equal(y.status, cases[i].want);
+		if (cases[i].why) {
+			assert_non_null(tdr_symbolizer__kernel_why(s));
+			if (!strstr(tdr_symbolizer__kernel_why(s), cases[i].why))
+				fail_msg("%s: why '%s'", cases[i].what, tdr_symbolizer__kernel_why(s));
+		} else {
+			assert_string_equal(y.function, "do_one_initcall");
+			assert_null(tdr_symbolizer__kernel_why(s));
+		}
+		tdr_symbolizer__free(s);
+	}
+	free(ks);
+}
+
 /* No build-id was recorded: a file written after the recording ended is not
  * the one that ran, and is never symbolized; one recorded with its
  * build-id is checked by the build-id alone. */
@@ -871,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_symbolize__kallsyms_parsed_and_sorted),
 		cmocka_unit_test(test_symbolize__kallsyms_unusable),
 		cmocka_unit_test(test_symbolize__kallsyms_by_recorded_kernel_image),
+		cmocka_unit_test(test_symbolize__kallsyms_by_release_without_build_id),
 		cmocka_unit_test(test_symbolize__file_newer_than_recording_is_changed),
 		cmocka_unit_test(test_symbolize__perf_build_id_cache),
 		cmocka_unit_test(test_symbolize__perf_cache_build_id_ending_in_zero),

@@ -5,7 +5,10 @@
  *
  * One implementation of the escaping rules, so 'report', 'diff', 'stat',
  * 'info' and the CLI's JSON errors quote the same way (the JSON documents
- * themselves are written by tdr_json.h). They write to a stdio stream;
+ * themselves are written by tdr_json.h), and every text output shows the
+ * control characters of a string from a file (a path, a command line, a
+ * symbol name) as '?': a recording from someone else cannot send escape
+ * sequences to the reader's terminal (docs/security.md). They write to a stdio stream;
  * write errors are left in the stream (ferror) for the caller.
  */
 #ifndef TDREC_TDR_TEXTOUT_H
@@ -18,13 +21,14 @@
 #include "tdrec/tdr_api.h"
 
 /* s as a JSON string: '"' and '\\' escaped, \n \t \r by name, other
- * control characters and DEL as \u00XX; NULL as null. Well-formed UTF-8
- * passes through; any other byte >= 0x80 becomes \ufffd, so the output is
- * valid JSON whatever bytes s holds. */
+ * control characters, DEL and C1 (U+0080..U+009F) as \u00XX; NULL as
+ * null. Other well-formed UTF-8 passes through; any other byte >= 0x80
+ * becomes \ufffd, so the output is valid JSON whatever bytes s holds. */
 TDR_API void tdr_json_put_string(FILE *f, const char *s);
 
 /* s as one CSV field (RFC 4180): quoted, with inner quotes doubled, when it
- * holds a comma, a quote, CR or LF; NULL writes nothing (an empty field). */
+ * holds a comma or a quote; control characters (CR and LF included) as '?'
+ * (tdr_text_put); NULL writes nothing (an empty field). */
 TDR_API void tdr_csv_put_field(FILE *f, const char *s);
 
 /*
@@ -54,6 +58,17 @@ TDR_API void tdr_csv__fieldf(struct tdr_csv *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* End the row (a row of no fields is an empty line). */
 TDR_API void tdr_csv__end_row(struct tdr_csv *c);
+
+/* Text for a terminal: s (n bytes of it, stopping at a NUL) with each
+ * control character shown as '?': C0 (line breaks and tabs included), DEL,
+ * C1 (U+0080..U+009F) and the bytes 0x80..0x9f outside well-formed UTF-8
+ * (8-bit C1 controls such as CSI). Everything else is written as it is. */
+TDR_API void tdr_text_put_n(FILE *f, const char *s, size_t n);
+/* The same for all of s (NULL writes nothing). */
+TDR_API void tdr_text_put(FILE *f, const char *s);
+/* The same into buf (sz bytes, cut at a character boundary, always
+ * NUL-terminated; NULL s gives ""). Returns buf. */
+TDR_API const char *tdr_text_safe(const char *s, char *buf, size_t sz);
 
 /* Display columns of UTF-8 text: its code points (a continuation byte
  * takes no column). */

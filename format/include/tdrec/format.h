@@ -481,6 +481,10 @@ struct tdr_file_status {
 	 * codec, sizes) are NOT counted here: callers count those themselves. */
 	uint32_t bad_frames;
 	uint16_t major, minor; /* format version of the file */
+	/* perf.data: its records went out of step (a bad size, a type no
+	 * perf writes) at intact_sz, in a file that was not cut: the rest
+	 * cannot be read (perf cannot read it either). */
+	bool damaged;
 };
 
 /* Decompression buffer, reusable across frames. Zero-initialise it; release

@@ -143,6 +143,11 @@ struct tdr_parse_stats {
 	uint64_t user_stacks;	      /* samples with a user stack copy (dwarf) */
 	uint64_t user_stacks_unwound; /* of those, unwound to at least one caller */
 	uint64_t user_stacks_stored;  /* of those, taken from the file's archive */
+	/* Samples whose deltas no counter could reach in the time since the
+	 * stream's previous sample (a damaged file, e.g. a flipped bit in a
+	 * perf.data, which has no checksums): not attributed, the stream
+	 * re-based (docs/parser.md "Plausibility"). */
+	uint64_t implausible_samples;
 	uint64_t streams;
 	uint64_t bad_frames; /* frames that could not be read (checksum, codec) */
 	/* .tdr frames past the file's end when they were read: the file shrank
@@ -220,6 +225,9 @@ TDR_API enum tdr_source_kind tdr_parser__source(const struct tdr_parser *p);
 TDR_API const struct tdr_file_status *tdr_parser__file_status(const struct tdr_parser *p);
 TDR_API const struct tdr_totals *tdr_parser__totals(const struct tdr_parser *p);
 TDR_API const struct tdr_run_end *tdr_parser__run_end(const struct tdr_parser *p);
+/* The jitdump file (.../jit-PID.dump) process pid mapped, as a JIT does so
+ * that perf sees it; NULL when none. Valid until __free. */
+TDR_API const char *tdr_parser__jitdump(const struct tdr_parser *p, uint32_t pid);
 
 /*
  * Call tap with every record, exactly as it is fed to the decoder (for a

@@ -102,6 +102,12 @@ struct tdr_plan_opts {
 	/* NULL: "cycles" for TopDown plans; the software plan always samples
 	 * cpu-clock unless the sampler is itself a software event. */
 	const struct tdr_event_spec *sampler;
+	/* The events after the sampler (perf's -e a,b or -e a -e b): the
+	 * software plan reads each software one in its group (once), and
+	 * notes the others as ignored; other plans note them all as ignored
+	 * (their group is the TopDown family's). */
+	const struct tdr_event_spec *extra;
+	size_t extra_cnt;
 	uint64_t sample_period; /* exactly one of period and freq is non-zero, */
 	uint64_t sample_freq;	/* unless counting */
 	bool counting;		/* no sampler at all (tdrec stat) */

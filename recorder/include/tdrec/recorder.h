@@ -49,6 +49,9 @@ struct tdr_record_opts {
 	struct tdr_target_opts what;	      /* what to record, which plan */
 	const char *output;		      /* NULL: TDR_RECORD_DEFAULT_OUTPUT */
 	const struct tdr_event_spec *sampler; /* NULL: the plan's default */
+	/* More -e events (tdr_plan_opts.extra): read in the software plan's group. */
+	const struct tdr_event_spec *extra;
+	size_t extra_cnt;
 	uint64_t sample_period;		      /* at most one of period and freq; */
 	uint64_t sample_freq;		      /* both 0: TDR_RECORD_DEFAULT_FREQ */
 	size_t mmap_pages;		      /* 0: TDR_RECORD_DEFAULT_PAGES */

@@ -144,6 +144,10 @@ struct tdr_render_opts {
 	size_t limit;	/* at most this many rows, 0 = all */
 	unsigned width; /* text width in columns, 0 = 100; at least
 			 * TDR_RENDER_WIDTH_MIN, TDR_RENDER_WIDTH_MAX = no limit */
+	/* text only: row names are never cut (the caller sets it when the
+	 * output is not a terminal and no width was asked for); the header,
+	 * the columns and the prose still fit the width. */
+	bool whole_names;
 };
 
 #define TDR_RENDER_WIDTH_DEFAULT 100
@@ -151,6 +155,10 @@ struct tdr_render_opts {
 #define TDR_RENDER_WIDTH_MAX 4096
 
 /* Write a finished report to out. Returns: 0, -EINVAL (not finished), -EIO. */
+/* The recording's file is damaged (tdr_file_status.damaged): the report
+ * covers what came before the damage; the command exits 1. */
+TDR_API bool tdr_report__damaged(const struct tdr_report *r);
+
 TDR_API int tdr_report__render(const struct tdr_report *r, const struct tdr_render_opts *o,
 			       FILE *out);
 
@@ -169,6 +177,12 @@ struct tdr_report_load_opts {
 	 * (tdr_kallsyms_opts) and the debug file cache of line and inline
 	 * reports (tdr_symbolizer_opts); NULL or "" = no cache. */
 	const char *cache_dir;
+	/* Where JIT perf map files (perf-PID.map) are read; NULL = /tmp, where
+	 * JITs write them and perf reads them. */
+	const char *jit_map_dir;
+	/* The running kernel's release for the kernel check of recordings
+	 * without a kernel build-id (tdr_symbolizer_opts); NULL = uname. */
+	const char *running_release;
 };
 
 /*

@@ -63,6 +63,10 @@ struct tdr_target_opts {
 struct tdr_sigwatch {
 	int fd; /* signalfd, non-blocking, close-on-exec; -1 when closed */
 	sigset_t old_mask;
+	/* SIGINT, SIGTERM, SIGHUP that tdrec inherited ignored, which a
+	 * launched program inherits ignored too (exec keeps SIG_IGN). SIGINT
+	 * and SIGTERM are read anyway; SIGHUP ignored is left ignored. */
+	sigset_t ignored;
 };
 
 /* Close the fd and restore the old mask (signals still pending are then
@@ -386,7 +390,8 @@ struct tdr_sigstate {
  * NULL for -p, and -a alone) ended? SIGINT, SIGTERM, SIGHUP with a program:
  * forwarded to it, except a terminal's (SI_KERNEL), which reached the
  * program through tdrec's process group, unless the program has left that
- * group; the third one kills it (SIGKILL, with a line). Without a program
+ * group; as SIGTERM when the program inherited it ignored (sw->ignored),
+ * as perf ends its workload; the third one kills it (SIGKILL, with a line). Without a program
  * the first one ends the run (ss->stop_signal).
  * Returns true when the run ends: the program ended, or a stop signal.
  */

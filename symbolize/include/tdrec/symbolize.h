@@ -51,6 +51,14 @@ struct tdr_symbolizer_opts {
 	const char *kernel_ref_sym;
 	uint64_t kernel_ref_addr;
 	const char *kernel_notes_path;
+	/* A recording without the kernel's build-id (perf.data without its
+	 * BUILD_ID feature: perf record -z, -B, a --switch-output chunk, pipe
+	 * mode) names the kernel by its release (OSRELEASE): kallsyms apply
+	 * when the running release (running_release; NULL = uname) is the
+	 * same and kernel_ref_sym is at kernel_ref_addr (the same KASLR
+	 * placement: the same boot). Copied by __new. */
+	const char *kernel_release;
+	const char *running_release;
 	/* When the recording ended (CLOCK_REALTIME, ns; 0 = unknown). An object
 	 * recorded without a build-id whose file was modified after this time
 	 * is not the one that ran: TDR_SYM_CHANGED, never symbolized. */
@@ -132,7 +140,10 @@ TDR_API int tdr_symbolizer__new(const struct tdr_symbolizer_opts *opts,
 /*
  * Symbolize offset file_off of the object dso (an offset into the file, as
  * the parser's tdr_sample.map_off). The object's build-id is checked once
- * against dso->build_id when both are known.
+ * against dso->build_id when both are known. A dso named perf-PID.map or
+ * jit-PID.dump is a JIT's list of functions (perf map file, jitdump) and
+ * file_off is then the address in process PID (docs/symbolize.md "JIT
+ * code").
  * Returns: 0 with *out filled (see out->status), or -ENOMEM. Errors of the
  * object itself (missing, changed, no DWARF) are statuses, not return codes.
  */
@@ -158,6 +169,11 @@ TDR_API void tdr_symbolizer__archive_counts(const struct tdr_symbolizer *s, uint
 /* Symbolize a kernel address. Returns: 0 or -ENOMEM. */
 TDR_API int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip,
 					  struct tdr_sym *out);
+
+/* Why kernel symbols are not usable, in a few words ("recorded on kernel
+ * 6.1.0, running 6.18.4"), once a kernel lookup has decided it; NULL when
+ * they are usable or none was looked up. Valid until __free. */
+TDR_API const char *tdr_symbolizer__kernel_why(const struct tdr_symbolizer *s);
 
 TDR_API void tdr_symbolizer__free(struct tdr_symbolizer *s);
 
