@@ -466,12 +466,46 @@ static void same_stacks(const struct env *e, const char *file, char *const *want
 	}
 }
 
+/* A perf.data recorded with --call-graph dwarf, converted by 'tdrec
+ * archive': its stacks are stored at their place in the new file's
+ * frames, so the converted file's stack views equal the perf.data's and
+ * stay so once the binary is gone. Skips without a usable perf. */
+static void dwarf_perf_data(const struct env *e)
+{
+	char *want[3], *out = NULL;
+
+	build(e, "0.999", "-O2 -g");
+	if (run(NULL, "command -v perf >/dev/null 2>&1") ||
+	    run(&out, "cd '%s' && perf record -q -N -e cpu-clock --call-graph dwarf -o dw.data "
+		      "./app 3 2>&1 >/dev/null",
+		e->dir)) {
+		free(out);
+		print_message("perf missing or not allowed: no dwarf perf.data case\n");
+		return; /* the .tdr cases above stand */
+	}
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive dw.data 2>&1", e->dir, e->tdrec), 0);
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info dw.data.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "stacks:      archived: "));
+	free(out);
+	for (int m = 0; m < 3; m++)
+		want[m] = stack_rows(e, "dw.data", stack_modes[m]);
+	assert_non_null(strstr(want[0], " main "));
+	same_stacks(e, "dw.data.tdr", want, "converted from the perf.data");
+	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	same_stacks(e, "dw.data.tdr", want, "converted, after the binary was deleted");
+	for (int m = 0; m < 3; m++)
+		free(want[m]);
+}
+
 /* A --call-graph dwarf recording stores its unwound stacks in the archive
  * (docs/format.md 7.2 "Stacks"): the stack views stay the same after the
  * binary is rebuilt with other code (whose CFI would unwind the old stack
  * copies wrongly) and after it is deleted (nothing to unwind with), both
  * for the archive tdrec record makes and for 'tdrec archive' afterwards.
- * The same recording without its archive loses main as a caller. */
+ * The same recording without its archive loses main as a caller. A
+ * perf.data recorded with --call-graph dwarf and converted keeps them too. */
 static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **state)
 {
 	struct env *e = *state;
@@ -508,6 +542,7 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
 	same_stacks(e, "dw.tdr", live, "after the binary was deleted");
 	same_stacks(e, "dwlater.tdr", plain, "after the binary was deleted");
+	dwarf_perf_data(e);
 	{
 		/* Without stored stacks nothing names main any more. */
 		char *gone = stack_rows(e, "dwplain.tdr", "--children");
