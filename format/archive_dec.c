@@ -41,6 +41,7 @@ struct tdr_archive {
 	size_t dso_cnt;
 	uint64_t *offs; /* per address, ascending within each object */
 	uint32_t *pos;	/* per address: its answer in the body */
+	struct arch_stacks_d stacks; /* the stacks part, when the body has one */
 	struct tdr_archive_stats st;
 };
 
@@ -256,8 +257,14 @@ static int load_addrs(struct tdr_archive *a, struct rd *r, uint64_t total)
 			a->st.functions += fn;
 		}
 	}
-	TDR_BAIL_IF(r->p != r->end, -TDR_E_CORRUPT, "archive: %zu bytes after the last answer",
-		    (size_t)(r->end - r->p));
+	/* Bytes after the last answer are the stacks part. */
+	if (r->p != r->end) {
+		int err = tdr_archive_stacks_d__load(&a->stacks, &r->p, r->end);
+
+		TDR_BAIL_IF(err == -TDR_E_CORRUPT, err, "archive: stacks part");
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -288,6 +295,8 @@ int tdr_archive__decode(const void *data, size_t sz, struct tdr_archive **out)
 	a->st.strings = a->str_cnt;
 	a->st.data_sz = sz;
 	a->st.raw_sz = a->raw_sz;
+	a->st.stacks = a->stacks.stk_cnt;
+	a->st.stack_samples = a->stacks.samples;
 	*out = a;
 	return 0;
 }
@@ -357,6 +366,29 @@ long tdr_archive__find(const struct tdr_archive *a, size_t dso, uint64_t off,
 	return (long)(d->first + lo);
 }
 
+bool tdr_archive__has_stacks(const struct tdr_archive *a, uint64_t *frame_cnt)
+{
+	*frame_cnt = a->stacks.frame_cnt;
+	return a->stacks.present;
+}
+
+uint32_t tdr_archive__stack(const struct tdr_archive *a, uint64_t frame, uint32_t ord,
+			    const uint64_t **pcs)
+{
+	const struct arch_stacks_d *s = &a->stacks;
+	uint32_t e, k;
+
+	if (!s->present || frame >= s->frame_cnt ||
+	    ord >= s->frame_first[frame + 1] - s->frame_first[frame])
+		return 0;
+	e = s->ent[s->frame_first[frame] + ord];
+	if (!e)
+		return 0;
+	k = e - 1;
+	*pcs = s->pcs + s->stk_first[k];
+	return s->stk_first[k + 1] - s->stk_first[k];
+}
+
 void tdr_archive__free(struct tdr_archive *a)
 {
 	if (!a)
@@ -367,5 +399,6 @@ void tdr_archive__free(struct tdr_archive *a)
 	free(a->dsos);
 	free(a->offs);
 	free(a->pos);
+	tdr_archive_stacks_d__fini(&a->stacks);
 	free(a);
 }

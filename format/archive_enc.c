@@ -56,6 +56,7 @@ struct tdr_archive_builder {
 	struct bent *ents;
 	size_t ent_cnt, ent_cap;
 	struct tdr_hmap index; /* (dso, off) -> entry */
+	struct arch_stacks_b stacks;
 };
 
 int tdr_archive_builder__new(struct tdr_archive_builder **out)
@@ -77,6 +78,7 @@ void tdr_archive_builder__free(struct tdr_archive_builder *b)
 	free(b->dsos);
 	free(b->ents);
 	tdr_hmap__fini(&b->index);
+	tdr_archive_stacks_b__fini(&b->stacks);
 	free(b);
 }
 
@@ -88,6 +90,31 @@ size_t tdr_archive_builder__cnt(const struct tdr_archive_builder *b)
 size_t tdr_archive_builder__dso_cnt(const struct tdr_archive_builder *b)
 {
 	return b->dso_cnt;
+}
+
+void tdr_archive_builder__set_frames(struct tdr_archive_builder *b, uint64_t frame_cnt)
+{
+	b->stacks.on = true;
+	b->stacks.frame_cnt = frame_cnt;
+}
+
+int tdr_archive_builder__stack(struct tdr_archive_builder *b, uint64_t frame, uint32_t ord,
+			       const uint64_t *pcs, uint32_t cnt)
+{
+	if (!b->stacks.on || frame >= b->stacks.frame_cnt || !cnt ||
+	    cnt > TDR_ARCHIVE_MAX_STACK || !pcs)
+		return -EINVAL;
+	return tdr_archive_stacks_b__add(&b->stacks, frame, ord, pcs, cnt);
+}
+
+size_t tdr_archive_builder__stack_cnt(const struct tdr_archive_builder *b)
+{
+	return b->stacks.stk_cnt;
+}
+
+void tdr_archive_builder__drop_stacks(struct tdr_archive_builder *b)
+{
+	tdr_archive_stacks_b__fini(&b->stacks);
 }
 
 static bool str_ok(const char *s)
@@ -359,7 +386,7 @@ static void put_sym(struct enc *e, const struct tdr_archive_sym *s)
 
 /* The body of section 7.2 into e->out. */
 static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, struct bent *ents,
-		       size_t ent_cnt)
+		       size_t ent_cnt, struct arch_stacks_b *stacks)
 {
 	size_t k = 0;
 	int err;
@@ -399,7 +426,9 @@ static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, struct 
 		put_v(e, first ? ents[i].off : ents[i].off - ents[i - 1].off);
 		put_sym(e, &ents[i].sym);
 	}
-	return e->out.err;
+	if (e->out.err)
+		return e->out.err;
+	return tdr_archive_stacks_b__encode(stacks, &e->out);
 }
 
 /* Header + body, the body compressed when that is smaller. */
@@ -460,7 +489,7 @@ int tdr_archive_builder__encode(struct tdr_archive_builder *b, int zstd_level, v
 	for (size_t i = 0; i < b->ent_cnt; i++)
 		ents[i].dso = rank[ents[i].dso];
 	qsort(ents, b->ent_cnt, sizeof(*ents), ent_cmp);
-	err = encode_body(&e, dsos, b->dso_cnt, ents, b->ent_cnt);
+	err = encode_body(&e, dsos, b->dso_cnt, ents, b->ent_cnt, &b->stacks);
 	if (!err && e.out.sz > TDR_ARCHIVE_MAX_RAW)
 		err = -TDR_E_LIMIT;
 	if (!err)

@@ -723,14 +723,12 @@ static int decompress(const struct tdr_frame_info *fi, const uint8_t *src,
 	return 0;
 }
 
-static int load_one(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf,
-		    struct tdr_cols_dchain *ch)
+/* Frame idx's block into buf->block, its headers and payload checksum
+ * checked (section 6). */
+static int load_block(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf)
 {
-	const struct perf_event_header *h;
 	const struct tdr_frame_info *fi;
-	struct tdr_record_iter it;
 	struct tdr_frame_info got;
-	uint32_t cnt = 0;
 	size_t need;
 	struct blk b;
 	int err;
@@ -771,6 +769,32 @@ static int load_one(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf
 		    (unsigned long long)fi->offset);
 	TDR_BAIL_IF(fi->codec > TDR_CODEC_CHAIN, -TDR_E_CORRUPT,
 		    "frame %zu: unknown codec %u (written by a newer tdrec?)", idx, fi->codec);
+	return 0;
+}
+
+int tdr_reader__load_frame_block(const struct tdr_reader *r, size_t idx,
+				 struct tdr_frame_buf *buf, const void **payload)
+{
+	int err = load_block(r, idx, buf);
+
+	if (!err)
+		*payload = buf->block + TDR_BLOCK_HDR_SZ + TDR_FRAME_HDR_SZ;
+	return err;
+}
+
+static int load_one(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf,
+		    struct tdr_cols_dchain *ch)
+{
+	const struct perf_event_header *h;
+	const struct tdr_frame_info *fi;
+	struct tdr_record_iter it;
+	uint32_t cnt = 0;
+	int err;
+
+	err = load_block(r, idx, buf);
+	if (err)
+		return err;
+	fi = &r->frames[idx];
 	err = decompress(fi, buf->block + TDR_BLOCK_HDR_SZ + TDR_FRAME_HDR_SZ, buf, ch);
 	if (err)
 		return err;

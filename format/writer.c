@@ -431,6 +431,46 @@ int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *recor
 	return 0;
 }
 
+int tdr_writer__copy_frame(struct tdr_writer *w, const struct tdr_frame_info *src,
+			   const void *payload)
+{
+	struct tdr_frame_info fi = *src;
+	uint8_t fh[TDR_FRAME_HDR_SZ];
+	int err;
+
+	if (w->finished)
+		return -EINVAL;
+	if (w->broken)
+		return w->broken;
+	/* A codec 1 or 2 frame needs a file whose minor announces it: one
+	 * opened for that codec or a later one (section 14). Codec 2 frames
+	 * keep their links: copied in order, their chains stay whole. */
+	if (fi.codec > TDR_CODEC_CHAIN || (fi.codec != TDR_CODEC_ZSTD && fi.codec > w->codec) ||
+	    fi.raw_sz > TDR_FRAME_MAX_RAW || !fi.raw_sz)
+		return -EINVAL;
+	if (tdr_ensure_cap(&w->frames, &w->frame_cap, sizeof(*w->frames), w->totals.frames + 1))
+		return -ENOMEM;
+	fi.offset = w->off;
+	tdr_frame__put_hdr(fh, &fi);
+	err = write_block(w, TDR_BLOCK_FRAME, fh, sizeof(fh), payload, fi.comp_sz, "a frame");
+	if (err)
+		return err;
+	w->frames[w->totals.frames++] = fi;
+	w->totals.records += fi.record_cnt;
+	w->totals.raw_bytes += fi.raw_sz;
+	w->totals.compressed_bytes += fi.comp_sz;
+	return 0;
+}
+
+void tdr_writer__add_counts(struct tdr_writer *w, const struct tdr_record_counts *c)
+{
+	w->totals.samples += c->samples;
+	w->totals.lost_records += c->lost_records;
+	w->totals.lost_samples += c->lost_samples;
+	w->totals.throttles += c->throttles;
+	w->totals.unthrottles += c->unthrottles;
+}
+
 int tdr_writer__add_section(struct tdr_writer *w, uint32_t type, const void *data, size_t sz)
 {
 	uint8_t sh[TDR_SECTION_HDR_SZ] = { 0 };

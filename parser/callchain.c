@@ -17,7 +17,10 @@
  * writes no user callchain then, exclude_callchain_user) gets its user
  * frames from the caller's unwinder (tdr_parser__set_unwinder), after the
  * kernel ones: the user pc first when the sample was taken in the kernel
- * (where the program entered it), then each return address.
+ * (where the program entered it), then each return address. When the
+ * file's archive stores the sample's unwound stack (docs/format.md 7.2,
+ * "Stacks"; the sample named by its place in the file, run.c), that stack
+ * is used instead of unwinding: it does not depend on the binaries now.
  * A sample with an LBR call stack (--call-graph lbr) gets its user part
  * from the LBR entries instead of the frame-pointer walk, as perf's
  * resolve_lbr_callchain_sample orders them: the kernel part, then (for a
@@ -36,6 +39,7 @@
 
 #include <errno.h>
 
+#include "tdrec/archive.h"
 #include "tdrec/tdr_mem.h"
 
 /* The cpumode of the entries after a PERF_CONTEXT_* marker. */
@@ -70,7 +74,17 @@ static void put_frame(struct tdr_parser *p, const struct tdr_sample *s, uint32_t
 	f->map_off = f->map ? ip - f->map->start + f->map->pgoff : 0;
 }
 
-/* Append the unwound user frames of r's stack copy after frames[0..n). */
+/* The stack the file's archive stores for the record being fed: its pc
+ * count (pcs set), or 0. */
+static uint32_t stored_stack(struct tdr_parser *p, const uint64_t **pcs)
+{
+	if (!p->stored_stacks || !p->rec_pos || p->rec_ord == UINT32_MAX)
+		return 0;
+	return tdr_archive__stack(p->archive, p->rec_frame, p->rec_ord, pcs);
+}
+
+/* Append the unwound user frames of r's stack copy after frames[0..n):
+ * stored in the archive, else from the caller's unwinder. */
 static int unwind_user(struct tdr_parser *p, const struct dec_rec *r, struct tdr_sample *s,
 		       uint32_t *n)
 {
@@ -78,20 +92,35 @@ static int unwind_user(struct tdr_parser *p, const struct dec_rec *r, struct tdr
 					 .regs = r->user.regs,
 					 .stack = r->user.stack,
 					 .stack_sz = r->user.stack_sz};
+	const uint64_t *pcs = p->pcs;
 	int cnt;
 
+	p->ustack = (struct tdr_sample_stack){.has_pos = p->rec_pos && p->rec_ord != UINT32_MAX,
+					      .frame = p->rec_frame,
+					      .ord = p->rec_ord};
 	if (!r->user.regs_abi || !r->user.regs)
 		return 0; /* a kernel thread: no user state */
 	p->stats.user_stacks++;
 	if (!p->unwind)
 		return 0;
-	if (!p->pcs && !(p->pcs = tdr_calloc(TDR_UNWIND_MAX_PCS, sizeof(*p->pcs))))
-		return -ENOMEM;
-	s->frames = p->frames;
-	s->frame_cnt = *n;
-	cnt = p->unwind(p->unwind_ctx, s, &u, p->pcs, TDR_UNWIND_MAX_PCS);
-	if (cnt < 0)
-		return cnt;
+	cnt = (int)stored_stack(p, &pcs);
+	if (cnt) {
+		p->stats.user_stacks_stored++;
+		p->ustack.stored = true;
+	} else {
+		if (!p->pcs && !(p->pcs = tdr_calloc(TDR_UNWIND_MAX_PCS, sizeof(*p->pcs))))
+			return -ENOMEM;
+		pcs = p->pcs;
+		s->frames = p->frames;
+		s->frame_cnt = *n;
+		cnt = p->unwind(p->unwind_ctx, s, &u, p->pcs, TDR_UNWIND_MAX_PCS);
+		if (cnt < 0)
+			return cnt;
+		if (cnt > TDR_UNWIND_MAX_PCS)
+			cnt = TDR_UNWIND_MAX_PCS;
+	}
+	p->ustack.pcs = pcs;
+	p->ustack.cnt = (uint32_t)cnt;
 	if (cnt > 1)
 		p->stats.user_stacks_unwound++;
 	if (*n + (size_t)cnt > p->frame_cap &&
@@ -99,7 +128,7 @@ static int unwind_user(struct tdr_parser *p, const struct dec_rec *r, struct tdr
 		return -ENOMEM;
 	/* The user pc is the sample itself when it was taken in user mode. */
 	for (int i = s->cpumode == TDR_MODE_USER ? 1 : 0; i < cnt; i++)
-		put_frame(p, s, (*n)++, p->pcs[i], TDR_MODE_USER);
+		put_frame(p, s, (*n)++, pcs[i], TDR_MODE_USER);
 	return 0;
 }
 

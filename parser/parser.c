@@ -153,6 +153,17 @@ static int load_archive(struct tdr_parser *p)
 		err = tdr_archive__decode(data, sz, &p->archive);
 	if (err == -ENOMEM)
 		return err;
+	if (!err) {
+		uint64_t frames;
+
+		/* Stacks are named by frame: only for the frames they were made for. */
+		p->stored_stacks = tdr_archive__has_stacks(p->archive, &frames) &&
+				   frames == tdr_reader__frame_cnt(p->reader);
+		if (tdr_archive__has_stacks(p->archive, &frames) && !p->stored_stacks)
+			tdr_warn("the archive's stacks are for %llu frames, the file has %zu: "
+				 "not used, stack copies are unwound from the files on disk",
+				 (unsigned long long)frames, tdr_reader__frame_cnt(p->reader));
+	}
 	if (err) {
 		p->stats.archive_damaged = 1;
 		tdr_warn("the archive of symbols in the file is damaged (%s) and not used: "
@@ -171,6 +182,11 @@ void tdr_parser__set_tap(struct tdr_parser *p, tdr_record_tap_fn tap, void *ctx)
 const struct tdr_archive *tdr_parser__archive(const struct tdr_parser *p)
 {
 	return p->archive;
+}
+
+const struct tdr_sample_stack *tdr_parser__sample_stack(const struct tdr_parser *p)
+{
+	return &p->ustack;
 }
 
 int tdr_parser_setup(struct tdr_parser *p)
@@ -298,6 +314,8 @@ static int on_sample(struct tdr_parser *p, uint32_t ring, const struct dec_rec *
 	s.period = r->sample.period;
 	s.deltas = p->deltas;
 	s.first_in_stream = first;
+	p->ustack.cnt = 0;
+	p->ustack.stored = false;
 	if (r->sample.callchain_nr || p->dec.ev[r->ev].user_stack || p->dec.ev[r->ev].lbr_stack) {
 		ret = tdr_parser_callchain(p, r, &s);
 		if (ret)

@@ -292,6 +292,13 @@ struct tdr_parser {
 	tdr_unwind_fn unwind;
 	void *unwind_ctx;
 	uint64_t *pcs; /* scratch: TDR_UNWIND_MAX_PCS */
+	/* The place in the file of the record being fed (run.c; .tdr only),
+	 * for the stacks the file's archive stores (callchain.c). */
+	bool rec_pos;
+	uint64_t rec_frame;
+	uint32_t rec_ord;
+	bool stored_stacks; /* the archive's stacks part fits the file's frames */
+	struct tdr_sample_stack ustack; /* the delivered sample's user stack */
 	bool system_wide;
 	/* ids of fds that count on every CPU (opened with cpu -1) or that are
 	 * system-wide: only there does time_running < time_enabled mean

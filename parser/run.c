@@ -46,6 +46,10 @@ struct ring_cur {
 	struct tdr_record_iter it;
 	const struct perf_event_header *rec; /* current record, NULL when done */
 	uint64_t time;
+	/* rec's place: its frame and, for a sample, its ordinal among the
+	 * frame's PERF_RECORD_SAMPLE records (stored stacks, format.md 7.2) */
+	uint64_t rec_frame;
+	uint32_t rec_ord, samples;
 };
 
 struct merge {
@@ -210,6 +214,10 @@ static int ring_advance(struct tdr_parser *p, struct merge *m, size_t i)
 			if (err > 0) {
 				uint64_t t;
 
+				rc->rec_frame = rc->frames[rc->next_frame - 1];
+				rc->rec_ord = rc->rec->type == PERF_RECORD_SAMPLE ? rc->samples++
+										 : UINT32_MAX;
+
 				/* no time: keep the place after the ring's previous record */
 				if (tdr_decoder__time(&p->dec, rc->rec, &t))
 					rc->time = t;
@@ -236,6 +244,7 @@ static int ring_advance(struct tdr_parser *p, struct merge *m, size_t i)
 		rc->it.data = rc->bufs[rc->cur].data;
 		rc->it.sz = rc->bufs[rc->cur].sz;
 		rc->it.pos = 0;
+		rc->samples = 0;
 	}
 }
 
@@ -289,6 +298,14 @@ static int merge_build(struct tdr_parser *p, struct merge *m, size_t *syn_idx)
 	return 0;
 }
 
+/* The place of the record about to be fed (tdr_parser_callchain). */
+static void set_pos(struct tdr_parser *p, const struct ring_cur *rc)
+{
+	p->rec_pos = true;
+	p->rec_frame = rc->rec_frame;
+	p->rec_ord = rc->rec_ord;
+}
+
 static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 {
 	struct merge m = { 0 };
@@ -313,6 +330,7 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	if (syn != SIZE_MAX) {
 		for (err = ring_advance(p, &m, syn); !err && m.rings[syn].rec;
 		     err = ring_advance(p, &m, syn)) {
+			set_pos(p, &m.rings[syn]);
 			err = tdr_parser__feed(p, TDR_RING_SYNTHETIC, m.rings[syn].rec, cb, ctx);
 			if (err)
 				goto out;
@@ -334,6 +352,7 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 	while (m.heap_cnt) {
 		struct ring_cur *rc = &m.rings[m.heap[0]];
 
+		set_pos(p, rc);
 		err = tdr_parser__feed(p, rc->ring, rc->rec, cb, ctx);
 		if (!err)
 			err = ring_advance(p, &m, m.heap[0]);
@@ -344,6 +363,7 @@ static int run_tdr(struct tdr_parser *p, tdr_sample_fn cb, void *ctx)
 		sift_down(&m, 0);
 	}
 out:
+	p->rec_pos = false;
 	merge_fini(&m);
 	return err;
 }

@@ -33,6 +33,12 @@ void tdr_report_archiver__release(struct tdr_report_archiver *a)
 {
 	free(a->ents);
 	tdr_hmap__fini(&a->index);
+	free(a->cur);
+	free(a->spcs);
+	free(a->sents);
+	free(a->stks);
+	free(a->uses);
+	tdr_hmap__fini(&a->sindex);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -60,21 +66,32 @@ static bool ent_eq(const void *ctx, uint32_t idx, const void *key)
 	return e->off == k->off && e->map == k->map && e->kernel == k->kernel;
 }
 
+static int note(struct tdr_report_archiver *a, uint32_t idx)
+{
+	if (tdr_ensure_cap(&a->cur, &a->cur_cap, sizeof(*a->cur), a->cur_cnt + (size_t)1))
+		return -ENOMEM;
+	a->cur[a->cur_cnt++] = idx;
+	return 0;
+}
+
+/* Note k's index as the sample's next address (adding k when new). */
 static int add_addr(struct tdr_report_archiver *a, const struct akey *k)
 {
 	uint64_t h = ahash(k);
+	uint32_t idx;
 	size_t pos;
 
 	if (tdr_hmap__reserve(&a->index, 4096, ent_hash, a->ents))
 		return -ENOMEM;
-	if (tdr_hmap__find(&a->index, h, ent_eq, a->ents, k, &pos) != TDR_HMAP_NONE)
-		return 0;
-	if (tdr_ensure_cap(&a->ents, &a->cap, sizeof(*a->ents), a->cnt + 1))
-		return -ENOMEM;
-	a->ents[a->cnt++] = (struct tdr_report_arch_addr){
-	    .map = k->map, .off = k->off, .kernel = k->kernel, .hash = h};
-	tdr_hmap__add(&a->index, pos);
-	return 0;
+	idx = tdr_hmap__find(&a->index, h, ent_eq, a->ents, k, &pos);
+	if (idx == TDR_HMAP_NONE) {
+		if (tdr_ensure_cap(&a->ents, &a->cap, sizeof(*a->ents), a->cnt + 1))
+			return -ENOMEM;
+		a->ents[a->cnt++] = (struct tdr_report_arch_addr){
+		    .map = k->map, .off = k->off, .kernel = k->kernel, .hash = h};
+		idx = tdr_hmap__add(&a->index, pos);
+	}
+	return note(a, idx);
 }
 
 /* The archive's key of one address, false when it has none (anonymous or
@@ -114,17 +131,22 @@ int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct 
 	if (s->time_ns > a->last_ns || !a->seen)
 		a->last_ns = s->time_ns;
 	a->seen = true;
+	a->cur_cnt = 0;
 	if (key_of(s->ip, s->cpumode, s->map, s->map_off, &k)) {
 		if (k.kernel && !a->kernel_image && s->map && s->map->build_id_sz &&
 		    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
 			a->kernel_image = s->map;
 		err = add_addr(a, &k);
+	} else {
+		err = note(a, UINT32_MAX);
 	}
 	for (uint32_t i = 0; !err && i < s->frame_cnt; i++) {
 		const struct tdr_frame *f = &s->frames[i];
 
-		if (!key_of(f->ip, f->cpumode, f->map, f->map_off, &k))
+		if (!key_of(f->ip, f->cpumode, f->map, f->map_off, &k)) {
+			err = note(a, UINT32_MAX);
 			continue;
+		}
 		k.off = tdr_symbolize_caller_addr(k.off);
 		err = add_addr(a, &k);
 	}
@@ -211,6 +233,7 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 			return err;
 		if (!keep(&sym, sum))
 			continue;
+		a->ents[i].kept = true; /* unless left out below */
 		if (e->kernel) {
 			if (kernel < 0)
 				kernel = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL, KERNEL_DSO,
@@ -220,13 +243,17 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 			dso = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, e->map->path,
 						       e->map->build_id, e->map->build_id_sz);
 		}
-		if (dso == -EINVAL)
+		if (dso == -EINVAL) {
+			a->ents[i].kept = false;
 			continue; /* a path the format cannot hold: looked up live later */
+		}
 		if (dso < 0)
 			return (int)dso;
 		err = add_answer(b, dso, e->off, &sym);
-		if (err == -EINVAL)
+		if (err == -EINVAL) {
+			a->ents[i].kept = false;
 			continue; /* a name above the format's caps: looked up live later */
+		}
 		if (err)
 			return err;
 		sum->archived++;

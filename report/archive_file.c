@@ -6,8 +6,10 @@
  * again, with an ARCHIVE section (docs/format.md 7.2), to OUT or in place.
  * The copy goes through the writer's atomic replace: it is written to
  * "<OUT>.partial" and renamed over OUT only once complete, so an
- * interrupted run leaves the original file as it was. Frames are decoded
- * and written again in their order, with their rings, by the same codecs;
+ * interrupted run leaves the original file as it was. Frames are copied
+ * byte for byte in their order (their blocks are self-contained, with
+ * their checksums: docs/format.md 6), so their indexes, which the
+ * archive's stacks are named by, stay the same;
  * the metadata, the other sections (the first of each type) and the
  * trailer's totals, counted totals and run end are copied; an ARCHIVE
  * section the file had is replaced by the new one (which kept its answers).
@@ -35,20 +37,50 @@
  * a few more that later minors may add). */
 #define SECTION_TYPES_COPIED 32
 
-static int copy_body(const struct tdr_reader *r, struct tdr_writer *w)
+/* The frames, byte for byte (each block's checksum checked on the way),
+ * then the counts only records tell, from the source's TOTALS (the file
+ * has a trailer: checked by the caller). */
+static int copy_frames(const struct tdr_reader *r, struct tdr_writer *w)
 {
+	const struct tdr_totals *src = tdr_reader__totals(r), *got;
 	struct tdr_frame_buf buf = {0};
 	int err = 0;
 
 	for (size_t i = 0; !err && i < tdr_reader__frame_cnt(r); i++) {
-		err = tdr_reader__load_frame(r, i, &buf);
+		const void *payload;
+
+		err = tdr_reader__load_frame_block(r, i, &buf, &payload);
 		if (err) {
 			tdr_warn("frame %zu of the recording cannot be read: %s", i, tdr_strerror(err));
 			break;
 		}
-		err = tdr_writer__add_frame(w, tdr_reader__frame(r, i)->ring, buf.data, buf.sz);
+		err = tdr_writer__copy_frame(w, tdr_reader__frame(r, i), payload);
 	}
 	tdr_frame_buf__release(&buf);
+	if (err)
+		return err;
+	if (!src)
+		return -TDR_E_TRUNCATED;
+	tdr_writer__add_counts(w, &(struct tdr_record_counts){
+				      .samples = src->samples,
+				      .lost_records = src->lost_records,
+				      .lost_samples = src->lost_samples,
+				      .throttles = src->throttles,
+				      .unthrottles = src->unthrottles});
+	/* The copy's own counts must be the source's. */
+	got = tdr_writer__totals(w);
+	if (got->frames != src->frames || got->records != src->records ||
+	    got->raw_bytes != src->raw_bytes || got->compressed_bytes != src->compressed_bytes) {
+		tdr_warn("the recording's totals do not match its frames");
+		return -TDR_E_CORRUPT;
+	}
+	return 0;
+}
+
+static int copy_body(const struct tdr_reader *r, struct tdr_writer *w)
+{
+	int err = copy_frames(r, w);
+
 	for (uint32_t t = 1; !err && t <= SECTION_TYPES_COPIED; t++) {
 		const void *d;
 		size_t sz;
@@ -89,13 +121,22 @@ struct conv {
 	uint8_t *buf;
 	size_t sz;
 	uint64_t skipped; /* records the .tdr framing cannot hold (size) */
+	/* The place of the last record in the .tdr (its stored stack). */
+	uint64_t frames;   /* frames written */
+	uint32_t samples;  /* sample records in buf */
+	uint64_t pos_frame;
+	uint32_t pos_ord;
+	bool pos_ok; /* the last record is a sample */
 };
 
 static int conv_flush(struct conv *c)
 {
 	int err = c->sz ? tdr_writer__add_frame(c->w, TDR_RING_SYNTHETIC, c->buf, c->sz) : 0;
 
+	if (c->sz)
+		c->frames++;
 	c->sz = 0;
+	c->samples = 0;
 	return err;
 }
 
@@ -106,6 +147,7 @@ static int conv_tap(void *ctx, const struct perf_event_header *h)
 
 	/* The parser skips such a record too (tdr_records__next's rule). */
 	if (h->size < sizeof(*h) || h->size % 8) {
+		c->pos_ok = false;
 		c->skipped++;
 		return 0;
 	}
@@ -113,7 +155,26 @@ static int conv_tap(void *ctx, const struct perf_event_header *h)
 		return err;
 	memcpy(c->buf + c->sz, h, h->size);
 	c->sz += h->size;
+	c->pos_ok = h->type == PERF_RECORD_SAMPLE;
+	c->pos_frame = c->frames;
+	c->pos_ord = c->pos_ok ? c->samples++ : UINT32_MAX;
 	return 0;
+}
+
+/* The sample being archived is the record just tapped (the tap sees each
+ * record before the parser decodes it). */
+static bool conv_pos(void *ctx, uint64_t *frame, uint32_t *ord)
+{
+	struct conv *c = ctx;
+
+	*frame = c->pos_frame;
+	*ord = c->pos_ord;
+	return c->pos_ok;
+}
+
+static uint64_t conv_frame_cnt(void *ctx)
+{
+	return ((struct conv *)ctx)->frames;
 }
 
 static int conv_opened(void *ctx, struct tdr_parser *p)
@@ -188,7 +249,8 @@ static int convert_perfdata(const char *in, const char *out,
 			    struct tdr_archive_summary *sum)
 {
 	struct conv c = {.out = out};
-	struct tdr_report_archive_hooks h = {.opened = conv_opened, .ran = conv_ran, .ctx = &c};
+	struct tdr_report_archive_hooks h = {.opened = conv_opened, .ran = conv_ran,
+					     .pos = conv_pos, .frame_cnt = conv_frame_cnt, .ctx = &c};
 	void *data = NULL;
 	size_t sz = 0;
 	int err;

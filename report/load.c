@@ -342,9 +342,57 @@ out:
 /* ---------------------------------------------------------------------------
  * Archiving (docs/symbolize.md "Archived symbols").
  */
+struct arch_run {
+	struct tdr_report_archiver a;
+	const struct tdr_parser *p;
+	const struct tdr_report_archive_hooks *h;
+};
+
+/* The sample's addresses, and its unwound user stack by its place in the
+ * file written (the one read, or the converter's). */
 static int on_archive_sample(const struct tdr_sample *s, void *ctx)
 {
-	return tdr_report_archiver__add_sample(ctx, s);
+	struct arch_run *c = ctx;
+	const struct tdr_sample_stack *st = tdr_parser__sample_stack(c->p);
+	uint64_t frame = st->frame;
+	uint32_t ord = st->ord;
+	int err = tdr_report_archiver__add_sample(&c->a, s);
+
+	if (err || st->cnt < 2)
+		return err;
+	if (c->h && c->h->pos ? !c->h->pos(c->h->ctx, &frame, &ord) : !st->has_pos)
+		return 0;
+	return tdr_report_archiver__add_stack(&c->a, s, st, frame, ord);
+}
+
+/* The frames of the file the stacks are named in. */
+static uint64_t arch_frame_cnt(const struct arch_run *c)
+{
+	const struct tdr_file_status *fs;
+
+	if (c->h && c->h->frame_cnt)
+		return c->h->frame_cnt(c->h->ctx);
+	fs = tdr_parser__file_status(c->p);
+	return tdr_parser__source(c->p) == TDR_SOURCE_TDR && fs ? fs->frame_cnt : 0;
+}
+
+/* The section data; without the stacks when they make the body too big
+ * (the symbols alone are worth keeping). */
+static int arch_encode(struct tdr_archive_builder *b, int zstd_level, void **data, size_t *sz,
+		       struct tdr_archive_summary *sum)
+{
+	int err = tdr_archive_builder__encode(b, zstd_level, data, sz);
+
+	if (err == -TDR_E_LIMIT && tdr_archive_builder__stack_cnt(b)) {
+		tdr_warn("the unwound stacks of %" PRIu64 " samples do not fit in the archive: "
+			 "left out, stack copies are unwound when reported",
+			 sum->stack_samples);
+		sum->stacks_left += sum->stack_samples;
+		sum->stack_samples = sum->stacks = 0;
+		tdr_archive_builder__drop_stacks(b);
+		err = tdr_archive_builder__encode(b, zstd_level, data, sz);
+	}
+	return err;
 }
 
 int tdr_report__archive(const char *path, const struct tdr_report_load_opts *lopts,
@@ -358,7 +406,8 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 			   size_t *sz, struct tdr_archive_summary *sum)
 {
 	struct tdr_report_load_opts no_lopts = {0};
-	struct tdr_report_archiver a = {0};
+	struct arch_run run = {.h = h};
+	struct tdr_report_archiver *a = &run.a;
 	struct tdr_archive_builder *b = NULL;
 	struct tdr_symbolizer *sym = NULL;
 	struct tdr_kallsyms *ks = NULL;
@@ -382,12 +431,13 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 	if (err)
 		goto out;
 	meta = tdr_parser__meta(p);
+	run.p = p;
 	if (h && h->opened)
 		err = h->opened(h->ctx, p);
 	if (!err)
-		err = tdr_parser__run(p, on_archive_sample, &a);
+		err = tdr_parser__run(p, on_archive_sample, &run);
 	if (!err && h && h->ran)
-		err = h->ran(h->ctx, &a);
+		err = h->ran(h->ctx, a);
 	if (err)
 		goto out;
 	{
@@ -400,8 +450,8 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		struct tdr_symbolizer_opts so = {
 		    .want_lines = true,
 		    .want_inlines = true,
-		    .recorded_until_ns = recorded_until(meta, tdr_parser__run_end(p), a.first_ns,
-							a.last_ns),
+		    .recorded_until_ns = recorded_until(meta, tdr_parser__run_end(p), a->first_ns,
+							a->last_ns),
 		    .cache_dir = lopts->cache_dir,
 		    .archive = tdr_parser__archive(p),
 		    .debuginfod = true,
@@ -413,7 +463,7 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		err = tdr_kallsyms__new(&ko, &ks);
 		if (err)
 			goto out;
-		kernel_opts(a.kernel_image, meta, lopts, &so);
+		kernel_opts(a->kernel_image, meta, lopts, &so);
 		so.kallsyms = ks;
 		err = tdr_symbolizer__new(&so, &sym);
 		if (err)
@@ -425,10 +475,12 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		else
 			snprintf(sc.dir, sizeof(sc.dir), ".");
 		report_symbols_init(&rs, &sc);
-		err = tdr_report_archiver__resolve(&a, &rs, b, sum);
+		err = tdr_report_archiver__resolve(a, &rs, b, sum);
 	}
 	if (!err)
-		err = tdr_archive_builder__encode(b, zstd_level, data, sz);
+		err = tdr_report_archiver__stacks(a, b, arch_frame_cnt(&run), sum);
+	if (!err)
+		err = arch_encode(b, zstd_level, data, sz, sum);
 	if (!err) {
 		sum->bytes = *sz;
 		sum->objects = tdr_archive_builder__dso_cnt(b);
@@ -437,7 +489,7 @@ out:
 	tdr_symbolizer__free(sym);
 	tdr_kallsyms__free(ks);
 	tdr_archive_builder__free(b);
-	tdr_report_archiver__release(&a);
+	tdr_report_archiver__release(a);
 	tdr_parser__free(p);
 	tdr_unwinder__free(unw);
 	if (err) {

@@ -160,6 +160,11 @@ static void print_archive(const struct tdr_parser *p, FILE *f)
 		"symbols:     archived: %" PRIu64 " addresses in %" PRIu64 " objects (%" PRIu64
 		" in functions, %" PRIu64 " inline frames), %" PRIu64 " bytes\n",
 		st->addrs, st->dsos, st->functions, st->inline_frames, st->data_sz);
+	if (st->stack_samples)
+		fprintf(f,
+			"stacks:      archived: %" PRIu64 " samples' unwound stacks (%" PRIu64
+			" distinct)\n",
+			st->stack_samples, st->stacks);
 }
 
 static void print_run_end(const struct tdr_run_end *end, FILE *f)

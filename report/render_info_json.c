@@ -262,6 +262,8 @@ static void fn_archive(const struct doc *d, struct tdr_json *j)
 		tdr_json__key_uint(j, "strings", st->strings);
 		tdr_json__key_uint(j, "bytes", st->data_sz);
 		tdr_json__key_uint(j, "body_bytes", st->raw_sz);
+		tdr_json__key_uint(j, "stacks", st->stacks);
+		tdr_json__key_uint(j, "stack_samples", st->stack_samples);
 	}
 	tdr_json__end_object(j);
 }

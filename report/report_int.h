@@ -135,12 +135,41 @@ struct tdr_report_arch_addr {
 	uint64_t off;		       /* file offset, or kernel address */
 	uint64_t hash;
 	bool kernel;
+	bool kept; /* its answer went into the archive (__resolve) */
+};
+
+/* One distinct unwound user stack (archive_stacks.c): its pcs and the
+ * addresses (ents indexes, UINT32_MAX: none) its frames were keyed by. */
+struct tdr_report_arch_stack {
+	size_t first_pc, first_ent;
+	uint32_t cnt, ent_cnt;
+	uint64_t hash;
+};
+
+struct tdr_report_arch_use {
+	uint64_t frame;
+	uint32_t ord, stack;
 };
 
 struct tdr_report_archiver {
 	struct tdr_report_arch_addr *ents;
 	size_t cnt, cap;
 	struct tdr_hmap index;
+	/* This sample's address indexes: its ip, then each frame
+	 * (UINT32_MAX: not archived), for its stack (add_stack). */
+	uint32_t *cur;
+	size_t cur_cap;
+	uint32_t cur_cnt;
+	/* Unwound user stacks (archive_stacks.c). */
+	uint64_t *spcs;
+	size_t spc_cnt, spc_cap;
+	uint32_t *sents;
+	size_t sent_cnt, sent_cap;
+	struct tdr_report_arch_stack *stks;
+	size_t stk_cnt, stk_cap;
+	struct tdr_hmap sindex;
+	struct tdr_report_arch_use *uses;
+	size_t use_cnt, use_cap;
 	/* What the symbolizer's options need (load.c): the kernel image of a
 	 * perf.data file, and the samples' first and last time. */
 	const struct tdr_mapping *kernel_image;
@@ -152,6 +181,17 @@ struct tdr_archive_builder;
 struct tdr_archive_summary;
 /* Add the addresses of one sample. Returns 0 or -ENOMEM. */
 int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct tdr_sample *s);
+/* The unwound user stack of the sample just added (st->cnt pcs; kept when
+ * at least one caller), at (frame, ord) of the file written. Returns 0 or
+ * -ENOMEM. */
+int tdr_report_archiver__add_stack(struct tdr_report_archiver *a, const struct tdr_sample *s,
+				   const struct tdr_sample_stack *st, uint64_t frame,
+				   uint32_t ord);
+/* After __resolve: the stacks whose every address was archived go into b
+ * (for a file of frame_cnt frames); counts in sum. Nothing without stacks.
+ * Returns 0, -ENOMEM. */
+int tdr_report_archiver__stacks(struct tdr_report_archiver *a, struct tdr_archive_builder *b,
+				uint64_t frame_cnt, struct tdr_archive_summary *sum);
 /* Symbolize each address once and add the answers to keep to b; counts in
  * sum. Returns 0, -ENOMEM or what a lookup returned. */
 int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
@@ -166,6 +206,11 @@ void tdr_report_archiver__release(struct tdr_report_archiver *a);
 struct tdr_report_archive_hooks {
 	int (*opened)(void *ctx, struct tdr_parser *p);
 	int (*ran)(void *ctx, const struct tdr_report_archiver *a);
+	/* The place the sample being added will have in the file written
+	 * (frame index, ordinal among its frame's samples), and at the end
+	 * that file's frame count; NULL: the place in the file read. */
+	bool (*pos)(void *ctx, uint64_t *frame, uint32_t *ord);
+	uint64_t (*frame_cnt)(void *ctx);
 	void *ctx;
 };
 int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *lopts,

@@ -20,7 +20,9 @@ and its view must match 'TDREC info --json FILE': format version, plan,
 event names, frames, records, lost samples, whether the file is
 truncated, the DSO table's entries (used, with a build-id, lost), the
 ARCHIVE section's counts (section 7.2: objects, addresses, functions,
-inline frames, strings, bytes; or damaged), and each
+inline frames, strings, bytes, stacks and the samples naming one; or
+damaged; a stacks part must describe the file's frames, with no more
+entries in a frame than its sample records), and each
 event's counted total (the trailer's COUNTED item, section 8.1).
 Exit status 0 when all agree.
 """
@@ -360,7 +362,8 @@ def decode_dso_table(d):
 
 def decode_archive(d):
     """Section 7.2: (objects, addresses, functions, inline frames, strings,
-    data bytes, body bytes), or None when the archive is damaged (used
+    data bytes, body bytes, stacks, samples with a stack, the entry count
+    per frame of the stacks part or None without one), or None when the archive is damaged (used
     whole or not at all)."""
     try:
         need(len(d) >= 8, 'archive header')
@@ -428,8 +431,32 @@ def decode_archive(d):
                     ref(1)
                     u32v()
                     u32v()
-        need(s.done(), 'bytes after the last answer')
-        return obj_cnt, sum(counts), funcs, frames, str_cnt, len(d), raw_sz
+        stacks = stack_samples = 0
+        per_frame = None
+        if not s.done():
+            # The stacks part (7.2 "Stacks"): a table of distinct stacks,
+            # then per frame of the file the stack of each sample record.
+            stacks = s.varint()
+            need(stacks <= (len(body) - s.o) // 2, 'stack count')
+            for _ in range(stacks):
+                n = s.varint()
+                need(1 <= n <= 128, 'stack of %d pcs' % n)
+                pc = s.varint()
+                for _ in range(n - 1):
+                    pc = (pc + unzz(s.varint())) & M64
+            frame_cnt = s.varint()
+            need(frame_cnt <= len(body) - s.o, 'stacks frame count')
+            per_frame = []
+            for _ in range(frame_cnt):
+                n = s.varint()
+                need(n <= len(body) - s.o, 'stack entries of a frame')
+                ents = [s.varint() for _ in range(n)]
+                need(all(k <= stacks for k in ents), 'stack entry above the table')
+                stack_samples += sum(k != 0 for k in ents)
+                per_frame.append(n)
+        need(s.done(), 'bytes after the last answer or the stacks part')
+        return (obj_cnt, sum(counts), funcs, frames, str_cnt, len(d), raw_sz, stacks,
+                stack_samples, per_frame)
     except (Bad, subprocess.CalledProcessError):
         return None
 
@@ -492,7 +519,7 @@ def read(path):
          'lost_records': 0, 'lost_samples': 0, 'lost_samples_pmu': 0, 'throttles': 0,
          'unthrottles': 0, 'raw_bytes': 0, 'comp_bytes': 0, 'first_words': [], 'damaged': 0,
          'raw': bytearray(), 'dso': dso or (0, 0, 0), 'counted': counted,
-         'archive': archive}
+         'archive': archive, 'frame_samples': []}
     chains = {}
     for payload, pcrc in frames:
         codec, raw_sz, comp_sz, cnt = payload[0], u32(payload, 8), u32(payload, 12), \
@@ -500,6 +527,7 @@ def read(path):
         need(comp_sz == len(payload) - 24, 'comp_sz')
         r['raw_bytes'] += raw_sz
         r['comp_bytes'] += comp_sz
+        r['frame_samples'].append(None)  # its sample records, once decoded
         if crc32c(payload) != pcrc:
             r['damaged'] += 1  # tdrec skips it too
             if codec == 2:
@@ -529,6 +557,7 @@ def read(path):
             raw = unzstd(data, raw_sz) if codec == 0 else decode_columns(data, raw_sz, cnt)
         r['raw'] += raw
         o = n = 0
+        samples_before = r['samples']
         while o < len(raw):
             need(o + 8 <= len(raw), 'record header past the end')
             rtype, _, size = struct.unpack_from('<IHH', raw, o)
@@ -547,6 +576,7 @@ def read(path):
             o += size
             n += 1
         need(n == cnt, '%d records, frame header says %d' % (n, cnt))
+        r['frame_samples'][-1] = r['samples'] - samples_before
         r['records'] += n
     return r
 
@@ -607,7 +637,7 @@ def check(tdrec, dump_frames, arg):
     need(theirs == r['dso'], 'DSO table: tdrec info says %s, this reader %s' % (theirs, r['dso']))
     a = info.get('archive')
     keys = ('objects', 'addresses', 'functions', 'inline_frames', 'strings', 'bytes',
-            'body_bytes')
+            'body_bytes', 'stacks', 'stack_samples')
     if r['archive'] is False:
         need(a is None, 'archive: tdrec info says %s, this reader none' % a)
     elif r['archive'] is None:
@@ -615,8 +645,17 @@ def check(tdrec, dump_frames, arg):
              'archive: tdrec info says %s, this reader damaged' % a)
     else:
         theirs = tuple(a.get(k) for k in keys) if a else None
-        need(a is not None and a.get('damaged') is False and theirs == r['archive'],
-             'archive: tdrec info says %s, this reader %s' % (theirs, r['archive']))
+        need(a is not None and a.get('damaged') is False and theirs == r['archive'][:-1],
+             'archive: tdrec info says %s, this reader %s' % (theirs, r['archive'][:-1]))
+        per_frame = r['archive'][-1]
+        if per_frame is not None and not r['truncated']:
+            # Made for this file's frames: one entry list per frame, no
+            # more entries than the frame has sample records.
+            need(len(per_frame) == r['frames'], 'stacks for %d frames, the file has %d' %
+                 (len(per_frame), r['frames']))
+            for f, (n, have) in enumerate(zip(per_frame, r['frame_samples'])):
+                need(have is None or n <= have, 'frame %d: %d stack entries, %d samples' %
+                     (f, n, have))
     return '%s: %s, %d frames, %d records, %d samples, %d categories%s%s' % (
         path, r['version'], r['frames'], r['records'], r['samples'], len(cats),
         ', %d counted totals' % sum(c is not None for c in r['counted']) if r['counted'] else '',

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@
 
 #include "testlib.h"
 #include "tdrec/archive.h"
+#include "tdrec/format.h"
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
@@ -103,6 +105,229 @@ static void test_archive__layout(void **state)
 	tdr_archive__free(a);
 	free(d);
 	tdr_archive_builder__free(b);
+}
+
+/* The stacks part (docs/format.md 7.2 "Stacks") on small_builder's
+ * archive, for a file of 3 frames; see the bytes in the test. */
+static void add_small_stacks(struct tdr_archive_builder *b, bool reverse)
+{
+	static const uint64_t one[] = {0x500000}, two[] = {0x401000, 0x400ff0},
+			      other[] = {0x600000, 0x1};
+	struct {
+		uint64_t frame;
+		uint32_t ord;
+		const uint64_t *pcs;
+		uint32_t cnt;
+	} adds[] = {{2, 1, two, 2}, {0, 0, one, 1}, {2, 3, two, 2}};
+
+	tdr_archive_builder__set_frames(b, 3);
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = reverse ? 2 - i : i;
+
+		assert_int_equal(tdr_archive_builder__stack(b, adds[k].frame, adds[k].ord,
+							    adds[k].pcs, adds[k].cnt),
+				 0);
+	}
+	/* A place given twice keeps its first stack. */
+	assert_int_equal(tdr_archive_builder__stack(b, 0, 0, other, 2), 0);
+}
+
+static void test_archive__stacks_layout(void **state)
+{
+	static const uint8_t part[] = {
+	    /* 2 stacks, numbered by first use in (frame, ordinal) order:
+	     * (0,0) gives stack 0: 1 pc, 0x500000 */
+	    2, 1, 0x80, 0x80, 0xc0, 0x02,
+	    /* stack 1: 2 pcs, 0x401000, then zigzag(-16) = 31 */
+	    2, 0x80, 0xa0, 0x80, 0x02, 31,
+	    /* 3 frames: frame 0 has 1 entry (stack 0 + 1), frame 1 none,
+	     * frame 2 four: none, stack 1, none, stack 1 */
+	    3, 1, 1, 0, 4, 0, 2, 0, 2};
+	struct tdr_archive_builder *b = small_builder(), *r = small_builder(), *bad;
+	uint8_t *d, *d2;
+	size_t sz, sz2;
+	const uint64_t *pcs = NULL;
+	struct tdr_archive *a;
+	uint64_t frames = 0;
+	static const uint64_t pc = 1;
+	uint64_t big[TDR_ARCHIVE_MAX_STACK + 1] = {0};
+
+	(void)state;
+	add_small_stacks(b, false);
+	add_small_stacks(r, true);
+	assert_int_equal(tdr_archive_builder__stack_cnt(b), 3);
+	assert_int_equal(tdr_archive_builder__encode(b, 0, (void **)&d, &sz), 0);
+	assert_int_equal(tdr_archive_builder__encode(r, 0, (void **)&d2, &sz2), 0);
+	/* The answers' 34 bytes (test_archive__layout), then the part. */
+	assert_int_equal(sz, 8 + 34 + sizeof(part));
+	assert_int_equal(tdr_get_le32(d), 34 + sizeof(part));
+	assert_memory_equal(d + 8 + 34, part, sizeof(part));
+	/* The order things were added in does not matter... except for a
+	 * place given twice (the first wins): the same bytes here. */
+	assert_int_equal(sz2, sz);
+	assert_memory_equal(d2, d, sz);
+
+	assert_int_equal(tdr_archive__decode(d, sz, &a), 0);
+	assert_true(tdr_archive__has_stacks(a, &frames));
+	assert_int_equal(frames, 3);
+	assert_int_equal(tdr_archive__stats(a)->stacks, 2);
+	assert_int_equal(tdr_archive__stats(a)->stack_samples, 3);
+	assert_int_equal(tdr_archive__stack(a, 0, 0, &pcs), 1);
+	assert_int_equal(pcs[0], 0x500000);
+	assert_int_equal(tdr_archive__stack(a, 2, 1, &pcs), 2);
+	assert_int_equal(pcs[0], 0x401000);
+	assert_int_equal(pcs[1], 0x400ff0);
+	assert_int_equal(tdr_archive__stack(a, 2, 3, &pcs), 2);
+	assert_int_equal(pcs[1], 0x400ff0);
+	assert_int_equal(tdr_archive__stack(a, 2, 0, &pcs), 0);
+	assert_int_equal(tdr_archive__stack(a, 2, 4, &pcs), 0);
+	assert_int_equal(tdr_archive__stack(a, 1, 0, &pcs), 0);
+	assert_int_equal(tdr_archive__stack(a, 3, 0, &pcs), 0);
+	/* The symbols are as without stacks. */
+	assert_int_equal(tdr_archive__stats(a)->addrs, 2);
+	tdr_archive__free(a);
+
+	/* Damage in the part: an entry above the table, a stack of 0 pcs, a
+	 * byte after the part; each makes the archive unusable. */
+	d[sz - 1] = 3;
+	assert_int_equal(tdr_archive__decode(d, sz, &a), -TDR_E_CORRUPT);
+	d[sz - 1] = 2;
+	d[8 + 34 + 1] = 0;
+	assert_int_equal(tdr_archive__decode(d, sz, &a), -TDR_E_CORRUPT);
+	d[8 + 34 + 1] = 1;
+	{
+		uint8_t *x = malloc(sz + 1);
+
+		memcpy(x, d, sz);
+		x[sz] = 0;
+		tdr_put_le32(x, (uint32_t)(sz + 1 - 8));
+		assert_int_equal(tdr_archive__decode(x, sz + 1, &a), -TDR_E_CORRUPT);
+		free(x);
+	}
+	assert_int_equal(tdr_archive__decode(d, sz, &a), 0);
+	tdr_archive__free(a);
+
+	/* The builder refuses what the format cannot hold. */
+	assert_int_equal(tdr_archive_builder__new(&bad), 0);
+	assert_int_equal(tdr_archive_builder__stack(bad, 0, 0, &pc, 1), -EINVAL);
+	tdr_archive_builder__set_frames(bad, 2);
+	assert_int_equal(tdr_archive_builder__stack(bad, 2, 0, &pc, 1), -EINVAL);
+	assert_int_equal(tdr_archive_builder__stack(bad, 1, 0, &pc, 0), -EINVAL);
+	assert_int_equal(tdr_archive_builder__stack(bad, 1, 0, big, TDR_ARCHIVE_MAX_STACK + 1),
+			 -EINVAL);
+	assert_int_equal(tdr_archive_builder__stack(bad, 1, 0, big, TDR_ARCHIVE_MAX_STACK), 0);
+	tdr_archive_builder__free(bad);
+	/* Dropped, the stacks leave the bytes of test_archive__layout. */
+	tdr_archive_builder__drop_stacks(b);
+	free(d);
+	assert_int_equal(tdr_archive_builder__encode(b, 0, (void **)&d, &sz), 0);
+	assert_int_equal(sz, 8 + 34);
+	free(d);
+	free(d2);
+	tdr_archive_builder__free(b);
+	tdr_archive_builder__free(r);
+}
+
+/* tdrec archive's copy (report/archive_file.c): frames copied as they are
+ * (tdr_reader__load_frame_block -> tdr_writer__copy_frame) give the same
+ * frame blocks byte for byte, in the same order, and the same TOTALS once
+ * the record counts are added; a codec 1 frame into a writer that would
+ * not announce codec 1 is refused, and a damaged frame is not copied. */
+static void copy_std(uint8_t codec)
+{
+	char *dir = tl_mkdtemp();
+	char src_path[512], dst_path[512];
+	struct tl_std std;
+	struct tdr_reader *r, *r2;
+	struct tdr_writer *w;
+	struct tdr_writer_opts wo = {.archive = true};
+	struct tdr_frame_buf buf = {0};
+	const struct tdr_totals *t, *t2;
+	uint8_t *a, *b;
+	size_t asz, bsz;
+
+	snprintf(src_path, sizeof(src_path), "%s", tl_path(dir, "src.tdr"));
+	snprintf(dst_path, sizeof(dst_path), "%s", tl_path(dir, "dst.tdr"));
+	tl_std_init(&std);
+	std.codec = codec;
+	assert_int_equal(tl_write_std(src_path, &std, true), 0);
+	assert_int_equal(tdr_reader__open(src_path, &r), 0);
+	wo.path = dst_path;
+	wo.codec = codec;
+	assert_int_equal(tdr_writer__open(&wo, tdr_reader__meta(r), &w), 0);
+	for (size_t i = 0; i < tdr_reader__frame_cnt(r); i++) {
+		const void *payload;
+
+		assert_int_equal(tdr_reader__load_frame_block(r, i, &buf, &payload), 0);
+		assert_int_equal(tdr_writer__copy_frame(w, tdr_reader__frame(r, i), payload), 0);
+	}
+	t = tdr_reader__totals(r);
+	tdr_writer__add_counts(w, &(struct tdr_record_counts){
+				      .samples = t->samples,
+				      .lost_records = t->lost_records,
+				      .lost_samples = t->lost_samples,
+				      .throttles = t->throttles,
+				      .unthrottles = t->unthrottles});
+	assert_int_equal(tdr_writer__finish(w, NULL, 0, NULL), 0);
+	tdr_writer__free(w);
+	assert_int_equal(tdr_reader__open(dst_path, &r2), 0);
+	assert_int_equal(tdr_reader__frame_cnt(r2), TL_STD_FRAMES);
+	t2 = tdr_reader__totals(r2);
+	assert_memory_equal(t2, t, offsetof(struct tdr_totals, event_cnt));
+	assert_int_equal(t2->samples, std.counts.samples);
+	assert_int_equal(tl_slurp(src_path, &a, &asz), 0);
+	assert_int_equal(tl_slurp(dst_path, &b, &bsz), 0);
+	for (size_t i = 0; i < TL_STD_FRAMES; i++) {
+		const struct tdr_frame_info *x = tdr_reader__frame(r, i), *y = tdr_reader__frame(r2, i);
+		size_t n = 24 + 24 + x->comp_sz; /* block header, frame header, payload */
+
+		assert_int_equal(x->ring, std.ring[i]);
+		assert_int_equal(y->ring, x->ring);
+		assert_int_equal(y->codec, x->codec);
+		assert_true(x->offset + n <= asz && y->offset + n <= bsz);
+		assert_memory_equal(b + y->offset, a + x->offset, n);
+		/* and the records decode the same */
+		assert_int_equal(tdr_reader__load_frame(r2, i, &buf), 0);
+		assert_int_equal(buf.sz, std.frame_sz[i]);
+		assert_memory_equal(buf.data, std.frame[i], buf.sz);
+	}
+	/* Refusals: codec 1 into a writer opened without it; a damaged block. */
+	if (codec == TDR_CODEC_COLUMNS) {
+		const void *payload;
+
+		wo.codec = 0;
+		assert_int_equal(tdr_writer__open(&wo, tdr_reader__meta(r), &w), 0);
+		assert_int_equal(tdr_reader__load_frame_block(r, 0, &buf, &payload), 0);
+		if (tdr_reader__frame(r, 0)->codec == TDR_CODEC_COLUMNS)
+			assert_int_equal(tdr_writer__copy_frame(w, tdr_reader__frame(r, 0), payload),
+					 -EINVAL);
+		tdr_writer__free(w);
+	} else {
+		const void *payload;
+		FILE *f = fopen(src_path, "r+b");
+		uint64_t off = tdr_reader__frame(r, 1)->offset + 24 + 24;
+
+		assert_non_null(f);
+		assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+		fputc(a[off] ^ 0x40, f);
+		fclose(f);
+		tl_quiet();
+		assert_int_equal(tdr_reader__load_frame_block(r, 1, &buf, &payload), -TDR_E_CORRUPT);
+		tl_loud();
+	}
+	free(a);
+	free(b);
+	tdr_frame_buf__release(&buf);
+	tdr_reader__free(r);
+	tdr_reader__free(r2);
+	tl_rmdir(dir);
+}
+
+static void test_archive__frames_copied_as_they_are(void **state)
+{
+	(void)state;
+	copy_std(0);
+	copy_std(TDR_CODEC_COLUMNS);
 }
 
 #define N_ADDR 3000
@@ -374,6 +599,15 @@ static void try_decode(const uint8_t *d, size_t sz)
 				assert_true(s.inline_cnt <= TDR_ARCHIVE_MAX_INLINES &&
 					    (s.status != TDR_ARCHIVE_SYM_OK || strlen(s.function)));
 	}
+	for (uint64_t f = 0; f < 4; f++)
+		for (uint32_t k = 0; k < 8; k++) {
+			const uint64_t *pcs = NULL;
+			uint32_t n = tdr_archive__stack(a, f, k, &pcs);
+
+			assert_true(n <= TDR_ARCHIVE_MAX_STACK);
+			if (n)
+				assert_true(pcs[0] + pcs[n - 1] + 1 != 0 || n);
+		}
 	tdr_archive__free(a);
 }
 
@@ -385,6 +619,7 @@ static void test_archive__every_cut_and_byte_flip(void **state)
 	size_t sz;
 
 	(void)state;
+	add_small_stacks(b, false);
 	assert_int_equal(tdr_archive_builder__encode(b, 0, (void **)&d, &sz), 0);
 	/* A stored body must be whole: every cut is refused. */
 	for (size_t n = 0; n < sz; n++)
@@ -524,6 +759,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_archive__layout),
+	    cmocka_unit_test(test_archive__stacks_layout),
+	    cmocka_unit_test(test_archive__frames_copied_as_they_are),
 	    cmocka_unit_test(test_archive__round_trip_and_determinism),
 	    cmocka_unit_test(test_archive__through_a_file),
 	    cmocka_unit_test(test_archive__builder_refuses_what_a_reader_would),

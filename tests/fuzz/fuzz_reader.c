@@ -90,7 +90,7 @@ static uint64_t touch_dso_table(const struct tdr_reader *r)
 
 /* The ARCHIVE section, decoded and looked up as symbolize/ does
  * (docs/format.md 7.2): every object, its first and last address and
- * one beside it. */
+ * one beside it, and the stored stacks of the first samples. */
 static uint64_t touch_archive(const struct tdr_reader *r)
 {
 	static struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
@@ -98,7 +98,7 @@ static uint64_t touch_archive(const struct tdr_reader *r)
 	struct tdr_archive_sym s;
 	struct tdr_archive *a;
 	const void *d;
-	uint64_t h = 0;
+	uint64_t h = 0, frames_cnt;
 	size_t sz;
 
 	if (tdr_reader__section(r, TDR_SECTION_ARCHIVE, &d, &sz) || tdr_archive__decode(d, sz, &a))
@@ -120,6 +120,20 @@ static uint64_t touch_archive(const struct tdr_reader *r)
 			for (uint32_t j = 0; j < s.inline_cnt; j++)
 				h += s.inlines[j].call_line +
 				     (s.inlines[j].function ? (uint8_t)s.inlines[j].function[0] : 0);
+		}
+	}
+	/* The stacks part (7.2 "Stacks"): the first samples of a few frames,
+	 * and one frame past its end. */
+	if (tdr_archive__has_stacks(a, &frames_cnt)) {
+		h += st->stacks + st->stack_samples;
+		for (uint64_t f = 0; f < 4 && f <= frames_cnt; f++) {
+			for (uint32_t k = 0; k < 4; k++) {
+				const uint64_t *pcs = NULL;
+				uint32_t n = tdr_archive__stack(a, f, k, &pcs);
+
+				if (n)
+					h += n + pcs[0] + pcs[n - 1];
+			}
 		}
 	}
 	tdr_archive__free(a);

@@ -15,7 +15,9 @@
  * no `[changed]` row. `info` says whether a file is archived. A perf.data
  * (a bundled example, and one perf records here) converted into an
  * archived .tdr reports the same rows as the perf.data, also after the
- * binary is gone.
+ * binary is gone. A --call-graph dwarf recording keeps its stack views
+ * (--children, --callers, --callees) after a rebuild and a deletion: its
+ * unwound stacks are archived too (docs/format.md 7.2 "Stacks").
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -438,6 +440,122 @@ static void test_archive_e2e__record_archives_last(void **state)
 }
 
 /* Rows of 'tdrec report -i FILE MODE' run in dir (caller frees). */
+/* The rows of 'report MODE' of file (caller frees). */
+static char *stack_rows(const struct env *e, const char *file, const char *mode)
+{
+	char *t = report(e, e->dir, file, mode), *r = rows_of(t);
+
+	free(t);
+	return r;
+}
+
+static const char *const stack_modes[] = {"--children", "--callers work", "--callees main"};
+
+static void same_stacks(const struct env *e, const char *file, char *const *want,
+			const char *when)
+{
+	for (int m = 0; m < 3; m++) {
+		char *now = stack_rows(e, file, stack_modes[m]);
+
+		if (strcmp(want[m], now)) {
+			print_error("%s: report %s differs %s:\n--- before\n%s\n--- now\n%s\n",
+				    file, stack_modes[m], when, want[m], now);
+			fail();
+		}
+		free(now);
+	}
+}
+
+/* A perf.data recorded with --call-graph dwarf, converted by 'tdrec
+ * archive': its stacks are stored at their place in the new file's
+ * frames, so the converted file's stack views equal the perf.data's and
+ * stay so once the binary is gone. Skips without a usable perf. */
+static void dwarf_perf_data(const struct env *e)
+{
+	char *want[3], *out = NULL;
+
+	build(e, "0.999", "-O2 -g");
+	if (run(NULL, "command -v perf >/dev/null 2>&1") ||
+	    run(&out, "cd '%s' && perf record -q -N -e cpu-clock --call-graph dwarf -o dw.data "
+		      "./app 3 2>&1 >/dev/null",
+		e->dir)) {
+		free(out);
+		print_message("perf missing or not allowed: no dwarf perf.data case\n");
+		return; /* the .tdr cases above stand */
+	}
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive dw.data 2>&1", e->dir, e->tdrec), 0);
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info dw.data.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "stacks:      archived: "));
+	free(out);
+	for (int m = 0; m < 3; m++)
+		want[m] = stack_rows(e, "dw.data", stack_modes[m]);
+	assert_non_null(strstr(want[0], " main "));
+	same_stacks(e, "dw.data.tdr", want, "converted from the perf.data");
+	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	same_stacks(e, "dw.data.tdr", want, "converted, after the binary was deleted");
+	for (int m = 0; m < 3; m++)
+		free(want[m]);
+}
+
+/* A --call-graph dwarf recording stores its unwound stacks in the archive
+ * (docs/format.md 7.2 "Stacks"): the stack views stay the same after the
+ * binary is rebuilt with other code (whose CFI would unwind the old stack
+ * copies wrongly) and after it is deleted (nothing to unwind with), both
+ * for the archive tdrec record makes and for 'tdrec archive' afterwards.
+ * The same recording without its archive loses main as a caller. A
+ * perf.data recorded with --call-graph dwarf and converted keeps them too. */
+static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **state)
+{
+	struct env *e = *state;
+	char *live[3], *plain[3], *out = NULL;
+
+	build(e, "0.999", "-O2 -g");
+	record(e, "--call-graph dwarf", "dw.tdr");
+	record(e, "--call-graph dwarf --no-archive", "dwplain.tdr");
+	assert_int_equal(run(NULL, "cd '%s' && cp dwplain.tdr dwlater.tdr", e->dir), 0);
+	assert_int_equal(run(&out, "cd '%s' && '%s' archive dwlater.tdr 2>&1", e->dir, e->tdrec), 0);
+	free(out);
+	for (int m = 0; m < 3; m++)
+		live[m] = stack_rows(e, "dw.tdr", stack_modes[m]);
+	/* The unwound callers are there: main calls work and other. */
+	assert_non_null(strstr(live[0], " main "));
+	assert_non_null(strstr(live[1], " main "));
+	assert_non_null(strstr(live[2], " work "));
+	assert_non_null(strstr(live[2], " other "));
+	assert_int_equal(run(&out, "cd '%s' && '%s' info dw.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "stacks:      archived: "));
+	free(out);
+	assert_int_equal(run(&out, "cd '%s' && '%s' info dwlater.tdr", e->dir, e->tdrec), 0);
+	assert_non_null(strstr(out, "stacks:      archived: "));
+	free(out);
+	/* 'tdrec archive' stored what the live unwind of the same file gives. */
+	for (int m = 0; m < 3; m++)
+		plain[m] = stack_rows(e, "dwplain.tdr", stack_modes[m]);
+	same_stacks(e, "dwlater.tdr", plain, "right after 'tdrec archive'");
+
+	build(e, "0.998", "-O1");
+	same_stacks(e, "dw.tdr", live, "after the binary was rebuilt");
+	same_stacks(e, "dwlater.tdr", plain, "after the binary was rebuilt");
+
+	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	same_stacks(e, "dw.tdr", live, "after the binary was deleted");
+	same_stacks(e, "dwlater.tdr", plain, "after the binary was deleted");
+	dwarf_perf_data(e);
+	{
+		/* Without stored stacks nothing names main any more. */
+		char *gone = stack_rows(e, "dwplain.tdr", "--children");
+
+		assert_null(strstr(gone, " main "));
+		free(gone);
+	}
+	for (int m = 0; m < 3; m++) {
+		free(live[m]);
+		free(plain[m]);
+	}
+}
+
 static char *rows(const struct env *e, const char *dir, const char *file, const char *mode)
 {
 	char *t = report(e, dir, file, mode), *r = rows_of(t);
@@ -516,6 +634,7 @@ int main(void)
 	    cmocka_unit_test(test_archive_e2e__diff_of_two_builds),
 	    cmocka_unit_test(test_archive_e2e__record_archives_last),
 	    cmocka_unit_test(test_archive_e2e__perf_data_converted),
+	    cmocka_unit_test(test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

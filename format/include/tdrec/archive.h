@@ -22,6 +22,7 @@
 #ifndef TDREC_ARCHIVE_H
 #define TDREC_ARCHIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,7 @@
 #define TDR_ARCHIVE_STR_MAX 65536	/* bytes of one string */
 #define TDR_ARCHIVE_MAX_INLINES 256	/* inline frames of one address */
 #define TDR_ARCHIVE_BUILD_ID_MAX 20
+#define TDR_ARCHIVE_MAX_STACK 128	/* pcs of one stored stack */
 
 /* What an object of the archive is. */
 enum tdr_archive_kind {
@@ -99,6 +101,24 @@ TDR_API size_t tdr_archive_builder__cnt(const struct tdr_archive_builder *b);
 /* Objects added so far. */
 TDR_API size_t tdr_archive_builder__dso_cnt(const struct tdr_archive_builder *b);
 
+/*
+ * Stacks (the stacks part of 7.2): the file has frame_cnt frames, and
+ * sample records are named by (frame index, ordinal among the
+ * PERF_RECORD_SAMPLE records of that frame). __set_frames gives the body a
+ * stacks part (before it, there is none); __stack stores the unwound user
+ * stack of one sample record: pcs innermost first, the user pc, then each
+ * return address, as the unwinder gave them. A position given twice keeps
+ * its first stack. __stack returns 0, -EINVAL (no __set_frames, frame out
+ * of range, cnt 0 or above TDR_ARCHIVE_MAX_STACK), -ENOMEM.
+ * __drop_stacks forgets them all (the body has no stacks part again).
+ */
+TDR_API void tdr_archive_builder__set_frames(struct tdr_archive_builder *b, uint64_t frame_cnt);
+TDR_API int tdr_archive_builder__stack(struct tdr_archive_builder *b, uint64_t frame,
+				       uint32_t ord, const uint64_t *pcs, uint32_t cnt);
+/* Distinct stacks stored so far. */
+TDR_API size_t tdr_archive_builder__stack_cnt(const struct tdr_archive_builder *b);
+TDR_API void tdr_archive_builder__drop_stacks(struct tdr_archive_builder *b);
+
 /* The section data, in a new buffer (the caller frees *out). zstd_level 0:
  * the body is stored as it is; otherwise compressed at that level when that
  * is smaller. The same contents give the same bytes, whatever the order
@@ -117,6 +137,7 @@ struct tdr_archive_stats {
 	uint64_t dsos, addrs, functions; /* functions: addresses with status OK */
 	uint64_t inline_frames, strings;
 	uint64_t data_sz, raw_sz; /* section data bytes; body bytes once decoded */
+	uint64_t stacks, stack_samples; /* distinct stored stacks; samples naming one */
 };
 
 /* Decode section data (borrowed for the call only). Returns: 0,
@@ -142,6 +163,16 @@ TDR_API long tdr_archive__find_dso(const struct tdr_archive *a, uint8_t kind, co
  * not archived. */
 TDR_API long tdr_archive__find(const struct tdr_archive *a, size_t dso, uint64_t off,
 			       struct tdr_archive_sym *out, struct tdr_archive_frame *frames);
+
+/* Whether the archive has a stacks part, and for how many frames of the
+ * file (a reader uses it only when that is the file's frame count). */
+TDR_API bool tdr_archive__has_stacks(const struct tdr_archive *a, uint64_t *frame_cnt);
+
+/* The stored stack of the sample record at ordinal ord among the
+ * PERF_RECORD_SAMPLE records of frame `frame`: its pc count (*pcs points
+ * into the archive), or 0 when none is stored. */
+TDR_API uint32_t tdr_archive__stack(const struct tdr_archive *a, uint64_t frame, uint32_t ord,
+				    const uint64_t **pcs);
 
 TDR_API void tdr_archive__free(struct tdr_archive *a);
 

@@ -407,6 +407,24 @@ TDR_API int tdr_writer__open(const struct tdr_writer_opts *opts, const struct td
 TDR_API int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *records,
 				  size_t sz);
 
+/*
+ * Append a frame read from another .tdr file as it is (its header src,
+ * whose offset is ignored, and its comp_sz payload bytes, as
+ * tdr_reader__load_frame_block gives them): no decoding, no encoding. The
+ * TOTALS count its frame, records and bytes; what only its records tell
+ * (samples, lost, throttles) the caller adds with __add_counts (e.g. the
+ * source file's totals once all its frames are copied). Returns: as
+ * __add_frame, and -EINVAL for an unknown codec, a raw size of 0 or above
+ * TDR_FRAME_MAX_RAW, or a codec 1 frame into a writer not opened with
+ * TDR_CODEC_COLUMNS (the file's minor would not announce it).
+ */
+struct tdr_frame_info;
+struct tdr_record_counts;
+TDR_API int tdr_writer__copy_frame(struct tdr_writer *w, const struct tdr_frame_info *src,
+				   const void *payload);
+/* Add record counts to the TOTALS (records itself excepted). */
+TDR_API void tdr_writer__add_counts(struct tdr_writer *w, const struct tdr_record_counts *c);
+
 /* Append an optional section (type: enum tdr_section_type), at most 1 GiB.
  * Same errors. */
 TDR_API int tdr_writer__add_section(struct tdr_writer *w, uint32_t type, const void *data,
@@ -521,6 +539,12 @@ TDR_API const struct tdr_frame_info *tdr_reader__frame(const struct tdr_reader *
  */
 TDR_API int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx,
 				   struct tdr_frame_buf *buf);
+/* Read frame idx's block and verify its checksum (as __load_frame),
+ * without decompressing: *payload is its comp_sz payload bytes (after the
+ * frame header), in buf until its next load. For copying a frame as it
+ * is (tdr_writer__copy_frame). Same errors, no -TDR_E_ZSTD. */
+TDR_API int tdr_reader__load_frame_block(const struct tdr_reader *r, size_t idx,
+					 struct tdr_frame_buf *buf, const void **payload);
 
 /* Find an optional section (the first of that type), read it on the first
  * call (kept by the reader for the next ones) and verify its checksum.

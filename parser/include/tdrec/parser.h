@@ -142,6 +142,7 @@ struct tdr_parse_stats {
 	uint64_t unmapped_samples;    /* user-mode IP in no known mapping */
 	uint64_t user_stacks;	      /* samples with a user stack copy (dwarf) */
 	uint64_t user_stacks_unwound; /* of those, unwound to at least one caller */
+	uint64_t user_stacks_stored;  /* of those, taken from the file's archive */
 	/* Samples whose deltas no counter could reach in the time since the
 	 * stream's previous sample (a damaged file, e.g. a flipped bit in a
 	 * perf.data, which has no checksums): not attributed, the stream
@@ -202,6 +203,10 @@ TDR_API int tdr_parser__run(struct tdr_parser *p, tdr_sample_fn cb, void *ctx);
  * Unwind user stack copies with fn (e.g. symbolize's tdr_unwinder, through
  * report/): their frames follow the callchain's in tdr_sample.frames.
  * Without one, a sample's stack copy is ignored (kernel frames only).
+ * With one, a sample whose unwound stack the file's archive stores
+ * (docs/format.md 7.2, "Stacks") takes it from there, and fn is called
+ * only for the others: the stored stacks do not depend on the binaries on
+ * disk.
  */
 TDR_API void tdr_parser__set_unwinder(struct tdr_parser *p, tdr_unwind_fn fn, void *ctx);
 /* The mapping of addr in process pid as the records so far describe it
@@ -239,6 +244,24 @@ TDR_API void tdr_parser__set_tap(struct tdr_parser *p, tdr_record_tap_fn tap, vo
  * valid until __free. */
 struct tdr_archive;
 TDR_API const struct tdr_archive *tdr_parser__archive(const struct tdr_parser *p);
+
+/*
+ * The user stack of the sample being delivered (valid during the sample
+ * callback only): what the unwinder gave or the archive stored, pcs
+ * innermost first (the user pc, then each return address); cnt 0 when the
+ * sample had no stack copy or none was unwound. has_pos: the sample's
+ * place in a .tdr file (frame index, ordinal among the frame's
+ * PERF_RECORD_SAMPLE records), which names it in the archive's stacks.
+ */
+struct tdr_sample_stack {
+	const uint64_t *pcs;
+	uint32_t cnt;
+	bool stored; /* from the file's archive, not unwound now */
+	bool has_pos;
+	uint64_t frame;
+	uint32_t ord;
+};
+TDR_API const struct tdr_sample_stack *tdr_parser__sample_stack(const struct tdr_parser *p);
 
 /* Name of a rebase reason, e.g. "counter went backwards". */
 TDR_API const char *tdr_rebase_reason_name(enum tdr_rebase_reason r);

@@ -227,6 +227,10 @@ struct tdr_archive_summary {
 	 * or changed since the recording; kernel symbols were not usable. */
 	uint64_t missing, changed, no_kernel;
 	uint64_t objects; /* objects in the archive */
+	/* Unwound user stacks (--call-graph dwarf): samples whose stack was
+	 * stored, distinct stacks, samples left to unwinding at report time
+	 * (a frame's object missing or changed, or no caller found). */
+	uint64_t stack_samples, stacks, stacks_left;
 	size_t bytes;	  /* section data */
 	char out[4096];	  /* tdr_report__archive_file: the file written */
 };
