@@ -9,7 +9,10 @@
  * measures that cost, and so what carrying tables across frames could
  * save. The synthetic frame and the sections are copied as they are;
  * totals are left out (a few hundred bytes).
- * usage: tdr_reframe IN.tdr OUT.tdr K
+ * With CODEC 2 the frames are written as codec 2 chains (docs/format.md
+ * section 6.2) instead of codec 1: K = 1 then measures what carrying the
+ * model and block 0 across frames saves with the frames left as they are.
+ * usage: tdr_reframe IN.tdr OUT.tdr K [CODEC]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,10 +48,12 @@ int main(int argc, char **argv)
 	unsigned k;
 	int err;
 
-	if (argc != 4 || (k = (unsigned)strtoul(argv[3], NULL, 10)) == 0) {
-		fprintf(stderr, "usage: tdr_reframe IN.tdr OUT.tdr K\n");
+	if ((argc != 4 && argc != 5) || (k = (unsigned)strtoul(argv[3], NULL, 10)) == 0) {
+		fprintf(stderr, "usage: tdr_reframe IN.tdr OUT.tdr K [CODEC]\n");
 		return 2;
 	}
+	if (argc == 5)
+		o.codec = (uint8_t)strtoul(argv[4], NULL, 10);
 	if (tdr_reader__open(argv[1], &r))
 		return 1;
 	o.path = argv[2];

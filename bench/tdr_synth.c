@@ -11,7 +11,10 @@
  * writes chunks of up to 4 MiB). The IPs fall in 4096 places of one
  * mapping of MAPPED_FILE (default: this program), so the report resolves
  * functions as it would for a real program.
- * usage: tdr_synth SAMPLES OUT.tdr [MAPPED_FILE]
+ * FRAME_SAMPLES and CODEC (1 or 2, docs/format.md 6.1, 6.2) change the
+ * frames, to measure what small frames cost (a 1 kHz recording drains
+ * about 500 samples per ring and frame).
+ * usage: tdr_synth SAMPLES OUT.tdr [MAPPED_FILE [FRAME_SAMPLES [CODEC]]]
  */
 #include <limits.h>
 #include <stdint.h>
@@ -26,7 +29,7 @@
 /* bench/CMakeLists.txt builds each bench .c file alone: take the record writer in. */
 #include "support/synth.c"
 
-#define FRAME_SAMPLES 20000
+#define FRAME_SAMPLES 20000 /* per ring, by default */
 #define PID 1000
 
 int main(int argc, char **argv)
@@ -42,13 +45,18 @@ int main(int argc, char **argv)
 	struct synth_sid sid = {.pid = PID, .tid = PID, .id = 101};
 	struct perf_event_attr a;
 	struct tdr_writer *w;
-	size_t n, i;
+	size_t n, i, frame_samples = FRAME_SAMPLES;
 	int err;
 
-	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: tdr_synth SAMPLES OUT.tdr [MAPPED_FILE]\n");
+	if (argc < 3 || argc > 6) {
+		fprintf(stderr,
+			"usage: tdr_synth SAMPLES OUT.tdr [MAPPED_FILE [FRAME_SAMPLES [CODEC]]]\n");
 		return 2;
 	}
+	if (argc > 4 && !(frame_samples = strtoull(argv[4], NULL, 10)))
+		frame_samples = FRAME_SAMPLES;
+	if (argc > 5)
+		o.codec = (uint8_t)strtoul(argv[5], NULL, 10);
 	n = strtoull(argv[1], NULL, 10);
 	o.path = argv[2];
 	if (!realpath(argc > 3 ? argv[3] : "/proc/self/exe", mapped)) {
@@ -110,7 +118,7 @@ int main(int argc, char **argv)
 		s.values = vals[t][c];
 		s.ids = ids;
 		synth_sample(&b[c], &a, &s);
-		if (i + 2 >= n || (i / 2 + 1) % FRAME_SAMPLES == 0) {
+		if (i + 2 >= n || (i / 2 + 1) % frame_samples == 0) {
 			if (b[c].sz)
 				err = tdr_writer__add_frame(w, c, b[c].data, b[c].sz);
 			synth_buf_reset(&b[c]);

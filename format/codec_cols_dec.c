@@ -95,8 +95,9 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 
 /* Read block 0 and the directory; make every stream readable. Empty streams
  * get p == end == NULL. */
-static int open_streams(struct tdr_cols_dec *dec, const uint8_t *src, size_t src_sz,
-			uint32_t raw_sz, void *dctx, struct stream_r *st, size_t *nst_out)
+static int open_streams(struct tdr_cols_dec *dec, struct tdr_cols_dchain *ch, const uint8_t *src,
+			size_t src_sz, uint32_t raw_sz, void *dctx, struct stream_r *st,
+			size_t *nst_out)
 {
 	const uint8_t *p = src, *end = src + src_sz, *b0, *b0_end, *own;
 	uint64_t cap = (uint64_t)raw_sz + raw_sz / 4 + 8192, b0_raw, b0_sz, nst, total, own_raw = 0;
@@ -106,13 +107,46 @@ static int open_streams(struct tdr_cols_dec *dec, const uint8_t *src, size_t src
 
 	TDR_BAIL_IF(src_sz < 1, -TDR_E_CORRUPT, "codec 1: empty frame data");
 	method = *p++;
-	TDR_BAIL_IF(method > METHOD_ZSTD || get_varint(&p, end, &b0_raw) || !b0_raw || b0_raw > cap,
+	/* Codec 2 frames continue the chain's stream; codec 1 frames cannot. */
+	TDR_BAIL_IF((ch ? method != METHOD_CHAIN : method > METHOD_ZSTD) ||
+			get_varint(&p, end, &b0_raw) || !b0_raw || b0_raw > cap,
 		    -TDR_E_CORRUPT, "codec 1: block 0 header");
 	b0_sz = b0_raw;
-	if (method == METHOD_ZSTD)
+	if (method != METHOD_STORED)
 		TDR_BAIL_IF(get_varint(&p, end, &b0_sz), -TDR_E_CORRUPT, "codec 1: block 0 header");
 	TDR_BAIL_IF(b0_sz > (uint64_t)(end - p), -TDR_E_CORRUPT, "codec 1: block 0 past the frame");
-	if (method == METHOD_ZSTD) {
+	if (method == METHOD_CHAIN) {
+		ZSTD_inBuffer ib = { p, b0_sz, 0 };
+		ZSTD_outBuffer ob;
+		size_t ret;
+
+		if (grow(&dec->blk0, &dec->blk0_cap, b0_raw))
+			return -ENOMEM;
+		/* All of the frame's bytes, giving exactly b0_raw bytes: one
+		 * more output byte must not come out of them. */
+		ob = (ZSTD_outBuffer){ dec->blk0, b0_raw, 0 };
+		do {
+			ret = ZSTD_decompressStream(ch->zd, &ob, &ib);
+			if (ZSTD_isError(ret)) {
+				tdr_debug("codec 2: block 0: zstd: %s", ZSTD_getErrorName(ret));
+				return -TDR_E_ZSTD;
+			}
+		} while (ib.pos < ib.size && ob.pos < ob.size);
+		TDR_BAIL_IF(ib.pos != ib.size || ob.pos != b0_raw, -TDR_E_CORRUPT,
+			    "codec 2: block 0: %zu of %llu bytes used, %zu of %llu made", ib.pos,
+			    (unsigned long long)b0_sz, ob.pos, (unsigned long long)b0_raw);
+		{
+			uint8_t extra;
+			ZSTD_outBuffer xb = { &extra, 1, 0 };
+			ZSTD_inBuffer eb = { p + b0_sz, 0, 0 };
+
+			ret = ZSTD_decompressStream(ch->zd, &xb, &eb);
+			TDR_BAIL_IF(ZSTD_isError(ret) || xb.pos, -TDR_E_CORRUPT,
+				    "codec 2: block 0 longer than %llu bytes",
+				    (unsigned long long)b0_raw);
+		}
+		b0 = dec->blk0;
+	} else if (method == METHOD_ZSTD) {
 		size_t n;
 
 		if (grow(&dec->blk0, &dec->blk0_cap, b0_raw))
@@ -273,8 +307,12 @@ static inline int next_header(struct stream_r *h, uint64_t *type, uint64_t *misc
 	return next(h, type) || next(h, misc) || next(h, size8) ? -1 : 0;
 }
 
-int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src, size_t src_sz,
-		     uint8_t *dst, uint32_t raw_sz, uint32_t record_cnt)
+static void keep_state(const struct tdr_cols_dec *dec, struct tdr_cols_dchain *ch,
+		       const uint8_t *dst, uint32_t raw_sz, const uint8_t *last, size_t last_m);
+
+static int decode(struct tdr_cols_dec **decp, struct tdr_cols_dchain *ch, bool carry, void *dctx,
+		  const uint8_t *src, size_t src_sz, uint8_t *dst, uint32_t raw_sz,
+		  uint32_t record_cnt)
 {
 	struct stream_r st[TDR_COLS_STREAMS_MAX];
 	struct stream_r *h = &st[STREAM_HEADERS], *o = &st[STREAM_OTHER];
@@ -296,7 +334,7 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 			return -ENOMEM;
 		*decp = dec;
 	}
-	err = open_streams(dec, src, src_sz, raw_sz, dctx, st, &nst);
+	err = open_streams(dec, ch, src, src_sz, raw_sz, dctx, st, &nst);
 	if (err)
 		return err;
 	cols = (nst - 4) / 3;
@@ -310,8 +348,22 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 		rd_pred[rd_cnt] = (uint8_t)pr.pred[j];
 		rd_bias[rd_cnt++] = pr.bias[j];
 	}
-	for (size_t i = 0; i < TDR_ARRAY_SIZE(dec->slots); i++)
-		dec->slots[i].used = false;
+	if (carry) {
+		/* Section 6.2: the contexts and the last sample as the chain's
+		 * previous frame left them. */
+		for (size_t i = 0; i < TDR_ARRAY_SIZE(dec->slots); i++) {
+			dec->slots[i].used = ch->slots[i].used;
+			dec->slots[i].n = ch->slots[i].n;
+			dec->slots[i].k0 = ch->slots[i].k0;
+			dec->slots[i].k1 = ch->slots[i].k1;
+			dec->slots[i].prev = (const uint8_t *)ch->slots[i].w;
+		}
+		last = (const uint8_t *)ch->last;
+		last_m = ch->last_m;
+	} else {
+		for (size_t i = 0; i < TDR_ARRAY_SIZE(dec->slots); i++)
+			dec->slots[i].used = false;
+	}
 
 	while (h->p != h->end) {
 		uint64_t type, misc, size8;
@@ -369,7 +421,7 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 				/* Same size and keys as the previous sample of the
 				 * context: start from its words (keys included),
 				 * then add the deltas of the columns read. */
-				memcpy(out, dst + s->prev_off, 8 * m);
+				memcpy(out, s->prev, 8 * m);
 				for (size_t i = 0; i < rd_cnt; i++) {
 					size_t j = rd_j[i];
 					uint64_t w;
@@ -385,7 +437,7 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 					memcpy(out + 8 * j, &w, 8); /* little-endian host */
 				}
 			}
-			s->prev_off = (uint32_t)(pos + 8);
+			s->prev = out;
 			last = out;
 			last_m = m;
 			body = 8 * m;
@@ -405,5 +457,74 @@ int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src,
 	for (size_t i = STREAM_OTHER; i < nst; i++)
 		TDR_BAIL_IF(st[i].p != st[i].end, -TDR_E_CORRUPT, "codec 1: stream %zu not used up",
 			    i);
+	if (ch)
+		keep_state(dec, ch, dst, raw_sz, last, last_m);
+	return 0;
+}
+
+/* After a codec 2 frame: copy what the next frame of the chain starts from
+ * out of the frame's output (contexts carried over unchanged already point
+ * at their copy). */
+static void keep_state(const struct tdr_cols_dec *dec, struct tdr_cols_dchain *ch,
+		       const uint8_t *dst, uint32_t raw_sz, const uint8_t *last, size_t last_m)
+{
+	for (size_t i = 0; i < TDR_ARRAY_SIZE(dec->slots); i++) {
+		const struct tdr_cols_dslot *s = &dec->slots[i];
+		size_t n = s->n < TDR_COLS_MAX ? (size_t)s->n : TDR_COLS_MAX;
+
+		ch->slots[i].used = s->used;
+		if (!s->used)
+			continue;
+		ch->slots[i].n = s->n;
+		ch->slots[i].k0 = s->k0;
+		ch->slots[i].k1 = s->k1;
+		if (s->prev >= dst && s->prev < dst + raw_sz)
+			memcpy(ch->slots[i].w, s->prev, 8 * n);
+	}
+	if (last && last != (const uint8_t *)ch->last)
+		memcpy(ch->last, last, 8 * last_m);
+	ch->last_m = last ? last_m : 0;
+}
+
+int tdr_cols__decode(struct tdr_cols_dec **decp, void *dctx, const uint8_t *src, size_t src_sz,
+		     uint8_t *dst, uint32_t raw_sz, uint32_t record_cnt)
+{
+	return decode(decp, NULL, false, dctx, src, src_sz, dst, raw_sz, record_cnt);
+}
+
+void tdr_cols_dchain__release(struct tdr_cols_dchain *ch)
+{
+	ZSTD_freeDCtx(ch->zd);
+	ch->zd = NULL;
+	ch->live = false;
+}
+
+int tdr_cols__decode_chained(struct tdr_cols_dec **decp, struct tdr_cols_dchain *ch, uint32_t link,
+			     void *zdctx, const uint8_t *src, size_t src_sz, uint8_t *dst,
+			     uint32_t raw_sz, uint32_t record_cnt)
+{
+	int err;
+
+	if (link && (!ch->live || ch->link + 1 != link))
+		return -TDR_E_CORRUPT; /* the caller decodes the chain in order */
+	ch->live = false;
+	if (!ch->zd) {
+		ch->zd = ZSTD_createDCtx();
+		if (!ch->zd)
+			return -ENOMEM;
+	}
+	if (!link) {
+		/* A new chain: a new zstd frame, whose window a reader keeps
+		 * per ring (refused above the writer's bound). */
+		if (ZSTD_isError(ZSTD_DCtx_reset(ch->zd, ZSTD_reset_session_only)) ||
+		    ZSTD_isError(ZSTD_DCtx_setParameter(ch->zd, ZSTD_d_windowLogMax,
+							TDR_CHAIN_WINDOW_LOG)))
+			return -TDR_E_ZSTD;
+	}
+	err = decode(decp, ch, link > 0, zdctx, src, src_sz, dst, raw_sz, record_cnt);
+	if (err)
+		return err;
+	ch->link = link;
+	ch->live = true;
 	return 0;
 }

@@ -184,34 +184,41 @@ static int scan_records(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, s
 	return 0;
 }
 
-/* The context model, encoder side: the delta of every modelled word. */
-static void model_deltas(struct tdr_cols_enc *e, const uint8_t *raw, size_t rows, size_t cols)
+/* The context model, encoder side: the delta of every modelled word. The
+ * contexts and the last sample start empty (codec 1, or a chain's first
+ * frame) or as the chain's previous frame left them. A context keeps all
+ * min(n, TDR_COLS_MAX) words of its previous sample, so that a later frame
+ * with more columns finds them (section 6.2). */
+static void model_deltas(struct tdr_cols_enc *e, const uint8_t *raw, size_t rows, size_t cols,
+			 struct tdr_cols_ctx *slots, uint64_t *last, size_t *last_mp, bool carry)
 {
 	const struct tdr_cols_params *pr = &e->params;
-	uint64_t last[TDR_COLS_MAX], w[TDR_COLS_MAX];
-	size_t last_m = 0;
+	uint64_t w[TDR_COLS_MAX];
+	size_t last_m = carry ? *last_mp : 0;
 
-	memset(e->slots, 0, sizeof(*e->slots) << TDR_COLS_SLOT_BITS);
+	if (!carry)
+		memset(slots, 0, sizeof(*slots) << TDR_COLS_SLOT_BITS);
 	for (size_t r = 0; r < rows; r++) {
 		const uint8_t *body = raw + e->rows[r].off + 8;
-		size_t m = e->rows[r].m;
+		size_t m = e->rows[r].m, n = e->rows[r].n < TDR_COLS_MAX ? e->rows[r].n : TDR_COLS_MAX;
 		uint64_t *d = e->delta + r * cols, k0, k1;
 		struct tdr_cols_ctx *s;
 
-		for (size_t j = 0; j < m; j++)
+		for (size_t j = 0; j < n; j++)
 			w[j] = tdr_get_le64(body + 8 * j);
 		key_values(pr, w, m, &k0, &k1);
-		s = ctx_get(e->slots, e->rows[r].n, k0, k1, last, last_m, cols, &e->rows[r].fresh);
+		s = ctx_get(slots, e->rows[r].n, k0, k1, last, last_m, cols, &e->rows[r].fresh);
 		for (size_t j = 0; j < m; j++) {
 			if (is_key(pr, j))
 				d[j] = w[j] - (j < last_m ? last[j] : 0);
 			else
 				d[j] = w[j] - s->prev[j];
-			s->prev[j] = w[j];
 			last[j] = w[j];
 		}
+		memcpy(s->prev, w, 8 * n);
 		last_m = m;
 	}
+	*last_mp = last_m;
 }
 
 /* The uncompressed streams, cut out of one scratch buffer: their sizes are
@@ -326,13 +333,37 @@ static int emit_streams(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, s
 	return 0;
 }
 
+/* Block 0 (section 6.1): the directory, then the inline streams. Returns
+ * its size. */
+static size_t fill_block0(uint8_t *b0, const struct stream_w *st, size_t nst, const uint8_t *place,
+			  const size_t *csz)
+{
+	size_t dlen = put_varint(b0, nst);
+
+	for (size_t i = 0; i < nst; i++) {
+		dlen += put_varint(b0 + dlen, st[i].len);
+		if (!st[i].len)
+			continue;
+		b0[dlen++] = place[i];
+		if (place[i] == PLACE_OWN_ZSTD)
+			dlen += put_varint(b0 + dlen, csz[i]);
+	}
+	for (size_t i = 0; i < nst; i++) {
+		if (st[i].len && place[i] == PLACE_INLINE) {
+			memcpy(b0 + dlen, st[i].p, st[i].len);
+			dlen += st[i].len;
+		}
+	}
+	return dlen;
+}
+
 /*
  * Lay out the codec 1 data (section 6.1): block 0 (the directory and the
  * small streams, compressed together), then each large stream compressed on
  * its own. out: [3 + 20 bytes of block 0 header room][block 0][own streams].
  */
-static int assemble(struct tdr_cols_enc *e, ZSTD_CCtx *cctx, struct stream_w *st, size_t nst,
-		    size_t *out_sz)
+static int assemble(struct tdr_cols_enc *e, ZSTD_CCtx *cctx, ZSTD_CCtx *chain, struct stream_w *st,
+		    size_t nst, size_t *out_sz)
 {
 	uint8_t place[TDR_COLS_STREAMS_MAX];
 	size_t csz[TDR_COLS_STREAMS_MAX];
@@ -376,30 +407,56 @@ static int assemble(struct tdr_cols_enc *e, ZSTD_CCtx *cctx, struct stream_w *st
 		stage_len += csz[i];
 	}
 
-	/* Block 0: the directory, then the inline streams. */
-	b0 = e->blk0;
-	dlen += put_varint(b0 + dlen, nst);
-	for (size_t i = 0; i < nst; i++) {
-		dlen += put_varint(b0 + dlen, st[i].len);
-		if (!st[i].len)
-			continue;
-		b0[dlen++] = place[i];
-		if (place[i] == PLACE_OWN_ZSTD)
-			dlen += put_varint(b0 + dlen, csz[i]);
-	}
-	for (size_t i = 0; i < nst; i++) {
-		if (st[i].len && place[i] == PLACE_INLINE) {
-			memcpy(b0 + dlen, st[i].p, st[i].len);
-			dlen += st[i].len;
+	/* Codec 2 (section 6.2): own streams pay zstd tables in every frame,
+	 * inline ones share block 0's, carried along the chain. When all
+	 * streams inline in one zstd frame come out smaller than block 0 plus
+	 * the own streams (small frames, many columns), inline them all. */
+	if (chain && stage_len) {
+		uint8_t inl[TDR_COLS_STREAMS_MAX];
+		size_t z_own, z_inl, cap = ZSTD_compressBound(b0_cap);
+
+		memset(inl, PLACE_INLINE, nst);
+		z_own = ZSTD_compress2(cctx, e->out + sizeof(hdr), cap, e->blk0,
+				       fill_block0(e->blk0, st, nst, place, csz));
+		z_inl = ZSTD_compress2(cctx, e->out + sizeof(hdr), cap, e->blk0,
+				       fill_block0(e->blk0, st, nst, inl, csz));
+		if (!ZSTD_isError(z_own) && !ZSTD_isError(z_inl) && z_inl <= z_own + stage_len) {
+			memcpy(place, inl, nst);
+			stage_len = 0;
 		}
 	}
+	b0 = e->blk0;
+	dlen = fill_block0(b0, st, nst, place, csz);
 	b0_raw = dlen;
-	b0_sz = ZSTD_compress2(cctx, e->out + sizeof(hdr), ZSTD_compressBound(b0_cap), b0, b0_raw);
-	if (ZSTD_isError(b0_sz)) {
-		tdr_debug("zstd: %s", ZSTD_getErrorName(b0_sz));
-		return -TDR_E_ZSTD;
+	if (chain) {
+		/* Codec 2: the next bytes of the chain's zstd stream, flushed
+		 * so that they decode without what follows. */
+		ZSTD_outBuffer ob = { e->out + sizeof(hdr), ZSTD_compressBound(b0_cap), 0 };
+		ZSTD_inBuffer ib = { b0, b0_raw, 0 };
+		size_t left;
+
+		do {
+			left = ZSTD_compressStream2(chain, &ob, &ib, ZSTD_e_flush);
+			if (ZSTD_isError(left)) {
+				tdr_debug("zstd: %s", ZSTD_getErrorName(left));
+				return -TDR_E_ZSTD;
+			}
+		} while (left && ob.pos < ob.size);
+		if (left)
+			return -TDR_E_ZSTD;
+		b0_sz = ob.pos;
+		method = METHOD_CHAIN;
+	} else {
+		b0_sz = ZSTD_compress2(cctx, e->out + sizeof(hdr), ZSTD_compressBound(b0_cap), b0,
+				       b0_raw);
+		if (ZSTD_isError(b0_sz)) {
+			tdr_debug("zstd: %s", ZSTD_getErrorName(b0_sz));
+			return -TDR_E_ZSTD;
+		}
 	}
-	if (b0_sz < b0_raw) {
+	if (method == METHOD_CHAIN) {
+		/* stays in the stream, whatever its size */
+	} else if (b0_sz < b0_raw) {
 		method = METHOD_ZSTD;
 	} else {
 		memcpy(e->out + sizeof(hdr), b0, b0_raw);
@@ -407,7 +464,7 @@ static int assemble(struct tdr_cols_enc *e, ZSTD_CCtx *cctx, struct stream_w *st
 	}
 	hdr[hlen++] = (uint8_t)method;
 	hlen += put_varint(hdr + hlen, b0_raw);
-	if (method == METHOD_ZSTD)
+	if (method != METHOD_STORED)
 		hlen += put_varint(hdr + hlen, b0_sz);
 	/* Close the gaps: header, block 0, own streams. */
 	memmove(e->out + hlen, e->out + sizeof(hdr), b0_sz);
@@ -417,12 +474,13 @@ static int assemble(struct tdr_cols_enc *e, ZSTD_CCtx *cctx, struct stream_w *st
 	return 0;
 }
 
-int tdr_cols__encode(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, size_t record_cnt,
-		     const uint32_t *keys, size_t key_cnt, void *zcctx, const uint8_t **out,
-		     size_t *out_sz)
+static int encode(struct tdr_cols_enc *e, struct tdr_cols_chain *ch, const uint8_t *raw, size_t sz,
+		  size_t record_cnt, const uint32_t *keys, size_t key_cnt, void *zcctx,
+		  const uint8_t **out, size_t *out_sz)
 {
 	struct stream_w st[TDR_COLS_STREAMS_MAX];
-	size_t rows, cols;
+	uint64_t last[TDR_COLS_MAX];
+	size_t rows, cols, last_m = 0;
 	int err;
 
 	err = scan_records(e, raw, sz, &rows, &cols);
@@ -430,7 +488,7 @@ int tdr_cols__encode(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, size
 		return err;
 	if (!rows)
 		return 1; /* nothing to model: the caller uses codec 0 */
-	if (!e->slots) {
+	if (!ch && !e->slots) {
 		e->slots = tdr_calloc((size_t)1 << TDR_COLS_SLOT_BITS, sizeof(*e->slots));
 		if (!e->slots)
 			return -ENOMEM;
@@ -446,13 +504,65 @@ int tdr_cols__encode(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, size
 			e->params.key_mask |= 1ull << keys[i];
 		}
 	}
-	model_deltas(e, raw, rows, cols);
+	if (ch)
+		model_deltas(e, raw, rows, cols, ch->slots, ch->last, &ch->last_m, ch->link > 0);
+	else
+		model_deltas(e, raw, rows, cols, e->slots, last, &last_m, false);
 	pick_params(e, rows, cols);
 	err = emit_streams(e, raw, sz, rows, cols, record_cnt, st);
 	if (!err)
-		err = assemble(e, zcctx, st, 4 + 3 * cols, out_sz);
+		err = assemble(e, zcctx, ch ? ch->zc : NULL, st, 4 + 3 * cols, out_sz);
 	if (err)
 		return err;
 	*out = e->out;
+	return 0;
+}
+
+int tdr_cols__encode(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, size_t record_cnt,
+		     const uint32_t *keys, size_t key_cnt, void *zcctx, const uint8_t **out,
+		     size_t *out_sz)
+{
+	return encode(e, NULL, raw, sz, record_cnt, keys, key_cnt, zcctx, out, out_sz);
+}
+
+void tdr_cols_chain__release(struct tdr_cols_chain *ch)
+{
+	ZSTD_freeCCtx(ch->zc);
+	ch->zc = NULL;
+	ch->link = 0;
+}
+
+int tdr_cols__encode_chained(struct tdr_cols_enc *e, struct tdr_cols_chain *ch, const uint8_t *raw,
+			     size_t sz, size_t record_cnt, const uint32_t *keys, size_t key_cnt,
+			     void *zcctx, const uint8_t **out, size_t *out_sz, uint32_t *link)
+{
+	int err;
+
+	if (!ch->zc) {
+		ch->zc = ZSTD_createCCtx();
+		if (!ch->zc)
+			return -ENOMEM;
+		ch->link = 0;
+	}
+	if (ch->link >= TDR_CHAIN_MAX_FRAMES || ch->raw >= TDR_CHAIN_MAX_RAW)
+		ch->link = 0;
+	if (!ch->link) {
+		/* A new chain: a new zstd frame, at the writer's level, with
+		 * a window a reader can keep per ring. */
+		if (ZSTD_isError(ZSTD_CCtx_reset(ch->zc, ZSTD_reset_session_only)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(ch->zc, ZSTD_c_compressionLevel,
+							ch->level)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(ch->zc, ZSTD_c_windowLog,
+							TDR_CHAIN_WINDOW_LOG)))
+			return -TDR_E_ZSTD;
+		ch->raw = 0;
+	}
+	err = encode(e, ch, raw, sz, record_cnt, keys, key_cnt, zcctx, out, out_sz);
+	if (err < 0)
+		ch->link = 0; /* the stream's state is unknown: start again */
+	if (err)
+		return err; /* 1: no sample, codec 0, the chain goes on after it */
+	*link = ch->link++;
+	ch->raw += sz;
 	return 0;
 }

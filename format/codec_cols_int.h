@@ -21,6 +21,7 @@
 #define STREAM_COL0 4 /* then 3 planes per column */
 #define METHOD_STORED 0
 #define METHOD_ZSTD 1
+#define METHOD_CHAIN 2 /* codec 2: block 0 continues the chain's zstd stream */
 #define PLACE_INLINE 0	   /* in block 0, after the directory */
 #define PLACE_OWN_ZSTD 1   /* its own zstd frame after block 0 */
 #define PLACE_OWN_STORED 2 /* stored as it is after block 0 */

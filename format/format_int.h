@@ -59,8 +59,10 @@ enum tdr_block_type {
 #define TDR_FR_COMP_SZ 12
 #define TDR_FR_RECORD_CNT 16
 #define TDR_FR_CRC 20
+#define TDR_FR_LINK 1 /* codec 2: 3 bytes, the frame's place in its chain */
 #define TDR_CODEC_ZSTD 0
 #define TDR_CODEC_COLS 1
+#define TDR_CODEC_CHAIN 2 /* codec 1 carried across a ring's frames (6.2) */
 
 /* Section 7: section header, the first 8 bytes of a SECTION payload. */
 #define TDR_SECTION_HDR_SZ 8
@@ -305,6 +307,25 @@ struct tdr_cols_enc {
 void tdr_cols_enc__release(struct tdr_cols_enc *e);
 
 /*
+ * Section 6.2, codec 2: what one ring's chain carries from a frame to the
+ * next, encoder side: the model's contexts and last sample, and block 0's
+ * zstd stream (one zstd frame for the whole chain, flushed at the end of
+ * every codec 2 frame). link is the place of the next frame in the chain;
+ * 0 starts a new chain.
+ */
+struct tdr_cols_chain {
+	uint32_t ring;
+	uint32_t link;
+	uint64_t raw;	/* raw bytes encoded in the current chain */
+	int level;	/* zstd level of block 0's stream */
+	size_t last_m;
+	uint64_t last[TDR_COLS_MAX];
+	struct tdr_cols_ctx slots[1u << TDR_COLS_SLOT_BITS];
+	void *zc; /* ZSTD_CCtx of block 0's stream */
+};
+void tdr_cols_chain__release(struct tdr_cols_chain *ch);
+
+/*
  * Encode the sz raw bytes of record_cnt whole records (already checked to
  * tile) as codec 1 data, with the given key columns (at most 2 used).
  * zcctx is a ZSTD_CCtx with its level set. *out (owned by e, valid until the
@@ -315,13 +336,30 @@ void tdr_cols_enc__release(struct tdr_cols_enc *e);
 int tdr_cols__encode(struct tdr_cols_enc *e, const uint8_t *raw, size_t sz, size_t record_cnt,
 		     const uint32_t *keys, size_t key_cnt, void *zcctx, const uint8_t **out,
 		     size_t *out_sz);
+/*
+ * The same as a codec 2 frame of the chain ch (section 6.2): the model
+ * starts from ch's state unless ch->link is 0, block 0 continues ch's zstd
+ * stream. On success ch holds the state after this frame and *link the
+ * frame's link (ch->link is advanced); on failure ch->link is 0, so the
+ * next frame starts a new chain.
+ */
+int tdr_cols__encode_chained(struct tdr_cols_enc *e, struct tdr_cols_chain *ch, const uint8_t *raw,
+			     size_t sz, size_t record_cnt, const uint32_t *keys, size_t key_cnt,
+			     void *zcctx, const uint8_t **out, size_t *out_sz, uint32_t *link);
+/* A chain restarts after this many frames or raw bytes, so a damaged frame
+ * costs at most the rest of its chain (section 6.2). */
+#define TDR_CHAIN_MAX_FRAMES 32
+#define TDR_CHAIN_MAX_RAW (8u << 20)
+/* Window of block 0's chained zstd stream: bounds a reader's memory per
+ * ring. */
+#define TDR_CHAIN_WINDOW_LOG 14
 
 /* A context as the decoder keeps it: where its previous sample's words are
- * in the output. */
+ * (in the output, or in the chain's copy for a context carried over). */
 struct tdr_cols_dslot {
 	bool used;
 	uint64_t n, k0, k1;
-	uint32_t prev_off;
+	const uint8_t *prev;
 };
 
 /* Decoder state (one per struct tdr_frame_buf, allocated on first use). */
@@ -334,14 +372,35 @@ struct tdr_cols_dec {
 };
 void tdr_cols_dec__release(struct tdr_cols_dec *d);
 
+/* Section 6.2, decoder side: what a ring's chain carries, after the frame
+ * of link `link` was decoded (live), or nothing (not live). */
+struct tdr_cols_dchain {
+	bool live;
+	uint32_t link;
+	size_t last_m;
+	uint64_t last[TDR_COLS_MAX];
+	struct {
+		bool used;
+		uint64_t n, k0, k1;
+		uint64_t w[TDR_COLS_MAX]; /* min(n, TDR_COLS_MAX) words */
+	} slots[1u << TDR_COLS_SLOT_BITS];
+	void *zd; /* ZSTD_DCtx of block 0's stream */
+};
+void tdr_cols_dchain__release(struct tdr_cols_dchain *ch);
+
 /*
  * Decode src_sz bytes of codec 1 data into exactly raw_sz bytes at dst
  * holding record_cnt records. *decp is created on first use. zdctx is a
- * ZSTD_DCtx.
+ * ZSTD_DCtx. With ch (codec 2, section 6.2), the frame of link `link`
+ * continues ch (which must be live with link - 1, unless link is 0); on
+ * success ch holds the state after it, on failure it is not live.
  * Returns: 0, -TDR_E_CORRUPT, -TDR_E_ZSTD, -ENOMEM.
  */
 int tdr_cols__decode(struct tdr_cols_dec **decp, void *zdctx, const uint8_t *src, size_t src_sz,
 		     uint8_t *dst, uint32_t raw_sz, uint32_t record_cnt);
+int tdr_cols__decode_chained(struct tdr_cols_dec **decp, struct tdr_cols_dchain *ch, uint32_t link,
+			     void *zdctx, const uint8_t *src, size_t src_sz, uint8_t *dst,
+			     uint32_t raw_sz, uint32_t record_cnt);
 
 /* Largest codec 1 data for raw_sz raw bytes (section 10). */
 static inline uint64_t tdr_cols__max_comp(uint64_t raw_sz)

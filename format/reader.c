@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,6 +54,23 @@ struct tdr_reader {
 	struct tdr_section_ent *sections;
 	size_t section_cnt;
 	struct section_copy *section_data; /* per section: its payload once asked for */
+	/* Codec 2 (section 6.2): per frame, the earlier codec 2 frame of its
+	 * ring (SIZE_MAX: none); per ring, its chain's decoder state. */
+	size_t *chain_prev;
+	struct ring_chain *chains;
+	size_t chain_cnt;
+};
+
+/* One ring's codec 2 state: the chain decoded up to frame idx. Loads of
+ * that ring's codec 2 frames take the lock, so two threads may still load
+ * frames of the same ring (in any order: a frame out of order replays its
+ * chain from the start into scratch). */
+struct ring_chain {
+	uint32_t ring;
+	pthread_mutex_t lock;
+	size_t idx;
+	struct tdr_cols_dchain st;
+	struct tdr_frame_buf scratch;
 };
 
 /* A section's payload, read on the first __section call for it. */
@@ -184,6 +202,10 @@ static int read_frame_hdr(const struct blk *b, struct tdr_frame_info *fi)
 	fi->raw_sz = tdr_get_le32(p + TDR_FR_RAW_SZ);
 	fi->comp_sz = tdr_get_le32(p + TDR_FR_COMP_SZ);
 	fi->record_cnt = tdr_get_le32(p + TDR_FR_RECORD_CNT);
+	fi->link = fi->codec == TDR_CODEC_CHAIN ? (uint32_t)p[TDR_FR_LINK] |
+						     (uint32_t)p[TDR_FR_LINK + 1] << 8 |
+						     (uint32_t)p[TDR_FR_LINK + 2] << 16
+						: 0;
 	TDR_BAIL_IF(fi->comp_sz != b->payload_sz - TDR_FRAME_HDR_SZ, -TDR_E_CORRUPT,
 		    "frame at %llu: %u compressed bytes in a %llu byte block",
 		    (unsigned long long)b->off, fi->comp_sz, (unsigned long long)b->payload_sz);
@@ -192,7 +214,8 @@ static int read_frame_hdr(const struct blk *b, struct tdr_frame_info *fi)
 	TDR_BAIL_IF(fi->codec == TDR_CODEC_ZSTD && fi->comp_sz > ZSTD_compressBound(fi->raw_sz),
 		    -TDR_E_CORRUPT, "frame at %llu: %u bytes compress to %u",
 		    (unsigned long long)b->off, fi->raw_sz, fi->comp_sz);
-	TDR_BAIL_IF(fi->codec == TDR_CODEC_COLS && fi->comp_sz > tdr_cols__max_comp(fi->raw_sz),
+	TDR_BAIL_IF((fi->codec == TDR_CODEC_COLS || fi->codec == TDR_CODEC_CHAIN) &&
+			fi->comp_sz > tdr_cols__max_comp(fi->raw_sz),
 		    -TDR_E_CORRUPT, "frame at %llu: %u bytes encode to %u",
 		    (unsigned long long)b->off, fi->raw_sz, fi->comp_sz);
 	TDR_BAIL_IF(fi->record_cnt > fi->raw_sz / sizeof(struct perf_event_header),
@@ -322,10 +345,10 @@ static int read_trailer_block(struct tdr_reader *r, uint64_t off, struct blk *b)
 }
 
 /* Check every index entry against the block it points to. */
-static bool index_matches(const struct tdr_reader *r)
+static bool index_matches(struct tdr_reader *r)
 {
 	for (size_t i = 0; i < r->tr.frame_cnt; i++) {
-		const struct tdr_frame_info *want = &r->tr.frames[i];
+		struct tdr_frame_info *want = &r->tr.frames[i];
 		struct tdr_frame_info got;
 		struct blk b;
 
@@ -336,6 +359,7 @@ static bool index_matches(const struct tdr_reader *r)
 		    got.raw_sz != want->raw_sz || got.comp_sz != want->comp_sz ||
 		    got.record_cnt != want->record_cnt)
 			return false;
+		want->link = got.link; /* the index does not hold it */
 	}
 	for (size_t i = 0; i < r->tr.section_cnt; i++) {
 		struct tdr_section_ent got;
@@ -456,6 +480,44 @@ static int scan(struct tdr_reader *r, const char *name)
 	return 0;
 }
 
+/* Section 6.2: find the frame each codec 2 frame continues (the earlier
+ * codec 2 frame of its ring) and make one chain state per ring. */
+static int link_chains(struct tdr_reader *r)
+{
+	size_t cap = 0;
+
+	r->chain_prev = tdr_malloc((r->frame_cnt ? r->frame_cnt : 1) * sizeof(size_t));
+	if (!r->chain_prev)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->frame_cnt; i++) {
+		struct ring_chain *rc = NULL;
+
+		r->chain_prev[i] = SIZE_MAX;
+		if (r->frames[i].codec != TDR_CODEC_CHAIN)
+			continue;
+		for (size_t j = 0; j < r->chain_cnt && !rc; j++)
+			if (r->chains[j].ring == r->frames[i].ring)
+				rc = &r->chains[j];
+		if (!rc) {
+			if (tdr_ensure_cap(&r->chains, &cap, sizeof(*rc), r->chain_cnt + 1))
+				return -ENOMEM;
+			rc = &r->chains[r->chain_cnt];
+			memset(rc, 0, sizeof(*rc));
+			rc->ring = r->frames[i].ring;
+			rc->idx = SIZE_MAX;
+			if (pthread_mutex_init(&rc->lock, NULL))
+				return -ENOMEM;
+			r->chain_cnt++;
+		} else {
+			r->chain_prev[i] = rc->idx;
+		}
+		rc->idx = i;
+	}
+	for (size_t j = 0; j < r->chain_cnt; j++)
+		r->chains[j].idx = SIZE_MAX; /* nothing decoded yet */
+	return 0;
+}
+
 static int reader_init(struct tdr_reader *r, const char *name)
 {
 	uint64_t first;
@@ -478,7 +540,7 @@ static int reader_init(struct tdr_reader *r, const char *name)
 	}
 	r->section_data = tdr_calloc(r->section_cnt ? r->section_cnt : 1,
 				     sizeof(struct section_copy));
-	if (!r->section_data)
+	if (!r->section_data || link_chains(r))
 		return -ENOMEM;
 	r->status.truncated = !(r->footer && r->status.intact_sz == r->sz);
 	r->status.frame_cnt = r->frame_cnt;
@@ -558,6 +620,13 @@ void tdr_reader__free(struct tdr_reader *r)
 	for (size_t i = 0; r->section_data && i < r->section_cnt; i++)
 		free(r->section_data[i].data);
 	free(r->section_data);
+	for (size_t i = 0; i < r->chain_cnt; i++) {
+		pthread_mutex_destroy(&r->chains[i].lock);
+		tdr_cols_dchain__release(&r->chains[i].st);
+		tdr_frame_buf__release(&r->chains[i].scratch);
+	}
+	free(r->chains);
+	free(r->chain_prev);
 	tdr_meta__clear(&r->meta);
 	tdr_trailer__release(&r->tr);
 	free(r->frames);
@@ -613,7 +682,7 @@ void tdr_frame_buf__release(struct tdr_frame_buf *buf)
 /* Decode a verified frame payload into buf (exactly raw_sz bytes): codec 0
  * decompresses, codec 1 rebuilds the records from their columns. */
 static int decompress(const struct tdr_frame_info *fi, const uint8_t *src,
-		      struct tdr_frame_buf *buf)
+		      struct tdr_frame_buf *buf, struct tdr_cols_dchain *ch)
 {
 	uint8_t dummy;
 	size_t n;
@@ -633,6 +702,11 @@ static int decompress(const struct tdr_frame_info *fi, const uint8_t *src,
 		if (!buf->dctx)
 			return -ENOMEM;
 	}
+	if (fi->codec == TDR_CODEC_CHAIN)
+		return tdr_cols__decode_chained((struct tdr_cols_dec **)&buf->codec, ch, fi->link,
+						buf->dctx, src, fi->comp_sz,
+						fi->raw_sz ? buf->data : &dummy, fi->raw_sz,
+						fi->record_cnt);
 	if (fi->codec == TDR_CODEC_COLS)
 		return tdr_cols__decode((struct tdr_cols_dec **)&buf->codec, buf->dctx, src,
 					fi->comp_sz, fi->raw_sz ? buf->data : &dummy, fi->raw_sz,
@@ -649,7 +723,8 @@ static int decompress(const struct tdr_frame_info *fi, const uint8_t *src,
 	return 0;
 }
 
-int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf)
+static int load_one(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf,
+		    struct tdr_cols_dchain *ch)
 {
 	const struct perf_event_header *h;
 	const struct tdr_frame_info *fi;
@@ -687,15 +762,16 @@ int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_fr
 	err = parse_block(r, buf->block, fi->offset, &b);
 	if (err || b.type != TDR_BLOCK_FRAME || read_frame_hdr(&b, &got) ||
 	    got.codec != fi->codec || got.ring != fi->ring || got.raw_sz != fi->raw_sz ||
-	    got.comp_sz != fi->comp_sz || got.record_cnt != fi->record_cnt)
+	    got.comp_sz != fi->comp_sz || got.record_cnt != fi->record_cnt ||
+	    got.link != fi->link)
 		return -TDR_E_CORRUPT;
 	TDR_BAIL_IF(tdr_crc32c(0, buf->block + TDR_BLOCK_HDR_SZ, (size_t)b.payload_sz) !=
 			b.payload_crc,
 		    -TDR_E_CORRUPT, "frame %zu at %llu: payload checksum", idx,
 		    (unsigned long long)fi->offset);
-	TDR_BAIL_IF(fi->codec != TDR_CODEC_ZSTD && fi->codec != TDR_CODEC_COLS, -TDR_E_CORRUPT,
+	TDR_BAIL_IF(fi->codec > TDR_CODEC_CHAIN, -TDR_E_CORRUPT,
 		    "frame %zu: unknown codec %u (written by a newer tdrec?)", idx, fi->codec);
-	err = decompress(fi, buf->block + TDR_BLOCK_HDR_SZ + TDR_FRAME_HDR_SZ, buf);
+	err = decompress(fi, buf->block + TDR_BLOCK_HDR_SZ + TDR_FRAME_HDR_SZ, buf, ch);
 	if (err)
 		return err;
 	/* The records must tile the frame exactly, as many as the header says. */
@@ -707,6 +783,81 @@ int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_fr
 		    fi->record_cnt);
 	buf->sz = fi->raw_sz;
 	return 0;
+}
+
+/*
+ * Section 6.2: a codec 2 frame decodes after the frames of its chain before
+ * it. The ring's state is usually just after the previous one (a reader
+ * going through the file); otherwise the chain is decoded again from its
+ * first frame (link 0) into the ring's scratch buffer.
+ */
+static int load_chained(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf)
+{
+	const struct tdr_frame_info *fi = &r->frames[idx];
+	struct ring_chain *rc = NULL;
+	size_t *path = NULL, cnt = 0, j = idx;
+	int err = 0;
+
+	for (size_t i = 0; i < r->chain_cnt && !rc; i++)
+		if (r->chains[i].ring == fi->ring)
+			rc = &r->chains[i];
+	if (!rc)
+		return -TDR_E_CORRUPT; /* cannot happen: made at open */
+	pthread_mutex_lock(&rc->lock);
+	if (fi->link && !(rc->st.live && rc->idx == r->chain_prev[idx])) {
+		/* The frames before it, back to the chain's first: each must
+		 * be the ring's previous codec 2 frame with the link before. */
+		/* Link k needs k earlier frames: no allocation beyond that. */
+		if (fi->link > idx) {
+			tdr_debug("frame %zu: link %u with %zu frames before it", idx, fi->link,
+				  idx);
+			err = -TDR_E_CORRUPT;
+			goto out;
+		}
+		path = tdr_malloc(((size_t)fi->link) * sizeof(*path));
+		if (!path) {
+			err = -ENOMEM;
+			goto out;
+		}
+		while (r->frames[j].link) {
+			size_t p = r->chain_prev[j];
+
+			if (p == SIZE_MAX || r->frames[p].link + 1 != r->frames[j].link) {
+				tdr_debug("frame %zu: chain broken before frame %zu", idx, j);
+				err = -TDR_E_CORRUPT;
+				goto out;
+			}
+			path[cnt++] = p;
+			j = p;
+		}
+		rc->st.live = false;
+		while (cnt && !err)
+			err = load_one(r, path[--cnt], &rc->scratch, &rc->st);
+		if (err) {
+			tdr_debug("frame %zu: an earlier frame of its chain: %s", idx,
+				  tdr_strerror(err));
+			err = -TDR_E_CORRUPT;
+			goto out;
+		}
+	}
+	rc->idx = SIZE_MAX;
+	err = load_one(r, idx, buf, &rc->st);
+	if (!err)
+		rc->idx = idx;
+out:
+	pthread_mutex_unlock(&rc->lock);
+	free(path);
+	return err;
+}
+
+int tdr_reader__load_frame(const struct tdr_reader *r, size_t idx, struct tdr_frame_buf *buf)
+{
+	buf->sz = 0;
+	if (idx >= r->frame_cnt)
+		return -EINVAL;
+	if (r->frames[idx].codec == TDR_CODEC_CHAIN)
+		return load_chained(r, idx, buf);
+	return load_one(r, idx, buf, NULL);
 }
 
 int tdr_reader__section(const struct tdr_reader *r, uint32_t type, const void **data, size_t *sz)

@@ -152,6 +152,11 @@ void tdr_frame__put_hdr(uint8_t hdr[TDR_FRAME_HDR_SZ], const struct tdr_frame_in
 {
 	memset(hdr, 0, TDR_FRAME_HDR_SZ);
 	hdr[TDR_FR_CODEC] = fi->codec;
+	if (fi->codec == TDR_CODEC_CHAIN) { /* 24 bits, section 6.2 */
+		hdr[TDR_FR_LINK] = (uint8_t)fi->link;
+		hdr[TDR_FR_LINK + 1] = (uint8_t)(fi->link >> 8);
+		hdr[TDR_FR_LINK + 2] = (uint8_t)(fi->link >> 16);
+	}
 	tdr_put_le32(hdr + TDR_FR_RING, fi->ring);
 	tdr_put_le32(hdr + TDR_FR_RAW_SZ, fi->raw_sz);
 	tdr_put_le32(hdr + TDR_FR_COMP_SZ, fi->comp_sz);

@@ -59,9 +59,12 @@ struct tdr_writer {
 	bool keep_partial; /* __finish does not rename (tdr_writer__keep_partial) */
 	ZSTD_CCtx *cctx;
 	uint8_t codec;		   /* TDR_CODEC_* for frames with samples */
+	int level;		   /* zstd level */
 	uint32_t cols_keys[2];	   /* codec 1 key columns, from the attrs */
 	size_t cols_key_cnt;
 	struct tdr_cols_enc cols; /* codec 1 state, reused */
+	struct tdr_cols_chain *chains; /* codec 2: one chain per ring */
+	size_t chain_cnt, chain_cap;
 	uint8_t *zbuf; /* compressed frame, reused */
 	size_t zcap;
 	uint64_t off; /* bytes in the file, the end of the last complete block */
@@ -177,7 +180,7 @@ static int writer_create(struct tdr_writer *w, const struct tdr_writer_opts *opt
 	int level = opts->zstd_level ? opts->zstd_level : DEFAULT_ZSTD_LEVEL;
 	size_t zret;
 
-	if (opts->codec > TDR_CODEC_COLUMNS)
+	if (opts->codec > TDR_CODEC_CHAINED)
 		return -EINVAL;
 	w->codec = opts->codec;
 	w->atomic = opts->atomic_replace;
@@ -191,6 +194,7 @@ static int writer_create(struct tdr_writer *w, const struct tdr_writer_opts *opt
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx)
 		return -ENOMEM;
+	w->level = level;
 	zret = ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	if (ZSTD_isError(zret)) {
 		tdr_warn("failed to set zstd level %d: %s", level, ZSTD_getErrorName(zret));
@@ -260,8 +264,8 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	 * 5.2): a reader of an older minor gets no value for it, never a
 	 * wrong one, and the header says why. An ARCHIVE section (7.2) makes
 	 * it 4: older readers skip the section and read the rest. */
-	if (opts->archive)
-		minor = TDR_FORMAT_MINOR_ARCHIVE;
+	if (opts->archive || w->codec == TDR_CODEC_CHAIN)
+		minor = TDR_FORMAT_MINOR_ARCHIVE; /* 1.4: ARCHIVE, codec 2 */
 	else if (tdr_meta__has_products(meta))
 		minor = TDR_FORMAT_MINOR_PRODUCTS;
 	else if (w->codec == TDR_CODEC_COLS)
@@ -298,6 +302,23 @@ err_out:
 	return err;
 }
 
+/* The codec 2 chain of a ring (section 6.2), made on its first frame. */
+static struct tdr_cols_chain *chain_of(struct tdr_writer *w, uint32_t ring)
+{
+	struct tdr_cols_chain *ch;
+
+	for (size_t i = 0; i < w->chain_cnt; i++)
+		if (w->chains[i].ring == ring)
+			return &w->chains[i];
+	if (tdr_ensure_cap(&w->chains, &w->chain_cap, sizeof(*ch), w->chain_cnt + 1))
+		return NULL;
+	ch = &w->chains[w->chain_cnt++];
+	memset(ch, 0, sizeof(*ch));
+	ch->ring = ring;
+	ch->level = w->level;
+	return ch;
+}
+
 /* Count the records of a frame by type (tdrec/records.h), refusing one
  * that breaks the walker's size rule, so every frame written loads again. */
 static int count_records(const uint8_t *p, size_t sz, struct tdr_record_counts *c)
@@ -320,6 +341,7 @@ int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *recor
 	const uint8_t *data = NULL;
 	uint8_t codec = TDR_CODEC_ZSTD;
 	size_t bound, csz = 0;
+	uint32_t link = 0;
 	int err;
 
 	if (w->finished)
@@ -352,6 +374,20 @@ int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *recor
 		}
 		if (!err)
 			codec = TDR_CODEC_COLS;
+	} else if (w->codec == TDR_CODEC_CHAIN) {
+		struct tdr_cols_chain *ch = chain_of(w, ring);
+
+		if (!ch)
+			return -ENOMEM;
+		err = tdr_cols__encode_chained(&w->cols, ch, records, sz, c.records, w->cols_keys,
+					       w->cols_key_cnt, w->cctx, &data, &csz, &link);
+		if (err < 0) {
+			tdr_warn("failed to encode a frame from ring %u: %s", ring,
+				 tdr_strerror(err));
+			return err;
+		}
+		if (!err)
+			codec = TDR_CODEC_CHAIN;
 	}
 	if (codec == TDR_CODEC_ZSTD) {
 		bound = ZSTD_compressBound(sz);
@@ -372,10 +408,16 @@ int tdr_writer__add_frame(struct tdr_writer *w, uint32_t ring, const void *recor
 	fi.raw_sz = (uint32_t)sz;      /* <= TDR_FRAME_MAX_RAW */
 	fi.comp_sz = (uint32_t)csz;    /* <= ZSTD_compressBound(64 MiB) < 4 GiB */
 	fi.record_cnt = (uint32_t)c.records;
+	fi.link = link;
 	tdr_frame__put_hdr(fh, &fi);
 	err = write_block(w, TDR_BLOCK_FRAME, fh, sizeof(fh), data, csz, "a frame");
-	if (err)
+	if (err) {
+		/* The frame is not in the file: its ring's next frame must not
+		 * continue it (section 6.2). */
+		if (codec == TDR_CODEC_CHAIN)
+			chain_of(w, ring)->link = 0;
 		return err;
+	}
 
 	w->frames[w->totals.frames++] = fi;
 	w->totals.records += c.records;
@@ -516,6 +558,9 @@ void tdr_writer__free(struct tdr_writer *w)
 	zclose(w->fd);
 	ZSTD_freeCCtx(w->cctx);
 	tdr_cols_enc__release(&w->cols);
+	for (size_t i = 0; i < w->chain_cnt; i++)
+		tdr_cols_chain__release(&w->chains[i]);
+	free(w->chains);
 	free(w->zbuf);
 	free(w->frames);
 	free(w->sections);

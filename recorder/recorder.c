@@ -219,7 +219,7 @@ static int open_writer(struct tdr_recorder *rec)
 	    .path = rec->sum.path,
 	    .atomic_replace = true,
 	    .zstd_level = rec->opts->zstd_level,
-	    .codec = TDR_CODEC_COLUMNS, /* docs/format.md 6.1: several times smaller */
+	    .codec = TDR_CODEC_CHAINED, /* docs/format.md 6.1, 6.2: several times smaller */
 	    .archive = rec->opts->archive != NULL, /* minor 4 (docs/format.md 7.2) */
 	};
 	enum tdr_out_kind kind;

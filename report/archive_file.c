@@ -268,8 +268,9 @@ int tdr_report__archive_file(const char *in, const char *out,
 		goto out;
 	wo.path = out;
 	for (size_t i = 0; i < tdr_reader__frame_cnt(r); i++)
-		if (tdr_reader__frame(r, i)->codec == TDR_CODEC_COLUMNS)
-			wo.codec = TDR_CODEC_COLUMNS;
+		if (tdr_reader__frame(r, i)->codec > wo.codec &&
+		    tdr_reader__frame(r, i)->codec <= TDR_CODEC_CHAINED)
+			wo.codec = tdr_reader__frame(r, i)->codec; /* the most compact one */
 	err = tdr_writer__open(&wo, tdr_reader__meta(r), &w);
 	if (err)
 		goto out;

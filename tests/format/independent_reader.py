@@ -3,7 +3,7 @@
 
 It shares no code with format/: it follows the byte tables of docs/format.md
 (file header, blocks, TLV metadata with both forms of a category, frames
-with codecs 0 and 1, trailer,
+with codecs 0, 1 and 2, trailer,
 footer, the scan of section 12) and uses the zstd command for zstd frames.
 If the spec leaves out something a reader needs, or the C code drifts from
 the spec, this reader disagrees with tdrec and the test fails.
@@ -67,6 +67,24 @@ def unzstd(data, size):
                          check=True).stdout
     need(len(out) == size, 'zstd data gives %d bytes, not %d' % (len(out), size))
     return out
+
+
+def unzstd_prefix(data):
+    """What the start of one unfinished zstd frame decodes to (section 6.2:
+    a chain's block 0 bytes so far). The zstd command writes what it decoded
+    and then fails on the missing end of the frame."""
+    res = subprocess.run(['zstd', '-d', '-c', '-q'], input=data, capture_output=True)
+    need(res.returncode == 0 or b'premature end' in res.stderr,
+         'chained zstd data: %s' % res.stderr.decode(errors='replace').strip())
+    return res.stdout
+
+
+class Chain:
+    """Section 6.2: what a ring's chain carries from frame to frame."""
+
+    def __init__(self):
+        self.link, self.zdata, self.zout = None, b'', 0
+        self.last, self.slots = [], [None] * 64
 
 
 def tlv(b):
@@ -209,12 +227,21 @@ def unzz(u):
     return ((u >> 1) ^ -(u & 1)) & M64
 
 
-def decode_columns(data, raw_sz, record_cnt):
-    """Section 6.1, codec 1."""
+def decode_columns(data, raw_sz, record_cnt, chain=None, link=0):
+    """Section 6.1, codec 1; with chain, section 6.2, codec 2 (chain holds the
+    state after the chain's previous frame, or is new for link 0)."""
     src = Stream(data)
     method = src.byte()
     b0_raw = src.varint()
-    if method == 1:
+    if chain is not None:
+        need(method == 2, 'codec 2 block 0 method')
+        chain.zdata += src.take(src.varint())
+        out = unzstd_prefix(chain.zdata)
+        need(len(out) == chain.zout + b0_raw,
+             'chained block 0 gives %d bytes, not %d' % (len(out) - chain.zout, b0_raw))
+        blk0 = out[chain.zout:]
+        chain.zout = len(out)
+    elif method == 1:
         blk0 = unzstd(src.take(src.varint()), b0_raw)
     else:
         need(method == 0, 'block 0 method')
@@ -263,6 +290,8 @@ def decode_columns(data, raw_sz, record_cnt):
         return u
 
     last, slots, out = [], [None] * 64, bytearray()
+    if chain is not None and link:
+        last, slots = chain.last, chain.slots
     for _ in range(record_cnt):
         rtype, misc, size = headers.varint(), headers.varint(), headers.varint() * 8
         out += struct.pack('<IHH', rtype, misc, size)
@@ -292,11 +321,17 @@ def decode_columns(data, raw_sz, record_cnt):
                             (delta[pred[j] - 1] if pred[j] else 0)) & M64
                 word[j] = (ctx[1][j] + delta[j]) & M64
         out += struct.pack('<%dQ' % m, *word)
-        out += other.take(8 * (n - m))
-        slots[slot] = ((n, kv[0], kv[1]), word)
+        rest = other.take(8 * (n - m))
+        out += rest
+        # A context keeps its sample's first min(n, 64) words: a later
+        # frame of the chain may model more columns (section 6.2).
+        whole = word + list(struct.unpack('<%dQ' % (n - m), rest))
+        slots[slot] = ((n, kv[0], kv[1]), whole[:64])
         last = word
     need(all(x.done() for x in s), 'a stream is not used up')
     need(len(out) == raw_sz, 'codec 1 data gives %d bytes, not %d' % (len(out), raw_sz))
+    if chain is not None:
+        chain.last, chain.slots = last, slots
     return bytes(out)
 
 
@@ -458,6 +493,7 @@ def read(path):
          'unthrottles': 0, 'raw_bytes': 0, 'comp_bytes': 0, 'first_words': [], 'damaged': 0,
          'raw': bytearray(), 'dso': dso or (0, 0, 0), 'counted': counted,
          'archive': archive}
+    chains = {}
     for payload, pcrc in frames:
         codec, raw_sz, comp_sz, cnt = payload[0], u32(payload, 8), u32(payload, 12), \
             u32(payload, 16)
@@ -466,9 +502,31 @@ def read(path):
         r['comp_bytes'] += comp_sz
         if crc32c(payload) != pcrc:
             r['damaged'] += 1  # tdrec skips it too
+            if codec == 2:
+                chains.pop(u32(payload, 4), None)  # and the rest of its chain
             continue
         data = payload[24:]
-        raw = unzstd(data, raw_sz) if codec == 0 else decode_columns(data, raw_sz, cnt)
+        if codec == 2:
+            # Section 6.2: link 0 starts a chain; link k continues the
+            # ring's previous codec 2 frame, which must have link k - 1
+            # and have decoded. A broken chain costs its frames.
+            ring, link = u32(payload, 4), payload[1] | payload[2] << 8 | payload[3] << 16
+            chain = chains.get(ring)
+            if link == 0:
+                chain = chains[ring] = Chain()
+            elif chain is None or chain.link != link - 1:
+                chains.pop(ring, None)
+                r['damaged'] += 1
+                continue
+            try:
+                raw = decode_columns(data, raw_sz, cnt, chain, link)
+            except Bad:
+                chains.pop(ring, None)
+                raise
+            chain.link = link
+        else:
+            need(codec <= 1, 'codec %d' % codec)
+            raw = unzstd(data, raw_sz) if codec == 0 else decode_columns(data, raw_sz, cnt)
         r['raw'] += raw
         o = n = 0
         while o < len(raw):

@@ -365,7 +365,10 @@ struct tdr_writer_opts {
 	/* Frame codec: TDR_CODEC_RAW_ZSTD (0, the default) compresses the raw
 	 * records; TDR_CODEC_COLUMNS (1) first splits sample records into
 	 * predicted columns (docs/format.md section 6.1), several times
-	 * smaller. Frames without samples are always written with codec 0. */
+	 * smaller; TDR_CODEC_CHAINED (2) is codec 1 whose model and block 0
+	 * carry across the frames of a ring (section 6.2), smaller again
+	 * when frames are small. Frames without samples are always written
+	 * with codec 0. */
 	uint8_t codec;
 	/* An ARCHIVE section (docs/format.md 7.2) will be added: the file
 	 * header says minor 4. */
@@ -373,6 +376,7 @@ struct tdr_writer_opts {
 };
 #define TDR_CODEC_RAW_ZSTD 0
 #define TDR_CODEC_COLUMNS 1
+#define TDR_CODEC_CHAINED 2
 
 /*
  * Create the file and write the file header and the metadata block.
@@ -446,6 +450,7 @@ struct tdr_frame_info {
 	uint32_t raw_sz;     /* bytes after decompression */
 	uint32_t comp_sz;    /* payload bytes in the file */
 	uint32_t record_cnt; /* records in the frame */
+	uint32_t link;	     /* codec 2: place in its ring's chain, 0 = first */
 };
 
 struct tdr_file_status {
