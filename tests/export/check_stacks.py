@@ -106,6 +106,8 @@ def main():
     with open(folded) as f:
         for line in f:
             stack, _, n = line.rstrip("\n").rpartition(" ")
+            # A frame in no mapping: tdrec says [unmapped], perf [unknown].
+            stack = ";".join("[unknown]" if fr == "[unmapped]" else fr for fr in stack.split(";"))
             ours[stack] = ours.get(stack, 0) + int(n)
     theirs = perf_folded(data)
     bad = 0

@@ -236,7 +236,12 @@ static void compare_samples(struct ctx *c, const char *data)
 		assert_true(m < NMEM);
 		entry_add(&c->perfs, sec * 1000000000ULL + ns, ip, m, period);
 	}
-	pclose(f);
+	if (pclose(f) != 0 && !c->perfs.cnt) {
+		/* perf 6.1 itself can abort on a file here (docs/record.md
+		 * "Build-ids"): without the oracle there is nothing to judge. */
+		print_message("perf script failed on %s: comparison skipped\n", data);
+		skip();
+	}
 	assert_int_equal(c->perfs.cnt, c->mine.cnt);
 	qsort(c->mine.e, c->mine.cnt, sizeof(struct entry), entry_cmp);
 	qsort(c->perfs.e, c->perfs.cnt, sizeof(struct entry), entry_cmp);
@@ -297,7 +302,12 @@ static void read_perf_report(struct ctx *c, const char *data)
 		b->perf_rows++;
 		rows++;
 	}
-	pclose(f);
+	if (pclose(f) != 0 && !rows) {
+		/* perf 6.1 aborts now and then on a pipe-mode or compressed
+		 * file: without the oracle there is nothing to judge. */
+		print_message("perf report failed on %s: comparison skipped\n", data);
+		skip();
+	}
 	assert_true(rows > 0);
 }
 

@@ -14,9 +14,9 @@
  *     run of a memory-bound program on a busy machine moves shares by more
  *     than the tolerance). In a sanitizer build perf's report of a program
  *     started by the ASan-built tdrec loses the program's libc frames (its
- *     own file read by tdrec has them), so there tdrec records a run of its
- *     own and only the steady multi-threaded program, whose shares do not
- *     move from run to run, is compared with perf's separate run.
+ *     own file read by tdrec has them), and a separate run moves even the
+ *     steady multi-threaded program's shares by ~3 points on a loaded
+ *     machine: there only perf's own file is compared (the first point).
  * For every function that either tool puts at 1% or more, both the
  * inclusive (children) and the self share. Functions are matched by name;
  * perf's [unknown] rows (and tdrec's unmapped and unsymbolized ones) are
@@ -168,14 +168,12 @@ static void check(const struct fn *f, const char *what, double perf, double mine
 		fail_msg("%s: %s %.2f%% in perf, %.2f%% in tdrec", f->name, what, perf, mine);
 }
 
-/* steady: the program's shares do not move from run to run (it may be
- * compared with a separate run of perf's in a sanitizer build). */
-static void compare(struct ctx *c, const char *prog, const char *args, bool steady)
+static void compare(struct ctx *c, const char *prog, const char *args)
 {
 	const char *tdrec = getenv("TDREC");
 	const char *comm = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 	char cmd[8600], pdata[128], sdata[128], tdata[128];
-	bool same_run = !TDR_TEST_SANITIZED, own = same_run || steady;
+	bool same_run = !TDR_TEST_SANITIZED, own = same_run;
 	size_t checked = 0;
 
 	if (run_cmd("perf --version >/dev/null 2>&1") != 0) {
@@ -273,7 +271,7 @@ static void test_stacks_perf__hotloop(void **state)
 	const char *bin = getenv("TDR_BINARY_DIR");
 
 	snprintf(prog, sizeof(prog), "%s/examples/hotloop", bin ? bin : ".");
-	compare(*state, prog, "", false);
+	compare(*state, prog, "");
 }
 
 static void test_stacks_perf__threads(void **state)
@@ -284,7 +282,7 @@ static void test_stacks_perf__threads(void **state)
 	const struct fn *mid_b;
 
 	snprintf(prog, sizeof(prog), "%s/tests/report/report_stackmt", bin ? bin : ".");
-	compare(c, prog, "200", true);
+	compare(c, prog, "200");
 	/* mid_b runs under every thread's stack: its children include leaf's. */
 	mid_b = fn_of(c, "mid_b");
 	assert_true(mid_b->incl[TDREC_FILE] > mid_b->self[TDREC_FILE] + 10.0);
