@@ -234,12 +234,8 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	classify(r, s, &key);
 	/* Split by core type: the sampler's (cores.c). */
 	key.core = r->core_cnt && s->sampler_idx < r->event_cnt ? r->event_core[s->sampler_idx] : 0;
-	/* The kernel image: by its build-id, else by its release and placement
-	 * (a perf.data without the BUILD_ID feature: symbolize/kernel.c). */
-	if (key.kind == ADDR_KERNEL && (!r->kernel_image || !r->kernel_image->build_id_sz) &&
-	    s->map && s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)) &&
-	    (!r->kernel_image || s->map->build_id_sz))
-		r->kernel_image = s->map;
+	if (key.kind == ADDR_KERNEL)
+		r->kernel_image = tdr_report_kernel_image(r->kernel_image, s->map);
 	idx = tdr_report_addr_find_or_add(&r->addrs, r->event_cnt, &key);
 	if (idx < 0)
 		return (int)idx;
@@ -298,6 +294,17 @@ static void count_no_line(struct unsym_counts *uc, const char *dso, uint64_t sam
 			return;
 		}
 	}
+}
+
+/* By its build-id, else by its release and placement (a perf.data without
+ * the BUILD_ID feature: symbolize/kernel.c). */
+const struct tdr_mapping *tdr_report_kernel_image(const struct tdr_mapping *cur,
+						   const struct tdr_mapping *m)
+{
+	if ((!cur || !cur->build_id_sz) && m && m->path &&
+	    !strncmp(m->path, KERNEL_DSO, strlen(KERNEL_DSO)) && (!cur || m->build_id_sz))
+		return m;
+	return cur;
 }
 
 /* The tags of unsymbolized rows; warn_unsymbolized names their objects. */

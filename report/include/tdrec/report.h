@@ -211,6 +211,12 @@ TDR_API void tdr_report_recording_dir(const char *path, char *dir, size_t sz);
 TDR_API int tdr_report_lookup_near(struct tdr_symbolizer *s, const char *dir,
 				   const struct tdr_dso_ref *dso, uint64_t file_off,
 				   struct tdr_sym *out);
+/* The recording's kernel image, from the mappings m of its kernel samples
+ * one by one (cur: the image so far, NULL at first): a "[kernel.kallsyms]"
+ * mapping, the first with a build-id, else the first (found by its release
+ * and placement then: symbolize/kernel.c). Returns the new image (cur or m). */
+TDR_API const struct tdr_mapping *tdr_report_kernel_image(const struct tdr_mapping *cur,
+							 const struct tdr_mapping *m);
 /* The name of an address without a function, as report's rows and the
  * exports give it: "[unknown] PATH" (object missing), "[not ELF] PATH",
  * "[changed] PATH", "[kernel]" (no kernel symbols), else (no symbol, or
