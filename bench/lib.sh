@@ -17,8 +17,7 @@ measure() {
 	t1=$EPOCHREALTIME
 	M_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
 	M_RSS=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/last.time")
-	M_CPU=$(awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 }
-		END { printf "%.3f", u + s }' "$W/last.time")
+	M_CPU=$(cpu_s)
 	if [ "$M_RC" -ne 0 ]; then
 		echo "bench: command failed ($M_RC): $*" >&2
 		tail -5 "$W/last.err" >&2
@@ -123,6 +122,12 @@ perf_lost() {
 	n=$(perf report -i "$1" --stdio --sort pid 2>/dev/null |
 		awk '/Total Lost Samples:/ { print $NF; exit }')
 	echo "${n:-0}"
+}
+
+# us_per_sample CPU_S BARE_CPU_S SAMPLES : CPU microseconds above the bare
+# program's per sample ("-" without samples).
+us_per_sample() {
+	awk -v c="$1" -v b="$2" -v n="$3" 'BEGIN { if (n + 0 == 0) print "-"; else printf "%.1f", (c - b) * 1e6 / n }'
 }
 
 # lost_pct LOST SAMPLES : lost as a percentage of lost + samples.

@@ -422,6 +422,38 @@ int cli_bad_option(int c, char **argv)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_file_operand(int argc, char **argv, int *i, const char **path)
+{
+	const char *arg = argv[*i];
+
+	if (!strcmp(arg, "--")) {
+		if (*i + 2 == argc && !*path) {
+			*path = argv[++*i];
+			return 0;
+		}
+		cli_err("one FILE after '--' (see 'tdrec %s --help')", cli_command());
+		return CLI_EXIT_USAGE;
+	}
+	if (arg[0] == '-' && arg[1]) {
+		cli_err("unknown option '%s' (see 'tdrec %s --help')", arg, cli_command());
+		return CLI_EXIT_USAGE;
+	}
+	if (*path) {
+		cli_err("one FILE only (see 'tdrec %s --help')", cli_command());
+		return CLI_EXIT_USAGE;
+	}
+	*path = arg;
+	return 0;
+}
+
+int cli_file_given(const char *path)
+{
+	if (path)
+		return 0;
+	cli_err("missing FILE (see 'tdrec %s --help')", cli_command());
+	return CLI_EXIT_USAGE;
+}
+
 int cli_parse_plan(const char *text, enum tdr_plan_kind *out)
 {
 	if (!tdr_plan_kind_parse(text, out))

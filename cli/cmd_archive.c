@@ -83,27 +83,12 @@ int cmd_archive(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			out = argv[++i];
-		} else if (!strcmp(argv[i], "--")) {
-			if (i + 2 == argc && !path) {
-				path = argv[i + 1];
-				break;
-			}
-			cli_err("one FILE after '--' (see 'tdrec archive --help')");
-			return CLI_EXIT_USAGE;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			cli_err("unknown option '%s' (see 'tdrec archive --help')", argv[i]);
-			return CLI_EXIT_USAGE;
-		} else if (path) {
-			cli_err("one FILE only (see 'tdrec archive --help')");
-			return CLI_EXIT_USAGE;
-		} else {
-			path = argv[i];
+		} else if ((err = cli_file_operand(argc, argv, &i, &path))) {
+			return err;
 		}
 	}
-	if (!path) {
-		cli_err("missing FILE (see 'tdrec archive --help')");
-		return CLI_EXIT_USAGE;
-	}
+	if ((err = cli_file_given(path)))
+		return err;
 	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
 	cli_log_hold();
 	err = tdr_report__archive_file(path, out, &lo, &sum);

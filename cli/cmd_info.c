@@ -71,27 +71,12 @@ int cmd_info(int argc, char **argv)
 			cli_err_set_json(true);
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			verbose = true;
-		} else if (!strcmp(argv[i], "--")) {
-			if (i + 2 == argc && !path) {
-				path = argv[i + 1];
-				break;
-			}
-			cli_err("one FILE after '--' (see 'tdrec info --help')");
-			return CLI_EXIT_USAGE;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			cli_err("unknown option '%s' (see 'tdrec info --help')", argv[i]);
-			return CLI_EXIT_USAGE;
-		} else if (path) {
-			cli_err("one FILE only (see 'tdrec info --help')");
-			return CLI_EXIT_USAGE;
-		} else {
-			path = argv[i];
+		} else if ((err = cli_file_operand(argc, argv, &i, &path))) {
+			return err;
 		}
 	}
-	if (!path) {
-		cli_err("missing FILE (see 'tdrec info --help')");
-		return CLI_EXIT_USAGE;
-	}
+	if ((err = cli_file_given(path)))
+		return err;
 	if (json && verbose) {
 		/* The JSON object always has the attrs and ids -v adds to the text. */
 		cli_err("give --json or -v, not both (the JSON has the attrs and ids)");

@@ -178,6 +178,13 @@ int cli_targets_finish(struct cli_targets *t, int argc, char **argv, bool option
 /* The getopt ':' (missing value) or unknown option c as one cli_err line.
  * Returns CLI_EXIT_USAGE. */
 int cli_bad_option(int c, char **argv);
+/* Commands of one FILE operand (info, archive): argv[*i], not one of the
+ * command's options, is "--" (then FILE is the last argument; *i moves to
+ * it), another option (unknown), or FILE (*path, which must be unset). A
+ * NULL path checks that a FILE was given (argv unused). Returns 0, or
+ * CLI_EXIT_USAGE after a cli_err line. */
+int cli_file_operand(int argc, char **argv, int *i, const char **path);
+int cli_file_given(const char *path);
 
 /* How a run of 'record' or 'stat' ended (from their summaries). */
 struct cli_run_end {

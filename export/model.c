@@ -360,7 +360,6 @@ static int keep_sample(struct tdr_profile *p, const struct tdr_sample *s, uint32
 	return note_thread(p, s);
 }
 
-#define KERNEL_IMAGE "[kernel.kallsyms]"
 
 static int on_sample(const struct tdr_sample *s, void *ctx)
 {
@@ -372,9 +371,8 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	long idx;
 
 	classify(s, s->ip, s->map, s->map_off, s->cpumode, &k);
-	if (k.kind == EX_KERNEL && !p->kernel_image && s->map && s->map->build_id_sz &&
-	    s->map->path && !strncmp(s->map->path, KERNEL_IMAGE, strlen(KERNEL_IMAGE)))
-		p->kernel_image = s->map;
+	if (k.kind == EX_KERNEL)
+		p->kernel_image = tdr_report_kernel_image(p->kernel_image, s->map);
 	idx = loc_find_or_add(p, &k);
 	if (idx < 0)
 		return (int)idx;

@@ -8,20 +8,21 @@
  * object, source file). Addresses that do not symbolize get the names
  * 'tdrec report' gives their rows ("[unknown] PATH", "[changed] PATH",
  * "PATH+0xOFF", "[kernel]", "[vdso]", "[anon]", "[unmapped]"), so that a
- * function's share is the same in both. The symbolizer is set up with
- * the rules of report/load.c (objects named relative to the recording,
- * kernel symbols of this boot or of the recorded kernel image, objects
- * modified after the recording are not the ones that ran).
+ * function's share is the same in both (tdr_report_unsym_name). The
+ * symbolizer is set up by report/load.c's functions for every command
+ * (objects named relative to the recording, kernel symbols of this boot or
+ * of the recorded kernel image, objects modified after the recording are
+ * not the ones that ran).
  * Ownership: the symbolizer lives only inside tdr_export_resolve.
  */
 #include "export_int.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "tdrec/report.h"
 #include "tdrec/symbolize.h"
 #include "tdrec/tdr_mem.h"
 
@@ -140,22 +141,6 @@ static int loc_mapping(struct res_ctx *c, struct ex_loc *l)
 	return 0;
 }
 
-/* An object named by a relative path is looked up next to the recording
- * (report/load.c: the synthetic examples name synthetic-demo.elf). */
-static int lookup_file(struct res_ctx *c, const struct tdr_dso_ref *dso, uint64_t off,
-		       struct tdr_sym *out)
-{
-	struct tdr_dso_ref near = *dso;
-	char path[PATH_MAX];
-
-	if (dso->path && dso->path[0] && dso->path[0] != '/' && dso->path[0] != '[' &&
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", c->dir, dso->path) < sizeof(path)) {
-		near.path = path;
-		dso = &near;
-	}
-	return tdr_symbolizer__lookup(c->s, dso, off, out);
-}
-
 /* Lines of a symbolized address: the innermost inline at the address's
  * line, each outer one at the line its callee was inlined at. */
 static int sym_lines(struct tdr_profile *p, struct ex_loc *l, const struct tdr_sym *sym,
@@ -220,7 +205,7 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 			ref.build_id = l->map->build_id;
 			ref.build_id_sz = l->map->build_id_sz;
 		}
-		err = lookup_file(c, &ref, off, &sym);
+		err = tdr_report_lookup_near(c->s, c->dir, &ref, off, &sym);
 		if (err)
 			return err;
 		if (l->kind == EX_VDSO && sym.status != TDR_SYM_OK)
@@ -228,81 +213,33 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 		break;
 	}
 	}
-	switch (sym.status) {
-	case TDR_SYM_OK:
-		if (sym.function)
-			return sym_lines(p, l, &sym, path);
-		break;
-	case TDR_SYM_MISSING:
-		snprintf(buf, sizeof(buf), "[unknown] %s", path);
-		return add_line(p, l, buf, path, NULL, 0);
-	case TDR_SYM_NOT_ELF:
-		snprintf(buf, sizeof(buf), "[not ELF] %s", path);
-		return add_line(p, l, buf, path, NULL, 0);
-	case TDR_SYM_CHANGED:
-		snprintf(buf, sizeof(buf), "[changed] %s", path);
-		return add_line(p, l, buf, path, NULL, 0);
-	case TDR_SYM_NO_KERNEL:
-		return add_line(p, l, "[kernel]", path, NULL, 0);
-	case TDR_SYM_NO_SYMBOL:
-		break;
-	}
-	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, path, l->off);
-	return add_line(p, l, buf, path, NULL, 0);
-}
-
-/* When the recording ended on the wall clock (0 = unknown): objects written
- * later are not the ones that ran (tdr_symbolizer_opts.recorded_until_ns). */
-static uint64_t recorded_until(const struct tdr_profile *p)
-{
-	if (!p->start_wall_ns)
-		return 0;
-	if (p->duration_ns)
-		return p->start_wall_ns + p->duration_ns;
-	if (p->first_ns <= p->last_ns && p->last_ns >= p->start_clock_ns)
-		return p->start_wall_ns + (p->last_ns - p->start_clock_ns);
-	return 0;
+	if (sym.status == TDR_SYM_OK && sym.function)
+		return sym_lines(p, l, &sym, path);
+	return add_line(p, l, tdr_report_unsym_name(sym.status, path, l->off, buf, sizeof(buf)),
+			path, NULL, 0);
 }
 
 int tdr_export_resolve(struct tdr_profile *p, const char *path, const struct tdr_meta *meta,
 		       const struct tdr_report_load_opts *lopts)
 {
-	struct tdr_kallsyms_opts ko = {.path = lopts->kallsyms_path,
-				       .cache_dir = lopts->cache_dir,
-				       .boot_id = lopts->boot_id};
 	struct tdr_symbolizer_opts so = {
 	    .want_lines = true,
 	    .want_inlines = true,
-	    .recorded_until_ns = recorded_until(p),
-	    .cache_dir = lopts->cache_dir,
-	    .kallsyms_path = lopts->kallsyms_path,
-	    .kernel_notes_path = lopts->kernel_notes_path,
+	    .recorded_until_ns =
+		tdr_report_recorded_until(meta, p->duration_ns, p->first_ns, p->last_ns),
 	};
-	const struct tdr_mapping *k = p->kernel_image;
 	struct tdr_kallsyms *ks = NULL;
 	struct res_ctx c = {.p = p};
-	const char *slash = strrchr(path, '/');
 	int err;
 
-	so.kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
-			     !strcmp(meta->boot_id, lopts->boot_id);
-	if (k && k->path[strlen(KERNEL_DSO)]) {
-		so.kernel_build_id = k->build_id;
-		so.kernel_build_id_sz = k->build_id_sz;
-		so.kernel_ref_sym = k->path + strlen(KERNEL_DSO);
-		so.kernel_ref_addr = k->pgoff;
-	}
-	err = tdr_kallsyms__new(&ko, &ks);
+	err = tdr_report_kallsyms_new(lopts, &ks);
 	if (err)
 		return err;
-	so.kallsyms = ks;
+	tdr_report_symbolizer_opts(meta, p->kernel_image, lopts, ks, &so);
 	err = tdr_symbolizer__new(&so, &c.s);
 	if (err)
 		goto out;
-	if (slash)
-		snprintf(c.dir, sizeof(c.dir), "%.*s", (int)(slash - path + (slash == path)), path);
-	else
-		snprintf(c.dir, sizeof(c.dir), ".");
+	tdr_report_recording_dir(path, c.dir, sizeof(c.dir));
 	for (size_t i = 0; !err && i < p->loc_cnt; i++)
 		err = resolve_loc(&c, &p->locs[i]);
 out:

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "tdrec/cpuid.h"
+#include "tdrec/plan_paranoid.h"
 #include "tdrec/regions_fmt.h"
 #include "tdrec/tdr_err.h"
 #include "tdrec/tdr_mem.h"
@@ -64,26 +65,10 @@ static int sys_perf_event_open(struct perf_event_attr *a, int group_fd)
 	return fd < 0 ? -errno : fd;
 }
 
-static bool kernel_counts_allowed(void)
-{
-	FILE *f;
-	int paranoid = 2;
-
-	if (geteuid() == 0)
-		return true;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	if (!f)
-		return false;
-	if (fscanf(f, "%d", &paranoid) != 1)
-		paranoid = 2;
-	fclose(f);
-	return paranoid <= 1;
-}
-
 size_t tdr_regions_family_events(const struct tdr_td_family *fam, struct tdr_ev *ev)
 {
 	size_t n = 0, cnt = tdr_td_family__event_cnt(fam, true);
-	bool metrics, kernel_sw = kernel_counts_allowed();
+	bool metrics, kernel_sw = tdr_plan_kernel_counts_allowed();
 
 	metrics = cnt && !strcmp(tdr_td_family__event(fam, true, 0)->name, "slots");
 	for (size_t i = 0; i < cnt; i++) {

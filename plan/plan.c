@@ -782,19 +782,3 @@ int tdr_plan__to_meta(const struct tdr_plan *plan, struct tdr_meta *meta)
 	err = family ? tdr_meta__add_family_categories(meta, family, plan->width) : 0;
 	return err < 0 ? err : 0;
 }
-
-bool tdr_plan_kernel_counts_allowed(void)
-{
-	FILE *f;
-	int paranoid = 2;
-
-	if (geteuid() == 0)
-		return true;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	if (!f)
-		return false;
-	if (fscanf(f, "%d", &paranoid) != 1)
-		paranoid = 2;
-	fclose(f);
-	return paranoid <= 1;
-}

@@ -133,9 +133,8 @@ int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct 
 	a->seen = true;
 	a->cur_cnt = 0;
 	if (key_of(s->ip, s->cpumode, s->map, s->map_off, &k)) {
-		if (k.kernel && !a->kernel_image && s->map && s->map->build_id_sz &&
-		    s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)))
-			a->kernel_image = s->map;
+		if (k.kernel)
+			a->kernel_image = tdr_report_kernel_image(a->kernel_image, s->map);
 		err = add_addr(a, &k);
 	} else {
 		err = note(a, UINT32_MAX);

@@ -234,12 +234,8 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	classify(r, s, &key);
 	/* Split by core type: the sampler's (cores.c). */
 	key.core = r->core_cnt && s->sampler_idx < r->event_cnt ? r->event_core[s->sampler_idx] : 0;
-	/* The kernel image: by its build-id, else by its release and placement
-	 * (a perf.data without the BUILD_ID feature: symbolize/kernel.c). */
-	if (key.kind == ADDR_KERNEL && (!r->kernel_image || !r->kernel_image->build_id_sz) &&
-	    s->map && s->map->path && !strncmp(s->map->path, KERNEL_DSO, strlen(KERNEL_DSO)) &&
-	    (!r->kernel_image || s->map->build_id_sz))
-		r->kernel_image = s->map;
+	if (key.kind == ADDR_KERNEL)
+		r->kernel_image = tdr_report_kernel_image(r->kernel_image, s->map);
 	idx = tdr_report_addr_find_or_add(&r->addrs, r->event_cnt, &key);
 	if (idx < 0)
 		return (int)idx;
@@ -300,6 +296,50 @@ static void count_no_line(struct unsym_counts *uc, const char *dso, uint64_t sam
 	}
 }
 
+/* By its build-id, else by its release and placement (a perf.data without
+ * the BUILD_ID feature: symbolize/kernel.c). */
+const struct tdr_mapping *tdr_report_kernel_image(const struct tdr_mapping *cur,
+						   const struct tdr_mapping *m)
+{
+	if ((!cur || !cur->build_id_sz) && m && m->path &&
+	    !strncmp(m->path, KERNEL_DSO, strlen(KERNEL_DSO)) && (!cur || m->build_id_sz))
+		return m;
+	return cur;
+}
+
+/* The tags of unsymbolized rows; warn_unsymbolized names their objects. */
+#define TAG_MISSING "[unknown] "
+#define TAG_NOT_ELF "[not ELF] " /* the same width as TAG_MISSING */
+#define TAG_CHANGED "[changed] "
+
+const char *tdr_report_unsym_name(enum tdr_sym_status status, const char *path, uint64_t off,
+				  char *buf, size_t sz)
+{
+	const char *tag = NULL;
+
+	switch (status) {
+	case TDR_SYM_MISSING:
+		tag = TAG_MISSING;
+		break;
+	case TDR_SYM_NOT_ELF:
+		tag = TAG_NOT_ELF;
+		break;
+	case TDR_SYM_CHANGED:
+		tag = TAG_CHANGED;
+		break;
+	case TDR_SYM_NO_KERNEL:
+		return "[kernel]";
+	case TDR_SYM_OK:
+	case TDR_SYM_NO_SYMBOL:
+		break;
+	}
+	if (tag)
+		snprintf(buf, sz, "%s%s", tag, path);
+	else
+		snprintf(buf, sz, "%s+0x%" PRIx64, path, off);
+	return buf;
+}
+
 /* Row key of a symbolized address in the report's mode. buf holds made-up names. */
 static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, const char *dso,
 			 uint64_t off, struct tdr_row_key *k, char *buf, size_t bufsz,
@@ -308,8 +348,10 @@ static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, 
 	k->dso = dso;
 	switch (sym->status) {
 	case TDR_SYM_OK:
-		if (!sym->function)
+		if (!sym->function) {
+			uc->no_symbol += samples;
 			break;
+		}
 		k->name = sym->function;
 		if (r->opts.by == TDR_BY_INLINE && sym->inline_cnt && sym->inlines &&
 		    sym->inlines[0].function) {
@@ -324,31 +366,20 @@ static void key_from_sym(const struct tdr_report *r, const struct tdr_sym *sym, 
 		}
 		return;
 	case TDR_SYM_MISSING:
-		snprintf(buf, bufsz, "[unknown] %s", dso);
-		k->name = buf;
-		uc->missing += samples;
-		return;
 	case TDR_SYM_NOT_ELF:
-		/* Same width as "[unknown] ": warn_unsymbolized names both. */
-		snprintf(buf, bufsz, "[not ELF] %s", dso);
-		k->name = buf;
 		uc->missing += samples;
-		return;
+		break;
 	case TDR_SYM_CHANGED:
-		snprintf(buf, bufsz, "[changed] %s", dso);
-		k->name = buf;
 		uc->changed += samples;
-		return;
+		break;
 	case TDR_SYM_NO_KERNEL:
-		k->name = "[kernel]";
 		uc->no_kernel += samples;
-		return;
+		break;
 	case TDR_SYM_NO_SYMBOL:
+		uc->no_symbol += samples;
 		break;
 	}
-	snprintf(buf, bufsz, "%s+0x%" PRIx64, dso, off);
-	k->name = buf;
-	uc->no_symbol += samples;
+	k->name = tdr_report_unsym_name(sym->status, dso, off, buf, bufsz);
 }
 
 static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *syms,
@@ -487,10 +518,10 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 	 * and "[changed] path". */
 	for (size_t i = 0; i < r->rows.cnt; i++) {
 		const struct row_ent *e = &r->rows.rows[i];
-		bool changed = !strncmp(e->key.name, "[changed] ", 10);
-		bool not_elf = !strncmp(e->key.name, "[not ELF] ", 10);
+		bool changed = !strncmp(e->key.name, TAG_CHANGED, strlen(TAG_CHANGED));
+		bool not_elf = !strncmp(e->key.name, TAG_NOT_ELF, strlen(TAG_NOT_ELF));
 
-		if (!changed && !not_elf && strncmp(e->key.name, "[unknown] ", 10))
+		if (!changed && !not_elf && strncmp(e->key.name, TAG_MISSING, strlen(TAG_MISSING)))
 			continue;
 		if (listed >= 8) {
 			more++;
@@ -503,7 +534,7 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 			      "after the recording), not symbolized"
 		    : not_elf ? "not an ELF file (or not a regular file), not symbolized"
 			    : "binary not found",
-		    e->key.name + 10, 100.0 * (double)e->samples / tot);
+		    e->key.name + strlen(TAG_MISSING), 100.0 * (double)e->samples / tot);
 	}
 	if (more)
 		tdr_report__warn(r, "... and %zu more missing or changed binaries", more);

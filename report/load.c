@@ -49,24 +49,31 @@ struct sym_ctx {
  * which ships beside them), and `tdrec report -i examples/X` then finds
  * it from any directory. Bracketed names ("[vdso]") are not paths.
  */
-static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
-		      struct tdr_sym *out)
+int tdr_report_lookup_near(struct tdr_symbolizer *s, const char *dir, const struct tdr_dso_ref *dso,
+			   uint64_t file_off, struct tdr_sym *out)
 {
-	struct sym_ctx *c = ctx;
 	struct tdr_dso_ref near = *dso;
 	char path[PATH_MAX];
 
 	if (dso->path && dso->path[0] && dso->path[0] != '/' && dso->path[0] != '[' &&
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", c->dir, dso->path) < sizeof(path)) {
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, dso->path) < sizeof(path)) {
 		/* Archived under the recorded name. */
-		int got = tdr_symbolizer__lookup_archived(c->s, dso, file_off, out);
+		int got = tdr_symbolizer__lookup_archived(s, dso, file_off, out);
 
 		if (got)
 			return got < 0 ? got : 0;
 		near.path = path;
 		dso = &near;
 	}
-	return tdr_symbolizer__lookup(c->s, dso, file_off, out);
+	return tdr_symbolizer__lookup(s, dso, file_off, out);
+}
+
+static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
+		      struct tdr_sym *out)
+{
+	struct sym_ctx *c = ctx;
+
+	return tdr_report_lookup_near(c->s, c->dir, dso, file_off, out);
 }
 
 static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
@@ -200,19 +207,35 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 	return tdr_report__add_sample(c->r, s);
 }
 
-/* When the recording ended, on the wall clock (0 = unknown): from the run
- * end, else from the last sample. Objects written later are not the ones
- * that ran (tdr_symbolizer_opts.recorded_until_ns). */
-static uint64_t recorded_until(const struct tdr_meta *meta, const struct tdr_run_end *end,
-			       uint64_t first_ns, uint64_t last_ns)
+uint64_t tdr_report_recorded_until(const struct tdr_meta *meta, uint64_t duration_ns,
+				   uint64_t first_ns, uint64_t last_ns)
 {
 	if (!meta->start_wall_ns)
 		return 0;
-	if (end && end->duration_ns)
-		return meta->start_wall_ns + end->duration_ns;
+	if (duration_ns)
+		return meta->start_wall_ns + duration_ns;
 	if (first_ns <= last_ns && last_ns >= meta->start_clock_ns)
 		return meta->start_wall_ns + (last_ns - meta->start_clock_ns);
 	return 0;
+}
+
+void tdr_report_recording_dir(const char *path, char *dir, size_t sz)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash)
+		snprintf(dir, sz, "%.*s", (int)(slash - path + (slash == path)), path);
+	else
+		snprintf(dir, sz, ".");
+}
+
+int tdr_report_kallsyms_new(const struct tdr_report_load_opts *lopts, struct tdr_kallsyms **out)
+{
+	struct tdr_kallsyms_opts ko = {.path = lopts->kallsyms_path,
+				       .cache_dir = lopts->cache_dir,
+				       .boot_id = lopts->boot_id};
+
+	return tdr_kallsyms__new(&ko, out);
 }
 
 /* What the symbolizer needs to know about the recorded kernel: kallsyms
@@ -221,9 +244,12 @@ static uint64_t recorded_until(const struct tdr_meta *meta, const struct tdr_run
  * perf.data "[kernel.kallsyms]_text" mapping with a build-id: its pgoff is
  * the address of the relocation symbol named after the prefix) and that
  * image is the running kernel. */
-static void kernel_opts(const struct tdr_mapping *k, const struct tdr_meta *meta,
-			const struct tdr_report_load_opts *lopts, struct tdr_symbolizer_opts *so)
+void tdr_report_symbolizer_opts(const struct tdr_meta *meta, const struct tdr_mapping *k,
+				const struct tdr_report_load_opts *lopts, struct tdr_kallsyms *ks,
+				struct tdr_symbolizer_opts *so)
 {
+	so->cache_dir = lopts->cache_dir;
+	so->kallsyms = ks;
 	so->kallsyms_path = lopts->kallsyms_path;
 	so->kernel_notes_path = lopts->kernel_notes_path;
 	so->kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
@@ -262,11 +288,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 	if (err)
 		goto out;
 	if (r->opts.by <= TDR_BY_LINE) {
-		struct tdr_kallsyms_opts ko = {.path = lopts->kallsyms_path,
-					       .cache_dir = lopts->cache_dir,
-					       .boot_id = lopts->boot_id};
-
-		err = tdr_kallsyms__new(&ko, &ctx.ks);
+		err = tdr_report_kallsyms_new(lopts, &ctx.ks);
 		if (err)
 			goto out;
 	}
@@ -294,29 +316,21 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 		struct tdr_symbolizer_opts so = {
 		    .want_lines = r->opts.by == TDR_BY_LINE,
 		    .want_inlines = r->opts.by == TDR_BY_INLINE,
-		    .recorded_until_ns = recorded_until(meta, r->have_end ? &r->end : NULL,
-							r->first_ns, r->last_ns),
-		    .cache_dir = lopts->cache_dir,
+		    .recorded_until_ns = tdr_report_recorded_until(
+			meta, r->have_end ? r->end.duration_ns : 0, r->first_ns, r->last_ns),
 		    .archive = tdr_parser__archive(p),
 		};
 		struct tdr_report_symbols rs;
 		struct sym_ctx sc;
-		const char *slash = strrchr(path, '/');
 
-		kernel_opts(r->kernel_image, meta, lopts, &so);
-		so.kallsyms = ctx.ks;
-
+		tdr_report_symbolizer_opts(meta, r->kernel_image, lopts, ctx.ks, &so);
 		err = tdr_symbolizer__new(&so, &sym);
 		if (err)
 			goto out;
 		sc.s = sym;
 		sc.p = p;
 		sc.jit_map_dir = lopts->jit_map_dir ? lopts->jit_map_dir : "/tmp";
-		if (slash)
-			snprintf(sc.dir, sizeof(sc.dir), "%.*s", (int)(slash - path + (slash == path)),
-				 path);
-		else
-			snprintf(sc.dir, sizeof(sc.dir), ".");
+		tdr_report_recording_dir(path, sc.dir, sizeof(sc.dir));
 		report_symbols_init(&rs, &sc);
 		err = tdr_report__resolve(r, &rs);
 		if (!err)
@@ -441,39 +455,30 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 	if (err)
 		goto out;
 	{
-		struct tdr_kallsyms_opts ko = {.path = lopts->kallsyms_path,
-					       .cache_dir = lopts->cache_dir,
-					       .boot_id = lopts->boot_id};
 		/* Lines and inlines: everything any report may ask for. An
 		 * archive the file has already answers first, so archiving
 		 * again keeps what the files on disk no longer give. */
+		const struct tdr_run_end *end = tdr_parser__run_end(p);
 		struct tdr_symbolizer_opts so = {
 		    .want_lines = true,
 		    .want_inlines = true,
-		    .recorded_until_ns = recorded_until(meta, tdr_parser__run_end(p), a->first_ns,
-							a->last_ns),
-		    .cache_dir = lopts->cache_dir,
+		    .recorded_until_ns = tdr_report_recorded_until(
+			meta, end ? end->duration_ns : 0, a->first_ns, a->last_ns),
 		    .archive = tdr_parser__archive(p),
 		    .debuginfod = true,
 		};
 		struct tdr_report_symbols rs;
 		struct sym_ctx sc;
-		const char *slash = strrchr(path, '/');
 
-		err = tdr_kallsyms__new(&ko, &ks);
+		err = tdr_report_kallsyms_new(lopts, &ks);
 		if (err)
 			goto out;
-		kernel_opts(a->kernel_image, meta, lopts, &so);
-		so.kallsyms = ks;
+		tdr_report_symbolizer_opts(meta, a->kernel_image, lopts, ks, &so);
 		err = tdr_symbolizer__new(&so, &sym);
 		if (err)
 			goto out;
 		sc.s = sym;
-		if (slash)
-			snprintf(sc.dir, sizeof(sc.dir), "%.*s", (int)(slash - path + (slash == path)),
-				 path);
-		else
-			snprintf(sc.dir, sizeof(sc.dir), ".");
+		tdr_report_recording_dir(path, sc.dir, sizeof(sc.dir));
 		report_symbols_init(&rs, &sc);
 		err = tdr_report_archiver__resolve(a, &rs, b, sum);
 	}

@@ -405,16 +405,22 @@ static const struct tdr_td_family amd_zen5 = {
 #define TERMS_G(n, t, raw, cat, grp)                                                               \
 	{.name = (n), .source = TDR_TD_CORE_TERMS, .terms = (t), .config = (raw),                  \
 	 .category = (cat), .group = (grp)}
-#define ZEN_L2_EVENTS(cmask_terms, cmask_raw, resync, resync_terms, resync_raw)                    \
+/* Group 1 (frontend and heavy operations, led by cycles) and group 2 (the
+ * backend and bad speculation); Zen 4 and Zen 5 differ in the frontend
+ * cmask and the resync event. */
+#define ZEN_L2_GROUP1(cmask_terms, cmask_raw)                                                      \
 	TERMS_G("ls_not_halted_cyc", "event=0x76", 0x76, NULL, 1),                                 \
 	    TERMS_G("de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", cmask_terms,           \
 		    cmask_raw, "fetch-lat", 1),                                                    \
-	    TERMS_G("ex_ret_ucode_ops", "event=0x1c2", 0x1000000c2ull, "heavy-ops", 1),            \
-	    TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, "core-bound", 2), \
+	    TERMS_G("ex_ret_ucode_ops", "event=0x1c2", 0x1000000c2ull, "heavy-ops", 1)
+#define ZEN_L2_GROUP2(resync, resync_terms, resync_raw)                                            \
+	TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, "core-bound", 2),     \
 	    TERMS_G("ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2", 0xa2d6,             \
 		    "mem-bound", 2),                                                               \
 	    TERMS_G("ex_ret_brn_misp", "event=0xc3", 0xc3, "br-mispredict", 2),                    \
 	    TERMS_G(resync, resync_terms, resync_raw, "machine-clears", 2)
+#define ZEN_L2_EVENTS(cmask_terms, cmask_raw, resync, resync_terms, resync_raw)                    \
+	ZEN_L2_GROUP1(cmask_terms, cmask_raw), ZEN_L2_GROUP2(resync, resync_terms, resync_raw)
 
 /* Counting (tdrec stat): the groups above. */
 static const struct tdr_td_event zen4_l2_count_events[] = {
@@ -433,16 +439,9 @@ static const struct tdr_td_event zen5_l2_count_events[] = {
  * group 2 gets cycles (0x76 again) as its sampler, named apart because
  * names key a file's events (no formula uses it). 5 counters of 6. */
 #define ZEN_L2_SAMPLE_EVENTS(cmask_terms, cmask_raw, resync, resync_terms, resync_raw)             \
-	TERMS_G("ls_not_halted_cyc", "event=0x76", 0x76, NULL, 1),                                 \
-	    TERMS_G("de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w", cmask_terms,           \
-		    cmask_raw, "fetch-lat", 1),                                                    \
-	    TERMS_G("ex_ret_ucode_ops", "event=0x1c2", 0x1000000c2ull, "heavy-ops", 1),            \
+	ZEN_L2_GROUP1(cmask_terms, cmask_raw),                                                     \
 	    TERMS_G("ls_not_halted_cyc.g2", "event=0x76", 0x76, NULL, 2),                          \
-	    TERMS_G("ex_no_retire.not_complete", "event=0xd6,umask=0x2", 0x02d6, "core-bound", 2), \
-	    TERMS_G("ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2", 0xa2d6,             \
-		    "mem-bound", 2),                                                               \
-	    TERMS_G("ex_ret_brn_misp", "event=0xc3", 0xc3, "br-mispredict", 2),                    \
-	    TERMS_G(resync, resync_terms, resync_raw, "machine-clears", 2)
+	    ZEN_L2_GROUP2(resync, resync_terms, resync_raw)
 
 static const struct tdr_td_event zen4_l2_events[] = {
     ZEN_L2_SAMPLE_EVENTS("event=0x1a0,umask=0x1,cmask=0x6", 0x1060001a0ull,

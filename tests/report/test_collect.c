@@ -467,6 +467,53 @@ static void test_collect__no_adding_after_finish(void **state)
 	tdr_report__free(r);
 }
 
+/* The names report rows and the exports give unsymbolized addresses. */
+static void test_collect__unsym_names(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(tdr_report_unsym_name(TDR_SYM_MISSING, "/a/b", 0x10, buf, sizeof(buf)),
+			    "[unknown] /a/b");
+	assert_string_equal(tdr_report_unsym_name(TDR_SYM_NOT_ELF, "/a/b", 0x10, buf, sizeof(buf)),
+			    "[not ELF] /a/b");
+	assert_string_equal(tdr_report_unsym_name(TDR_SYM_CHANGED, "/a/b", 0x10, buf, sizeof(buf)),
+			    "[changed] /a/b");
+	assert_string_equal(
+	    tdr_report_unsym_name(TDR_SYM_NO_KERNEL, "[kernel.kallsyms]", 0x10, buf, sizeof(buf)),
+	    "[kernel]");
+	assert_string_equal(tdr_report_unsym_name(TDR_SYM_NO_SYMBOL, "/a/b", 0x1f, buf, sizeof(buf)),
+			    "/a/b+0x1f");
+	/* A function-less answer of a read object is an address too. */
+	assert_string_equal(tdr_report_unsym_name(TDR_SYM_OK, "/a/b", 0x20, buf, sizeof(buf)),
+			    "/a/b+0x20");
+}
+
+/* The kernel image: the first "[kernel.kallsyms]" mapping with a build-id,
+ * else the first one; other objects never. */
+static void test_collect__kernel_image_prefers_a_build_id(void **state)
+{
+	struct tdr_mapping lib = {.path = "/lib/libc.so.6", .build_id_sz = 20};
+	struct tdr_mapping k1 = {.path = "[kernel.kallsyms]_text"};
+	struct tdr_mapping k2 = {.path = "[kernel.kallsyms]", .build_id_sz = 20};
+	struct tdr_mapping k3 = {.path = "[kernel.kallsyms]_stext", .build_id_sz = 20};
+	const struct tdr_mapping *img = NULL;
+
+	(void)state;
+	img = tdr_report_kernel_image(img, &lib);
+	assert_null(img);
+	img = tdr_report_kernel_image(img, NULL);
+	assert_null(img);
+	img = tdr_report_kernel_image(img, &k1);
+	assert_ptr_equal(img, &k1);
+	img = tdr_report_kernel_image(img, &k2);
+	assert_ptr_equal(img, &k2);
+	img = tdr_report_kernel_image(img, &k3);
+	assert_ptr_equal(img, &k2);
+	img = tdr_report_kernel_image(img, &k1);
+	assert_ptr_equal(img, &k2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +529,8 @@ int main(void)
 	    cmocka_unit_test(test_collect__plan_notes_are_warnings),
 	    cmocka_unit_test(test_collect__plan_notes_with_one_reason_are_merged),
 	    cmocka_unit_test(test_collect__no_adding_after_finish),
+	    cmocka_unit_test(test_collect__unsym_names),
+	    cmocka_unit_test(test_collect__kernel_image_prefers_a_build_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,7 @@
 
 #include "tdrec/tdr_api.h"
 #include "tdrec/format.h"
+#include "tdrec/plan_paranoid.h"
 #include "tdrec/topdown.h"
 
 /*
@@ -213,8 +214,5 @@ TDR_API void tdr_attr__print(const struct perf_event_attr *attr, const char *pmu
 
 TDR_API void tdr_plan__free(struct tdr_plan *plan);
 
-/* Whether this process may count kernel-mode events of its targets: root, or
- * /proc/sys/kernel/perf_event_paranoid <= 1. */
-TDR_API bool tdr_plan_kernel_counts_allowed(void);
 
 #endif /* TDREC_PLAN_H */

@@ -186,6 +186,46 @@ struct tdr_report_load_opts {
 };
 
 /*
+ * The symbolizer set-up of every command that reads a recording (report,
+ * archive, export): one home, so that all name an address the same way.
+ */
+/* The kernel symbol table of lopts (kallsyms path, cache dir, boot id). */
+TDR_API int tdr_report_kallsyms_new(const struct tdr_report_load_opts *lopts,
+				    struct tdr_kallsyms **out);
+/* Fill so's fields that come from the recording (meta, its kernel image
+ * mapping or NULL) and lopts: cache dir, kallsyms (ks, borrowed), the kernel
+ * checks. The caller sets want_*, recorded_until_ns, archive, debuginfod. */
+TDR_API void tdr_report_symbolizer_opts(const struct tdr_meta *meta,
+					const struct tdr_mapping *kernel_image,
+					const struct tdr_report_load_opts *lopts,
+					struct tdr_kallsyms *ks, struct tdr_symbolizer_opts *so);
+/* When the recording ended on the wall clock (tdr_symbolizer_opts
+ * .recorded_until_ns): start + duration_ns (0 = unknown), else the last
+ * sample's time; 0 = unknown. */
+TDR_API uint64_t tdr_report_recorded_until(const struct tdr_meta *meta, uint64_t duration_ns,
+					   uint64_t first_ns, uint64_t last_ns);
+/* The directory of the recording at path ("." when it has none). */
+TDR_API void tdr_report_recording_dir(const char *path, char *dir, size_t sz);
+/* tdr_symbolizer__lookup, with an object named by a relative path looked
+ * up in the archive under that name, else in dir (the recording's). */
+TDR_API int tdr_report_lookup_near(struct tdr_symbolizer *s, const char *dir,
+				   const struct tdr_dso_ref *dso, uint64_t file_off,
+				   struct tdr_sym *out);
+/* The recording's kernel image, from the mappings m of its kernel samples
+ * one by one (cur: the image so far, NULL at first): a "[kernel.kallsyms]"
+ * mapping, the first with a build-id, else the first (found by its release
+ * and placement then: symbolize/kernel.c). Returns the new image (cur or m). */
+TDR_API const struct tdr_mapping *tdr_report_kernel_image(const struct tdr_mapping *cur,
+							 const struct tdr_mapping *m);
+/* The name of an address without a function, as report's rows and the
+ * exports give it: "[unknown] PATH" (object missing), "[not ELF] PATH",
+ * "[changed] PATH", "[kernel]" (no kernel symbols), else (no symbol, or
+ * TDR_SYM_OK without a function) "PATH+0xOFF". Returns buf (written) or a
+ * constant string. */
+TDR_API const char *tdr_report_unsym_name(enum tdr_sym_status status, const char *path,
+					  uint64_t off, char *buf, size_t sz);
+
+/*
  * When p's recording has user stack copies (--call-graph dwarf), give p an
  * unwinder (symbolize's tdr_unwinder over p's address spaces) so that its
  * samples' frames hold the user callers; *out is that unwinder (free it
