@@ -159,10 +159,11 @@ static inline const struct ex_line *ex_loc_lines(const struct tdr_profile *p,
 /* ---- resolve.c ---------------------------------------------------------- */
 
 /* Symbolize every location once (lopts as tdr_profile__load's; path the
- * recording's, for objects named relative to it). Returns 0, -ENOMEM, or
- * the symbolizer's error. */
+ * recording's, for objects named relative to it; archive the file's
+ * ARCHIVE section, NULL without one, answering before the files on disk).
+ * Returns 0, -ENOMEM, or the symbolizer's error. */
 int tdr_export_resolve(struct tdr_profile *p, const char *path, const struct tdr_meta *meta,
-		       const struct tdr_report_load_opts *lopts);
+		       const struct tdr_archive *archive, const struct tdr_report_load_opts *lopts);
 
 /* The interned function (name, dso, file) index; file is kept from the
  * first time. Returns the index or -ENOMEM. */

@@ -464,7 +464,8 @@ int tdr_profile__load(const char *path, const struct tdr_report_load_opts *lopts
 		const struct tdr_run_end *end = tdr_parser__run_end(parser);
 
 		p->duration_ns = end ? end->duration_ns : 0;
-		err = tdr_export_resolve(p, path, meta, lopts ? lopts : &none);
+		err = tdr_export_resolve(p, path, meta, tdr_parser__archive(parser),
+					 lopts ? lopts : &none);
 	}
 out:
 	tdr_parser__free(parser);

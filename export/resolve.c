@@ -220,11 +220,12 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 }
 
 int tdr_export_resolve(struct tdr_profile *p, const char *path, const struct tdr_meta *meta,
-		       const struct tdr_report_load_opts *lopts)
+		       const struct tdr_archive *archive, const struct tdr_report_load_opts *lopts)
 {
 	struct tdr_symbolizer_opts so = {
 	    .want_lines = true,
 	    .want_inlines = true,
+	    .archive = archive, /* the file's own symbols answer first */
 	    .recorded_until_ns =
 		tdr_report_recorded_until(meta, p->duration_ns, p->first_ns, p->last_ns),
 	};

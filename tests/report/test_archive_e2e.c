@@ -234,6 +234,9 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 	take(e, e->dir, "old.tdr", &now);
 	same(&live, &now, "right after archiving");
 	release(&now);
+	assert_int_equal(run(NULL, "cd '%s' && '%s' export -i old.tdr -o live.folded", e->dir,
+			     e->tdrec),
+			 0);
 
 	/* Rebuilt from other code with other options. */
 	build(e, "0.998", "-O1");
@@ -252,6 +255,12 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 	take(e, e->dir, "plain.tdr", &plain);
 	assert_non_null(strstr(plain.text[0], "[unknown]"));
 	release(&plain);
+	/* The export names the same functions from the archive. */
+	assert_int_equal(run(NULL,
+			     "cd '%s' && '%s' export -i old.tdr -o gone.folded && "
+			     "cmp -s live.folded gone.folded && grep -q work gone.folded",
+			     e->dir, e->tdrec),
+			 0);
 
 	/* Moved to another directory (same name, so the header is the same). */
 	snprintf(moved, sizeof(moved), "%s/elsewhere", e->dir);
