@@ -512,23 +512,36 @@ static int count_sample(const struct tdr_sample *s, void *arg)
 	return 0;
 }
 
-/* The records of a pipe-mode file, from byte 16, end exactly at its end. */
-static bool ends_after_a_record(const char *path, long sz)
+/* Walk the records of a pipe-mode file from byte 16 by their sizes: the
+ * offset where the walk stops (the file's end when they tile it), and in
+ * *start_of the start of the record that holds byte at (-1: none). */
+static long walk_records(const char *path, long sz, long at, long *start_of)
 {
 	FILE *f = fopen(path, "rb");
 	long pos = 16;
 	uint8_t h[8];
 
 	assert_non_null(f);
+	*start_of = -1;
 	while (pos + 8 <= sz) {
 		assert_int_equal(fseek(f, pos, SEEK_SET), 0);
 		assert_int_equal(fread(h, 1, 8, f), 8);
 		if ((h[6] | h[7] << 8) < 8)
 			break;
+		if (pos <= at && at < pos + (h[6] | h[7] << 8))
+			*start_of = pos;
 		pos += h[6] | h[7] << 8;
 	}
 	fclose(f);
-	return pos == sz;
+	return pos;
+}
+
+/* The records of a pipe-mode file, from byte 16, end exactly at its end. */
+static bool ends_after_a_record(const char *path, long sz)
+{
+	long unused;
+
+	return walk_records(path, sz, -1, &unused) == sz;
 }
 
 /* A pipe-mode stream is whole when it ends after a record, and cut (with
@@ -539,7 +552,7 @@ static void pipe_cut(struct ctx *c)
 	const struct tdr_file_status *fs;
 	struct tdr_parser *p;
 	uint64_t whole = 0, part = 0;
-	long sz;
+	long sz, at;
 	FILE *f;
 
 	snprintf(data, sizeof(data), "%s/perf-pipe.data", c->dir);
@@ -549,7 +562,11 @@ static void pipe_cut(struct ctx *c)
 	fseek(f, 0, SEEK_END);
 	sz = ftell(f);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "head -c %ld '%s' > '%s'", sz * 2 / 3 + 3, data, cut);
+	/* Cut 4 bytes into the record that holds the byte at 2/3 (a fixed
+	 * offset may fall on a record's end, which is a whole stream). */
+	walk_records(data, sz, sz * 2 / 3, &at);
+	at = at < 0 ? sz * 2 / 3 + 3 : at + 4;
+	snprintf(cmd, sizeof(cmd), "head -c %ld '%s' > '%s'", at, data, cut);
 	assert_int_equal(run_cmd(cmd), 0);
 	assert_int_equal(tdr_parser__open(data, &p), 0);
 	assert_int_equal(tdr_parser__run(p, count_sample, &whole), 0);
@@ -570,7 +587,7 @@ static void pipe_cut(struct ctx *c)
 	fs = tdr_parser__file_status(p);
 	assert_true(fs->truncated);
 	assert_false(fs->has_trailer);
-	assert_true(fs->intact_sz < (uint64_t)(sz * 2 / 3 + 3));
+	assert_true(fs->intact_sz < (uint64_t)at);
 	assert_int_equal(tdr_parser__stats(p)->malformed_records, 0);
 	tdr_parser__free(p);
 	assert_true(part > 0 && part < whole);
