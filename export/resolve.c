@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tdrec/format.h"
 #include "tdrec/report.h"
 #include "tdrec/symbolize.h"
 #include "tdrec/tdr_mem.h"
@@ -29,7 +30,6 @@
 #define LOG_PREFIX "export: "
 #include "tdrec/tdr_log.h"
 
-#define KERNEL_DSO "[kernel.kallsyms]"
 
 struct res_ctx {
 	struct tdr_profile *p;
@@ -187,8 +187,8 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 	case EX_ANON:
 		return add_line(p, l, "[anon]", path, NULL, 0);
 	case EX_KERNEL:
-		if (!path || !strncmp(path, KERNEL_DSO, strlen(KERNEL_DSO)))
-			path = KERNEL_DSO;
+		if (!path || !strncmp(path, TDR_KERNEL_DSO, strlen(TDR_KERNEL_DSO)))
+			path = TDR_KERNEL_DSO;
 		err = tdr_symbolizer__lookup_kernel(c->s, off, &sym);
 		if (err)
 			return err;

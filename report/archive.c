@@ -24,10 +24,10 @@
 #include <string.h>
 
 #include "tdrec/archive.h"
+#include "tdrec/format.h"
 #include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_mem.h"
 
-#define KERNEL_DSO "[kernel.kallsyms]"
 
 void tdr_report_archiver__release(struct tdr_report_archiver *a)
 {
@@ -235,7 +235,7 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 		a->ents[i].kept = true; /* unless left out below */
 		if (e->kernel) {
 			if (kernel < 0)
-				kernel = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL, KERNEL_DSO,
+				kernel = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL, TDR_KERNEL_DSO,
 								  NULL, 0);
 			dso = kernel;
 		} else {

@@ -24,12 +24,12 @@
 #include <string.h>
 
 #include "tdrec/archive.h"
+#include "tdrec/format.h"
 #include "tdrec/tdr_err.h"
 
 #define LOG_PREFIX "report: "
 #include "tdrec/tdr_log.h"
 
-#define KERNEL_IMAGE "[kernel.kallsyms]"
 
 /* The symbolizer, the directory of the recording, the parser (for the
  * jitdump files the processes mapped) and where perf map files are. */
@@ -254,10 +254,10 @@ void tdr_report_symbolizer_opts(const struct tdr_meta *meta, const struct tdr_ma
 	so->kernel_notes_path = lopts->kernel_notes_path;
 	so->kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
 			      !strcmp(meta->boot_id, lopts->boot_id);
-	if (k && k->path[strlen(KERNEL_IMAGE)]) {
+	if (k && k->path[strlen(TDR_KERNEL_DSO)]) {
 		so->kernel_build_id = k->build_id;
 		so->kernel_build_id_sz = k->build_id_sz;
-		so->kernel_ref_sym = k->path + strlen(KERNEL_IMAGE);
+		so->kernel_ref_sym = k->path + strlen(TDR_KERNEL_DSO);
 		so->kernel_ref_addr = k->pgoff;
 	}
 	/* Without the image's build-id, its release names it (perf.data's

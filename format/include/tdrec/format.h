@@ -297,6 +297,10 @@ enum tdr_section_type {
 #define TDR_DSO_PATH_MAX 4096	/* bytes of a path */
 #define TDR_DSO_BUILD_ID_MAX 20 /* bytes of a build-id (the kernel's BUILD_ID_SIZE_MAX) */
 
+/* The name of the kernel image among the mapped objects, as perf and tdrec
+ * write it (perf.data calls the mapping "[kernel.kallsyms]_text"). */
+#define TDR_KERNEL_DSO "[kernel.kallsyms]"
+
 /* What the recorder learnt of a file at the end of the recording. */
 enum tdr_dso_status {
 	TDR_DSO_BUILD_ID = 0,	 /* build_id is the file's (the only status with one) */
