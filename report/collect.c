@@ -160,27 +160,28 @@ static void classify(const struct tdr_report *r, const struct tdr_sample *s, str
 		k->tid = r->opts.by == TDR_BY_THREAD ? s->tid : 0;
 		return;
 	}
-	if (s->cpumode == TDR_MODE_HYPERVISOR) {
-		k->kind = ADDR_HYPERVISOR;
+	k->kind = tdr_addr_place(s->cpumode, s->map);
+	switch (k->kind) {
+	case ADDR_HYPERVISOR:
+	case ADDR_GUEST:
 		k->map = NULL;
-	} else if (s->cpumode == TDR_MODE_GUEST_KERNEL || s->cpumode == TDR_MODE_GUEST_USER) {
-		k->kind = ADDR_GUEST;
-		k->map = NULL;
-	} else if (report_kernel_sample(s)) {
-		k->kind = ADDR_KERNEL;
+		break;
+	case ADDR_KERNEL:
 		k->off = s->ip;
-	} else if (!s->map) {
-		k->kind = ADDR_UNMAPPED;
-	} else if (s->map->kind == TDR_MAP_ANON) {
+		break;
+	case ADDR_ANON:
 		/* JIT code: its process's perf map or jitdump may name it. */
-		k->kind = ADDR_ANON;
 		if (r->opts.by != TDR_BY_DSO) {
 			k->off = s->ip;
 			k->pid = s->pid;
 		}
-	} else {
-		k->kind = s->map->kind == TDR_MAP_VDSO ? ADDR_VDSO : ADDR_FILE;
+		break;
+	case ADDR_FILE:
+	case ADDR_VDSO:
 		k->off = s->map_off;
+		break;
+	default:
+		break;
 	}
 	if (r->opts.by == TDR_BY_DSO)
 		k->off = 0;
