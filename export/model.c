@@ -394,7 +394,9 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 		p->first_ns = s->time_ns;
 	if (s->time_ns > p->last_ns)
 		p->last_ns = s->time_ns;
-	return p->timeline ? keep_sample(p, s, (uint32_t)idx, counts) : 0;
+	/* The threads (their names) are kept in every format: the html timeline
+	 * lists them, pprof names its main binary after them (resolve.c). */
+	return p->timeline ? keep_sample(p, s, (uint32_t)idx, counts) : note_thread(p, s);
 }
 
 static char *join_argv(const struct tdr_meta *m)
