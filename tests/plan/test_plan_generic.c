@@ -654,8 +654,10 @@ static void test_generic__kinds_from_the_table(void **state)
 	assert_string_equal(tdr_plan_kind_name(TDR_PLAN_SOFTWARE), "software");
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("amd-zen4")), TDR_PLAN_SOFTWARE);
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("intel-skl")), TDR_PLAN_SOFTWARE);
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("intel-skl-l2")), kind_of("intel-skl"));
 	assert_string_equal(tdr_plan_kind_names(),
-			    "auto|topdown-l2|topdown-l1|intel-skl|gracemont|crestmont|skymont|"
+			    "auto|topdown-l2|topdown-l1|intel-skl-l2|intel-skl|gracemont|crestmont|"
+			    "skymont|"
 			    "amd-zen4-l2|amd-zen4|amd-zen5-l2|amd-zen5|neoverse-n2|neoverse-v1|"
 			    "neoverse-v2|neoverse-n3|neoverse-v3|software");
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("amd-zen4-l2")), kind_of("amd-zen4"));
