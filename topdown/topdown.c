@@ -566,7 +566,7 @@ static const struct tdr_td_event skl_l2_events[] = {
     SKL_TERMS_G("machine_clears.count", "event=0xc3,umask=0x1,cmask=0x1,edge", 0x010401c3,
 		"machine-clears", 1),
     HW_G("cycles.g2", PERF_COUNT_HW_CPU_CYCLES, NULL, 2),
-    SKL_TERMS_G("cycle_activity.stalls_mem_any", "event=0xa3,umask=0x14,cmask=0x14", 0x141014a3,
+    SKL_TERMS_G("cycle_activity.stalls_mem_any", "event=0xa3,umask=0x14,cmask=0x14", 0x140014a3,
 		"mem-bound", 2),
     SKL_TERMS_G("exe_activity.bound_on_stores", "event=0xa6,umask=0x40", 0x40a6, "mem-bound", 2),
     SKL_TERMS_G("cycle_activity.stalls_total", "event=0xa3,umask=0x4,cmask=0x4", 0x040004a3,

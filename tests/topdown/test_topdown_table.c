@@ -471,7 +471,7 @@ static void test_topdown__generic_raw_configs_match_format(void **state)
 	} where[] = {
 	    {"amd-zen4", "genoa", "cpu"},	      {"amd-zen5", "turin", "cpu"},
 	    {"gracemont", "alderlake-hybrid", "cpu_atom"}, {"crestmont", "sierra-forest", "cpu"},
-	    {"skymont", "arrow-lake", "cpu_atom"},
+	    {"skymont", "arrow-lake", "cpu_atom"},	      {"intel-skl-l2", "skylake-sp-noht", "cpu"},
 	};
 	const struct tdr_td_family *skl = tdr_topdown_family("intel-skl");
 	size_t checked = 0;
@@ -490,7 +490,7 @@ static void test_topdown__generic_raw_configs_match_format(void **state)
 			checked++;
 		}
 	}
-	assert_int_equal(checked, 5 + 5 + 3 + 4 + 4);
+	assert_int_equal(checked, 5 + 5 + 3 + 4 + 4 + 10);
 	/* By hand: AMD's event bits 8-11 go to config bits 32-35. */
 	assert_int_equal(encode_on("genoa", "cpu", "event=0x1a0,umask=0x1e"), 0x100001ea0ull);
 	for (size_t i = 0; i < tdr_td_family__event_cnt(skl, false); i++) {
@@ -503,7 +503,7 @@ static void test_topdown__generic_raw_configs_match_format(void **state)
 				 e->config_alt ? e->config_alt : e->config);
 		checked++;
 	}
-	assert_int_equal(checked, 21 + 4);
+	assert_int_equal(checked, 31 + 4);
 	assert_int_equal(alias_on("skylake-sp-ht", "cpu", "topdown-recovery-bubbles"), 0x0120030d);
 	/* The alias the group does not open (its .scale gives W). */
 	assert_int_equal(alias_on("skylake-sp-noht", "cpu", skl->gate[0]), 0x3c);
