@@ -399,7 +399,11 @@ static int push_wterm(struct tdr_wterm **t, size_t *cnt, size_t *cap, const uint
 	while ((err = tdr_tlv__next(&it, &tag, &val, &len)) > 0) {
 		if (tag != TDR_WT_TERM)
 			continue;
-		TDR_BAIL_IF(term_cnt, -TDR_E_CORRUPT, "weighted term with two terms");
+		if (term_cnt) {
+			tdr_debug("weighted term with two terms");
+			err = -TDR_E_CORRUPT;
+			break;
+		}
 		err = push_term(&term, &term_cnt, &term_cap, val, len);
 		if (err)
 			break;
