@@ -293,6 +293,12 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 			goto out;
 	}
 	ctx.r = r;
+	/* A file whose archive holds the kernel's symbols answers from it: the
+	 * kernel table is read only for an address it lacks, when asked
+	 * (that read, 30-60 ms of /proc/kallsyms, is most of a first report). */
+	ctx.ks_started = tdr_parser__archive(p) &&
+			 tdr_archive__find_dso(tdr_parser__archive(p), TDR_ARCHIVE_KERNEL,
+					       TDR_KERNEL_DSO, NULL, 0) >= 0;
 	/* Stack copies are unwound only for the views that use stacks. */
 	if (r->opts.stacks) {
 		err = tdr_report_attach_unwinder(p, &unw);

@@ -606,6 +606,46 @@ static void test_archive_e2e__perf_data_converted(void **state)
 	free(a);
 }
 
+/* Kernel addresses are answered by the archive: a report of an archived
+ * file gives the rows of the unarchived one, which needs the kernel symbol
+ * table (its cache file is made in an empty cache), and makes no cache. */
+static void test_archive_e2e__kernel_from_the_archive(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL, *live = NULL, *archived = NULL;
+	char cache[128];
+	int st;
+
+	st = test_run(&out, "cd '%s' && '%s' record -q --kernel --no-archive -o k.tdr -- dd "
+			    "if=/dev/zero of=/dev/null bs=1 count=200000 2>&1",
+		      e->dir, e->tdrec);
+	if (st && strstr(out, "perf_event_paranoid")) {
+		free(out);
+		skip(); /* kernel samples are not allowed here */
+	}
+	assert_int_equal(st, 0);
+	free(out);
+	assert_int_equal(test_run(NULL, "cd '%s' && '%s' archive -o ka.tdr k.tdr 2>/dev/null &&"
+					" mkdir -m 700 c1 c2",
+				  e->dir, e->tdrec),
+			 0);
+	assert_int_equal(test_run(&live, "cd '%s' && TDREC_CACHE_DIR=c1 '%s' report k.tdr --csv",
+				  e->dir, e->tdrec),
+			 0);
+	assert_int_equal(test_run(&archived,
+				  "cd '%s' && TDREC_CACHE_DIR=c2 '%s' report ka.tdr --csv", e->dir,
+				  e->tdrec),
+			 0);
+	assert_non_null(strstr(live, "[kernel.kallsyms]")); /* kernel rows there */
+	assert_string_equal(live, archived);
+	snprintf(cache, sizeof(cache), "%s/c1/kallsyms.bin", e->dir);
+	assert_int_equal(access(cache, F_OK), 0);
+	snprintf(cache, sizeof(cache), "%s/c2/kallsyms.bin", e->dir);
+	assert_int_not_equal(access(cache, F_OK), 0);
+	free(live);
+	free(archived);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +654,7 @@ int main(void)
 	    cmocka_unit_test(test_archive_e2e__diff_of_two_builds),
 	    cmocka_unit_test(test_archive_e2e__record_archives_last),
 	    cmocka_unit_test(test_archive_e2e__perf_data_converted),
+	    cmocka_unit_test(test_archive_e2e__kernel_from_the_archive),
 	    cmocka_unit_test(test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete),
 	};
 
