@@ -71,7 +71,7 @@ static const char usage_text[] =
     "                      crestmont, skymont (E-cores), amd-zen4-l2, amd-zen5-l2,\n"
     "                      intel-skl-l2 (the default on Zen 4/5 and Skylake-SP..\n"
     "                      Cascade Lake: level 2 in three groups; the last needs\n"
-    "                      SMT off, else it falls back to intel-skl),\n"
+    "                      SMT off, with it on auto counts intel-skl),\n"
     "                      amd-zen4, amd-zen5 (Zen 5/6), neoverse-n2, -v1, -v2,\n"
     "                      -n3, -v3, software; a plan the kernel refuses falls\n"
     "                      back to the family it extends, else software, with a\n"

@@ -623,18 +623,53 @@ static void test_generic__skx_level2(void **state)
 	tdr_plan__free(plan);
 
 	/* HT on (W 2), Cascade Lake: 4 general counters a thread, group 2
-	 * cannot be scheduled and the plan says so. */
+	 * needs 7 (cycles.g2 on the fixed counter, instructions on fixed
+	 * counter 0): the kernel would refuse it, so stat's auto choice
+	 * passes level 2 by with a note saying why and counts level 1. */
 	o = plan_opts_on("cascade-lake");
 	o.cpuid = "GenuineIntel,6,85,7";
 	o.counting = true;
 	plan = choose_ok(&o, TDR_PLAN_AUTO);
-	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl-l2");
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
 	assert_int_equal(plan->width, 2);
+	assert_int_equal(plan->group_cnt, 1);
 	assert_int_equal(plan->note_cnt, 3);
+	assert_int_equal(plan->skip_note_cnt, 3);
 	assert_string_equal(plan->notes[2],
-			    "counter budget: the intel-skl-l2 group needs 7 general counters and 4 "
-			    "are free; it would never be scheduled and count nothing: free one with "
-			    "'sysctl kernel.nmi_watchdog=0', or use --plan with fewer events");
+			    "intel-skl-l2 not available: counter budget: its group 2 needs 7 general "
+			    "counters and a thread has 4 with Hyper-Threading on (8 with it off), so "
+			    "the kernel refuses the group");
+	tdr_plan__free(plan);
+	/* The same with the NMI watchdog on (it holds the fixed cycles
+	 * counter, not one of the 4): still 7 without it, the same note. */
+	o.proc_root = proc;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_true(has_note(plan, "intel-skl-l2 not available: counter budget: its group 2 "
+				   "needs 7 general counters and a thread has 4"));
+	tdr_plan__free(plan);
+	o.proc_root = NULL;
+
+	/* Asked by name, recording or counting: an error naming the budget. */
+	for (int counting = 0; counting < 2; counting++) {
+		o.counting = counting;
+		plan = NULL;
+		log_reset();
+		assert_int_equal(tdr_plan__build(&o, kind_of("intel-skl-l2"), &plan),
+				 -TDR_E_NOPLAN);
+		assert_null(plan);
+		assert_non_null(strstr(log_text,
+				       "plan intel-skl-l2 does not fit this machine: counter budget: "
+				       "its group 2 needs 7 general counters and a thread has 4 with "
+				       "Hyper-Threading on (8 with it off), so the kernel refuses the "
+				       "group"));
+	}
+	/* The level-1 family's group fits the 4 (cycles on the fixed
+	 * counter): chosen by record's auto choice with no budget note. */
+	o.counting = false;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_int_equal(plan->note_cnt, 2);
 	tdr_plan__free(plan);
 }
 
