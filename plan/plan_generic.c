@@ -272,35 +272,47 @@ static uint32_t general_needed(const struct tdr_td_family *f, const struct tdr_p
 	return need;
 }
 
-/* Counter budget: a note when the group needs more general-purpose
- * counters than this machine leaves free (it would open and never
- * count). With Hyper-Threading on, a group that needs more than a thread
- * has even with the NMI watchdog off does not fit at all (-TDR_E_NOPLAN,
- * b->why says so): the kernel refuses it at open (the fake scheduling of
- * arch/x86/events/core.c validate_group), and only turning SMT off, not a
- * sysctl, makes room (intel-skl-l2's group 2 on Skylake-SP). */
+/* Counter budget: a group that needs more general-purpose counters than a
+ * thread has, even with the NMI watchdog off, does not fit at all
+ * (-TDR_E_NOPLAN, b->why says so): the kernel refuses it at open (the fake
+ * scheduling of arch/x86/events/core.c validate_group). With
+ * Hyper-Threading on, only turning SMT off makes room (intel-skl-l2's
+ * group 2 on Skylake-SP); elsewhere fewer events (-e instructions on Zen
+ * 4: 7 of 6). A group that fits only without the watchdog's counter gets
+ * a note: it would open and never count. */
 static int check_budget(struct tdr_plan_builder *b, const struct tdr_td_family *f,
 			const struct tdr_plan_group *g, size_t group_no)
 {
 	int wd = b->env.sys->nmi_watchdog;
 	uint32_t avail = f->counters, need, bare;
+	bool smt_on;
 
 	if (!avail)
 		return 0;
 	/* SMT off doubles Intel's per-thread counters; the kernel says so by
 	 * printing the no-HT .scale (4), which is W. */
-	if (f->counters_smt_off && f->width_scale && b->width == f->width) {
+	smt_on = f->counters_smt_off && f->width_scale && b->width != f->width;
+	if (f->counters_smt_off && f->width_scale && !smt_on)
 		avail = f->counters_smt_off;
-	} else if (f->counters_smt_off && f->width_scale) {
-		bare = general_needed(f, g, f->fixed_cycles);
-		if (bare > avail) {
+	bare = general_needed(f, g, f->fixed_cycles);
+	if (bare > avail) {
+		if (smt_on)
 			snprintf(b->why, sizeof(b->why),
 				 "counter budget: its group %zu needs %u general counters and a "
 				 "thread has %u with Hyper-Threading on (%u with it off), so the "
 				 "kernel refuses the group",
 				 group_no, bare, avail, f->counters_smt_off);
-			return -TDR_E_NOPLAN;
-		}
+		else if (b->plan->group_cnt - b->group_base > 1)
+			snprintf(b->why, sizeof(b->why),
+				 "counter budget: its group %zu needs %u general counters and a "
+				 "thread has %u, so the kernel refuses the group; use fewer events",
+				 group_no, bare, avail);
+		else
+			snprintf(b->why, sizeof(b->why),
+				 "counter budget: its group needs %u general counters and a thread "
+				 "has %u, so the kernel refuses it; use fewer events",
+				 bare, avail);
+		return -TDR_E_NOPLAN;
 	}
 	need = general_needed(f, g, f->fixed_cycles && wd != 1);
 	/* The watchdog's pinned cycles event takes the fixed counter on
