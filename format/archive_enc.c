@@ -301,8 +301,15 @@ struct enc {
 
 static void put_v(struct enc *e, uint64_t v)
 {
-	uint8_t *p = tdr_buf__put(&e->out, varint_len(v));
+	struct tdr_buf *b = &e->out;
+	uint8_t *p;
 
+	/* Most varints fit in the room the buffer has: no call. */
+	if (!b->err && b->cap - b->sz >= 10) {
+		b->sz += put_varint(b->data + b->sz, v);
+		return;
+	}
+	p = tdr_buf__put(b, varint_len(v));
 	if (p)
 		put_varint(p, v);
 }
