@@ -160,14 +160,19 @@ struct node_vec {
 };
 
 /* What the walk of a CU collects: the subprograms with code (and their
- * ranges in v), and, when inline chains are wanted, each one's
- * inlined_subroutine DIEs (nv, parallel to die). */
+ * ranges in v), and, when inline chains are wanted, their inlined_subroutine
+ * DIEs (nv, in walk order; owner: the subprogram of each, per_sub: how many
+ * each subprogram has so far). */
 struct sub_walk {
 	struct range_vec v;
 	Dwarf_Die *die;
-	struct node_vec *nv;
-	size_t cnt, cap, nv_cap;
+	size_t cnt, cap;
 	bool inlines;
+	struct node_vec nv;
+	uint32_t *owner;
+	size_t owner_cap;
+	uint32_t *per_sub;
+	size_t per_sub_cap;
 };
 
 static int add_sub(struct sub_walk *w, Dwarf_Die *die)
@@ -175,9 +180,9 @@ static int add_sub(struct sub_walk *w, Dwarf_Die *die)
 	if (tdr_ensure_cap(&w->die, &w->cap, sizeof(*w->die), w->cnt + 1))
 		return -ENOMEM;
 	if (w->inlines) {
-		if (tdr_ensure_cap(&w->nv, &w->nv_cap, sizeof(*w->nv), w->cnt + 1))
+		if (tdr_ensure_cap(&w->per_sub, &w->per_sub_cap, sizeof(*w->per_sub), w->cnt + 1))
 			return -ENOMEM;
-		w->nv[w->cnt] = (struct node_vec){ 0 };
+		w->per_sub[w->cnt] = 0;
 	}
 	w->die[w->cnt++] = *die;
 	return 0;
@@ -224,14 +229,16 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 			continue;
 		}
 		if (sub >= 0 && tag == DW_TAG_inlined_subroutine) {
-			struct node_vec *nv = &w->nv[sub];
+			struct node_vec *nv = &w->nv;
 			int32_t me;
 
-			if (nv->cnt >= INT32_MAX)
+			if (w->per_sub[sub] >= INT32_MAX || nv->cnt >= UINT32_MAX)
 				continue;
-			if (tdr_ensure_cap(&nv->n, &nv->cap, sizeof(*nv->n), nv->cnt + 1))
+			if (tdr_ensure_cap(&nv->n, &nv->cap, sizeof(*nv->n), nv->cnt + 1) ||
+			    tdr_ensure_cap(&w->owner, &w->owner_cap, sizeof(*w->owner), nv->cnt + 1))
 				return -ENOMEM;
-			me = (int32_t)nv->cnt;
+			me = (int32_t)w->per_sub[sub]++;
+			w->owner[nv->cnt] = (uint32_t)sub;
 			nv->n[nv->cnt++] = (struct sym_inl_node){ .die = child, .parent = inl_parent };
 			/* No subprograms inside an inline instance. */
 			if (dwarf_haschildren(&child) > 0 &&
@@ -251,10 +258,38 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 
 static void free_walk(struct sub_walk *w)
 {
-	for (size_t i = 0; w->nv && i < w->cnt; i++)
-		free(w->nv[i].n);
-	free(w->nv);
+	free(w->nv.n);
+	free(w->owner);
+	free(w->per_sub);
 	free(w->die);
+}
+
+/* Hand each subprogram its inlines: one array for the CU (c->inl_nodes),
+ * each subprogram's in walk order in one slice of it. Returns 0 or
+ * -ENOMEM. */
+static int share_inlines(struct sym_cu *c, struct sub_walk *w)
+{
+	struct sym_inl_node *all;
+	size_t at = 0;
+
+	if (!w->nv.cnt)
+		return 0;
+	all = tdr_malloc(w->nv.cnt * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	/* per_sub becomes each slice's next free place. */
+	for (size_t i = 0; i < w->cnt; i++) {
+		uint32_t n = w->per_sub[i];
+
+		c->sub_inl[i].nodes = all + at;
+		c->sub_inl[i].cnt = n;
+		w->per_sub[i] = (uint32_t)at;
+		at += n;
+	}
+	for (size_t k = 0; k < w->nv.cnt; k++)
+		all[w->per_sub[w->owner[k]]++] = w->nv.n[k];
+	c->inl_nodes = all;
+	return 0;
 }
 
 /* The CU's subprogram range table, built on first use. */
@@ -266,7 +301,8 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_cu *c)
 	err = build_table(&c->subs, &w.v, walk_cu(&w, &c->walkdie, -1, -1, true, 0));
 	if (!err && w.cnt) {
 		c->sub_inl = tdr_calloc(w.cnt, sizeof(*c->sub_inl));
-		if (!c->sub_inl) {
+		if (!c->sub_inl || share_inlines(c, &w)) {
+			zfree(&c->sub_inl);
 			tdr_symbolize_range_table__free(&c->subs);
 			err = -ENOMEM;
 		}
@@ -275,14 +311,11 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_cu *c)
 		free_walk(&w);
 		return err;
 	}
-	for (size_t i = 0; w.nv && i < w.cnt; i++) {
-		c->sub_inl[i].nodes = w.nv[i].n;
-		c->sub_inl[i].cnt = w.nv[i].cnt;
-	}
-	free(w.nv);
 	c->sub_dies = w.die;
+	w.die = NULL;
 	c->sub_cnt = w.cnt;
 	c->subs_loaded = true;
+	free_walk(&w);
 	return 0;
 }
 
@@ -328,7 +361,6 @@ static int load_inlines(struct sym_cu *c, size_t sub_idx)
 	if (err) {
 		/* The list is half renumbered: drop it, the next lookup finds
 		 * no inlines here rather than wrong ones. */
-		zfree(&si->nodes);
 		si->cnt = 0;
 		return err;
 	}
@@ -600,11 +632,10 @@ void tdr_symbolize_dwarf__free(struct sym_dso *d)
 	for (size_t i = 0; i < d->cu_cnt; i++) {
 		struct sym_cu *c = &d->cu[i];
 
-		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++) {
+		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++)
 			tdr_symbolize_range_table__free(&c->sub_inl[j].ranges);
-			free(c->sub_inl[j].nodes);
-		}
 		zfree(&c->sub_inl);
+		zfree(&c->inl_nodes);
 		tdr_symbolize_range_table__free(&c->subs);
 		zfree(&c->sub_dies);
 	}

@@ -120,6 +120,7 @@ struct sym_cu {
 	struct sym_range_table subs; /* pc ranges -> sub_dies[idx] */
 	Dwarf_Die *sub_dies;
 	struct sym_sub_inl *sub_inl; /* parallel to sub_dies */
+	struct sym_inl_node *inl_nodes; /* every sub_inl[].nodes is a slice of it */
 	size_t sub_cnt;
 	Dwarf_Files *files; /* for DW_AT_call_file, NULL until needed */
 	bool files_tried;
