@@ -266,6 +266,11 @@ static void check_budget(struct tdr_plan_builder *b, const struct tdr_td_family 
 
 		if (a->type == PERF_TYPE_SOFTWARE)
 			continue;
+		/* Intel's fixed counter 0 counts instructions (INST_RETIRED.ANY);
+		 * the watchdog does not hold it. */
+		if (f->fixed_cycles && a->type == PERF_TYPE_HARDWARE &&
+		    (a->config & 0xffffffffu) == PERF_COUNT_HW_INSTRUCTIONS)
+			continue;
 		if (cycles && fixed_free) {
 			fixed_free = false; /* the fixed cycles counter */
 			continue;
