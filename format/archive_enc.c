@@ -57,6 +57,12 @@ struct tdr_archive_builder {
 	size_t ent_cnt, ent_cap;
 	struct tdr_hmap index; /* (dso, off) -> entry */
 	struct arch_stacks_b stacks;
+	/* Strings given lately, by their address: a symbolizer hands the same
+	 * name and file over address after address. A hit still compares the
+	 * bytes, so a caller reusing a buffer gets its new string. */
+	struct {
+		const char *given, *interned;
+	} memo[256];
 };
 
 int tdr_archive_builder__new(struct tdr_archive_builder **out)
@@ -128,11 +134,20 @@ static const char *intern(struct tdr_archive_builder *b, const char *s, int *err
 {
 	const char *r;
 
+	size_t slot;
+
 	if (!s || !*s)
 		return NULL;
+	slot = ((uintptr_t)s >> 3) % (sizeof(b->memo) / sizeof(b->memo[0]));
+	if (b->memo[slot].given == s && !strcmp(b->memo[slot].interned, s))
+		return b->memo[slot].interned;
 	r = tdr_intern__str(&b->strs, s);
-	if (!r)
+	if (!r) {
 		*err = -ENOMEM;
+		return NULL;
+	}
+	b->memo[slot].given = s;
+	b->memo[slot].interned = r;
 	return r;
 }
 
@@ -301,8 +316,15 @@ struct enc {
 
 static void put_v(struct enc *e, uint64_t v)
 {
-	uint8_t *p = tdr_buf__put(&e->out, varint_len(v));
+	struct tdr_buf *b = &e->out;
+	uint8_t *p;
 
+	/* Most varints fit in the room the buffer has: no call. */
+	if (!b->err && b->cap - b->sz >= 10) {
+		b->sz += put_varint(b->data + b->sz, v);
+		return;
+	}
+	p = tdr_buf__put(b, varint_len(v));
 	if (p)
 		put_varint(p, v);
 }

@@ -5,16 +5,19 @@
  * Responsibility: docs/symbolize.md "How an address is resolved". Per object, once:
  * a sorted table of compile-unit pc ranges (built from each CU's DW_AT_ranges
  * or low/high pc with dwarf_ranges, so it works without .debug_aranges, as
- * clang emits by default). Per CU, once, on first need: a sorted table of
- * DW_TAG_subprogram pc ranges (namespaces, classes and nested functions
- * included). Per subprogram, once, on the first address inside it: its
- * subtree is walked (inlined_subroutine and lexical blocks only) into a range
- * table of inline instances with parent links. Per address: CU, subprogram
- * and innermost inline by binary search, the chain by parent links; the leaf
+ * clang emits by default). Per CU, once, on first need: one walk into a
+ * sorted table of DW_TAG_subprogram pc ranges (namespaces, classes and
+ * nested functions included) and, when inline chains are wanted, each
+ * subprogram's list of inlined_subroutine DIEs. Per subprogram, once, on the
+ * first address inside it: its name and entry, and its listed inlines' pc
+ * ranges into a range table of inline instances with parent links. Per
+ * inline instance, once: its frame. Per address: CU, subprogram and
+ * innermost inline by binary search, the chain by parent links; the leaf
  * line comes from the CU line table (dwarf_getsrc_die). Never a walk of the
  * whole CU per address and never dwarf_getscopes (which walks the CU).
  * Names: DW_AT_linkage_name demangled when it is a C++ name, else DW_AT_name
- * (both followed through abstract_origin/specification).
+ * (both followed through abstract_origin/specification, one dwarf_getattrs
+ * pass per DIE).
  * Ownership and threads: strings are borrowed from libdw (live until the
  * Dwfl ends, i.e. until the symbolizer is freed); inline arrays go into the
  * symbolizer's arena.
@@ -151,126 +154,217 @@ static bool may_hold_subprograms(int tag)
 	}
 }
 
-struct die_vec {
-	Dwarf_Die *die;
-	size_t cnt, cap;
-};
-
-static int collect_subs(Dwarf_Die *parent, struct range_vec *v, struct die_vec *dv, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &child) != 0)
-		return 0;
-	do {
-		int tag = dwarf_tag(&child), n;
-
-		if (tag == DW_TAG_subprogram) {
-			n = add_die_ranges(v, &child, (uint32_t)dv->cnt);
-			if (n < 0)
-				return n;
-			if (n > 0) {
-				if (tdr_ensure_cap(&dv->die, &dv->cap, sizeof(*dv->die), dv->cnt + 1))
-					return -ENOMEM;
-				dv->die[dv->cnt++] = child;
-			}
-		}
-		if (may_hold_subprograms(tag) && dwarf_haschildren(&child) > 0) {
-			n = collect_subs(&child, v, dv, depth + 1);
-			if (n < 0)
-				return n;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return 0;
-}
-
-/* The CU's subprogram range table, built on first use. */
-static int load_subs(struct sym_cu *c)
-{
-	struct range_vec v = { 0 };
-	struct die_vec dv = { 0 };
-	int err;
-
-	err = build_table(&c->subs, &v, collect_subs(&c->walkdie, &v, &dv, 0));
-	if (!err && dv.cnt) {
-		c->sub_inl = tdr_calloc(dv.cnt, sizeof(*c->sub_inl));
-		if (!c->sub_inl) {
-			tdr_symbolize_range_table__free(&c->subs);
-			err = -ENOMEM;
-		}
-	}
-	if (err) {
-		free(dv.die);
-		return err;
-	}
-	c->sub_dies = dv.die;
-	c->sub_cnt = dv.cnt;
-	c->subs_loaded = true;
-	return 0;
-}
-
 struct node_vec {
 	struct sym_inl_node *n;
 	size_t cnt, cap;
 };
 
+/* What the walk of a CU collects: the subprograms with code (and their
+ * ranges in v), and, when inline chains are wanted, their inlined_subroutine
+ * DIEs (nv, in walk order; owner: the subprogram of each, per_sub: how many
+ * each subprogram has so far). */
+struct sub_walk {
+	struct range_vec v;
+	Dwarf_Die *die;
+	size_t cnt, cap;
+	bool inlines;
+	struct node_vec nv;
+	uint32_t *owner;
+	size_t owner_cap;
+	uint32_t *per_sub;
+	size_t per_sub_cap;
+};
+
+static int add_sub(struct sub_walk *w, Dwarf_Die *die)
+{
+	if (tdr_ensure_cap(&w->die, &w->cap, sizeof(*w->die), w->cnt + 1))
+		return -ENOMEM;
+	if (w->inlines) {
+		if (tdr_ensure_cap(&w->per_sub, &w->per_sub_cap, sizeof(*w->per_sub), w->cnt + 1))
+			return -ENOMEM;
+		w->per_sub[w->cnt] = 0;
+	}
+	w->die[w->cnt++] = *die;
+	return 0;
+}
+
 /*
- * Preorder walk of a subprogram's code DIEs: every inlined_subroutine with pc
- * ranges becomes a node (with its ranges); lexical and try/catch blocks are
- * looked into but are not frames. Nested subprograms are not entered: they
- * have their own entry in the CU's subprogram table.
+ * One preorder walk of a CU's DIEs under parent. Subprograms are looked for
+ * where they may be (subs: namespaces, classes, lexical blocks, other
+ * subprograms); with w->inlines, the inlined_subroutine DIEs of subprogram
+ * sub (index in w, -1 for none) are listed in the same walk, with their
+ * enclosing inline (inl_parent), through lexical and try/catch blocks and
+ * other inlines, without entering nested subprograms (they have their own
+ * list). Their pc ranges are read later, only for the subprograms that
+ * addresses fall in (load_inlines). One walk instead of a second one per
+ * subprogram: libdw skips a DIE by decoding its attributes and, without
+ * DW_AT_sibling, its whole subtree, so each walk costs about the same.
  */
-static int collect_inlines(Dwarf_Die *parent, int32_t parent_node, struct range_vec *v,
-			   struct node_vec *nv, int depth)
+static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_parent,
+		   bool subs, int depth)
 {
 	Dwarf_Die child;
+	int err;
 
 	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&child), n;
-		int32_t me = parent_node;
+		bool in_subs, in_inl;
 
-		if (tag == DW_TAG_inlined_subroutine) {
-			if (nv->cnt >= INT32_MAX)
-				return 0;
-			n = add_die_ranges(v, &child, (uint32_t)nv->cnt);
+		if (subs && tag == DW_TAG_subprogram) {
+			long me = -1;
+
+			n = add_die_ranges(&w->v, &child, (uint32_t)w->cnt);
 			if (n < 0)
 				return n;
-			if (n == 0)
-				continue; /* no code of its own, nor in its children */
-			if (tdr_ensure_cap(&nv->n, &nv->cap, sizeof(*nv->n), nv->cnt + 1))
-				return -ENOMEM;
-			me = (int32_t)nv->cnt;
-			nv->n[nv->cnt++] = (struct sym_inl_node){ .die = child, .parent = parent_node };
-		} else if (tag != DW_TAG_lexical_block && tag != DW_TAG_try_block &&
-			   tag != DW_TAG_catch_block) {
+			if (n > 0) {
+				if ((err = add_sub(w, &child)))
+					return err;
+				me = w->inlines ? (long)w->cnt - 1 : -1;
+			}
+			if (dwarf_haschildren(&child) > 0 &&
+			    (err = walk_cu(w, &child, me, -1, true, depth + 1)))
+				return err;
 			continue;
 		}
-		if (dwarf_haschildren(&child) > 0) {
-			n = collect_inlines(&child, me, v, nv, depth + 1);
-			if (n < 0)
-				return n;
+		if (sub >= 0 && tag == DW_TAG_inlined_subroutine) {
+			struct node_vec *nv = &w->nv;
+			int32_t me;
+
+			if (w->per_sub[sub] >= INT32_MAX || nv->cnt >= UINT32_MAX)
+				continue;
+			if (tdr_ensure_cap(&nv->n, &nv->cap, sizeof(*nv->n), nv->cnt + 1) ||
+			    tdr_ensure_cap(&w->owner, &w->owner_cap, sizeof(*w->owner), nv->cnt + 1))
+				return -ENOMEM;
+			me = (int32_t)w->per_sub[sub]++;
+			w->owner[nv->cnt] = (uint32_t)sub;
+			nv->n[nv->cnt++] = (struct sym_inl_node){ .die = child, .parent = inl_parent };
+			/* No subprograms inside an inline instance. */
+			if (dwarf_haschildren(&child) > 0 &&
+			    (err = walk_cu(w, &child, sub, me, false, depth + 1)))
+				return err;
+			continue;
 		}
+		in_subs = subs && may_hold_subprograms(tag);
+		in_inl = sub >= 0 && (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+				      tag == DW_TAG_catch_block);
+		if ((in_subs || in_inl) && dwarf_haschildren(&child) > 0 &&
+		    (err = walk_cu(w, &child, in_inl ? sub : -1, inl_parent, in_subs, depth + 1)))
+			return err;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }
 
-/* The inline table of subprogram sub_idx of c, built on first use. */
+static void free_walk(struct sub_walk *w)
+{
+	free(w->nv.n);
+	free(w->owner);
+	free(w->per_sub);
+	free(w->die);
+}
+
+/* Hand each subprogram its inlines: one array for the CU (c->inl_nodes),
+ * each subprogram's in walk order in one slice of it. Returns 0 or
+ * -ENOMEM. */
+static int share_inlines(struct sym_cu *c, struct sub_walk *w)
+{
+	struct sym_inl_node *all;
+	size_t at = 0;
+
+	if (!w->nv.cnt)
+		return 0;
+	all = tdr_malloc(w->nv.cnt * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	/* per_sub becomes each slice's next free place. */
+	for (size_t i = 0; i < w->cnt; i++) {
+		uint32_t n = w->per_sub[i];
+
+		c->sub_inl[i].nodes = all + at;
+		c->sub_inl[i].cnt = n;
+		w->per_sub[i] = (uint32_t)at;
+		at += n;
+	}
+	for (size_t k = 0; k < w->nv.cnt; k++)
+		all[w->per_sub[w->owner[k]]++] = w->nv.n[k];
+	c->inl_nodes = all;
+	return 0;
+}
+
+/* The CU's subprogram range table, built on first use. */
+static int load_subs(struct tdr_symbolizer *s, struct sym_cu *c)
+{
+	struct sub_walk w = { .inlines = s->opts.want_inlines };
+	int err;
+
+	err = build_table(&c->subs, &w.v, walk_cu(&w, &c->walkdie, -1, -1, true, 0));
+	if (!err && w.cnt) {
+		c->sub_inl = tdr_calloc(w.cnt, sizeof(*c->sub_inl));
+		if (!c->sub_inl || share_inlines(c, &w)) {
+			zfree(&c->sub_inl);
+			tdr_symbolize_range_table__free(&c->subs);
+			err = -ENOMEM;
+		}
+	}
+	if (err) {
+		free_walk(&w);
+		return err;
+	}
+	c->sub_dies = w.die;
+	w.die = NULL;
+	c->sub_cnt = w.cnt;
+	c->subs_loaded = true;
+	free_walk(&w);
+	return 0;
+}
+
+/*
+ * The inline table of subprogram sub_idx of c, built on first use from the
+ * inlined_subroutine DIEs the CU walk listed (in preorder, with parent
+ * links): each one's pc ranges are read; one without any is left out with
+ * everything inside it (no code of its own, nor in its children). The
+ * nodes are renumbered in place, keeping their order.
+ */
 static int load_inlines(struct sym_cu *c, size_t sub_idx)
 {
 	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
+	struct sym_inl_node *nodes = si->nodes;
 	struct range_vec v = { 0 };
-	struct node_vec nv = { 0 };
-	int err;
+	int32_t *map = NULL;
+	size_t kept = 0;
+	int err = 0;
 
-	err = build_table(&si->ranges, &v, collect_inlines(&c->sub_dies[sub_idx], -1, &v, &nv, 0));
+	if (si->cnt && !(map = tdr_calloc(si->cnt, sizeof(*map))))
+		return -ENOMEM;
+	for (size_t i = 0; i < si->cnt; i++) {
+		int32_t parent = nodes[i].parent;
+		int n;
+
+		map[i] = -1;
+		if (parent >= 0 && map[parent] < 0)
+			continue; /* inside a left-out inline */
+		n = add_die_ranges(&v, &nodes[i].die, (uint32_t)kept);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		if (n == 0)
+			continue;
+		map[i] = (int32_t)kept;
+		nodes[kept] = (struct sym_inl_node){ .die = nodes[i].die,
+						     .parent = parent >= 0 ? map[parent] : -1 };
+		kept++;
+	}
+	free(map);
+	err = build_table(&si->ranges, &v, err);
 	if (err) {
-		free(nv.n);
+		/* The list is half renumbered: drop it, the next lookup finds
+		 * no inlines here rather than wrong ones. */
+		si->cnt = 0;
 		return err;
 	}
-	si->nodes = nv.n;
-	si->cnt = nv.cnt;
+	si->cnt = kept;
 	si->loaded = true;
 	return 0;
 }
@@ -297,20 +391,94 @@ static int inline_chain(struct tdr_symbolizer *s, struct sym_cu *c, size_t sub_i
 	/* Parent links run inner to outer; fill the chain from its end. */
 	*n = depth;
 	for (int32_t i = (int32_t)r->idx; i >= 0 && depth > 0; i = si->nodes[i].parent)
-		s->chain[--depth] = si->nodes[i].die;
+		s->chain[--depth] = &si->nodes[i];
 	return 0;
 }
 
-/* Display name of a subprogram or inlined_subroutine DIE; *err = -ENOMEM
- * when demangling could not allocate. */
-static const char *die_name(struct tdr_symbolizer *s, Dwarf_Die *die, int *err)
+/*
+ * What naming a DIE reads, taken in one pass over each DIE's attributes
+ * (dwarf_getattrs) instead of one dwarf_attr scan per attribute: libdw
+ * finds an attribute by decoding the DIE's attributes up to it, and
+ * dwarf_attr_integrate asks for the name, then abstract_origin, then
+ * specification, at every DIE of the chain, three times per name. The
+ * answer is the same: each attribute is the first one found along the same
+ * chain (abstract_origin, else specification, at most 16 DIEs, as
+ * dwarf_attr_integrate follows it; elfutils libdw/dwarf_attr_integrate.c).
+ */
+enum { NA_LINKAGE, NA_MIPS_LINKAGE, NA_NAME, NA_ORIGIN, NA_SPEC, NA_CALL_FILE, NA_CALL_LINE,
+       NA_CALL_COLUMN, NA_CNT };
+
+struct die_attrs {
+	Dwarf_Attribute a[NA_CNT];
+	bool have[NA_CNT];
+};
+
+static int take_attr(Dwarf_Attribute *at, void *arg)
 {
-	Dwarf_Attribute a;
+	struct die_attrs *da = arg;
+	int k;
+
+	switch (dwarf_whatattr(at)) {
+	case DW_AT_linkage_name: k = NA_LINKAGE; break;
+	case DW_AT_MIPS_linkage_name: k = NA_MIPS_LINKAGE; break;
+	case DW_AT_name: k = NA_NAME; break;
+	case DW_AT_abstract_origin: k = NA_ORIGIN; break;
+	case DW_AT_specification: k = NA_SPEC; break;
+	case DW_AT_call_file: k = NA_CALL_FILE; break;
+	case DW_AT_call_line: k = NA_CALL_LINE; break;
+	case DW_AT_call_column: k = NA_CALL_COLUMN; break;
+	default: return DWARF_CB_OK;
+	}
+	if (!da->have[k]) { /* the first, as dwarf_attr finds it */
+		da->a[k] = *at;
+		da->have[k] = true;
+	}
+	return DWARF_CB_OK;
+}
+
+/* The attributes of die itself (a failed pass keeps what it read before the
+ * failure, as dwarf_attr finds what precedes a bad attribute). */
+static void read_attrs(Dwarf_Die *die, struct die_attrs *da)
+{
+	memset(da->have, 0, sizeof(da->have));
+	dwarf_getattrs(die, take_attr, da, 0);
+}
+
+/* Display name of the DIE whose own attributes are in da: DW_AT_linkage_name
+ * demangled when it is a C++ name, else DW_AT_name (both followed through
+ * abstract_origin/specification); *err = -ENOMEM when demangling could not
+ * allocate. */
+static const char *die_name(struct tdr_symbolizer *s, struct die_attrs *own, int *err)
+{
+	const char *str[NA_NAME + 1] = { NULL };
+	bool found[NA_NAME + 1] = { false };
+	struct die_attrs *da = own;
+	struct die_attrs next;
+	Dwarf_Die die_mem;
 	const char *ln, *name;
 
-	ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
-	if (!ln)
-		ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	for (int chain = 16; chain > 0; chain--) {
+		Dwarf_Attribute ref;
+
+		for (int k = NA_LINKAGE; k <= NA_NAME; k++)
+			if (!found[k] && da->have[k]) {
+				found[k] = true;
+				str[k] = dwarf_formstring(&da->a[k]);
+			}
+		if ((found[NA_LINKAGE] && found[NA_MIPS_LINKAGE] && found[NA_NAME]) || chain == 1)
+			break;
+		if (da->have[NA_ORIGIN])
+			ref = da->a[NA_ORIGIN];
+		else if (da->have[NA_SPEC])
+			ref = da->a[NA_SPEC];
+		else
+			break;
+		if (!dwarf_formref_die(&ref, &die_mem))
+			break;
+		read_attrs(&die_mem, &next);
+		da = &next;
+	}
+	ln = str[NA_LINKAGE] ? str[NA_LINKAGE] : str[NA_MIPS_LINKAGE];
 	if (ln && ln[0] == '_' && ln[1] == 'Z') {
 		const char *dm = tdr_symbolize_demangle(s, ln);
 
@@ -323,50 +491,86 @@ static const char *die_name(struct tdr_symbolizer *s, Dwarf_Die *die, int *err)
 	}
 	/* C names (and C++ names that did not demangle): the source name; the
 	 * linkage name only when there is nothing else. */
-	name = dwarf_diename(die);
+	name = str[NA_NAME];
 	return name ? name : ln;
 }
 
-static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
+static uint32_t attr_udata(struct die_attrs *da, int k)
 {
-	Dwarf_Attribute a;
 	Dwarf_Word w;
 
-	if (dwarf_formudata(dwarf_attr(die, at, &a), &w) != 0 || w > UINT32_MAX)
+	if (!da->have[k] || dwarf_formudata(&da->a[k], &w) != 0 ||
+	    w > UINT32_MAX)
 		return 0;
 	return (uint32_t)w;
+}
+
+/* The frame of inline node n (its callee and call site), read once. */
+static int node_frame(struct tdr_symbolizer *s, struct sym_cu *c, struct sym_inl_node *n)
+{
+	struct tdr_inline_frame *f = &n->frame;
+	struct die_attrs da;
+	Dwarf_Word fidx;
+	int err = 0;
+
+	if (n->framed)
+		return 0;
+	if (!c->files_tried) {
+		c->files_tried = true;
+		if (dwarf_getsrcfiles(&c->walkdie, &c->files, NULL) != 0)
+			c->files = NULL;
+	}
+	read_attrs(&n->die, &da);
+	memset(f, 0, sizeof(*f));
+	f->function = die_name(s, &da, &err);
+	if (err)
+		return err;
+	if (c->files && da.have[NA_CALL_FILE] &&
+	    dwarf_formudata(&da.a[NA_CALL_FILE], &fidx) == 0)
+		f->call_file = dwarf_filesrc(c->files, fidx, NULL, NULL);
+	f->call_line = attr_udata(&da, NA_CALL_LINE);
+	f->call_column = attr_udata(&da, NA_CALL_COLUMN);
+	n->framed = true;
+	return 0;
 }
 
 /* Build the innermost-first frames from s->chain[0..n) (outermost first). */
 static int make_frames(struct tdr_symbolizer *s, struct sym_cu *c, size_t n,
 		       struct sym_dwarf_res *r)
 {
-	int err = 0;
-
 	r->inlines = tdr_arena__alloc(&s->arena, n * sizeof(*r->inlines));
 	if (!r->inlines)
 		return -ENOMEM;
-	if (!c->files_tried) {
-		c->files_tried = true;
-		if (dwarf_getsrcfiles(&c->walkdie, &c->files, NULL) != 0)
-			c->files = NULL;
-	}
 	for (size_t k = 0; k < n; k++) {
-		Dwarf_Die *die = &s->chain[n - 1 - k];
-		struct tdr_inline_frame *f = &r->inlines[k];
-		Dwarf_Attribute a;
-		Dwarf_Word fidx;
+		struct sym_inl_node *node = s->chain[n - 1 - k];
+		int err = node_frame(s, c, node);
 
-		memset(f, 0, sizeof(*f));
-		f->function = die_name(s, die, &err);
 		if (err)
 			return err;
-		if (c->files && dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &fidx) == 0)
-			f->call_file = dwarf_filesrc(c->files, fidx, NULL, NULL);
-		f->call_line = die_udata(die, DW_AT_call_line);
-		f->call_column = die_udata(die, DW_AT_call_column);
+		r->inlines[k] = node->frame;
 	}
 	r->inline_cnt = n;
+	return 0;
+}
+
+/* The name and entry of subprogram sub_idx of c, read once. */
+static int sub_named(struct tdr_symbolizer *s, struct sym_cu *c, size_t sub_idx)
+{
+	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
+	Dwarf_Die *sub = &c->sub_dies[sub_idx];
+	struct die_attrs da;
+	Dwarf_Addr entry;
+	int err = 0;
+
+	if (si->named)
+		return 0;
+	read_attrs(sub, &da);
+	si->name = die_name(s, &da, &err);
+	if (err)
+		return err;
+	si->has_entry = dwarf_entrypc(sub, &entry) == 0;
+	si->entry = si->has_entry ? entry : 0;
+	si->named = true;
 	return 0;
 }
 
@@ -374,9 +578,9 @@ int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, ui
 				 struct sym_dwarf_res *r)
 {
 	const struct sym_range *cr, *sr;
-	Dwarf_Die *sub;
+	const struct sym_sub_inl *si;
 	struct sym_cu *c;
-	Dwarf_Addr pc, entry;
+	Dwarf_Addr pc;
 	size_t n = 0;
 	int err = 0;
 
@@ -404,18 +608,16 @@ int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, ui
 		}
 	}
 
-	if (!c->subs_loaded && (err = load_subs(c)))
+	if (!c->subs_loaded && (err = load_subs(s, c)))
 		return err;
 	sr = tdr_symbolize_range_table__find(&c->subs, pc);
 	if (!sr)
 		return 0;
-	sub = &c->sub_dies[sr->idx];
-	r->sub_name = die_name(s, sub, &err);
-	if (err)
+	if ((err = sub_named(s, c, sr->idx)))
 		return err;
-	if (dwarf_entrypc(sub, &entry) != 0)
-		entry = sr->lo;
-	r->sub_entry = entry + d->dw_bias;
+	si = &c->sub_inl[sr->idx];
+	r->sub_name = si->name;
+	r->sub_entry = (si->has_entry ? si->entry : sr->lo) + d->dw_bias;
 
 	if (!s->opts.want_inlines)
 		return 0;
@@ -430,11 +632,10 @@ void tdr_symbolize_dwarf__free(struct sym_dso *d)
 	for (size_t i = 0; i < d->cu_cnt; i++) {
 		struct sym_cu *c = &d->cu[i];
 
-		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++) {
+		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++)
 			tdr_symbolize_range_table__free(&c->sub_inl[j].ranges);
-			free(c->sub_inl[j].nodes);
-		}
 		zfree(&c->sub_inl);
+		zfree(&c->inl_nodes);
 		tdr_symbolize_range_table__free(&c->subs);
 		zfree(&c->sub_dies);
 	}

@@ -80,10 +80,15 @@ struct sym_sec {
 };
 
 /* One DW_TAG_inlined_subroutine of a subprogram; parent is the index of the
- * enclosing inline in the same table, -1 for the subprogram itself. */
+ * enclosing inline in the same table, -1 for the subprogram itself. Its
+ * frame (callee name, call site) is read from the DIE on the first address
+ * whose chain holds it, then reused: the addresses of one inline instance
+ * share it. */
 struct sym_inl_node {
 	Dwarf_Die die;
 	int32_t parent;
+	bool framed;
+	struct tdr_inline_frame frame;
 };
 
 /*
@@ -94,6 +99,13 @@ struct sym_inl_node {
  * chain. This is the two-level subprogram/inline map of llvm-symbolizer.
  */
 struct sym_sub_inl {
+	/* The subprogram's display name and entry pc, read on its first
+	 * address (every address inside it asks for both). */
+	bool named;
+	bool has_entry; /* dwarf_entrypc answered; else the range's start */
+	const char *name;
+	uint64_t entry;
+
 	bool loaded;
 	struct sym_range_table ranges; /* pc ranges -> nodes[idx] */
 	struct sym_inl_node *nodes;
@@ -108,6 +120,7 @@ struct sym_cu {
 	struct sym_range_table subs; /* pc ranges -> sub_dies[idx] */
 	Dwarf_Die *sub_dies;
 	struct sym_sub_inl *sub_inl; /* parallel to sub_dies */
+	struct sym_inl_node *inl_nodes; /* every sub_inl[].nodes is a slice of it */
 	size_t sub_cnt;
 	Dwarf_Files *files; /* for DW_AT_call_file, NULL until needed */
 	bool files_tried;
@@ -342,7 +355,7 @@ struct tdr_symbolizer {
 	struct tdr_hmap dm_index;
 
 	/* Scratch for the inline walk, reused across lookups. */
-	Dwarf_Die *chain;
+	struct sym_inl_node **chain;
 	size_t chain_cap;
 
 	/* How many objects had their DWARF opened (dwfl_module_getdwarf): the

@@ -44,11 +44,24 @@ int tdr_symbolize_range_table__build(struct sym_range_table *t, struct sym_range
 		return -ENOMEM;
 	}
 	/* load_symbols hands its ranges over in order already: then qsort's
-	 * n log n comparisons are skipped. */
-	for (size_t i = 1; i < cnt; i++) {
-		if (range_cmp(&r[i - 1], &r[i]) > 0) {
-			qsort(r, cnt, sizeof(*r), range_cmp);
-			break;
+	 * n log n comparisons are skipped. The few ranges of one subprogram's
+	 * inlines are sorted in place (range_cmp is a total order on distinct
+	 * ranges, so the result is the same). */
+	if (cnt <= 16) {
+		for (size_t i = 1; i < cnt; i++) {
+			struct sym_range x = r[i];
+			size_t j = i;
+
+			for (; j > 0 && range_cmp(&r[j - 1], &x) > 0; j--)
+				r[j] = r[j - 1];
+			r[j] = x;
+		}
+	} else {
+		for (size_t i = 1; i < cnt; i++) {
+			if (range_cmp(&r[i - 1], &r[i]) > 0) {
+				qsort(r, cnt, sizeof(*r), range_cmp);
+				break;
+			}
 		}
 	}
 	for (size_t i = 0; i < cnt; i++) {

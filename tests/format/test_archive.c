@@ -107,6 +107,60 @@ static void test_archive__layout(void **state)
 	tdr_archive_builder__free(b);
 }
 
+/* The builder copies strings: a caller that gives one buffer again with
+ * other bytes in it (the same address) gets the new string, for the
+ * function, the file and an inline frame alike. */
+static void test_archive__buffer_given_again(void **state)
+{
+	char fn[8], file[8], inl[8];
+	struct tdr_archive_frame fr = {.function = inl, .call_file = file, .call_line = 2};
+	struct tdr_archive_sym sym = {.status = TDR_ARCHIVE_SYM_OK, .function = fn, .file = file,
+				      .line = 1, .inline_cnt = 1, .inlines = &fr};
+	struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
+	struct tdr_archive_builder *b;
+	struct tdr_archive_sym out;
+	struct tdr_archive *a;
+	void *d;
+	size_t sz;
+	long dso;
+
+	(void)state;
+	assert_int_equal(tdr_archive_builder__new(&b), 0);
+	dso = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, "/a", NULL, 0);
+	assert_int_equal(dso, 0);
+	strcpy(fn, "alpha");
+	strcpy(file, "a.c");
+	strcpy(inl, "ina");
+	assert_int_equal(tdr_archive_builder__add(b, dso, 0x10, &sym), 0);
+	strcpy(fn, "gamma");
+	strcpy(file, "g.c");
+	strcpy(inl, "ing");
+	assert_int_equal(tdr_archive_builder__add(b, dso, 0x20, &sym), 0);
+	/* And the first bytes again. */
+	strcpy(fn, "alpha");
+	assert_int_equal(tdr_archive_builder__add(b, dso, 0x30, &sym), 0);
+	assert_int_equal(tdr_archive_builder__encode(b, 0, &d, &sz), 0);
+	assert_int_equal(tdr_archive__decode(d, sz, &a), 0);
+	assert_int_equal(tdr_archive__find(a, 0, 0x10, &out, frames), 0);
+	assert_string_equal(out.function, "alpha");
+	assert_string_equal(out.file, "a.c");
+	assert_string_equal(out.inlines[0].function, "ina");
+	assert_string_equal(out.inlines[0].call_file, "a.c");
+	assert_int_equal(tdr_archive__find(a, 0, 0x20, &out, frames), 1);
+	assert_string_equal(out.function, "gamma");
+	assert_string_equal(out.file, "g.c");
+	assert_string_equal(out.inlines[0].function, "ing");
+	assert_string_equal(out.inlines[0].call_file, "g.c");
+	assert_int_equal(tdr_archive__find(a, 0, 0x30, &out, frames), 2);
+	assert_string_equal(out.function, "alpha");
+	assert_string_equal(out.file, "g.c");
+	/* alpha, a.c, ina, gamma, g.c, ing and the path: each once. */
+	assert_int_equal(tdr_archive__stats(a)->strings, 7);
+	tdr_archive__free(a);
+	free(d);
+	tdr_archive_builder__free(b);
+}
+
 /* The stacks part (docs/format.md 7.2 "Stacks") on small_builder's
  * archive, for a file of 3 frames; see the bytes in the test. */
 static void add_small_stacks(struct tdr_archive_builder *b, bool reverse)
@@ -759,6 +813,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_archive__layout),
+	    cmocka_unit_test(test_archive__buffer_given_again),
 	    cmocka_unit_test(test_archive__stacks_layout),
 	    cmocka_unit_test(test_archive__frames_copied_as_they_are),
 	    cmocka_unit_test(test_archive__round_trip_and_determinism),

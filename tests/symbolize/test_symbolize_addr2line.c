@@ -17,7 +17,9 @@
  * printed for the address itself is compared. The physical function is compared
  * without ELF clone suffixes (tdrec shows "fx_checked.cold", eu-addr2line the
  * DWARF name "fx_checked").
- * Also: clang output without .debug_aranges, split DWARF, lld layouts where file offset
+ * Also: two objects with the same DWARF layout (DIEs at the same offsets
+ * naming other functions) in one symbolizer, clang output without
+ * .debug_aranges, split DWARF, lld layouts where file offset
  * != vaddr, stripped copies (dynsym only), separate debug files found by
  * .gnu_debuglink, debuginfod never contacted, build-id checks, glibc
  * through /usr/lib/debug/.build-id when libc6-dbg is installed, and objects
@@ -722,6 +724,107 @@ static void test_addr2line__libc_debug_by_build_id(void **state)
 	expect_copy(dbg, compressed(dbg));
 }
 
+/*
+ * Two objects built from one source (fixtures/fx_twin.c) with names that
+ * differ in one letter: their DWARF has the same layout, so the same DIE
+ * offsets name different functions. In copies without .symtab (the DWARF
+ * kept), twin_outer, hidden and so not in .dynsym, is named by DWARF.
+ * One symbolizer, its lookups alternating between the two copies, must
+ * give each eu-addr2line's answer for it: what the symbolizer keeps per
+ * subprogram and per inline instance (names, entries, frames) belongs to
+ * one object, never to an offset.
+ */
+static void test_addr2line__same_dwarf_offsets_two_objects(void **state)
+{
+	const struct env *e = *state;
+	const char *twin[2] = { "a", "b" };
+	char *path[2];
+	uint64_t *addrs[2], dinfo[2], dsize[2];
+	struct fx_frames *want[2];
+	struct tdr_symbolizer_opts o = { .want_lines = true, .want_inlines = true };
+	struct tdr_symbolizer *s;
+	size_t cnt[2] = { 0, 0 }, bad = 0, deep = 0, compared = 0;
+
+	for (int t = 0; t < 2; t++) {
+		struct fx_func *funcs;
+		uint64_t *insns;
+		int nf, ni;
+
+		assert_true(asprintf(&path[t], "%s/libtwin_%s.so", e->dir, twin[t]) > 0);
+		assert_int_equal(fx_sh("cd '%s' && gcc -O2 -g -fPIC -shared -DTWIN=%s -o full_%s.so "
+				       "'%s/fx_twin.c' && strip --strip-all --keep-section='.debug_*' "
+				       "full_%s.so -o '%s'",
+				       e->dir, twin[t], twin[t], fx_src_dir(), twin[t], path[t]),
+				 0);
+		assert_true(fx_elf_section(path[t], ".debug_info", &dinfo[t], &dsize[t]));
+		/* The functions' addresses from the full build. */
+		{
+			char *full = NULL;
+
+			assert_true(asprintf(&full, "%s/full_%s.so", e->dir, twin[t]) > 0);
+			nf = fx_elf_funcs(full, &funcs);
+			free(full);
+		}
+		ni = fx_insn_addrs(path[t], &insns);
+		assert_true(nf > 0 && ni > 0);
+		addrs[t] = calloc((size_t)ni, sizeof(*addrs[t]));
+		for (int f = 0; f < nf; f++) {
+			if (strncmp(funcs[f].name, "twin_outer_", 11))
+				continue;
+			for (size_t i = lower_bound(insns, (size_t)ni, funcs[f].lo);
+			     i < (size_t)ni && insns[i] < funcs[f].lo + funcs[f].size; i++)
+				addrs[t][cnt[t]++] = insns[i];
+		}
+		assert_true(cnt[t] > 0);
+		want[t] = calloc(cnt[t], sizeof(*want[t]));
+		assert_int_equal(fx_eu_addr2line(path[t], addrs[t], cnt[t], want[t]),
+				 (int)cnt[t]);
+		free(insns);
+		free(funcs);
+	}
+	/* The premise: the same layout (same code, same DWARF size). */
+	assert_int_equal(dsize[0], dsize[1]);
+	assert_int_equal(cnt[0], cnt[1]);
+	assert_memory_equal(addrs[0], addrs[1], cnt[0] * sizeof(*addrs[0]));
+
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	/* Each address of one object, then the same offset in the other: the
+	 * second is answered after the first one's subprogram and inline
+	 * instances were read and kept. */
+	for (size_t i = 0; i < cnt[0]; i++) {
+		for (int t = 0; t < 2; t++) {
+			struct tdr_dso_ref ref = { .path = path[t] };
+			struct fx_frames got;
+			struct tdr_sym y;
+			bool partial;
+			uint64_t off;
+
+			assert_true(fx_vaddr_to_off(path[t], addrs[t][i], &off));
+			assert_int_equal(tdr_symbolizer__lookup(s, &ref, off, &y), 0);
+			assert_int_equal(y.status, TDR_SYM_OK);
+			/* Each object's own names, at every level. */
+			assert_non_null(strstr(y.function, t ? "_b" : "_a"));
+			for (size_t k = 0; k < y.inline_cnt; k++)
+				assert_non_null(strstr(y.inlines[k].function, t ? "_b" : "_a"));
+			deep += y.inline_cnt >= 2;
+			fx_from_sym(&y, &got);
+			if (!fx_frames_match(&want[t][i], &got, &partial) && bad++ < 10)
+				fx_print_diff(addrs[t][i], &want[t][i], &got);
+			compared++;
+		}
+	}
+	tdr_symbolizer__free(s);
+	fprintf(stderr, "twins: %zu addresses compared, %zu differ, %zu with 2+ inlines\n",
+		compared, bad, deep);
+	assert_int_equal(bad, 0);
+	assert_true(deep > 0);
+	for (int t = 0; t < 2; t++) {
+		free(want[t]);
+		free(addrs[t]);
+		free(path[t]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +844,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_addr2line__debuginfod_asked_when_archiving),
 		cmocka_unit_test(test_addr2line__build_id_none_vs_recorded),
 		cmocka_unit_test(test_addr2line__libc_debug_by_build_id),
+		cmocka_unit_test(test_addr2line__same_dwarf_offsets_two_objects),
 	};
 
 	use_cache = argc > 1 && !strcmp(argv[1], "--cache");
