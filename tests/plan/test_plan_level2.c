@@ -182,9 +182,13 @@ static void test_level2__sampler_must_be_cycles(void **state)
 	assert_non_null(strstr(log_text, "invalid event 'instructions': amd-zen4-l2 samples each "
 					 "of its groups on cycles; use --plan amd-zen4 to sample "
 					 "on another event"));
-	/* Level 1 takes it. */
+	/* Level 1 samples on another event when it fits its six counters
+	 * (one of its own events; instructions would be a seventh:
+	 * test_plan_generic.c). */
+	assert_int_equal(tdr_event_spec__parse("cpu/event=0xc1/", &spec), 0);
 	plan = choose_ok(&o, kind_of("amd-zen4"));
 	assert_int_equal(plan->group_cnt, 1);
+	assert_int_equal(plan->groups[0].event_cnt, 6);
 	tdr_plan__free(plan);
 }
 
