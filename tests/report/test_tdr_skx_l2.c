@@ -99,39 +99,19 @@ static void plan_meta(struct tdr_meta *m)
 	tdr_plan__free(plan);
 	assert_int_equal(m->event_cnt, NEV);
 	m->flags = TDR_META_INHERIT;
-	for (size_t i = 0; i < m->event_cnt; i++) {
-		/* The order the reads below are written in. */
+	/* The order the reads below are written in. */
+	for (size_t i = 0; i < m->event_cnt; i++)
 		assert_string_equal(m->events[i].name, names[i]);
-		m->events[i].ids = calloc(1, sizeof(*m->events[i].ids));
-		assert_non_null(m->events[i].ids);
-		m->events[i].id_cnt = 1;
-		m->events[i].ids[0].id = id_of(i);
-		m->events[i].ids[0].cpu = 0;
-		m->events[i].ids[0].pid = PID;
-	}
+	synth_meta_give_ids(m, id_of(0), 0, PID);
 }
 
 /* One cumulative read of group g, sampled by its leader at ip, time t. */
 static void sample(struct synth_buf *b, const struct tdr_meta *m, size_t g, uint64_t t, uint64_t ip,
 		   const uint64_t *vals)
 {
-	uint64_t ids[9];
-	struct synth_sample s = {0};
+	struct synth_sid sid = {.pid = PID, .tid = TID, .time = t, .cpu = 0};
 
-	for (size_t i = 0; i < g_cnt[g]; i++)
-		ids[i] = id_of(g_first[g] + i);
-	s.sid.pid = PID;
-	s.sid.tid = TID;
-	s.sid.time = t;
-	s.sid.cpu = 0;
-	s.sid.id = id_of(g_first[g]);
-	s.ip = ip;
-	s.period = 1000;
-	s.time_enabled = s.time_running = t;
-	s.nr = g_cnt[g];
-	s.values = vals;
-	s.ids = ids;
-	synth_sample(b, &m->events[g_first[g]].attr, &s);
+	synth_group_read(b, m, g_first[g], g_cnt[g], id_of(0), sid, ip, 1000, vals);
 }
 
 /*

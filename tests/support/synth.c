@@ -350,3 +350,43 @@ void synth_attr_group(struct perf_event_attr *a, uint64_t period)
 	a->sample_id_all = 1;
 	a->inherit = 1;
 }
+
+void synth_meta_give_ids(struct tdr_meta *meta, uint64_t first_id, uint32_t cpu, uint32_t pid)
+{
+	for (size_t i = 0; i < meta->event_cnt; i++) {
+		struct tdr_event_desc *e = &meta->events[i];
+
+		e->ids = calloc(1, sizeof(*e->ids));
+		if (!e->ids)
+			abort();
+		e->id_cnt = 1;
+		e->ids[0].id = first_id + i;
+		e->ids[0].cpu = cpu;
+		e->ids[0].pid = pid;
+	}
+}
+
+size_t synth_group_read(struct synth_buf *b, const struct tdr_meta *meta, size_t first,
+			size_t cnt, uint64_t first_id, struct synth_sid sid, uint64_t ip,
+			uint64_t period, const uint64_t *vals)
+{
+	uint64_t *ids = calloc(cnt ? cnt : 1, sizeof(*ids));
+	struct synth_sample s = {0};
+	size_t off;
+
+	if (!ids)
+		abort();
+	for (size_t i = 0; i < cnt; i++)
+		ids[i] = first_id + first + i;
+	s.sid = sid;
+	s.sid.id = first_id + first;
+	s.ip = ip;
+	s.period = period;
+	s.time_enabled = s.time_running = sid.time;
+	s.nr = cnt;
+	s.values = vals;
+	s.ids = ids;
+	off = synth_sample(b, &meta->events[first].attr, &s);
+	free(ids);
+	return off;
+}

@@ -115,4 +115,18 @@ size_t synth_meta_add_event(struct tdr_meta *meta, const char *name,
  * sample_id_all). */
 void synth_attr_group(struct perf_event_attr *a, uint64_t period);
 
+/* Give every event of meta (a plan's, which has none) one id: first_id
+ * plus its index, opened on cpu for pid. */
+void synth_meta_give_ids(struct tdr_meta *meta, uint64_t first_id, uint32_t cpu, uint32_t pid);
+
+/*
+ * One cumulative read of the group of meta's events [first, first + cnt)
+ * (ids as synth_meta_give_ids gave them), sampled by its leader at ip:
+ * sid gives pid, tid, time and cpu (its id is the leader's), the period
+ * is period, time enabled and running are the sample's time.
+ */
+size_t synth_group_read(struct synth_buf *b, const struct tdr_meta *meta, size_t first,
+			size_t cnt, uint64_t first_id, struct synth_sid sid, uint64_t ip,
+			uint64_t period, const uint64_t *vals);
+
 #endif /* TDREC_TESTS_SYNTH_H */
