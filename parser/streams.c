@@ -201,6 +201,12 @@ static long stream_of(struct tdr_parser *p, uint32_t ring, const struct dec_rec 
 	else
 		x = (r->sid.have & DEC_HAVE_TID) ? r->sid.tid : 0;
 	if (idx >= t->cnt || t->s[idx].id != key_id || t->s[idx].x != x) {
+		uint32_t *rc = &t->recent[(x ^ key_id) & (STREAM_RECENT - 1)];
+
+		if (*rc && t->s[*rc - 1].id == key_id && t->s[*rc - 1].x == x) {
+			t->last = *rc - 1;
+			return (long)t->last;
+		}
 		idx = find(t, key_id, x);
 		if (idx == SIZE_MAX) {
 			long n = add(t, key_id, x, (uint32_t)r->ev, gsz);
@@ -212,6 +218,8 @@ static long stream_of(struct tdr_parser *p, uint32_t ring, const struct dec_rec 
 			p->stats.streams = t->cnt;
 		}
 		t->last = idx;
+		if (idx < UINT32_MAX)
+			*rc = (uint32_t)idx + 1;
 	}
 	return (long)idx;
 }
@@ -331,12 +339,6 @@ static int rebase_reason(const struct stream_tab *t, const struct stream *s, uin
 #define SLACK_NS 10000000000ull
 #define MAX_CPUS 8192u
 
-static bool clock_event(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
 static uint64_t sat_mul(uint64_t a, uint64_t b)
 {
 	uint64_t r;
@@ -349,7 +351,7 @@ static bool plausible(const struct tdr_parser *p, const struct stream *s, bool f
 {
 	const struct stream_tab *t = &p->streams;
 	uint32_t cpus = p->meta.nr_cpus;
-	uint64_t now = r->sid.time, since, room;
+	uint64_t now = r->sid.time, since, room, lim[2];
 
 	if (!(r->sid.have & DEC_HAVE_TIME))
 		return true; /* no clock to compare with */
@@ -362,14 +364,21 @@ static bool plausible(const struct tdr_parser *p, const struct stream *s, bool f
 	room = (now > since ? now - since : 0);
 	room = room > UINT64_MAX - SLACK_NS ? UINT64_MAX : room + SLACK_NS;
 	room = sat_mul(room, cpus && cpus <= MAX_CPUS ? cpus : MAX_CPUS);
+	/* [0]: any counter; [1]: a clock (cpu-clock, task-clock count ns) */
+	lim[0] = sat_mul(room, MAX_PER_NS);
+	lim[1] = room;
+	if (m->all) {
+		for (size_t j = 0; j < gsz; j++)
+			if (p->cur[j] - m->prev[j] > lim[p->ev_clock[p->cur_ev[j]]])
+				return false;
+		return true;
+	}
 	for (size_t j = 0; j < gsz; j++) {
 		uint32_t ev = p->cur_ev[j];
-		uint64_t d;
 
-		if ((!m->all && !present_at(m, j)) || ev >= p->meta.event_cnt)
+		if (!present_at(m, j) || ev >= p->meta.event_cnt)
 			continue;
-		d = p->cur[j] - m->prev[j];
-		if (d > (clock_event(&p->meta.events[ev].attr) ? room : sat_mul(room, MAX_PER_NS)))
+		if (p->cur[j] - m->prev[j] > lim[p->ev_clock[ev]])
 			return false;
 	}
 	return true;
