@@ -220,9 +220,17 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 		r->seen++;
 	else
 		r->other_samples++;
-	/* Before the filters: what all samples attribute (counted.c). */
-	for (size_t i = 0; s->deltas && i < r->event_cnt; i++)
-		r->attributed[i] += s->deltas[i];
+	/* Before the filters: what all samples attribute (counted.c). Local
+	 * copies of the pointers and count: through r and s the compiler must
+	 * reload them after every store (they may alias). */
+	if (s->deltas) {
+		const uint64_t *dl = s->deltas;
+		uint64_t *at = r->attributed;
+		size_t n = r->event_cnt;
+
+		for (size_t i = 0; i < n; i++)
+			at[i] += dl[i];
+	}
 	if (!sample_passes(r, s))
 		return 0;
 	if (counts)
@@ -243,9 +251,12 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	if (counts)
 		e->samples++;
 	if (r->event_cnt && s->deltas) {
-		sums = r->addrs.sums + (size_t)idx * r->event_cnt;
-		for (size_t i = 0; i < r->event_cnt; i++)
-			sums[i] += s->deltas[i];
+		const uint64_t *dl = s->deltas;
+		size_t n = r->event_cnt;
+
+		sums = r->addrs.sums + (size_t)idx * n;
+		for (size_t i = 0; i < n; i++)
+			sums[i] += dl[i];
 	}
 	if (key.kind == ADDR_TASK && s->comm) {
 		/* A thread's latest name wins; a process is named by its main thread. */
