@@ -230,20 +230,24 @@ static long stream_of(struct tdr_parser *p, uint32_t ring, const struct dec_rec 
 static bool match_in_order(struct tdr_parser *p, const struct tdr_sample_read *rd, size_t gsz,
 			   struct match *m)
 {
+	/* Locals: through p and m every store could alias them (reloads). */
 	const uint8_t *en = rd->ent;
-	size_t j;
+	const uint64_t *cid = m->cid, *cev = m->cev, *prev = m->prev;
+	uint64_t *cur = p->cur;
+	uint32_t *cur_ev = p->cur_ev;
+	size_t j, stride = rd->stride;
+	bool backwards = false;
 
-	for (j = 0; j < gsz && ld64(en + TDR_READ_ENTRY_ID) == m->cid[j]; j++, en += rd->stride) {
+	for (j = 0; j < gsz && ld64(en + TDR_READ_ENTRY_ID) == cid[j]; j++, en += stride) {
 		uint64_t v = ld64(en);
 
-		p->cur[j] = v;
-		p->cur_ev[j] = (uint32_t)m->cev[j];
-		m->backwards |= v < m->prev[j];
+		cur[j] = v;
+		cur_ev[j] = (uint32_t)cev[j];
+		backwards |= v < prev[j];
 	}
-	if (j < gsz) {
-		m->backwards = false;
+	if (j < gsz)
 		return false;
-	}
+	m->backwards = backwards;
 	m->present[0] = gsz == 64 ? UINT64_MAX : (1ull << gsz) - 1;
 	m->all = true;
 	return true;
