@@ -60,6 +60,9 @@ struct ev_info {
 	/* Its SAMPLE records hold only fields of known size (no CALLCHAIN, RAW
 	 * or later field): a record of another size is damaged. */
 	bool exact_size;
+	/* Its SAMPLE records have the layout tdrec records (decode.c's
+	 * FAST_SAMPLE_TYPE, a group read): read the short way. */
+	bool fast;
 	/* its sample_id trailer (sz 0 without sample_id_all) */
 	struct tdr_sid_layout tl;
 };
@@ -80,6 +83,8 @@ struct tdr_decoder {
 	 * layout with PERF_SAMPLE_TIME (tdr_decoder__time's short way), else -1. */
 	int time_pos;
 	bool any_build_id; /* some event has attr.build_id */
+	/* Tests only: every sample the general way, to compare both ways. */
+	bool no_fast;
 };
 
 /* Fields of the sample_id trailer, or the same fields of a SAMPLE
