@@ -82,8 +82,11 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 	if (!d->ev_cnt)
 		return 0;
 	d->ev = tdr_calloc(d->ev_cnt, sizeof(*d->ev));
-	if (!d->ev)
+	d->recent = tdr_calloc(ID_RECENT, sizeof(*d->recent));
+	if (!d->ev || !d->recent) {
+		tdr_decoder__fini(d);
 		return -ENOMEM;
+	}
 	for (i = 0; i < d->ev_cnt; i++) {
 		const struct perf_event_attr *a = &meta->events[i].attr;
 		struct ev_info *e = &d->ev[i];
@@ -150,6 +153,7 @@ err_out:
 void tdr_decoder__fini(struct tdr_decoder *d)
 {
 	zfree(&d->ev);
+	zfree(&d->recent);
 	tdr_u64map__fini(&d->ids);
 	d->ev_cnt = 0;
 }
@@ -162,9 +166,16 @@ static int event_of(const struct tdr_decoder *d, bool have_id, uint64_t id, bool
 	*unknown = false;
 	/* A meta without ids (tests, old files): every record uses the default. */
 	if (have_id && tdr_u64map__cnt(&d->ids)) {
+		struct id_slot *c = &d->recent[id & (ID_RECENT - 1)];
+
+		if (c->ev1 && c->id == id)
+			return (int)c->ev1 - 1;
 		v = tdr_u64map__get(&d->ids, id);
-		if (v != TDR_HMAP_NONE)
+		if (v != TDR_HMAP_NONE) {
+			c->id = id;
+			c->ev1 = v + 1;
 			return (int)v;
+		}
 		*unknown = true;
 	}
 	return d->dflt;
@@ -207,7 +218,9 @@ static bool decode_fast(const struct ev_info *e, const uint8_t *p, const uint8_t
 	if (len < l->fixed_sz)
 		return false;
 	nr = ld64(p + l->read);
-	if (nr > (len - l->fixed_sz) / rl->stride || len != l->fixed_sz + nr * rl->stride)
+	/* nr <= len (a record is below 64 KiB) keeps nr * stride from
+	 * overflowing, without a division */
+	if (nr > len || len != l->fixed_sz + nr * rl->stride)
 		return false;
 	r->sid.id = ld64(p + l->event_id);
 	r->sid.pid = ld32(p + l->tid);
@@ -347,8 +360,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 	if (hdr->size < sizeof(*hdr))
 		return -TDR_E_CORRUPT;
 
-	switch (hdr->type) {
-	case PERF_RECORD_SAMPLE:
+	/* Nearly every record: before the switch, which costs a jump table. */
+	if (hdr->type == PERF_RECORD_SAMPLE) {
 		/* Field by field: a memset of the whole union became a slow
 		 * 'rep stos' on the hottest path (per-sample profile). */
 		r->sample.ip = r->sample.addr = r->sample.period = 0;
@@ -357,6 +370,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 		r->sample.callchain_nr = 0;
 		r->sample.callchain = NULL;
 		return decode_sample(d, p, end, r);
+	}
+	switch (hdr->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		return decode_mmap(d, hdr, r);

@@ -67,6 +67,12 @@ struct ev_info {
 	struct tdr_sid_layout tl;
 };
 
+#define ID_RECENT 64 /* a power of two */
+struct id_slot {
+	uint64_t id;
+	uint32_t ev1; /* meta event index + 1, 0 when empty */
+};
+
 struct tdr_decoder {
 	size_t ev_cnt;
 	struct ev_info *ev;
@@ -85,6 +91,11 @@ struct tdr_decoder {
 	bool any_build_id; /* some event has attr.build_id */
 	/* Tests only: every sample the general way, to compare both ways. */
 	bool no_fast;
+	/* Direct-mapped cache of id -> event (ID_RECENT slots; the map's hash
+	 * lookup per record showed in the profile). ids never change after
+	 * init, so a slot is checked by id only. Written through this pointer
+	 * by __decode, so a decoder is used by one thread at a time. */
+	struct id_slot *recent;
 };
 
 /* Fields of the sample_id trailer, or the same fields of a SAMPLE
