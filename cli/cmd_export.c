@@ -1,5 +1,5 @@
 /*
- * cli/cmd_export.c - 'tdrec export -i FILE -o OUT [--format F]': profiles for other tools.
+ * cli/cmd_export.c - 'tdrec export FILE -o OUT [--format F]': profiles for other tools.
  *
  * Responsibility: the command line of export: the recording, the output
  * file and its format (from --format, else from OUT's name), the value of
@@ -22,15 +22,16 @@
 #include "tdrec/tdr_err.h"
 
 static const char usage_text[] =
-	"usage: tdrec export [-i FILE] -o OUT [--format F] [--value V]\n"
-	"       tdrec export [-i FILE] --push URL [--name NAME] [-o OUT ...]\n"
+	"usage: tdrec export [-i FILE | FILE] -o OUT [--format F] [--value V]\n"
+	"       tdrec export [-i FILE | FILE] --push URL [--name NAME] [-o OUT ...]\n"
 	"\n"
 	"Write a recording's stacks (one frame with its inline frames when it has no\n"
 	"call stacks) with the samples, every event and the slots of every TopDown\n"
 	"category as a profile for other tools (docs/export.md).\n"
 	"\n"
 	"options:\n"
-	"  -i, --input FILE  the recording (.tdr or perf.data; default tdrec.tdr)\n"
+	"  -i, --input FILE  the recording (.tdr or perf.data; default tdrec.tdr);\n"
+	"                    FILE alone says the same\n"
 	"  -o, --output OUT  the file to write ('-': standard output, with --format)\n"
 	"  --format F        pprof (gzip'd profile.proto: go tool pprof, Pyroscope,\n"
 	"                    Parca), folded (flamegraph.pl, inferno), speedscope\n"
@@ -85,8 +86,13 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 			return -1;
 		}
 	}
+	/* tdrec export FILE, as report, info and archive take it. */
+	if (optind < argc && !a->in)
+		a->in = argv[optind++];
+	if (!a->in)
+		a->in = "tdrec.tdr";
 	if (optind < argc) {
-		cli_err("unexpected argument '%s' (see 'tdrec export --help')", argv[optind]);
+		cli_err("unexpected argument '%s' (one FILE, with -i or alone)", argv[optind]);
 		return -1;
 	}
 	if (!a->out && !a->push) {
@@ -201,7 +207,7 @@ static int push(const struct export_args *a, const struct tdr_profile *p)
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_args a = {.in = "tdrec.tdr"};
+	struct export_args a = {0};
 	struct tdr_report_load_opts lo;
 	char boot_id[64], cache[PATH_MAX];
 	enum tdr_export_format f = TDR_EXPORT_PPROF;

@@ -6,7 +6,8 @@
  * Usage: gen_topdown_examples OUTDIR
  *   writes OUTDIR/amd-zen4.perf.data, amd-zen5.perf.data,
  *   amd-zen4-l2.perf.data (three sampling groups),
- *   intel-skylake-sp.perf.data, intel-sierra-forest.perf.data,
+ *   intel-skylake-sp.perf.data, intel-skylake-sp-l2.perf.data (three
+ *   sampling groups), intel-sierra-forest.perf.data,
  *   intel-alder-lake.perf.data, intel-arrow-lake.perf.data,
  *   intel-meteor-lake.perf.data (hybrid: a cpu_core and a cpu_atom
  *   group), arm-neoverse-v2.perf.data (every
@@ -52,8 +53,8 @@
 #define PERIOD 100000u
 #define PER_FUNC 30 /* samples per function: the report's default --min-samples */
 #define PID 4242
-#define MAX_EV 16
-#define MAX_FN 10
+#define MAX_EV 20
+#define MAX_FN 12
 #define ATTR_SIZE 128 /* PERF_ATTR_SIZE_VER7: the same bytes whatever the headers,
 		       * and perf 6.1 reads it (it refuses larger attrs) */
 
@@ -245,6 +246,75 @@ static const struct family families[] = {
      0,
      {{0, NULL}},
      0},
+    /*
+     * Intel Skylake-SP level 2 (docs/plans.md "Skylake-SP / Cascade Lake
+     * level 2"), Hyper-Threading off (W 4, 400000 slots a sample): three
+     * groups, each sampled by its own cycles (PERF_TYPE_HARDWARE, named
+     * cycles in each as perf names it), as `perf record -e '{level 1}:S,
+     * {cycles,...}:S,{cycles,...}:S'` writes it with the events of perf's
+     * skylakex JSON (frontend.json, pipeline.json, memory.json) under their
+     * perf names; raw 0x02c2 is topdown-slots-retired in group 0 and
+     * uops_retired.retire_slots in group 2. Each function has 30 samples
+     * in every group. Group 0 as intel-skylake-sp above; group 1 {cycles,
+     * cycles_0_uops_deliv.core, br_misp_retired, machine_clears}:
+     * fetch-lat = 4 * cyc0 / (4 * cycles), mispredicts = bad-spec * misp /
+     * (misp + clears); group 2 {cycles, stalls_mem_any, bound_on_stores,
+     * stalls_total, 1_ports_util, 2_ports_util, retire_slots, macro_fused,
+     * instructions}: heavy = (retire_slots + macro_fused - instructions) /
+     * (4 * cycles), mem = be-bound * (mem_any + stores) / (total + 1_ports
+     * + retiring * 2_ports + stores), retiring the function's (group 0).
+     */
+    {"intel-skylake-sp-l2",
+     "GenuineIntel,6,85,4",
+     "Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz (synthetic)",
+     "{cycles,topdown-slots-issued,topdown-slots-retired,topdown-fetch-bubbles,"
+     "topdown-recovery-bubbles}:S,"
+     "{cycles,idq_uops_not_delivered.cycles_0_uops_deliv.core,br_misp_retired.all_branches,"
+     "machine_clears.count}:S,"
+     "{cycles,cycle_activity.stalls_mem_any,exe_activity.bound_on_stores,"
+     "cycle_activity.stalls_total,exe_activity.1_ports_util,exe_activity.2_ports_util,"
+     "uops_retired.retire_slots,uops_retired.macro_fused,instructions}:S",
+     18,
+     {HW_CYCLES,
+      {"topdown-slots-issued", PERF_TYPE_RAW, 0x010e},
+      {"topdown-slots-retired", PERF_TYPE_RAW, 0x02c2},
+      {"topdown-fetch-bubbles", PERF_TYPE_RAW, 0x019c},
+      {"topdown-recovery-bubbles", PERF_TYPE_RAW, 0x0100030d},
+      HW_CYCLES,
+      {"idq_uops_not_delivered.cycles_0_uops_deliv.core", PERF_TYPE_RAW, 0x0400019c},
+      {"br_misp_retired.all_branches", PERF_TYPE_RAW, 0xc5},
+      {"machine_clears.count", PERF_TYPE_RAW, 0x010401c3},
+      HW_CYCLES,
+      {"cycle_activity.stalls_mem_any", PERF_TYPE_RAW, 0x140014a3},
+      {"exe_activity.bound_on_stores", PERF_TYPE_RAW, 0x40a6},
+      {"cycle_activity.stalls_total", PERF_TYPE_RAW, 0x040004a3},
+      {"exe_activity.1_ports_util", PERF_TYPE_RAW, 0x02a6},
+      {"exe_activity.2_ports_util", PERF_TYPE_RAW, 0x04a6},
+      {"uops_retired.retire_slots", PERF_TYPE_RAW, 0x02c2},
+      {"uops_retired.macro_fused", PERF_TYPE_RAW, 0x04c2},
+      {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS}},
+     12,
+     {/* cycles, issued, retired, fetch bubbles, recovery cycles */
+      {0, 0, {100000, 284000, 280000, 40000, 1000}},
+      {1, 0, {100000, 180000, 120000, 80000, 15000}},
+      {2, 0, {100000, 112000, 100000, 220000, 2000}},
+      {3, 0, {100000, 46000, 40000, 20000, 500}},
+      /* cycles, cycles_0_uops_deliv.core, mispredicts, machine clears */
+      {0, 1, {100000, 5000, 300, 100}},
+      {1, 1, {100000, 10000, 9000, 1000}},
+      {2, 1, {100000, 45000, 200, 200}},
+      {3, 1, {100000, 2000, 50, 50}},
+      /* cycles, stalls_mem_any, bound_on_stores, stalls_total, 1_ports,
+       * 2_ports, retire_slots, macro_fused, instructions */
+      {0, 2, {100000, 2000, 1000, 10000, 28000, 30000, 280000, 10000, 250000}},
+      {1, 2, {100000, 20000, 4000, 40000, 30000, 20000, 120000, 4000, 104000}},
+      {2, 2, {100000, 5000, 0, 20000, 10000, 40000, 100000, 0, 90000}},
+      {3, 2, {100000, 70000, 6000, 80000, 8000, 10000, 40000, 0, 38000}}},
+     5,
+     0,
+     0,
+     {{0, NULL}},
+     9},
     /*
      * Intel Sierra Forest (Crestmont E-cores, CPUID 6/0xaf, PMU "cpu"):
      * width 6 (600000 slots a sample); each category is its own

@@ -24,15 +24,15 @@
 #include "tdrec/tdr_arena.h"
 #include "tdrec/tdr_hmap.h"
 
-/* What an address is (as report/collect.c classifies samples). */
+/* What an address is (tdr_addr_place, parser.h). */
 enum ex_kind {
-	EX_FILE = 0, /* off = offset in the mapped file */
-	EX_VDSO,     /* off = offset in the vdso image */
-	EX_KERNEL,   /* off = ip */
-	EX_ANON,
-	EX_UNMAPPED,
-	EX_HYPERVISOR,
-	EX_GUEST,
+	EX_FILE = TDR_PLACE_FILE,     /* off = offset in the mapped file */
+	EX_VDSO = TDR_PLACE_VDSO,     /* off = offset in the vdso image */
+	EX_KERNEL = TDR_PLACE_KERNEL, /* off = ip */
+	EX_ANON = TDR_PLACE_ANON,
+	EX_UNMAPPED = TDR_PLACE_UNMAPPED,
+	EX_HYPERVISOR = TDR_PLACE_HYPERVISOR,
+	EX_GUEST = TDR_PLACE_GUEST,
 };
 
 struct ex_mapping {

@@ -200,23 +200,13 @@ static void classify(const struct tdr_sample *s, uint64_t ip, const struct tdr_m
 	memset(k, 0, sizeof(*k));
 	k->map = map;
 	k->address = ip;
-	if (mode == TDR_MODE_HYPERVISOR) {
-		k->kind = EX_HYPERVISOR;
+	k->kind = tdr_addr_place(mode, map);
+	if (k->kind == EX_HYPERVISOR || k->kind == EX_GUEST)
 		k->map = NULL;
-	} else if (mode == TDR_MODE_GUEST_KERNEL || mode == TDR_MODE_GUEST_USER) {
-		k->kind = EX_GUEST;
-		k->map = NULL;
-	} else if (mode == TDR_MODE_KERNEL || (map && map->kind == TDR_MAP_KERNEL)) {
-		k->kind = EX_KERNEL;
+	else if (k->kind == EX_KERNEL)
 		k->off = ip;
-	} else if (!map) {
-		k->kind = EX_UNMAPPED;
-	} else if (map->kind == TDR_MAP_ANON) {
-		k->kind = EX_ANON;
-	} else {
-		k->kind = map->kind == TDR_MAP_VDSO ? EX_VDSO : EX_FILE;
+	else if (k->kind == EX_FILE || k->kind == EX_VDSO)
 		k->off = map_off;
-	}
 }
 
 static long loc_find_or_add(struct tdr_profile *p, struct ex_loc *k)
@@ -404,7 +394,9 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 		p->first_ns = s->time_ns;
 	if (s->time_ns > p->last_ns)
 		p->last_ns = s->time_ns;
-	return p->timeline ? keep_sample(p, s, (uint32_t)idx, counts) : 0;
+	/* The threads (their names) are kept in every format: the html timeline
+	 * lists them, pprof names its main binary after them (resolve.c). */
+	return p->timeline ? keep_sample(p, s, (uint32_t)idx, counts) : note_thread(p, s);
 }
 
 static char *join_argv(const struct tdr_meta *m)

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tdrec/format.h"
 #include "tdrec/report.h"
 #include "tdrec/symbolize.h"
 #include "tdrec/tdr_mem.h"
@@ -29,7 +30,6 @@
 #define LOG_PREFIX "export: "
 #include "tdrec/tdr_log.h"
 
-#define KERNEL_DSO "[kernel.kallsyms]"
 
 struct res_ctx {
 	struct tdr_profile *p;
@@ -187,8 +187,8 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 	case EX_ANON:
 		return add_line(p, l, "[anon]", path, NULL, 0);
 	case EX_KERNEL:
-		if (!path || !strncmp(path, KERNEL_DSO, strlen(KERNEL_DSO)))
-			path = KERNEL_DSO;
+		if (!path || !strncmp(path, TDR_KERNEL_DSO, strlen(TDR_KERNEL_DSO)))
+			path = TDR_KERNEL_DSO;
 		err = tdr_symbolizer__lookup_kernel(c->s, off, &sym);
 		if (err)
 			return err;
@@ -219,6 +219,43 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 			path, NULL, 0);
 }
 
+/* Whether a mapped file is the program a thread named comm runs: the
+ * kernel's comm is the file's name cut to 15 bytes (TASK_COMM_LEN). */
+static bool runs_as(const char *path, const char *comm)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t n = strlen(comm);
+
+	return n && (strlen(base) == n || (n == 15 && strlen(base) > 15)) && !strncmp(base, comm, n);
+}
+
+/* The program's own file first among the mappings: pprof takes the first
+ * mapping for the main binary (its "File:" line, and what `-symbolize`
+ * and the source views start from). Mapping ids are 1 + index, so the
+ * two swapped mappings' locations swap ids too. */
+static void main_mapping_first(struct tdr_profile *p)
+{
+	size_t k = p->map_cnt;
+
+	for (size_t i = 0; i < p->map_cnt && k == p->map_cnt; i++)
+		for (size_t t = 0; t < p->thread_cnt && k == p->map_cnt; t++)
+			if (p->threads[t].comm && runs_as(p->maps[i].path, p->threads[t].comm))
+				k = i;
+	if (k == 0 || k == p->map_cnt)
+		return;
+	struct ex_mapping tmp = p->maps[0];
+
+	p->maps[0] = p->maps[k];
+	p->maps[k] = tmp;
+	for (size_t i = 0; i < p->loc_cnt; i++) {
+		if (p->locs[i].mapping == 1)
+			p->locs[i].mapping = (uint32_t)k + 1;
+		else if (p->locs[i].mapping == k + 1)
+			p->locs[i].mapping = 1;
+	}
+}
+
 int tdr_export_resolve(struct tdr_profile *p, const char *path, const struct tdr_meta *meta,
 		       const struct tdr_archive *archive, const struct tdr_report_load_opts *lopts)
 {
@@ -243,6 +280,8 @@ int tdr_export_resolve(struct tdr_profile *p, const char *path, const struct tdr
 	tdr_report_recording_dir(path, c.dir, sizeof(c.dir));
 	for (size_t i = 0; !err && i < p->loc_cnt; i++)
 		err = resolve_loc(&c, &p->locs[i]);
+	if (!err)
+		main_mapping_first(p);
 out:
 	tdr_u64map__fini(&c.map_ids);
 	tdr_symbolizer__free(c.s);

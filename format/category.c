@@ -40,20 +40,48 @@ static bool terms_sum(const struct tdr_term *t, size_t cnt, const uint64_t *delt
 	return true;
 }
 
-/* sum(num) / sum(den); NAN when the denominator is not positive. */
+static double ratio_value(const struct tdr_ratio *r, const uint64_t *deltas, size_t event_cnt);
+
+/* Sum of coef * delta * weight over weighted terms; false when a term is out
+ * of range or a weight has no value (its denominator is not positive). */
+static bool wterms_sum(const struct tdr_wterm *t, size_t cnt, const uint64_t *deltas,
+		       size_t event_cnt, double *out)
+{
+	double v = 0;
+
+	for (size_t i = 0; i < cnt; i++) {
+		double w;
+
+		/* A weight is a plain ratio: one level, never recursive. */
+		if (t[i].event_idx >= event_cnt || t[i].w.wnum_cnt || t[i].w.wden_cnt)
+			return false;
+		w = ratio_value(&t[i].w, deltas, event_cnt);
+		if (isnan(w))
+			return false;
+		v += t[i].coef * (double)deltas[t[i].event_idx] * w;
+	}
+	*out = v;
+	return true;
+}
+
+/* (sum(num) + sum(wnum)) / (sum(den) + sum(wden)); NAN when the
+ * denominator is not positive. */
 static double ratio_value(const struct tdr_ratio *r, const uint64_t *deltas, size_t event_cnt)
 {
-	double num, den;
+	double num, den, wnum, wden;
 
 	if (!terms_sum(r->num, r->num_cnt, deltas, event_cnt, &num) ||
-	    !terms_sum(r->den, r->den_cnt, deltas, event_cnt, &den) || !(den > 0))
+	    !terms_sum(r->den, r->den_cnt, deltas, event_cnt, &den) ||
+	    !wterms_sum(r->wnum, r->wnum_cnt, deltas, event_cnt, &wnum) ||
+	    !wterms_sum(r->wden, r->wden_cnt, deltas, event_cnt, &wden) || !(den + wden > 0))
 		return NAN;
-	return num / den;
+	return (num + wnum) / (den + wden);
 }
 
 double tdr_category__value(const struct tdr_category *c, const uint64_t *deltas, size_t event_cnt)
 {
-	const struct tdr_ratio lin = {c->num_cnt, c->num, c->den_cnt, c->den};
+	const struct tdr_ratio lin = {
+	    .num_cnt = c->num_cnt, .num = c->num, .den_cnt = c->den_cnt, .den = c->den};
 	double v = 0;
 
 	if (!c->part_cnt)
@@ -81,12 +109,41 @@ bool tdr_category__linear(const struct tdr_category *c)
 	return !c->part_cnt && c->den_cnt;
 }
 
+bool tdr_category__weighted(const struct tdr_category *c)
+{
+	for (size_t p = 0; p < c->part_cnt; p++)
+		for (size_t f = 0; f < c->parts[p].factor_cnt && f < TDR_CATEGORY_MAX_FACTORS; f++)
+			if (c->parts[p].factors[f].wnum_cnt || c->parts[p].factors[f].wden_cnt)
+				return true;
+	return false;
+}
+
 static bool terms_valid(const struct tdr_term *t, size_t cnt, size_t event_cnt)
 {
 	for (size_t i = 0; i < cnt; i++)
 		if (t[i].event_idx >= event_cnt || !isfinite(t[i].coef))
 			return false;
 	return true;
+}
+
+/* A weight is a plain ratio with a denominator. */
+static bool wterms_valid(const struct tdr_wterm *t, size_t cnt, size_t event_cnt)
+{
+	for (size_t i = 0; i < cnt; i++)
+		if (t[i].event_idx >= event_cnt || !isfinite(t[i].coef) || t[i].w.wnum_cnt ||
+		    t[i].w.wden_cnt || !t[i].w.den_cnt ||
+		    !terms_valid(t[i].w.num, t[i].w.num_cnt, event_cnt) ||
+		    !terms_valid(t[i].w.den, t[i].w.den_cnt, event_cnt))
+			return false;
+	return true;
+}
+
+static bool ratio_valid(const struct tdr_ratio *r, size_t event_cnt)
+{
+	return terms_valid(r->num, r->num_cnt, event_cnt) &&
+	       terms_valid(r->den, r->den_cnt, event_cnt) &&
+	       wterms_valid(r->wnum, r->wnum_cnt, event_cnt) &&
+	       wterms_valid(r->wden, r->wden_cnt, event_cnt);
 }
 
 bool tdr_category__valid(const struct tdr_category *c, size_t event_cnt)
@@ -100,11 +157,20 @@ bool tdr_category__valid(const struct tdr_category *c, size_t event_cnt)
 		if (!part->factor_cnt || part->factor_cnt > TDR_CATEGORY_MAX_FACTORS)
 			return false;
 		for (size_t f = 0; f < part->factor_cnt; f++)
-			if (!terms_valid(part->factors[f].num, part->factors[f].num_cnt, event_cnt) ||
-			    !terms_valid(part->factors[f].den, part->factors[f].den_cnt, event_cnt))
+			if (!ratio_valid(&part->factors[f], event_cnt))
 				return false;
 	}
 	return true;
+}
+
+static void ratio_clear(struct tdr_ratio *r);
+
+static void wterms_clear(struct tdr_wterm **t, size_t *cnt)
+{
+	for (size_t i = 0; *t && i < *cnt; i++)
+		ratio_clear(&(*t)[i].w);
+	zfree(t);
+	*cnt = 0;
 }
 
 static void ratio_clear(struct tdr_ratio *r)
@@ -113,11 +179,14 @@ static void ratio_clear(struct tdr_ratio *r)
 	zfree(&r->den);
 	r->num_cnt = 0;
 	r->den_cnt = 0;
+	wterms_clear(&r->wnum, &r->wnum_cnt);
+	wterms_clear(&r->wden, &r->wden_cnt);
 }
 
 void tdr_category__clear(struct tdr_category *c)
 {
-	struct tdr_ratio lin = {c->num_cnt, c->num, c->den_cnt, c->den};
+	struct tdr_ratio lin = {
+	    .num_cnt = c->num_cnt, .num = c->num, .den_cnt = c->den_cnt, .den = c->den};
 
 	zfree(&c->name);
 	zfree(&c->parent);
@@ -141,12 +210,39 @@ static int dup_terms(struct tdr_term **dst, const struct tdr_term *src, size_t c
 	return 0;
 }
 
+static int ratio_copy(struct tdr_ratio *d, const struct tdr_ratio *s);
+
+/* Weighted terms with their weights; on -ENOMEM *dst holds what was
+ * copied (*dst_cnt of them), for ratio_clear. */
+static int dup_wterms(struct tdr_wterm **dst, size_t *dst_cnt, const struct tdr_wterm *src,
+		      size_t cnt)
+{
+	*dst = NULL;
+	*dst_cnt = 0;
+	if (!cnt || !src)
+		return 0;
+	*dst = tdr_calloc(cnt, sizeof(*src));
+	if (!*dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < cnt; i++) {
+		(*dst)[i].event_idx = src[i].event_idx;
+		(*dst)[i].coef = src[i].coef;
+		(*dst_cnt)++;
+		if (ratio_copy(&(*dst)[i].w, &src[i].w))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* On -ENOMEM d holds a partial copy: ratio_clear frees it. */
 static int ratio_copy(struct tdr_ratio *d, const struct tdr_ratio *s)
 {
+	memset(d, 0, sizeof(*d));
 	d->num_cnt = s->num ? s->num_cnt : 0;
 	d->den_cnt = s->den ? s->den_cnt : 0;
-	d->den = NULL;
-	if (dup_terms(&d->num, s->num, d->num_cnt) || dup_terms(&d->den, s->den, d->den_cnt))
+	if (dup_terms(&d->num, s->num, d->num_cnt) || dup_terms(&d->den, s->den, d->den_cnt) ||
+	    dup_wterms(&d->wnum, &d->wnum_cnt, s->wnum, s->wnum_cnt) ||
+	    dup_wterms(&d->wden, &d->wden_cnt, s->wden, s->wden_cnt))
 		return -ENOMEM;
 	return 0;
 }
@@ -154,7 +250,8 @@ static int ratio_copy(struct tdr_ratio *d, const struct tdr_ratio *s)
 int tdr_category__copy(struct tdr_category *dst, const struct tdr_category *src)
 {
 	struct tdr_ratio lin;
-	const struct tdr_ratio slin = {src->num_cnt, src->num, src->den_cnt, src->den};
+	const struct tdr_ratio slin = {
+	    .num_cnt = src->num_cnt, .num = src->num, .den_cnt = src->den_cnt, .den = src->den};
 
 	memset(dst, 0, sizeof(*dst));
 	dst->level = src->level;

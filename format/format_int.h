@@ -121,17 +121,28 @@ enum tdr_category_tag {
 	TDR_CT_NUM = 5,
 	TDR_CT_DEN = 6,
 	TDR_CT_PART = 7, /* since 1.3: nested TLV of FACTOR items */
+	TDR_CT_WPART = 8, /* since 1.5: a PART whose FACTORs may hold WNUM, WDEN */
 };
 
 /* Section 5.2: inside a PART item; a FACTOR holds NUM and DEN items
- * (TDR_CT_NUM, TDR_CT_DEN) laid out as in the CATEGORY item. */
+ * (TDR_CT_NUM, TDR_CT_DEN) laid out as in the CATEGORY item, and inside a
+ * WPART also WNUM and WDEN items (weighted terms). */
 enum tdr_part_tag {
 	TDR_PT_FACTOR = 1,
 };
+
+/* Section 5.2: inside a FACTOR of a WPART, the weighted terms; each is a
+ * nested TLV of one TERM (the NUM layout) and its weight's NUM and DEN. */
+enum tdr_factor_tag {
+	TDR_FT_WNUM = 7,
+	TDR_FT_WDEN = 8,
+};
+#define TDR_WT_TERM 1
 /* The minor version a file whose metadata has a PART item carries. */
 #define TDR_FORMAT_MINOR_COLS 2     /* codec 1 frames may follow (section 6.1) */
 #define TDR_FORMAT_MINOR_PRODUCTS 3
 #define TDR_FORMAT_MINOR_ARCHIVE 4 /* an ARCHIVE section may follow (section 7.2) */
+#define TDR_FORMAT_MINOR_WEIGHTED 5 /* a category has WPART items (section 5.2) */
 
 /* Section 8: trailer tags. */
 enum tdr_trailer_tag {
@@ -228,6 +239,8 @@ int tdr_tlv__next(struct tdr_tlv_iter *it, uint32_t *tag, const uint8_t **val, s
 void tdr_meta__encode(struct tdr_buf *b, const struct tdr_meta *meta);
 /* Whether a category of m uses the product form (PART items, minor 3). */
 bool tdr_meta__has_products(const struct tdr_meta *m);
+/* Whether a category of m has weighted terms (WPART items, minor 5). */
+bool tdr_meta__has_weighted(const struct tdr_meta *m);
 int tdr_meta__decode(const uint8_t *data, size_t sz, struct tdr_meta *meta);
 
 /* A section as indexed: the offset of its block and its type. */

@@ -269,6 +269,57 @@ static int resolve_terms(const struct tdr_meta *meta, const struct tdr_td_family
 	return 0;
 }
 
+/* Table ratio r into d: its plain terms, and with weighted its weighted
+ * terms (a weight is a plain ratio). -EINVAL: a weighted term where the
+ * form has none (a table bug, caught by its unit test). */
+static int resolve_ratio(const struct tdr_meta *meta, const struct tdr_td_family *f,
+			 uint32_t width, const struct tdr_td_ratio *r, struct tdr_ratio *d,
+			 bool weighted)
+{
+	const struct tdr_td_term *side[2] = {r->num, r->den};
+	int err = 0;
+
+	for (size_t s = 0; !err && s < 2; s++) {
+		struct tdr_term **plain = s ? &d->den : &d->num;
+		size_t *plain_cnt = s ? &d->den_cnt : &d->num_cnt;
+		struct tdr_wterm **wt = s ? &d->wden : &d->wnum;
+		size_t *wt_cnt = s ? &d->wden_cnt : &d->wnum_cnt;
+		struct tdr_td_term flat[TDR_TD_MAX_TERMS];
+		size_t n = 0, w = 0, all = term_cnt(side[s]);
+
+		for (size_t i = 0; i < all; i++)
+			w += side[s][i].weight != NULL;
+		if (w && !weighted)
+			return -EINVAL;
+		for (size_t i = 0; i < all; i++)
+			if (!side[s][i].weight)
+				flat[n++] = side[s][i];
+		*plain_cnt = n;
+		err = resolve_terms(meta, f, width, flat, n, plain);
+		if (err || !w)
+			continue;
+		*wt = tdr_calloc(w, sizeof(**wt));
+		if (!*wt)
+			return -ENOMEM;
+		for (size_t i = 0; !err && i < all; i++) {
+			const struct tdr_td_term *t = &side[s][i];
+			struct tdr_wterm *o = &(*wt)[*wt_cnt];
+			int idx;
+
+			if (!t->weight)
+				continue;
+			(*wt_cnt)++;
+			idx = tdr_meta__event_idx(meta, t->event);
+			if (idx < 0)
+				return -ENOENT;
+			o->event_idx = (uint32_t)idx;
+			o->coef = tdr_td_family__coef_w(f, t, width);
+			err = resolve_ratio(meta, f, width, t->weight, &o->w, false);
+		}
+	}
+	return err;
+}
+
 /* The product form of fo (tdrec/topdown.h) into c->parts. */
 static int resolve_parts(const struct tdr_meta *meta, const struct tdr_td_family *f,
 			 uint32_t width, const struct tdr_td_formula *fo, struct tdr_category *c)
@@ -286,11 +337,7 @@ static int resolve_parts(const struct tdr_meta *meta, const struct tdr_td_family
 			struct tdr_ratio *d = &c->parts[p].factors[i];
 
 			c->parts[p].factor_cnt = i + 1;
-			d->num_cnt = term_cnt(r->num);
-			d->den_cnt = term_cnt(r->den);
-			err = resolve_terms(meta, f, width, r->num, d->num_cnt, &d->num);
-			if (!err)
-				err = resolve_terms(meta, f, width, r->den, d->den_cnt, &d->den);
+			err = resolve_ratio(meta, f, width, r, d, true);
 		}
 	}
 	return err;
@@ -308,8 +355,6 @@ static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f, ui
 		return -ENOENT; /* a table bug, caught by its unit test */
 	c.level = def->level;
 	c.flags = fo->derived ? TDR_CATEGORY_DERIVED : 0;
-	c.num_cnt = term_cnt(fo->num);
-	c.den_cnt = term_cnt(fo->den);
 	c.name = tdr_strdup(def->key);
 	c.parent = def->parent ? tdr_strdup(def->parent) : NULL;
 	if (!c.name || (def->parent && !c.parent)) {
@@ -317,12 +362,19 @@ static int add_category(struct tdr_meta *meta, const struct tdr_td_family *f, ui
 		goto err_out;
 	}
 	if (fo->part_cnt) {
-		c.num_cnt = c.den_cnt = 0;
 		err = resolve_parts(meta, f, width, fo, &c);
 	} else {
-		err = resolve_terms(meta, f, width, fo->num, c.num_cnt, &c.num);
-		if (!err)
-			err = resolve_terms(meta, f, width, fo->den, c.den_cnt, &c.den);
+		struct tdr_td_ratio lin;
+		struct tdr_ratio out = {0};
+
+		/* The linear form has no weighted terms. */
+		memcpy(lin.num, fo->num, sizeof(lin.num));
+		memcpy(lin.den, fo->den, sizeof(lin.den));
+		err = resolve_ratio(meta, f, width, &lin, &out, false);
+		c.num_cnt = out.num_cnt;
+		c.num = out.num;
+		c.den_cnt = out.den_cnt;
+		c.den = out.den;
 	}
 	if (!err && tdr_ensure_cap(&meta->categories, cap, sizeof(c), meta->category_cnt + 1))
 		err = -ENOMEM;

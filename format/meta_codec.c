@@ -41,6 +41,21 @@ static void put_terms(struct tdr_buf *b, uint32_t tag, const struct tdr_term *t,
 	}
 }
 
+/* Weighted terms (section 5.2, WPART): each a nested item of its TERM and
+ * its weight's NUM and DEN. */
+static void put_wterms(struct tdr_buf *b, uint32_t tag, const struct tdr_wterm *t, size_t cnt)
+{
+	for (size_t i = 0; t && i < cnt; i++) {
+		size_t pos = tdr_buf__tlv_begin(b, tag);
+		const struct tdr_term term = {t[i].event_idx, t[i].coef};
+
+		put_terms(b, TDR_WT_TERM, &term, 1);
+		put_terms(b, TDR_CT_NUM, t[i].w.num, t[i].w.num ? t[i].w.num_cnt : 0);
+		put_terms(b, TDR_CT_DEN, t[i].w.den, t[i].w.den ? t[i].w.den_cnt : 0);
+		tdr_buf__tlv_end(b, pos);
+	}
+}
+
 static void put_event(struct tdr_buf *b, const struct tdr_event_desc *e)
 {
 	size_t pos = tdr_buf__tlv_begin(b, TDR_MT_EVENT);
@@ -82,8 +97,12 @@ static void put_category(struct tdr_buf *b, const struct tdr_category *c)
 	tdr_buf__tlv_u32(b, TDR_CT_FLAGS, c->flags);
 	put_terms(b, TDR_CT_NUM, c->num, c->num ? c->num_cnt : 0);
 	put_terms(b, TDR_CT_DEN, c->den, c->den ? c->den_cnt : 0);
+	/* A category with a weighted term writes every part as WPART: an
+	 * older reader skips them all and gets no value, never a part of one. */
+	bool weighted = tdr_category__weighted(c);
+
 	for (size_t p = 0; c->parts && p < c->part_cnt; p++) {
-		size_t part_pos = tdr_buf__tlv_begin(b, TDR_CT_PART);
+		size_t part_pos = tdr_buf__tlv_begin(b, weighted ? TDR_CT_WPART : TDR_CT_PART);
 
 		for (size_t f = 0; f < c->parts[p].factor_cnt; f++) {
 			const struct tdr_ratio *r = &c->parts[p].factors[f];
@@ -91,6 +110,8 @@ static void put_category(struct tdr_buf *b, const struct tdr_category *c)
 
 			put_terms(b, TDR_CT_NUM, r->num, r->num ? r->num_cnt : 0);
 			put_terms(b, TDR_CT_DEN, r->den, r->den ? r->den_cnt : 0);
+			put_wterms(b, TDR_FT_WNUM, r->wnum, r->wnum_cnt);
+			put_wterms(b, TDR_FT_WDEN, r->wden, r->wden_cnt);
 			tdr_buf__tlv_end(b, fpos);
 		}
 		tdr_buf__tlv_end(b, part_pos);
@@ -109,10 +130,23 @@ static bool category_within_caps(const struct tdr_category *c)
 
 		if (!part->factor_cnt || part->factor_cnt > TDR_CATEGORY_MAX_FACTORS)
 			return false;
-		for (size_t f = 0; f < part->factor_cnt; f++)
-			if (part->factors[f].num_cnt > TDR_MAX_TERMS ||
-			    !part->factors[f].den_cnt || part->factors[f].den_cnt > TDR_MAX_TERMS)
+		for (size_t f = 0; f < part->factor_cnt; f++) {
+			const struct tdr_ratio *r = &part->factors[f];
+
+			/* A factor needs a plain denominator term (section 5.2). */
+			if (r->num_cnt > TDR_MAX_TERMS || !r->den_cnt || r->den_cnt > TDR_MAX_TERMS ||
+			    r->wnum_cnt > TDR_MAX_TERMS || r->wden_cnt > TDR_MAX_TERMS)
 				return false;
+			for (size_t k = 0; k < r->wnum_cnt + r->wden_cnt; k++) {
+				const struct tdr_ratio *w = k < r->wnum_cnt
+								? &r->wnum[k].w
+								: &r->wden[k - r->wnum_cnt].w;
+
+				if (w->num_cnt > TDR_MAX_TERMS || !w->den_cnt ||
+				    w->den_cnt > TDR_MAX_TERMS || w->wnum_cnt || w->wden_cnt)
+					return false;
+			}
+		}
 	}
 	return true;
 }
@@ -121,6 +155,14 @@ bool tdr_meta__has_products(const struct tdr_meta *m)
 {
 	for (size_t i = 0; i < m->category_cnt; i++)
 		if (m->categories[i].part_cnt)
+			return true;
+	return false;
+}
+
+bool tdr_meta__has_weighted(const struct tdr_meta *m)
+{
+	for (size_t i = 0; i < m->category_cnt; i++)
+		if (tdr_category__weighted(&m->categories[i]))
 			return true;
 	return false;
 }
@@ -330,11 +372,57 @@ static int push_term(struct tdr_term **t, size_t *cnt, size_t *cap, const uint8_
 	return 0;
 }
 
-/* A FACTOR item: NUM and DEN terms, at least one DEN. */
-static int get_factor(struct tdr_ratio *r, const uint8_t *data, size_t sz)
+static int get_factor(struct tdr_ratio *r, const uint8_t *data, size_t sz, bool weighted);
+
+/* A WNUM or WDEN item: one TERM and its weight (a plain factor). */
+static int push_wterm(struct tdr_wterm **t, size_t *cnt, size_t *cap, const uint8_t *data,
+		      size_t sz)
 {
 	struct tdr_tlv_iter it = { .data = data, .sz = sz };
-	size_t num_cap = 0, den_cap = 0;
+	struct tdr_term *term = NULL;
+	size_t term_cnt = 0, term_cap = 0;
+	struct tdr_wterm *w;
+	const uint8_t *val;
+	uint32_t tag;
+	size_t len;
+	int err;
+
+	TDR_BAIL_IF(*cnt >= TDR_MAX_TERMS, -TDR_E_LIMIT, "more than %d terms", TDR_MAX_TERMS);
+	if (tdr_ensure_cap(t, cap, sizeof(**t), *cnt + 1))
+		return -ENOMEM;
+	w = &(*t)[(*cnt)++];
+	memset(w, 0, sizeof(*w));
+	/* The weight: the item's NUM and DEN, no weighted terms of its own. */
+	err = get_factor(&w->w, data, sz, false);
+	if (err)
+		return err;
+	while ((err = tdr_tlv__next(&it, &tag, &val, &len)) > 0) {
+		if (tag != TDR_WT_TERM)
+			continue;
+		if (term_cnt) {
+			tdr_debug("weighted term with two terms");
+			err = -TDR_E_CORRUPT;
+			break;
+		}
+		err = push_term(&term, &term_cnt, &term_cap, val, len);
+		if (err)
+			break;
+		w->event_idx = term->event_idx;
+		w->coef = term->coef;
+	}
+	zfree(&term);
+	if (err)
+		return err;
+	TDR_BAIL_IF(!term_cnt, -TDR_E_CORRUPT, "weighted term without a term");
+	return 0;
+}
+
+/* A FACTOR item: NUM and DEN terms, at least one DEN; in a WPART (weighted)
+ * also WNUM and WDEN items. */
+static int get_factor(struct tdr_ratio *r, const uint8_t *data, size_t sz, bool weighted)
+{
+	struct tdr_tlv_iter it = { .data = data, .sz = sz };
+	size_t num_cap = 0, den_cap = 0, wnum_cap = 0, wden_cap = 0;
 	const uint8_t *val;
 	uint32_t tag;
 	size_t len;
@@ -346,6 +434,14 @@ static int get_factor(struct tdr_ratio *r, const uint8_t *data, size_t sz)
 			err = push_term(&r->num, &r->num_cnt, &num_cap, val, len);
 		else if (tag == TDR_CT_DEN)
 			err = push_term(&r->den, &r->den_cnt, &den_cap, val, len);
+		else if (tag == TDR_FT_WNUM || tag == TDR_FT_WDEN) {
+			/* In a PART a reader of 1.3 would skip it and read
+			 * another value: a writer never puts it there. */
+			TDR_BAIL_IF(!weighted, -TDR_E_CORRUPT, "weighted term outside a WPART");
+			err = tag == TDR_FT_WNUM
+				  ? push_wterm(&r->wnum, &r->wnum_cnt, &wnum_cap, val, len)
+				  : push_wterm(&r->wden, &r->wden_cnt, &wden_cap, val, len);
+		}
 		if (err)
 			return err;
 	}
@@ -355,8 +451,10 @@ static int get_factor(struct tdr_ratio *r, const uint8_t *data, size_t sz)
 	return 0;
 }
 
-/* A PART item: 1 to TDR_CATEGORY_MAX_FACTORS FACTOR items. */
-static int get_part(struct tdr_category *c, size_t *cap, const uint8_t *data, size_t sz)
+/* A PART (or WPART, weighted) item: 1 to TDR_CATEGORY_MAX_FACTORS FACTOR
+ * items. */
+static int get_part(struct tdr_category *c, size_t *cap, const uint8_t *data, size_t sz,
+		    bool weighted)
 {
 	struct tdr_tlv_iter it = { .data = data, .sz = sz };
 	struct tdr_part *part;
@@ -376,7 +474,7 @@ static int get_part(struct tdr_category *c, size_t *cap, const uint8_t *data, si
 			continue;
 		TDR_BAIL_IF(part->factor_cnt >= TDR_CATEGORY_MAX_FACTORS, -TDR_E_LIMIT,
 			    "more than %d factors", TDR_CATEGORY_MAX_FACTORS);
-		err = get_factor(&part->factors[part->factor_cnt++], val, len);
+		err = get_factor(&part->factors[part->factor_cnt++], val, len, weighted);
 		if (err)
 			return err;
 	}
@@ -388,6 +486,7 @@ static int get_part(struct tdr_category *c, size_t *cap, const uint8_t *data, si
 
 static int get_category(struct tdr_category *c, const uint8_t *data, size_t sz)
 {
+	bool wpart = false;
 	size_t part_cap = 0;
 	struct tdr_tlv_iter it = { .data = data, .sz = sz };
 	size_t num_cap = 0, den_cap = 0;
@@ -418,7 +517,13 @@ static int get_category(struct tdr_category *c, const uint8_t *data, size_t sz)
 			err = push_term(&c->den, &c->den_cnt, &den_cap, val, len);
 			break;
 		case TDR_CT_PART:
-			err = get_part(c, &part_cap, val, len);
+		case TDR_CT_WPART:
+			/* One kind in a category: a 1.3 reader of a mix would
+			 * read the PARTs alone, a wrong value. */
+			TDR_BAIL_IF(c->part_cnt && (tag == TDR_CT_WPART) != wpart, -TDR_E_CORRUPT,
+				    "category with PART and WPART items");
+			wpart = tag == TDR_CT_WPART;
+			err = get_part(c, &part_cap, val, len, wpart);
 			break;
 		default:
 			break;
@@ -444,6 +549,25 @@ static int get_cpu_sig(struct tdr_meta *m, const uint8_t *val, size_t len)
 }
 
 /* Every term must name an event of this file: report/ indexes by it. */
+static bool terms_name_events(const struct tdr_term *t, size_t cnt, size_t event_cnt)
+{
+	for (size_t j = 0; j < cnt; j++)
+		if (t[j].event_idx >= event_cnt)
+			return false;
+	return true;
+}
+
+/* Weighted terms and their weights. */
+static bool wterms_name_events(const struct tdr_wterm *t, size_t cnt, size_t event_cnt)
+{
+	for (size_t j = 0; j < cnt; j++)
+		if (t[j].event_idx >= event_cnt ||
+		    !terms_name_events(t[j].w.num, t[j].w.num_cnt, event_cnt) ||
+		    !terms_name_events(t[j].w.den, t[j].w.den_cnt, event_cnt))
+			return false;
+	return true;
+}
+
 static int check_terms(const struct tdr_meta *m)
 {
 	for (size_t i = 0; i < m->category_cnt; i++) {
@@ -467,6 +591,11 @@ static int check_terms(const struct tdr_meta *m)
 					TDR_BAIL_IF(r->den[j].event_idx >= m->event_cnt,
 						    -TDR_E_CORRUPT, "category %s names event %u",
 						    c->name, r->den[j].event_idx);
+				TDR_BAIL_IF(!wterms_name_events(r->wnum, r->wnum_cnt, m->event_cnt) ||
+						    !wterms_name_events(r->wden, r->wden_cnt,
+									m->event_cnt),
+					    -TDR_E_CORRUPT, "category %s names an event past %zu",
+					    c->name, m->event_cnt);
 			}
 	}
 	return 0;

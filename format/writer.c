@@ -263,8 +263,11 @@ int tdr_writer__open(const struct tdr_writer_opts *opts, const struct tdr_meta *
 	 * section 2). A category in the product form makes it 3 (section
 	 * 5.2): a reader of an older minor gets no value for it, never a
 	 * wrong one, and the header says why. An ARCHIVE section (7.2) makes
-	 * it 4: older readers skip the section and read the rest. */
-	if (opts->archive || w->codec == TDR_CODEC_CHAIN)
+	 * it 4: older readers skip the section and read the rest. Weighted
+	 * terms (WPART, 5.2) make it 5, for the same reason as products. */
+	if (tdr_meta__has_weighted(meta))
+		minor = TDR_FORMAT_MINOR_WEIGHTED;
+	else if (opts->archive || w->codec == TDR_CODEC_CHAIN)
 		minor = TDR_FORMAT_MINOR_ARCHIVE; /* 1.4: ARCHIVE, codec 2 */
 	else if (tdr_meta__has_products(meta))
 		minor = TDR_FORMAT_MINOR_PRODUCTS;

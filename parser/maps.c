@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tdrec/format.h"
 #include "tdrec/tdr_mem.h"
 
 #define LOG_PREFIX "parser: "
@@ -36,7 +37,7 @@ int tdr_parser_maps_init(struct maps *m)
 
 	memset(m, 0, sizeof(*m));
 	m->kernel.pid = UINT32_MAX;
-	k = tdr_intern__strn(&m->strs, "[kernel.kallsyms]", 17);
+	k = tdr_intern__strn(&m->strs, TDR_KERNEL_DSO, strlen(TDR_KERNEL_DSO));
 	if (!k)
 		return -ENOMEM;
 	m->kernel_pseudo.path = k;

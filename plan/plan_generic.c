@@ -241,21 +241,13 @@ static int add_sampler(struct tdr_plan_builder *b, const struct tdr_td_family *f
 	return 0;
 }
 
-/* Counter budget: a note when the group needs more general-purpose
- * counters than this machine leaves free (the group would never count). */
-static void check_budget(struct tdr_plan_builder *b, const struct tdr_td_family *f,
-			 const struct tdr_plan_group *g)
+/* The general-purpose counters group g needs, cycles taking the fixed
+ * counter when fixed_free. */
+static uint32_t general_needed(const struct tdr_td_family *f, const struct tdr_plan_group *g,
+			       bool fixed_free)
 {
-	int wd = b->env.sys->nmi_watchdog;
-	uint32_t avail = f->counters, need = 0;
-	bool fixed_free = f->fixed_cycles && wd != 1;
+	uint32_t need = 0;
 
-	if (!avail)
-		return;
-	/* SMT off doubles Intel's per-thread counters; the kernel says so by
-	 * printing the no-HT .scale (4), which is W. */
-	if (f->counters_smt_off && f->width_scale && b->width == f->width)
-		avail = f->counters_smt_off;
 	for (size_t i = 0; i < g->event_cnt; i++) {
 		const struct perf_event_attr *a = &g->events[i].attr;
 		/* cycles, or the family's own cycle event leading it (Arm's
@@ -266,24 +258,64 @@ static void check_budget(struct tdr_plan_builder *b, const struct tdr_td_family 
 
 		if (a->type == PERF_TYPE_SOFTWARE)
 			continue;
+		/* Intel's fixed counter 0 counts instructions (INST_RETIRED.ANY);
+		 * the watchdog does not hold it. */
+		if (f->fixed_cycles && a->type == PERF_TYPE_HARDWARE &&
+		    (a->config & 0xffffffffu) == PERF_COUNT_HW_INSTRUCTIONS)
+			continue;
 		if (cycles && fixed_free) {
 			fixed_free = false; /* the fixed cycles counter */
 			continue;
 		}
 		need++;
 	}
+	return need;
+}
+
+/* Counter budget: a note when the group needs more general-purpose
+ * counters than this machine leaves free (it would open and never
+ * count). With Hyper-Threading on, a group that needs more than a thread
+ * has even with the NMI watchdog off does not fit at all (-TDR_E_NOPLAN,
+ * b->why says so): the kernel refuses it at open (the fake scheduling of
+ * arch/x86/events/core.c validate_group), and only turning SMT off, not a
+ * sysctl, makes room (intel-skl-l2's group 2 on Skylake-SP). */
+static int check_budget(struct tdr_plan_builder *b, const struct tdr_td_family *f,
+			const struct tdr_plan_group *g, size_t group_no)
+{
+	int wd = b->env.sys->nmi_watchdog;
+	uint32_t avail = f->counters, need, bare;
+
+	if (!avail)
+		return 0;
+	/* SMT off doubles Intel's per-thread counters; the kernel says so by
+	 * printing the no-HT .scale (4), which is W. */
+	if (f->counters_smt_off && f->width_scale && b->width == f->width) {
+		avail = f->counters_smt_off;
+	} else if (f->counters_smt_off && f->width_scale) {
+		bare = general_needed(f, g, f->fixed_cycles);
+		if (bare > avail) {
+			snprintf(b->why, sizeof(b->why),
+				 "counter budget: its group %zu needs %u general counters and a "
+				 "thread has %u with Hyper-Threading on (%u with it off), so the "
+				 "kernel refuses the group",
+				 group_no, bare, avail, f->counters_smt_off);
+			return -TDR_E_NOPLAN;
+		}
+	}
+	need = general_needed(f, g, f->fixed_cycles && wd != 1);
 	/* The watchdog's pinned cycles event takes the fixed counter on
 	 * Intel (then tdrec's cycles needs a general one: counted above) and
 	 * a general counter on AMD. */
 	if (wd == 1 && !f->fixed_cycles)
 		avail--;
 	if (need <= avail)
-		return;
+		return 0;
 	tdr_plan_note(b->plan,
 		      "counter budget: the %s group needs %u general counters and %u are free%s; "
 		      "it would never be scheduled and count nothing: free one with 'sysctl "
 		      "kernel.nmi_watchdog=0', or use --plan with fewer events",
 		      f->name, need, avail, wd == 1 ? " (the NMI watchdog holds one)" : "");
+	return 0;
 }
 
 int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_family *f)
@@ -371,8 +403,9 @@ int tdr_plan_build_generic(struct tdr_plan_builder *b, const struct tdr_td_famil
 			      f->name, last - base + 1);
 	err = tdr_plan_check_sampler(b, g, o->counting ? NULL : &g->events[0], false);
 	for (size_t i = base; !err && i <= last; i++) {
-		check_budget(b, f, &b->plan->groups[i]);
-		err = tdr_plan_group_cpus(b, &b->plan->groups[i]);
+		err = check_budget(b, f, &b->plan->groups[i], i - base);
+		if (!err)
+			err = tdr_plan_group_cpus(b, &b->plan->groups[i]);
 	}
 	return err;
 }

@@ -464,6 +464,7 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 	/* The run's duration starts before the program is released: a short
 	 * program may finish before tdr_launch__go returns. */
 	rec->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	tdr_record__drain_priority(rec);
 	if (rec->launch) {
 		err = tdr_launch__go(rec->launch);
 		if (err) {

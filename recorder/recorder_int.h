@@ -247,6 +247,8 @@ struct tdr_recorder {
 	char *partial_path; /* "<output>.partial" when atomic_replace */
 	uint64_t start_clock_ns, start_wall_ns, start_mono_ns;
 	bool ran;
+	int nice_before;  /* the draining thread's nice before it was raised */
+	bool nice_raised; /* record_loop.c: tdr_record__drain_priority */
 };
 
 /* Whether the kernel accepts PERF_FORMAT_LOST (one probe). */
@@ -273,5 +275,8 @@ void tdr_record__embed_regions(struct tdr_recorder *rec);
 void tdr_record__write_archive(struct tdr_recorder *rec);
 /* The run loop and the finish (record_loop.c). */
 int tdr_record__loop(struct tdr_recorder *rec);
+/* Raise the calling (draining) thread's priority where allowed, before the
+ * program starts; tdr_record__loop restores it when the draining ends. */
+void tdr_record__drain_priority(struct tdr_recorder *rec);
 
 #endif /* TDREC_RECORDER_INT_H */

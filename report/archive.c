@@ -24,10 +24,10 @@
 #include <string.h>
 
 #include "tdrec/archive.h"
+#include "tdrec/format.h"
 #include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_mem.h"
 
-#define KERNEL_DSO "[kernel.kallsyms]"
 
 void tdr_report_archiver__release(struct tdr_report_archiver *a)
 {
@@ -100,19 +100,21 @@ static bool key_of(uint64_t ip, enum tdr_cpumode mode, const struct tdr_mapping 
 		   uint64_t map_off, struct akey *k)
 {
 	memset(k, 0, sizeof(*k));
-	if (mode == TDR_MODE_HYPERVISOR || mode == TDR_MODE_GUEST_KERNEL ||
-	    mode == TDR_MODE_GUEST_USER)
-		return false;
-	if (mode == TDR_MODE_KERNEL || (map && map->kind == TDR_MAP_KERNEL)) {
+	switch (tdr_addr_place(mode, map)) {
+	case TDR_PLACE_KERNEL:
 		k->kernel = true;
 		k->off = ip;
 		return true;
-	}
-	if (!map || map->kind == TDR_MAP_ANON || !map->path || !map->path[0])
+	case TDR_PLACE_FILE:
+	case TDR_PLACE_VDSO:
+		if (!map->path || !map->path[0])
+			return false;
+		k->map = map;
+		k->off = map_off;
+		return true;
+	default:
 		return false;
-	k->map = map;
-	k->off = map_off;
-	return true;
+	}
 }
 
 /*
@@ -235,8 +237,8 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 		a->ents[i].kept = true; /* unless left out below */
 		if (e->kernel) {
 			if (kernel < 0)
-				kernel = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL, KERNEL_DSO,
-								  NULL, 0);
+				kernel = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL,
+								  TDR_KERNEL_DSO, NULL, 0);
 			dso = kernel;
 		} else {
 			dso = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, e->map->path,

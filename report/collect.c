@@ -21,12 +21,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tdrec/format.h"
 #include "tdrec/tdr_mem.h"
 
 #define LOG_PREFIX "report: "
 #include "tdrec/tdr_log.h"
 
-#define KERNEL_DSO "[kernel.kallsyms]"
 
 void tdr_report_addrtab__release(struct addrtab *t)
 {
@@ -97,7 +97,7 @@ static const char *sample_dso(const struct tdr_sample *s)
 {
 	if (s->map && s->map->path)
 		return s->map->path;
-	return report_kernel_sample(s) ? KERNEL_DSO : NULL;
+	return report_kernel_sample(s) ? TDR_KERNEL_DSO : NULL;
 }
 
 static bool dso_matches(const struct tdr_report *r, const char *path)
@@ -140,7 +140,7 @@ static bool sample_passes(struct tdr_report *r, const struct tdr_sample *s)
 			/* Kernel code also answers to [kernel.kallsyms], whatever its
 			 * mapping is called (perf.data: "[kernel.kallsyms]_text"). */
 			r->f_last_ok = dso_matches(r, sample_dso(s)) ||
-				       (report_kernel_sample(s) && dso_matches(r, KERNEL_DSO));
+				       (report_kernel_sample(s) && dso_matches(r, TDR_KERNEL_DSO));
 			r->f_last_map = s->map;
 		}
 		if (!r->f_last_ok)
@@ -160,27 +160,28 @@ static void classify(const struct tdr_report *r, const struct tdr_sample *s, str
 		k->tid = r->opts.by == TDR_BY_THREAD ? s->tid : 0;
 		return;
 	}
-	if (s->cpumode == TDR_MODE_HYPERVISOR) {
-		k->kind = ADDR_HYPERVISOR;
+	k->kind = tdr_addr_place(s->cpumode, s->map);
+	switch (k->kind) {
+	case ADDR_HYPERVISOR:
+	case ADDR_GUEST:
 		k->map = NULL;
-	} else if (s->cpumode == TDR_MODE_GUEST_KERNEL || s->cpumode == TDR_MODE_GUEST_USER) {
-		k->kind = ADDR_GUEST;
-		k->map = NULL;
-	} else if (report_kernel_sample(s)) {
-		k->kind = ADDR_KERNEL;
+		break;
+	case ADDR_KERNEL:
 		k->off = s->ip;
-	} else if (!s->map) {
-		k->kind = ADDR_UNMAPPED;
-	} else if (s->map->kind == TDR_MAP_ANON) {
+		break;
+	case ADDR_ANON:
 		/* JIT code: its process's perf map or jitdump may name it. */
-		k->kind = ADDR_ANON;
 		if (r->opts.by != TDR_BY_DSO) {
 			k->off = s->ip;
 			k->pid = s->pid;
 		}
-	} else {
-		k->kind = s->map->kind == TDR_MAP_VDSO ? ADDR_VDSO : ADDR_FILE;
+		break;
+	case ADDR_FILE:
+	case ADDR_VDSO:
 		k->off = s->map_off;
+		break;
+	default:
+		break;
 	}
 	if (r->opts.by == TDR_BY_DSO)
 		k->off = 0;
@@ -320,7 +321,7 @@ const struct tdr_mapping *tdr_report_kernel_image(const struct tdr_mapping *cur,
 						   const struct tdr_mapping *m)
 {
 	if ((!cur || !cur->build_id_sz) && m && m->path &&
-	    !strncmp(m->path, KERNEL_DSO, strlen(KERNEL_DSO)) && (!cur || m->build_id_sz))
+	    !strncmp(m->path, TDR_KERNEL_DSO, strlen(TDR_KERNEL_DSO)) && (!cur || m->build_id_sz))
 		return m;
 	return cur;
 }
@@ -450,8 +451,8 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 	case ADDR_KERNEL:
 		/* The kernel image is [kernel.kallsyms] (perf.data calls its
 		 * mapping "[kernel.kallsyms]_text"); modules keep their path. */
-		if (!path || !strncmp(path, KERNEL_DSO, strlen(KERNEL_DSO)))
-			path = KERNEL_DSO;
+		if (!path || !strncmp(path, TDR_KERNEL_DSO, strlen(TDR_KERNEL_DSO)))
+			path = TDR_KERNEL_DSO;
 		if (r->opts.by == TDR_BY_DSO)
 			break;
 		if (syms && syms->lookup_kernel)

@@ -2,8 +2,8 @@
  * report/diff.c - compare two finished reports function by function.
  *
  * Responsibility: match the rows of OLD and NEW by (object basename,
- * function name, inlined-into), never by address, so rebuilt binaries
- * compare; sum rows that fall on the same key; compute each side's share
+ * function name without GCC's clone suffixes, inlined-into), never by
+ * address, so rebuilt binaries compare; sum rows that fall on the same key; compute each side's share
  * and, when both plans have the same categories, each side's TopDown
  * fractions from the summed deltas through that side's own formulas; sort
  * by the largest absolute change of share. Rendering is in diff_render.c.
@@ -40,6 +40,67 @@ static bool match_categories(const struct tdr_report *a, const struct tdr_report
 	return true;
 }
 
+/* Whether name[0..len) ends with one of the suffixes GCC gives the copies
+ * it makes of a function (.isra.N, .constprop.N, .part.N, .cold, ...):
+ * the length without it, else len. */
+static size_t without_clone_suffix(const char *name, size_t len)
+{
+	static const char *const kinds[] = {".isra", ".constprop", ".part", ".cold",
+					    ".lto_priv", ".localalias", ".clone"};
+	size_t end = len;
+
+	/* The demangler's form: "f(int) [clone .isra.0]". */
+	if (end > 9 && name[end - 1] == ']') {
+		const char *open = NULL;
+
+		for (size_t i = end; i-- > 0;)
+			if (name[i] == '[') {
+				open = name + i;
+				break;
+			}
+		if (open && open > name && open[-1] == ' ' && !strncmp(open, "[clone .", 8))
+			return (size_t)(open - name) - 1;
+		return len;
+	}
+	/* A C name's form: "f.isra.0" ("f.cold", "f.part.0"). */
+	while (end && name[end - 1] >= '0' && name[end - 1] <= '9')
+		end--;
+	if (end < len && end && name[end - 1] == '.')
+		end--;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		size_t n = strlen(kinds[k]);
+
+		if (end > n && !strncmp(name + end - n, kinds[k], n))
+			return end - n;
+	}
+	return len;
+}
+
+/*
+ * The name a function is matched by: without the clone suffixes (a rebuild
+ * with other options turns f into f.isra.0 or back; perf's own names hide
+ * them), repeatedly ("f.constprop.0.isra.0", "f [clone .a] [clone .b]").
+ */
+static const char *match_name(struct tdr_diff *d, const char *name, int *err)
+{
+	size_t len = name ? strlen(name) : 0, cut = len;
+	char *tmp;
+	const char *out;
+
+	while (cut && (len = without_clone_suffix(name, cut)) < cut)
+		cut = len;
+	if (!name || cut == strlen(name))
+		return tdr_report_strpool__intern(&d->pool, name, err);
+	tmp = tdr_strndup(name, cut);
+	if (!tmp) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	out = tdr_report_strpool__intern(&d->pool, tmp, err);
+	free(tmp);
+	return out;
+}
+
 /* Sum every row of report side (0 OLD, 1 NEW) into the merged table. */
 static int merge_side(struct tdr_diff *d, const struct tdr_report *r, int side)
 {
@@ -52,7 +113,7 @@ static int merge_side(struct tdr_diff *d, const struct tdr_report *r, int side)
 		uint64_t *sums;
 		int idx;
 
-		k.name = tdr_report_strpool__intern(&d->pool, row->name, &err);
+		k.name = match_name(d, row->name, &err);
 		k.dso = tdr_report_strpool__intern(&d->pool, tdr_report_basename(row->dso), &err);
 		k.inlined_into = tdr_report_strpool__intern(&d->pool, row->inlined_into, &err);
 		if (err)

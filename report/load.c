@@ -24,12 +24,12 @@
 #include <string.h>
 
 #include "tdrec/archive.h"
+#include "tdrec/format.h"
 #include "tdrec/tdr_err.h"
 
 #define LOG_PREFIX "report: "
 #include "tdrec/tdr_log.h"
 
-#define KERNEL_IMAGE "[kernel.kallsyms]"
 
 /* The symbolizer, the directory of the recording, the parser (for the
  * jitdump files the processes mapped) and where perf map files are. */
@@ -254,10 +254,10 @@ void tdr_report_symbolizer_opts(const struct tdr_meta *meta, const struct tdr_ma
 	so->kernel_notes_path = lopts->kernel_notes_path;
 	so->kallsyms_usable = meta->boot_id && lopts->boot_id && *meta->boot_id &&
 			      !strcmp(meta->boot_id, lopts->boot_id);
-	if (k && k->path[strlen(KERNEL_IMAGE)]) {
+	if (k && k->path[strlen(TDR_KERNEL_DSO)]) {
 		so->kernel_build_id = k->build_id;
 		so->kernel_build_id_sz = k->build_id_sz;
-		so->kernel_ref_sym = k->path + strlen(KERNEL_IMAGE);
+		so->kernel_ref_sym = k->path + strlen(TDR_KERNEL_DSO);
 		so->kernel_ref_addr = k->pgoff;
 	}
 	/* Without the image's build-id, its release names it (perf.data's
@@ -293,6 +293,12 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 			goto out;
 	}
 	ctx.r = r;
+	/* A file whose archive holds the kernel's symbols answers from it: the
+	 * kernel table is read only for an address it lacks, when asked
+	 * (that read, 30-60 ms of /proc/kallsyms, is most of a first report). */
+	ctx.ks_started = tdr_parser__archive(p) &&
+			 tdr_archive__find_dso(tdr_parser__archive(p), TDR_ARCHIVE_KERNEL,
+					       TDR_KERNEL_DSO, NULL, 0) >= 0;
 	/* Stack copies are unwound only for the views that use stacks. */
 	if (r->opts.stacks) {
 		err = tdr_report_attach_unwinder(p, &unw);

@@ -87,7 +87,7 @@ static void put_header(const struct text *t)
 	const struct tdr_report *r = t->r;
 	char buf[1024], end[64], dur[64];
 	uint64_t ns;
-	bool from_samples;
+	bool from_samples, edges;
 
 	colour_on(t, C_BOLD);
 	snprintf(buf, sizeof(buf), "tdrec report: %s%s%s", r->file ? r->file : "(no file)",
@@ -105,9 +105,13 @@ static void put_header(const struct text *t)
 		snprintf(dur, sizeof(dur), ", %s%.3f s", from_samples ? "samples span " : "",
 			 (double)ns / 1e9);
 	tdr_report_describe_end(r, end, sizeof(end));
+	/* --callers/--callees: the whole is F's samples, said on a line of
+	 * its own; the plan line keeps the recording's (kept) samples. */
+	edges = r->opts.stacks == TDR_STACKS_CALLERS || r->opts.stacks == TDR_STACKS_CALLEES;
 	snprintf(buf, sizeof(buf), "%s%s, %" PRIu64 " samples%s%s%s",
 		 r->plan ? r->plan : "unknown plan", t->topdown ? "" : " (no TopDown)",
-		 r->totals.samples, dur, r->have_end ? ", " : "", r->have_end ? end : "");
+		 edges && r->seen ? r->kept : r->totals.samples, dur, r->have_end ? ", " : "",
+		 r->have_end ? end : "");
 	put_field(t, "plan", buf);
 	if (r->seen && r->kept != r->seen) {
 		snprintf(buf, sizeof(buf),
@@ -115,6 +119,14 @@ static void put_header(const struct text *t)
 			 "the kept samples",
 			 r->kept, r->seen, 100.0 * (double)r->kept / (double)r->seen);
 		put_field(t, "filter", buf);
+	}
+	if (edges && r->seen) {
+		snprintf(buf, sizeof(buf),
+			 "%s is on the stack of %" PRIu64 " of %" PRIu64 " samples (%.1f%%); "
+			 "shares are of those",
+			 r->opts.stack_func, r->totals.samples, r->kept,
+			 r->kept ? 100.0 * (double)r->totals.samples / (double)r->kept : 0.0);
+		put_field(t, "stacks", buf);
 	}
 	for (size_t i = 0; i < r->warnings.cnt; i++) {
 		const char *w = r->warnings.v[i];

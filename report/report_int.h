@@ -252,14 +252,14 @@ void tdr_report_rowtab__release(struct rowtab *t);
 /* ---- address table (collect.c) ------------------------------------------ */
 
 enum addr_kind {
-	ADDR_FILE = 0,	 /* a file-backed mapping; off = file offset */
-	ADDR_KERNEL,	 /* off = ip */
-	ADDR_VDSO,	 /* off = file offset in the vdso image */
-	ADDR_ANON,	 /* anonymous memory (JIT code); off = ip, pid set; by dso 0 */
-	ADDR_UNMAPPED,	 /* user IP in no known mapping; off = 0 */
-	ADDR_HYPERVISOR, /* off = 0 */
-	ADDR_GUEST,	 /* off = 0 */
-	ADDR_TASK,	 /* by thread or process: pid/tid only */
+	ADDR_FILE = TDR_PLACE_FILE,		/* off = file offset */
+	ADDR_KERNEL = TDR_PLACE_KERNEL,		/* off = ip */
+	ADDR_VDSO = TDR_PLACE_VDSO,		/* off = file offset in the vdso image */
+	ADDR_ANON = TDR_PLACE_ANON,		/* JIT code; off = ip, pid set; by dso 0 */
+	ADDR_UNMAPPED = TDR_PLACE_UNMAPPED,	/* off = 0 */
+	ADDR_HYPERVISOR = TDR_PLACE_HYPERVISOR, /* off = 0 */
+	ADDR_GUEST = TDR_PLACE_GUEST,		/* off = 0 */
+	ADDR_TASK,				/* by thread or process: pid/tid only */
 };
 
 struct addr_ent {

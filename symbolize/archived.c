@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "tdrec/archive.h"
+#include "tdrec/format.h"
 #include "tdrec/tdr_mem.h"
 
-#define KERNEL_PATH "[kernel.kallsyms]"
 
 /* The inline array of address idx, in the caller's form, made once. */
 static const struct tdr_inline_frame *frames_of(struct tdr_symbolizer *s, long idx,
@@ -111,7 +111,7 @@ int tdr_symbolizer__lookup_archived(struct tdr_symbolizer *s, const struct tdr_d
 
 int tdr_symbolize_archived__kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
 {
-	return find(s, TDR_ARCHIVE_KERNEL, KERNEL_PATH, NULL, 0, ip, out);
+	return find(s, TDR_ARCHIVE_KERNEL, TDR_KERNEL_DSO, NULL, 0, ip, out);
 }
 
 void tdr_symbolizer__archive_counts(const struct tdr_symbolizer *s, uint64_t *archived,

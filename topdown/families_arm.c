@@ -9,8 +9,8 @@
 #include "topdown_int.h"
 
 #define ARRAY_CNT(a) (sizeof(a) / sizeof((a)[0]))
-#define T(ev, c) {ev, c, false}
-#define TW(ev, c) {ev, c, true}
+#define T(ev, c) {ev, c, false, NULL}
+#define TW(ev, c) {ev, c, true, NULL}
 
 /* --- Arm Neoverse (arm64; MIDR implementer 0x41): level 1 of Arm's CPU
  * telemetry specifications (ARM-software/telemetry-solution,
@@ -58,8 +58,8 @@ static const struct tdr_td_part arm_flush_parts[] = {
     ARM_RET_PART(0), ARM_BAD_PART(0), ARM_PLUS("stall_frontend_flush", 1)};
 
 #define ARM_PRODUCTS(parts)                                                                        \
-	{"retiring", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &parts[0]},                 \
-	    {"bad-spec", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &parts[1]}
+	{"retiring", false, {{NULL, 0, false, NULL}}, {{NULL, 0, false, NULL}}, 1, &parts[0]},     \
+	    {"bad-spec", false, {{NULL, 0, false, NULL}}, {{NULL, 0, false, NULL}}, 2, &parts[1]}
 
 /* N2 (neoverse-n2.json, 5 slots): FE = (SSF - CYC) / (5 CYC) - BRMP / CYC,
  * BE = SSB / (5 CYC) - 3 BRMP / CYC; STALL_SLOT less CYC (the erratum perf's

@@ -88,9 +88,14 @@ static const struct tdr_td_event pm_l2_events[] = {
 
 /* X / slots, and (X - Y) / slots for the derived level-2 siblings. */
 #define PM_OVER_SLOTS(cat, ev)                                                                     \
-	{cat, false, {{ev, 1.0, false}}, {{"slots", 1.0, false}}, 0, NULL}
+	{cat, false, {{ev, 1.0, false, NULL}}, {{"slots", 1.0, false, NULL}}, 0, NULL}
 #define PM_DERIVED(cat, ev, minus)                                                                 \
-	{cat, true, {{ev, 1.0, false}, {minus, -1.0, false}}, {{"slots", 1.0, false}}, 0, NULL}
+	{cat,                                                                                      \
+	 true,                                                                                     \
+	 {{ev, 1.0, false, NULL}, {minus, -1.0, false, NULL}},                                     \
+	 {{"slots", 1.0, false, NULL}},                                                            \
+	 0,                                                                                        \
+	 NULL}
 
 static const struct tdr_td_formula pm_l1_formulas[] = {
     PM_OVER_SLOTS("retiring", "topdown-retiring"),
@@ -145,7 +150,7 @@ static const struct tdr_td_family pm_l2 = {
 	 .config_alt = (alt)}
 /* X / (W * cycles) */
 #define OVER_WCYC(cat, ev)                                                                         \
-	{cat, false, {{ev, 1.0, false}}, {{"cycles", 1.0, true}}, 0, NULL}
+	{cat, false, {{ev, 1.0, false, NULL}}, {{"cycles", 1.0, true, NULL}}, 0, NULL}
 
 /* --- Intel Sandy Bridge .. Cascade Lake, level 1 (4-wide). The kernel's
  * aliases, as it prints them (core.c EVENT_ATTR_STR_HT: the second config
@@ -167,20 +172,20 @@ static const struct tdr_td_formula skl_formulas[] = {
     OVER_WCYC("retiring", "topdown-slots-retired"),
     {"bad-spec",
      false,
-     {{"topdown-slots-issued", 1.0, false},
-      {"topdown-slots-retired", -1.0, false},
-      {"topdown-recovery-bubbles", 1.0, true}},
-     {{"cycles", 1.0, true}},
+     {{"topdown-slots-issued", 1.0, false, NULL},
+      {"topdown-slots-retired", -1.0, false, NULL},
+      {"topdown-recovery-bubbles", 1.0, true, NULL}},
+     {{"cycles", 1.0, true, NULL}},
      0,
      NULL},
     OVER_WCYC("fe-bound", "topdown-fetch-bubbles"),
     {"be-bound",
      true,
-     {{"cycles", 1.0, true},
-      {"topdown-fetch-bubbles", -1.0, false},
-      {"topdown-slots-issued", -1.0, false},
-      {"topdown-recovery-bubbles", -1.0, true}},
-     {{"cycles", 1.0, true}},
+     {{"cycles", 1.0, true, NULL},
+      {"topdown-fetch-bubbles", -1.0, false, NULL},
+      {"topdown-slots-issued", -1.0, false, NULL},
+      {"topdown-recovery-bubbles", -1.0, true, NULL}},
+     {{"cycles", 1.0, true, NULL}},
      0,
      NULL},
 };
@@ -226,11 +231,11 @@ static const struct tdr_td_formula grt_formulas[] = {
     OVER_WCYC("retiring", "topdown_retiring.all"),
     {"bad-spec",
      true,
-     {{"cycles", 1.0, true},
-      {"topdown_fe_bound.all", -1.0, false},
-      {"topdown_be_bound.all", -1.0, false},
-      {"topdown_retiring.all", -1.0, false}},
-     {{"cycles", 1.0, true}},
+     {{"cycles", 1.0, true, NULL},
+      {"topdown_fe_bound.all", -1.0, false, NULL},
+      {"topdown_be_bound.all", -1.0, false, NULL},
+      {"topdown_retiring.all", -1.0, false, NULL}},
+     {{"cycles", 1.0, true, NULL}},
      0,
      NULL},
     OVER_WCYC("fe-bound", "topdown_fe_bound.all"),
@@ -351,8 +356,8 @@ static const struct tdr_td_formula zen_formulas[] = {
     OVER_WCYC("retiring", "ex_ret_ops"),
     {"bad-spec",
      false,
-     {{"de_src_op_disp.all", 1.0, false}, {"ex_ret_ops", -1.0, false}},
-     {{"cycles", 1.0, true}},
+     {{"de_src_op_disp.all", 1.0, false, NULL}, {"ex_ret_ops", -1.0, false, NULL}},
+     {{"cycles", 1.0, true, NULL}},
      0,
      NULL},
     OVER_WCYC("fe-bound", "de_no_dispatch_per_slot.no_ops_from_frontend"),
@@ -453,8 +458,9 @@ static const struct tdr_td_event zen5_l2_events[] = {
 			 "event=0x9f,umask=0x1", 0x019f),
 };
 
-#define T(ev, c) {ev, c, false}
-#define TW(ev, c) {ev, c, true}
+#define NO_TERMS {{NULL, 0, false, NULL}}
+#define T(ev, c) {ev, c, false, NULL}
+#define TW(ev, c) {ev, c, true, NULL}
 #define ZEN_FE "de_no_dispatch_per_slot.no_ops_from_frontend"
 #define ZEN_FE_W "de_no_dispatch_per_slot.no_ops_from_frontend.cmask_w"
 #define ZEN_BE "de_no_dispatch_per_slot.backend_stalls"
@@ -485,14 +491,14 @@ static const struct tdr_td_part zen5_l2_resync_parts[] = {ZEN_RESYNC_PARTS("bp_r
 
 #define ZEN_L2_FORMULAS(resync_parts)                                                              \
 	{"heavy-ops", false, {T("ex_ret_ucode_ops", 1)}, {TW("ls_not_halted_cyc", 1)}, 0, NULL},   \
-	    {"light-ops", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &zen_l2_parts[4]},     \
-	    {"br-mispredict", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &resync_parts[0]}, \
-	    {"machine-clears", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1,                   \
+	    {"light-ops", false, NO_TERMS, NO_TERMS, 2, &zen_l2_parts[4]},                         \
+	    {"br-mispredict", false, NO_TERMS, NO_TERMS, 1, &resync_parts[0]},                     \
+	    {"machine-clears", false, NO_TERMS, NO_TERMS, 1,                                       \
 	     &resync_parts[1]},                                                                    \
 	    {"fetch-lat", false, {TW(ZEN_FE_W, 1)}, {TW("ls_not_halted_cyc", 1)}, 0, NULL},        \
-	    {"fetch-bw", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 2, &zen_l2_parts[0]},      \
-	    {"mem-bound", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &zen_l2_parts[2]},     \
-	    {"core-bound", false, {{NULL, 0, false}}, {{NULL, 0, false}}, 1, &zen_l2_parts[3]}
+	    {"fetch-bw", false, NO_TERMS, NO_TERMS, 2, &zen_l2_parts[0]},                          \
+	    {"mem-bound", false, NO_TERMS, NO_TERMS, 1, &zen_l2_parts[2]},                         \
+	    {"core-bound", false, NO_TERMS, NO_TERMS, 1, &zen_l2_parts[3]}
 
 static const struct tdr_td_formula zen4_l2_formulas[] = {ZEN_L2_FORMULAS(zen4_l2_resync_parts)};
 static const struct tdr_td_formula zen5_l2_formulas[] = {ZEN_L2_FORMULAS(zen5_l2_resync_parts)};
@@ -535,6 +541,135 @@ static const struct tdr_td_family amd_zen5_l2 = {
     .formulas = zen5_l2_formulas,
 };
 
+/* --- Intel Skylake-SP / Cascade Lake level 2 (perf's skylakex/
+ * skx-metrics.json TopdownL2 nodes; events and encodings of skylakex/
+ * frontend.json, pipeline.json, memory.json). Two more groups beside the
+ * level-1 group, each led by cycles of its own (the fixed counter, named
+ * apart because names key a file's events):
+ *   group 1 {cycles.g1, IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE,
+ *            BR_MISP_RETIRED.ALL_BRANCHES, MACHINE_CLEARS.COUNT}: 3 general
+ *            counters;
+ *   group 2 {cycles.g2, CYCLE_ACTIVITY.STALLS_MEM_ANY, EXE_ACTIVITY.
+ *            BOUND_ON_STORES, CYCLE_ACTIVITY.STALLS_TOTAL, EXE_ACTIVITY.
+ *            1_PORTS_UTIL, .2_PORTS_UTIL, UOPS_RETIRED.RETIRE_SLOTS,
+ *            UOPS_RETIRED.MACRO_FUSED, instructions}: 7 general counters
+ *            and fixed counter 0, so Hyper-Threading must be off (8 per
+ *            thread; 4 with it on: the plan says so, docs/plans.md). */
+#define SKL_TERMS_G(n, t, raw, cat, grp) TERMS_G(n, t, raw, cat, grp)
+#define HW_G(n, cfg, cat, grp)                                                                     \
+	{.name = (n), .source = TDR_TD_HARDWARE, .config = (cfg), .category = (cat), .group = (grp)}
+static const struct tdr_td_event skl_l2_events[] = {
+    HW_G("cycles.g1", PERF_COUNT_HW_CPU_CYCLES, NULL, 1),
+    SKL_TERMS_G("idq_uops_not_delivered.cycles_0_uops_deliv.core",
+		"event=0x9c,umask=0x1,cmask=0x4", 0x0400019c, "fetch-lat", 1),
+    SKL_TERMS_G("br_misp_retired.all_branches", "event=0xc5,umask=0x0", 0xc5, "br-mispredict", 1),
+    SKL_TERMS_G("machine_clears.count", "event=0xc3,umask=0x1,cmask=0x1,edge", 0x010401c3,
+		"machine-clears", 1),
+    HW_G("cycles.g2", PERF_COUNT_HW_CPU_CYCLES, NULL, 2),
+    SKL_TERMS_G("cycle_activity.stalls_mem_any", "event=0xa3,umask=0x14,cmask=0x14", 0x140014a3,
+		"mem-bound", 2),
+    SKL_TERMS_G("exe_activity.bound_on_stores", "event=0xa6,umask=0x40", 0x40a6, "mem-bound", 2),
+    SKL_TERMS_G("cycle_activity.stalls_total", "event=0xa3,umask=0x4,cmask=0x4", 0x040004a3,
+		"core-bound", 2),
+    SKL_TERMS_G("exe_activity.1_ports_util", "event=0xa6,umask=0x2", 0x02a6, "core-bound", 2),
+    SKL_TERMS_G("exe_activity.2_ports_util", "event=0xa6,umask=0x4", 0x04a6, "core-bound", 2),
+    SKL_TERMS_G("uops_retired.retire_slots.g2", "event=0xc2,umask=0x2", 0x02c2, "heavy-ops", 2),
+    SKL_TERMS_G("uops_retired.macro_fused", "event=0xc2,umask=0x4", 0x04c2, "heavy-ops", 2),
+    HW_G("instructions", PERF_COUNT_HW_INSTRUCTIONS, "heavy-ops", 2),
+};
+
+#define SKL_BE                                                                                     \
+	{{{"cycles", 1, true, NULL}, {"topdown-fetch-bubbles", -1, false, NULL},                   \
+	  {"topdown-slots-issued", -1, false, NULL}, {"topdown-recovery-bubbles", -1, true, NULL}}, \
+	 {{"cycles", 1, true, NULL}}}
+#define SKL_BAD_SPEC                                                                               \
+	{{{"topdown-slots-issued", 1, false, NULL}, {"topdown-slots-retired", -1, false, NULL},    \
+	  {"topdown-recovery-bubbles", 1, true, NULL}},                                            \
+	 {{"cycles", 1, true, NULL}}}
+#define SKL_MISP "br_misp_retired.all_branches"
+#define SKL_CLEARS "machine_clears.count"
+#define SKL_CYC0 "idq_uops_not_delivered.cycles_0_uops_deliv.core"
+/* tma_retiring = retire slots / (W * cycles), group 0: the weight of
+ * 2_PORTS_UTIL in the memory-bound denominator. */
+static const struct tdr_td_ratio skl_retiring = {{{"topdown-slots-retired", 1, false, NULL}},
+						 {{"cycles", 1, true, NULL}}};
+/* sign * (STALLS_MEM_ANY + BOUND_ON_STORES) / (STALLS_TOTAL + 1_PORTS_UTIL
+ * + tma_retiring * 2_PORTS_UTIL + BOUND_ON_STORES), group 2 */
+#define SKL_MEM_RATIO(sign)                                                                        \
+	{{{"cycle_activity.stalls_mem_any", sign, false, NULL},                                    \
+	  {"exe_activity.bound_on_stores", sign, false, NULL}},                                    \
+	 {{"cycle_activity.stalls_total", 1, false, NULL},                                         \
+	  {"exe_activity.1_ports_util", 1, false, NULL},                                           \
+	  {"exe_activity.2_ports_util", 1, false, &skl_retiring},                                  \
+	  {"exe_activity.bound_on_stores", 1, false, NULL}}}
+/* tma_heavy_operations = (RETIRE_SLOTS + MACRO_FUSED - INST_RETIRED.ANY) /
+ * slots, group 2 */
+#define SKL_HEAVY(sign)                                                                            \
+	{{{"uops_retired.retire_slots.g2", sign, false, NULL},                                     \
+	  {"uops_retired.macro_fused", sign, false, NULL},                                         \
+	  {"instructions", -(sign), false, NULL}},                                                 \
+	 {{"cycles.g2", 1, true, NULL}}}
+
+static const struct tdr_td_part skl_l2_parts[] = {
+    /* 0, 1: machine-clears = bad_spec - bad_spec * misp / (misp + clears) */
+    {{SKL_BAD_SPEC}},
+    {{SKL_BAD_SPEC, {{T(SKL_MISP, -1)}, {T(SKL_MISP, 1), T(SKL_CLEARS, 1)}}}},
+    /* 2: br-mispredict = bad_spec * misp / (misp + clears) */
+    {{SKL_BAD_SPEC, {{T(SKL_MISP, 1)}, {T(SKL_MISP, 1), T(SKL_CLEARS, 1)}}}},
+    /* 3, 4: fetch-bw = fe-bound - fetch-lat */
+    {{{{T("topdown-fetch-bubbles", 1)}, {TW("cycles", 1)}}}},
+    {{{{T(SKL_CYC0, -4)}, {TW("cycles.g1", 1)}}}},
+    /* 5: mem-bound = be-bound * memory ratio */
+    {{SKL_BE, SKL_MEM_RATIO(1)}},
+    /* 6, 7: core-bound = be-bound - mem-bound */
+    {{SKL_BE}},
+    {{SKL_BE, SKL_MEM_RATIO(-1)}},
+    /* 8, 9: light-ops = retiring - heavy-ops */
+    {{{{T("topdown-slots-retired", 1)}, {TW("cycles", 1)}}}},
+    {{SKL_HEAVY(-1)}},
+};
+
+static const struct tdr_td_formula skl_l2_formulas[] = {
+    {"heavy-ops",
+     false,
+     {T("uops_retired.retire_slots.g2", 1), T("uops_retired.macro_fused", 1),
+      T("instructions", -1)},
+     {TW("cycles.g2", 1)},
+     0,
+     NULL},
+    {"light-ops", true, NO_TERMS, NO_TERMS, 2, &skl_l2_parts[8]},
+    {"br-mispredict", false, NO_TERMS, NO_TERMS, 1, &skl_l2_parts[2]},
+    {"machine-clears", true, NO_TERMS, NO_TERMS, 2, &skl_l2_parts[0]},
+    /* tma_fetch_latency = 4 * CYCLES_0_UOPS_DELIV.CORE / slots: perf's 4
+     * is the pipeline width of the core, not the .scale */
+    {"fetch-lat", false, {T(SKL_CYC0, 4)}, {TW("cycles.g1", 1)}, 0, NULL},
+    {"fetch-bw", true, NO_TERMS, NO_TERMS, 2, &skl_l2_parts[3]},
+    {"mem-bound", false, NO_TERMS, NO_TERMS, 1, &skl_l2_parts[5]},
+    {"core-bound", true, NO_TERMS, NO_TERMS, 2, &skl_l2_parts[6]},
+};
+
+static const struct tdr_td_family intel_skl_l2 = {
+    .name = "intel-skl-l2",
+    .base = &intel_skl,
+    .vendor = "GenuineIntel",
+    .width = 4,
+    .cpu_family = 6,
+    .model_cnt = ARRAY_CNT(skl_models),
+    .models = skl_models,
+    .ident_required = true,
+    .pmus = {"cpu"},
+    .width_scale = "topdown-total-slots",
+    .gate = {"topdown-total-slots"},
+    .counting_only = true,
+    .counters = 4,
+    .counters_smt_off = 8,
+    .fixed_cycles = true,
+    .event_cnt = ARRAY_CNT(skl_l2_events),
+    .events = skl_l2_events,
+    .formula_cnt = ARRAY_CNT(skl_l2_formulas),
+    .formulas = skl_l2_formulas,
+};
+
 /* --- Software: no categories. Sampling: cpu-clock leads and samples (the
  * plan drops the member a software -e sampler duplicates); counting has
  * no sampler and counts what a run summary needs. */
@@ -563,9 +698,9 @@ static const struct tdr_td_family software = {
 /* Best first: the order plans are tried in under "auto", and the order
  * format/meta.c looks for a family whose events a file has. */
 static const struct tdr_td_family *const families[] = {
-    &pm_l2,	    &pm_l1,	    &intel_skl,	    &intel_grt,	    &intel_cmt,	    &intel_skt,
-    &amd_zen4_l2,   &amd_zen4,	    &amd_zen5_l2,   &amd_zen5,	    &tdr_td_arm_n2, &tdr_td_arm_v1,
-    &tdr_td_arm_v2, &tdr_td_arm_n3, &tdr_td_arm_v3, &software,
+    &pm_l2,	    &pm_l1,	    &intel_skl_l2,  &intel_skl,	    &intel_grt,	    &intel_cmt,
+    &intel_skt,	    &amd_zen4_l2,   &amd_zen4,	    &amd_zen5_l2,   &amd_zen5,	    &tdr_td_arm_n2,
+    &tdr_td_arm_v1, &tdr_td_arm_v2, &tdr_td_arm_n3, &tdr_td_arm_v3, &software,
 };
 
 _Static_assert(ARRAY_CNT(families) == TDR_TD_FAMILY_CNT, "TDR_TD_FAMILY_CNT is the table's size");

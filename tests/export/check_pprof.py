@@ -102,6 +102,17 @@ def pprof_raw(prof, work):
     return types, default, samples, locs
 
 
+def mappings(prof, work):
+    """The file names of the profile's mappings, in the profile's order."""
+    out = run(["go", "tool", "pprof", "-raw", prof], env=go_env(work)).splitlines()
+    names = []
+    for line in out[out.index("Mappings") + 1:] if "Mappings" in out else []:
+        m = re.match(r"\s*\d+:\s+0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+\s+(\S+)", line)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 3:
@@ -120,7 +131,9 @@ def main():
         # address, so a function's value is near, not equal to, the report's
         approx = set(args[4].split(","))
     prof = os.path.join(work, os.path.basename(rec) + ".pb.gz")
-    run([tdrec, "export", "-i", rec, "-o", prof])
+    recorded = len(args) == 5 and args[3] == "--record"
+    # The recording as -i FILE, and as FILE alone (as report takes it).
+    run([tdrec, "export", rec, "-o", prof] if recorded else [tdrec, "export", "-i", rec, "-o", prof])
     rep = json.loads(run([tdrec, "report", "-i", rec, "--json"]))
     cats = [c["name"] for c in rep["categories"]]
     events = [e["name"] for e in rep["events"]]
@@ -202,6 +215,14 @@ def main():
                     print("FAIL raw %s %s: report %.4f, pprof %.4f" % (n, c, want, got))
                     bad += 1
         print("ok raw: category slots / slots per function = report's fractions")
+    if recorded:
+        # pprof takes the first mapping for the main binary ("File:").
+        first = mappings(prof, work)[:1]
+        if first != [os.path.realpath(args[4])]:
+            print("FAIL first mapping: %s, want the program %s" % (first, args[4]))
+            bad += 1
+        else:
+            print("ok first mapping: the program")
     sys.exit(1 if bad else 0)
 
 

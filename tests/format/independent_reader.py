@@ -125,33 +125,69 @@ def decode_terms(items, where):
     return side[5], side[6]
 
 
-def decode_category(v):
+def decode_wterm(w):
+    """Section 5.2, since 1.5: a WNUM or WDEN item, one TERM (1) and its
+    weight's NUM and DEN (no weighted terms of its own)."""
+    items = list(tlv(w))
+    terms = [x for t, x in items if t == 1]
+    need(len(terms) == 1 and len(terms[0]) == 16, 'a weighted term with %d TERMs' % len(terms))
+    need(not any(t in (7, 8) for t, _ in items), 'a weight with weighted terms')
+    num, den = decode_terms(items, 'weight')
+    need(den, 'a weight without a denominator')
+    return (u32(terms[0], 0), struct.unpack_from('<d', terms[0], 8)[0], num, den)
+
+
+def decode_category(v, old=False):
     """Section 5.2: the linear form (NUM/DEN) or the product form (PART
-    items of FACTOR items, since 1.3), never both."""
+    items of FACTOR items, since 1.3; WPART items whose factors may hold
+    WNUM and WDEN, since 1.5), never both. old: read as a reader of 1.4
+    does, skipping WPART."""
     c = {'name': None, 'num': [], 'den': [], 'parts': []}
+    kinds = set()
     items = list(tlv(v))
     for t, w in items:
         if t == 1:
             c['name'] = w.decode()
-        elif t == 7:
+        elif t == 7 or (t == 8 and not old):
+            kinds.add(t)
             factors = []
             for ft, fw in tlv(w):
                 if ft == 1:
-                    num, den = decode_terms(tlv(fw), 'factor')
+                    fitems = list(tlv(fw))
+                    num, den = decode_terms(fitems, 'factor')
                     need(den, 'a factor without a denominator')
-                    factors.append((num, den))
+                    wn = [decode_wterm(x) for k, x in fitems if k == 7]
+                    wd = [decode_wterm(x) for k, x in fitems if k == 8]
+                    need(t == 8 or not (wn or wd), 'weighted terms in a PART')
+                    factors.append((num, den, wn, wd))
             need(1 <= len(factors) <= 3, 'a part of %d factors' % len(factors))
             c['parts'].append(factors)
             need(len(c['parts']) <= 16, 'more than 16 parts')
     c['num'], c['den'] = decode_terms(items, 'category')
     need(c['name'] is not None, 'category without a name')
+    need(len(kinds) <= 1, 'category with PART and WPART items')
     need(not (c['parts'] and (c['num'] or c['den'])), 'category with terms and parts')
+    c['weighted'] = 8 in kinds
     return c
 
 
-def ratio(num, den, d):
-    n = sum(k * d[i] for i, k in num)
-    q = sum(k * d[i] for i, k in den)
+def wsum(wterms, d):
+    """Weighted terms: coef * delta * weight; None when a weight has none."""
+    v = 0.0
+    for i, k, num, den in wterms:
+        w = ratio(num, den, d)
+        if w is None:
+            return None
+        v += k * d[i] * w
+    return v
+
+
+def ratio(num, den, d, wn=(), wd=()):
+    n, q = wsum(wn, d), wsum(wd, d)
+    if n is None or q is None:
+        return None
+    n += sum(k * d[i] for i, k in num)
+    q += sum(k * d[i] for i, k in den)
     return n / q if q > 0 else None
 
 
@@ -162,8 +198,8 @@ def category_value(c, d):
     v = 0.0
     for factors in c['parts']:
         p = 1.0
-        for num, den in factors:
-            r = ratio(num, den, d)
+        for num, den, wn, wd in factors:
+            r = ratio(num, den, d, wn, wd)
             if r is None:
                 return None
             p *= r
@@ -174,12 +210,13 @@ def category_value(c, d):
 def decode_meta(b):
     """Section 5: the tags this check needs (plan, events with attr and ids,
     categories)."""
-    m = {'plan': None, 'events': [], 'categories': []}
+    m = {'plan': None, 'events': [], 'categories': [], 'category_items': []}
     for tag, v in tlv(b):
         if tag == 11:
             m['plan'] = v.decode()
         elif tag == 19:
             m['categories'].append(decode_category(v))
+            m['category_items'].append(v)
         elif tag == 18:
             ev = {'name': None, 'attr': None, 'ids': []}
             for t, w in tlv(v):
@@ -593,15 +630,33 @@ def check(tdrec, dump_frames, arg):
         need(tuple(r['totals']) == mine, 'trailer TOTALS %s, records say %s' % (r['totals'], mine))
     cats = r['meta']['categories']
     for c in cats:
-        for t in c['num'] + c['den'] + [x for f in c['parts'] for n, d in f for x in n + d]:
+        ws = [w for f in c['parts'] for _, _, wn, wd in f for w in wn + wd]
+        for t in (c['num'] + c['den'] + [x for f in c['parts'] for n, d, _, _ in f for x in n + d]
+                  + [(w[0], 1) for w in ws] + [x for w in ws for x in w[2] + w[3]]):
             need(t[0] < len(r['meta']['events']), 'category %s names event %d' % (c['name'], t[0]))
     products = any(c['parts'] for c in cats)
+    weighted = any(c['weighted'] for c in cats)
     minor = int(r['version'].split('.')[1])
     # Section 2: minor 3 exactly when a category uses the product form, 4
-    # when an archive may follow (with or without products).
-    need(products == (minor == 3) or minor == 4, 'version %s with%s product categories' %
+    # when an archive may follow (with or without products), 5 exactly
+    # when a category has weighted terms (with or without either).
+    need(weighted == (minor == 5), 'version %s with%s weighted categories' %
+         (r['version'], '' if weighted else 'out'))
+    need(products == (minor == 3) or minor in (4, 5), 'version %s with%s product categories' %
          (r['version'], '' if products else 'out'))
-    need(r['archive'] is False or minor == 4, 'an archive in a file of minor %d' % minor)
+    need(r['archive'] is False or minor in (4, 5), 'an archive in a file of minor %d' % minor)
+    if opt == 'skx-weighted':
+        # tests/format/test_weighted.c writes Skylake-SP's memory bound and
+        # core bound over ten events (W = 4): its hand values, 2/15 and 1/6.
+        sums = [1000, 1800, 1600, 800, 50, 300, 100, 500, 200, 250]
+        got = {c['name']: category_value(c, sums) for c in cats}
+        need(set(got) == {'mem-bound', 'core-bound'}, 'categories %s' % sorted(got))
+        need(abs(got['mem-bound'] - 2 / 15) < 1e-9, 'mem-bound = %r' % got['mem-bound'])
+        need(abs(got['core-bound'] - 1 / 6) < 1e-9, 'core-bound = %r' % got['core-bound'])
+        # A reader of 1.4 skips the WPART items: a category without terms,
+        # so no value, never a wrong one.
+        old = [decode_category(v, old=True) for v in r['meta']['category_items']]
+        need(all(category_value(c, sums) is None for c in old), 'an old reader reads a value')
     if opt == 'arm-v2':
         # tests/format/test_products.c writes Neoverse V2's formulas: the
         # hand values of docs/plans.md "Arm Neoverse" on these sums.

@@ -96,6 +96,25 @@ static void assert_str_eq(const char *a, const char *b)
 		assert_string_equal(a, b);
 }
 
+/* Two weighted terms (docs/format.md section 5.2, WPART) and their weights. */
+static void tl_assert_wterm_equal(const struct tdr_wterm *x, const struct tdr_wterm *y)
+{
+	assert_int_equal(x->event_idx, y->event_idx);
+	assert_true(x->coef == y->coef);
+	assert_int_equal(x->w.num_cnt, y->w.num_cnt);
+	assert_int_equal(x->w.den_cnt, y->w.den_cnt);
+	assert_int_equal(x->w.wnum_cnt + x->w.wden_cnt, 0);
+	assert_int_equal(y->w.wnum_cnt + y->w.wden_cnt, 0);
+	for (size_t j = 0; j < x->w.num_cnt; j++) {
+		assert_int_equal(x->w.num[j].event_idx, y->w.num[j].event_idx);
+		assert_true(x->w.num[j].coef == y->w.num[j].coef);
+	}
+	for (size_t j = 0; j < x->w.den_cnt; j++) {
+		assert_int_equal(x->w.den[j].event_idx, y->w.den[j].event_idx);
+		assert_true(x->w.den[j].coef == y->w.den[j].coef);
+	}
+}
+
 void tl_assert_meta_equal(const struct tdr_meta *a, const struct tdr_meta *b)
 {
 	assert_str_eq(a->tdrec_version, b->tdrec_version);
@@ -172,6 +191,13 @@ void tl_assert_meta_equal(const struct tdr_meta *a, const struct tdr_meta *b)
 					assert_int_equal(u->den[j].event_idx, v->den[j].event_idx);
 					assert_true(u->den[j].coef == v->den[j].coef);
 				}
+				assert_int_equal(u->wnum_cnt, v->wnum_cnt);
+				assert_int_equal(u->wden_cnt, v->wden_cnt);
+				for (size_t j = 0; j < u->wnum_cnt + u->wden_cnt; j++)
+					tl_assert_wterm_equal(j < u->wnum_cnt ? &u->wnum[j]
+									     : &u->wden[j - u->wnum_cnt],
+							      j < u->wnum_cnt ? &v->wnum[j]
+									     : &v->wden[j - u->wnum_cnt]);
 			}
 		}
 	}

@@ -536,6 +536,143 @@ static void test_generic__watchdog_budget(void **state)
 	tdr_plan__free(plan);
 }
 
+/* Skylake-SP level 2 (intel-skl-l2), recorded: the level-1 group and two
+ * more, each led by its own cycles (the fixed counter) sampling without
+ * side-band. Configs by hand through the trees' format files (event 0-7,
+ * umask 8-15, edge 18, cmask 24-31). */
+#define SKX_G_LEAD(n)                                                                              \
+	{n, "cpu", L | S,                                                                          \
+	 {.type = PERF_TYPE_HARDWARE, .config = 0, MEMBER, LEADER, .sample_period = PERIOD}}
+static const struct want skx_l2_g1[] = {
+    SKX_G_LEAD("cycles.g1"),
+    RAW("idq_uops_not_delivered.cycles_0_uops_deliv.core", "cpu", 4, 0x0400019c),
+    RAW("br_misp_retired.all_branches", "cpu", 4, 0xc5),
+    RAW("machine_clears.count", "cpu", 4, 0x010401c3),
+};
+
+static const struct want skx_l2_g2[] = {
+    SKX_G_LEAD("cycles.g2"),
+    RAW("cycle_activity.stalls_mem_any", "cpu", 4, 0x140014a3),
+    RAW("exe_activity.bound_on_stores", "cpu", 4, 0x40a6),
+    RAW("cycle_activity.stalls_total", "cpu", 4, 0x040004a3),
+    RAW("exe_activity.1_ports_util", "cpu", 4, 0x02a6),
+    RAW("exe_activity.2_ports_util", "cpu", 4, 0x04a6),
+    RAW("uops_retired.retire_slots.g2", "cpu", 4, 0x02c2),
+    RAW("uops_retired.macro_fused", "cpu", 4, 0x04c2),
+    {"instructions", "cpu", 0, {.type = PERF_TYPE_HARDWARE, .config = 1, MEMBER}},
+};
+
+static void test_generic__skx_level2(void **state)
+{
+	struct tdr_plan_opts o = plan_opts_on("skylake-sp-noht");
+	struct tdr_plan *plan = NULL;
+	char proc[4200];
+
+	(void)state;
+	o.cpuid = "GenuineIntel,6,85,4";
+	/* record's auto choice passes level 2 by. */
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	tdr_plan__free(plan);
+	/* Asked by name, HT off (W 4): three sampling groups, each led by
+	 * cycles that samples; groups 1 and 2 ask for no side-band. */
+	assert_int_equal(tdr_plan__build(&o, kind_of("intel-skl-l2"), &plan), 0);
+	assert_int_equal(plan->width, 4);
+	assert_int_equal(plan->group_cnt, 3);
+	check_members(&plan->groups[0], skx_ht, 4); /* recovery without any=1 */
+	assert_int_equal(plan->groups[0].events[4].attr.config, 0x0100030d);
+	check_group(&plan->groups[1], skx_l2_g1, 4);
+	check_group(&plan->groups[2], skx_l2_g2, 9);
+	for (size_t g = 0; g < 3; g++)
+		check_cpus(&plan->groups[g], 0, 3);
+	assert_int_equal(plan->note_cnt, 1);
+	assert_non_null(strstr(plan->notes[0], "intel-skl-l2 samples in 3 groups"));
+	tdr_plan__free(plan);
+	plan = NULL;
+
+	/* Counting (tdrec stat's first choice): the same groups, nothing
+	 * samples; group 2's members by hand. */
+	o.counting = true;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl-l2");
+	assert_int_equal(plan->group_cnt, 3);
+	for (size_t i = 0; i < 9; i++) {
+		const struct plan_event_view {
+			const struct tdr_plan_event *e;
+		} v = {&plan->groups[2].events[i]};
+
+		assert_string_equal(v.e->name, skx_l2_g2[i].name);
+		assert_int_equal(v.e->attr.type, skx_l2_g2[i].attr.type);
+		assert_int_equal(v.e->attr.config, skx_l2_g2[i].attr.config);
+		assert_int_equal(v.e->attr.sample_period, 0);
+		assert_int_equal(v.e->flags, i ? 0 : TDR_EVENT_LEADER);
+	}
+	assert_int_equal(plan->groups[1].event_cnt, 4);
+	/* The perf-metrics plans tried first; no budget note: 7 general
+	 * counters of 8. */
+	assert_int_equal(plan->note_cnt, 2);
+	assert_int_equal(plan->skip_note_cnt, 2);
+	tdr_plan__free(plan);
+	/* The NMI watchdog takes the fixed cycles counter: group 2 needs 8,
+	 * still fits HT off. */
+	snprintf(proc, sizeof(proc), "%s/../proc/skylake-sp", fixture(""));
+	o.proc_root = proc;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl-l2");
+	assert_int_equal(plan->note_cnt, 2); /* the skip notes only */
+	tdr_plan__free(plan);
+
+	/* HT on (W 2), Cascade Lake: 4 general counters a thread, group 2
+	 * needs 7 (cycles.g2 on the fixed counter, instructions on fixed
+	 * counter 0): the kernel would refuse it, so stat's auto choice
+	 * passes level 2 by with a note saying why and counts level 1. */
+	o = plan_opts_on("cascade-lake");
+	o.cpuid = "GenuineIntel,6,85,7";
+	o.counting = true;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_int_equal(plan->width, 2);
+	assert_int_equal(plan->group_cnt, 1);
+	assert_int_equal(plan->note_cnt, 3);
+	assert_int_equal(plan->skip_note_cnt, 3);
+	assert_string_equal(plan->notes[2],
+			    "intel-skl-l2 not available: counter budget: its group 2 needs 7 general "
+			    "counters and a thread has 4 with Hyper-Threading on (8 with it off), so "
+			    "the kernel refuses the group");
+	tdr_plan__free(plan);
+	/* The same with the NMI watchdog on (it holds the fixed cycles
+	 * counter, not one of the 4): still 7 without it, the same note. */
+	o.proc_root = proc;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_true(has_note(plan, "intel-skl-l2 not available: counter budget: its group 2 "
+				   "needs 7 general counters and a thread has 4"));
+	tdr_plan__free(plan);
+	o.proc_root = NULL;
+
+	/* Asked by name, recording or counting: an error naming the budget. */
+	for (int counting = 0; counting < 2; counting++) {
+		o.counting = counting;
+		plan = NULL;
+		log_reset();
+		assert_int_equal(tdr_plan__build(&o, kind_of("intel-skl-l2"), &plan),
+				 -TDR_E_NOPLAN);
+		assert_null(plan);
+		assert_non_null(strstr(log_text,
+				       "plan intel-skl-l2 does not fit this machine: counter budget: "
+				       "its group 2 needs 7 general counters and a thread has 4 with "
+				       "Hyper-Threading on (8 with it off), so the kernel refuses the "
+				       "group"));
+	}
+	/* The level-1 family's group fits the 4 (cycles on the fixed
+	 * counter): chosen by record's auto choice with no budget note. */
+	o.counting = false;
+	plan = choose_ok(&o, TDR_PLAN_AUTO);
+	assert_string_equal(tdr_plan_kind_name(plan->kind), "intel-skl");
+	assert_int_equal(plan->note_cnt, 2);
+	tdr_plan__free(plan);
+}
+
 /* Counting (tdrec stat): cycles leads, nothing samples; on Zen 4 the
  * level-2 family adds two groups, each led by its first event. Configs by
  * hand through genoa's format files (event = config:0-7,32-35, umask =
@@ -654,8 +791,10 @@ static void test_generic__kinds_from_the_table(void **state)
 	assert_string_equal(tdr_plan_kind_name(TDR_PLAN_SOFTWARE), "software");
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("amd-zen4")), TDR_PLAN_SOFTWARE);
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("intel-skl")), TDR_PLAN_SOFTWARE);
+	assert_int_equal(tdr_plan_kind__fallback(kind_of("intel-skl-l2")), kind_of("intel-skl"));
 	assert_string_equal(tdr_plan_kind_names(),
-			    "auto|topdown-l2|topdown-l1|intel-skl|gracemont|crestmont|skymont|"
+			    "auto|topdown-l2|topdown-l1|intel-skl-l2|intel-skl|gracemont|crestmont|"
+			    "skymont|"
 			    "amd-zen4-l2|amd-zen4|amd-zen5-l2|amd-zen5|neoverse-n2|neoverse-v1|"
 			    "neoverse-v2|neoverse-n3|neoverse-v3|software");
 	assert_int_equal(tdr_plan_kind__fallback(kind_of("amd-zen4-l2")), kind_of("amd-zen4"));
@@ -695,6 +834,7 @@ int main(void)
 	    cmocka_unit_test(test_generic__amd_zen4_tree_with_identity),
 	    cmocka_unit_test(test_generic__unchecked_facts_are_noted),
 	    cmocka_unit_test(test_generic__skylake_sp_ht_and_noht),
+	    cmocka_unit_test(test_generic__skx_level2),
 	    cmocka_unit_test(test_generic__width_stored_resolved),
 	    cmocka_unit_test(test_generic__neoverse_v2),
 	    cmocka_unit_test(test_generic__l2_counts_only),

@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "record_fixture.h"
 #include "tdrec/format.h"
 #include "tdrec/parser.h"
+#include "tdrec/recorder.h"
 #include "tdrec/tdr_mem.h"
 
 /* ---- reading a recording back ---- */
@@ -698,6 +700,48 @@ static void test_record__exit_status_is_the_programs(void **state)
 	assert_non_null(strstr(slurp(f->errf), "killed by signal 11 (SIGSEGV)"));
 }
 
+/* The draining thread runs at nice TDR_DRAIN_NICE where the test may raise
+ * priorities (root here), every other thread of tdrec and the program at
+ * the test's own nice; the program prints them from /proc (field 19). */
+static void test_record__drain_thread_priority(void **state)
+{
+	struct fixture *f = *state;
+	char outf[320];
+	const char *args[] = {"record", "-q", "-o", f->out, "--", "/bin/sh", "-c",
+			      "for t in /proc/$PPID/task/*; do sed 's/.*) //' $t/stat | cut -d' ' "
+			      "-f17; done; echo program; sed 's/.*) //' /proc/self/stat | cut -d' ' -f17",
+			      NULL};
+	int mine, raised = 0, program = 1000;
+	bool after = false;
+	char *line, *save = NULL;
+
+	SKIP_UNLESS_PERF();
+	errno = 0;
+	mine = getpriority(PRIO_PROCESS, 0);
+	assert_int_equal(errno, 0);
+	snprintf(outf, sizeof(outf), "%s/nice.txt", f->dir);
+	assert_int_equal(run_tdrec(f, outf, args), 0);
+	for (line = strtok_r(slurp(outf), "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strcmp(line, "program")) {
+			after = true;
+			continue;
+		}
+		if (after)
+			program = atoi(line);
+		else if (atoi(line) == TDR_DRAIN_NICE && mine > TDR_DRAIN_NICE)
+			raised++;
+		else if (atoi(line) != mine)
+			fail_msg("a tdrec thread at nice %s (the test runs at %d)", line, mine);
+	}
+	/* The writer thread is made after the program starts: listed or not,
+	 * it is at the test's nice (checked above). */
+	assert_int_equal(program, mine);
+	if (geteuid() == 0 && mine > TDR_DRAIN_NICE)
+		assert_int_equal(raised, 1);
+	else
+		assert_true(raised <= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -721,6 +765,7 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_record__exit_status_is_the_programs, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_record__drain_thread_priority, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

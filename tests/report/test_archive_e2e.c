@@ -33,41 +33,12 @@
 
 #include <cmocka.h>
 
+#include "support/test_run.h"
+
 struct env {
 	char dir[64];
 	const char *tdrec;
 };
-
-/* Run a shell command; returns its exit status and its stdout (caller frees). */
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[16384];
-	size_t cap = 65536, len = 0, n;
-	char *buf = malloc(cap);
-	va_list ap;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	st = pclose(p);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 /* The program: work() (with an always-inline helper) and other(); VARIANT
  * changes the code of other() for the rebuild. */
@@ -112,7 +83,7 @@ static void build(const struct env *e, const char *variant, const char *cflags)
 	assert_non_null(f);
 	fputs(prog_src, f);
 	fclose(f);
-	if (run(&out, "cd '%s' && cc %s -DVARIANT=%s -o app app.c 2>&1", e->dir, cflags,
+	if (test_run(&out, "cd '%s' && cc %s -DVARIANT=%s -o app app.c 2>&1", e->dir, cflags,
 		variant)) {
 		print_error("cc failed: %s\n", out);
 		fail();
@@ -124,7 +95,7 @@ static void build(const struct env *e, const char *variant, const char *cflags)
 static void record(const struct env *e, const char *opts, const char *file)
 {
 	char *out = NULL;
-	int st = run(&out, "cd '%s' && '%s' record -q %s -o %s -- ./app 3 2>&1", e->dir, e->tdrec,
+	int st = test_run(&out, "cd '%s' && '%s' record -q %s -o %s -- ./app 3 2>&1", e->dir, e->tdrec,
 		     opts, file);
 
 	if (st && strstr(out, "perf_event_paranoid")) {
@@ -142,7 +113,7 @@ static char *report(const struct env *e, const char *dir, const char *file, cons
 {
 	char *out = NULL;
 
-	assert_int_equal(run(&out, "cd '%s' && '%s' report -i %s %s 2>/dev/null", dir, e->tdrec,
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' report -i %s %s 2>/dev/null", dir, e->tdrec,
 			     file, mode),
 			 0);
 	return out;
@@ -201,7 +172,7 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	run(NULL, "rm -rf '%s'", e->dir);
+	test_run(NULL, "rm -rf '%s'", e->dir);
 	free(e);
 	return 0;
 }
@@ -214,19 +185,19 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 
 	build(e, "0.999", "-O2 -g");
 	record(e, "--no-archive", "old.tdr");
-	assert_int_equal(run(NULL, "cd '%s' && cp old.tdr plain.tdr", e->dir), 0);
+	assert_int_equal(test_run(NULL, "cd '%s' && cp old.tdr plain.tdr", e->dir), 0);
 	take(e, e->dir, "old.tdr", &live);
 	assert_non_null(strstr(live.text[0], " work "));
 	assert_non_null(strstr(live.text[1], "inner"));
 	assert_non_null(strstr(live.text[2], "app.c:"));
 
 	/* Not archived yet: info says so. */
-	assert_int_equal(run(&out, "cd '%s' && '%s' info old.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info old.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "symbols:     not archived"));
 	free(out);
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive old.tdr 2>&1", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive old.tdr 2>&1", e->dir, e->tdrec), 0);
 	free(out);
-	assert_int_equal(run(&out, "cd '%s' && '%s' info old.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info old.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "symbols:     archived: "));
 	free(out);
 
@@ -234,7 +205,7 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 	take(e, e->dir, "old.tdr", &now);
 	same(&live, &now, "right after archiving");
 	release(&now);
-	assert_int_equal(run(NULL, "cd '%s' && '%s' export -i old.tdr -o live.folded", e->dir,
+	assert_int_equal(test_run(NULL, "cd '%s' && '%s' export -i old.tdr -o live.folded", e->dir,
 			     e->tdrec),
 			 0);
 
@@ -248,7 +219,7 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 	release(&plain);
 
 	/* Deleted. */
-	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	assert_int_equal(test_run(NULL, "rm '%s/app'", e->dir), 0);
 	take(e, e->dir, "old.tdr", &now);
 	same(&live, &now, "after the binary was deleted");
 	release(&now);
@@ -256,7 +227,7 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 	assert_non_null(strstr(plain.text[0], "[unknown]"));
 	release(&plain);
 	/* The export names the same functions from the archive. */
-	assert_int_equal(run(NULL,
+	assert_int_equal(test_run(NULL,
 			     "cd '%s' && '%s' export -i old.tdr -o gone.folded && "
 			     "cmp -s live.folded gone.folded && grep -q work gone.folded",
 			     e->dir, e->tdrec),
@@ -264,12 +235,12 @@ static void test_archive_e2e__rows_survive_rebuild_delete_and_move(void **state)
 
 	/* Moved to another directory (same name, so the header is the same). */
 	snprintf(moved, sizeof(moved), "%s/elsewhere", e->dir);
-	assert_int_equal(run(NULL, "mkdir '%s' && mv '%s/old.tdr' '%s/'", moved, e->dir, moved), 0);
+	assert_int_equal(test_run(NULL, "mkdir '%s' && mv '%s/old.tdr' '%s/'", moved, e->dir, moved), 0);
 	take(e, moved, "old.tdr", &now);
 	same(&live, &now, "after the recording was moved");
 	release(&now);
 	release(&live);
-	assert_int_equal(run(NULL, "mv '%s/old.tdr' '%s/'", moved, e->dir), 0);
+	assert_int_equal(test_run(NULL, "mv '%s/old.tdr' '%s/'", moved, e->dir), 0);
 }
 
 /* A .tdr archived to another file (-o): the source is untouched. */
@@ -280,34 +251,34 @@ static void test_archive_e2e__output_elsewhere_and_errors(void **state)
 
 	build(e, "0.999", "-O2 -g");
 	record(e, "--no-archive", "src.tdr");
-	assert_int_equal(run(NULL, "cd '%s' && cp src.tdr src-copy.tdr", e->dir), 0);
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive -o dst.tdr src.tdr 2>&1", e->dir,
+	assert_int_equal(test_run(NULL, "cd '%s' && cp src.tdr src-copy.tdr", e->dir), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive -o dst.tdr src.tdr 2>&1", e->dir,
 			     e->tdrec),
 			 0);
 	assert_non_null(strstr(out, "dst.tdr: symbols of "));
 	free(out);
-	assert_int_equal(run(NULL, "cd '%s' && cmp src.tdr src-copy.tdr", e->dir), 0);
-	assert_int_equal(run(&out, "cd '%s' && '%s' info dst.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(NULL, "cd '%s' && cmp src.tdr src-copy.tdr", e->dir), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info dst.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "symbols:     archived: "));
 	free(out);
 	/* Bad input: one line naming the file, exit 1; usage: exit 2. */
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive app.c 2>&1", e->dir, e->tdrec), 1);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive app.c 2>&1", e->dir, e->tdrec), 1);
 	assert_non_null(strstr(out, "tdrec archive: app.c: "));
 	assert_null(strchr(strchr(out, '\n') + 1, '\n'));
 	free(out);
-	assert_int_equal(run(&out, "'%s' archive 2>&1", e->tdrec), 2);
+	assert_int_equal(test_run(&out, "'%s' archive 2>&1", e->tdrec), 2);
 	free(out);
-	assert_int_equal(run(&out, "'%s' archive --bogus x 2>&1", e->tdrec), 2);
+	assert_int_equal(test_run(&out, "'%s' archive --bogus x 2>&1", e->tdrec), 2);
 	free(out);
 	/* A truncated recording is refused, and left as it was. */
-	assert_int_equal(run(NULL, "cd '%s' && head -c 2000 src.tdr > cut.tdr && cp cut.tdr "
+	assert_int_equal(test_run(NULL, "cd '%s' && head -c 2000 src.tdr > cut.tdr && cp cut.tdr "
 				   "cut-copy.tdr",
 			     e->dir),
 			 0);
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive cut.tdr 2>&1", e->dir, e->tdrec), 1);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive cut.tdr 2>&1", e->dir, e->tdrec), 1);
 	assert_non_null(strstr(out, "truncated"));
 	free(out);
-	assert_int_equal(run(NULL, "cd '%s' && cmp cut.tdr cut-copy.tdr", e->dir), 0);
+	assert_int_equal(test_run(NULL, "cd '%s' && cmp cut.tdr cut-copy.tdr", e->dir), 0);
 }
 
 /* The diff's row of function fn ("name  object") is in both profiles. */
@@ -329,13 +300,13 @@ static void test_archive_e2e__diff_of_two_builds(void **state)
 
 	build(e, "0.999", "-O2 -g");
 	record(e, "--no-archive", "d-old.tdr");
-	assert_int_equal(run(NULL, "cd '%s' && cp d-old.tdr d-old-plain.tdr && '%s' archive "
+	assert_int_equal(test_run(NULL, "cd '%s' && cp d-old.tdr d-old-plain.tdr && '%s' archive "
 				   "d-old.tdr 2>/dev/null",
 			     e->dir, e->tdrec),
 			 0);
 	build(e, "0.998", "-O1 -g");
 	record(e, "", "d-new.tdr");
-	assert_int_equal(run(&out, "cd '%s' && '%s' diff d-old.tdr d-new.tdr 2>&1", e->dir,
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' diff d-old.tdr d-new.tdr 2>&1", e->dir,
 			     e->tdrec),
 			 0);
 	assert_null(strstr(out, "[changed]"));
@@ -346,7 +317,7 @@ static void test_archive_e2e__diff_of_two_builds(void **state)
 	assert_true(row_in_both(out, "other  app"));
 	free(out);
 	/* Without the archive, the old build's functions are lost. */
-	assert_int_equal(run(&out, "cd '%s' && '%s' diff d-old-plain.tdr d-new.tdr 2>&1", e->dir,
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' diff d-old-plain.tdr d-new.tdr 2>&1", e->dir,
 			     e->tdrec),
 			 0);
 	assert_non_null(strstr(out, "[changed]"));
@@ -376,7 +347,7 @@ static void test_archive_e2e__record_archives_last(void **state)
 
 	build(e, "0.999", "-O2 -g");
 	record(e, "", "r.tdr");
-	assert_int_equal(run(&out, "cd '%s' && '%s' info --json r.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info --json r.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "\"archive\": {\"damaged\": false"));
 	assert_non_null(strstr(out, "\"format_version\": \"1.4\""));
 	free(out);
@@ -391,12 +362,12 @@ static void test_archive_e2e__record_archives_last(void **state)
 		 " if t==3 and struct.unpack_from(\"<I\",b,o+24)[0]==3: print(o)\n"
 		 " o=(o+24+n+7)&~7' '%s/r.tdr'",
 		 e->dir);
-	assert_int_equal(run(&out, "%s", cmd), 0);
+	assert_int_equal(test_run(&out, "%s", cmd), 0);
 	off = strtol(out, NULL, 10);
 	free(out);
 	assert_true(off > 32);
-	assert_int_equal(run(NULL, "cd '%s' && head -c %ld r.tdr > cut.tdr", e->dir, off), 0);
-	assert_int_equal(run(&out, "cd '%s' && '%s' info cut.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(NULL, "cd '%s' && head -c %ld r.tdr > cut.tdr", e->dir, off), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info cut.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "symbols:     not archived"));
 	assert_non_null(strstr(out, "TRUNCATED"));
 	free(out);
@@ -413,15 +384,15 @@ static void test_archive_e2e__record_archives_last(void **state)
 	}
 	/* A damaged archive (one byte of its payload flipped: the section's
 	 * CRC fails) is not used, and said so; the files on disk answer. */
-	assert_int_equal(run(NULL, "cd '%s' && cp r.tdr bad.tdr && printf '\\377' | dd of=bad.tdr "
+	assert_int_equal(test_run(NULL, "cd '%s' && cp r.tdr bad.tdr && printf '\\377' | dd of=bad.tdr "
 				   "bs=1 seek=%ld conv=notrunc status=none",
 			     e->dir, off + 24 + 8 + 4),
 			 0);
-	assert_int_equal(run(&out, "cd '%s' && '%s' info bad.tdr 2>&1", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info bad.tdr 2>&1", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "symbols:     archive damaged, not used"));
 	assert_non_null(strstr(out, "archive of symbols in the file is damaged"));
 	free(out);
-	assert_int_equal(run(&out, "cd '%s' && '%s' report -i bad.tdr 2>&1 >/dev/null", e->dir,
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' report -i bad.tdr 2>&1 >/dev/null", e->dir,
 			     e->tdrec),
 			 0);
 	assert_non_null(strstr(out, "archive of symbols in the file is damaged"));
@@ -484,8 +455,8 @@ static void dwarf_perf_data(const struct env *e)
 	char *want[3], *out = NULL;
 
 	build(e, "0.999", "-O2 -g");
-	if (run(NULL, "command -v perf >/dev/null 2>&1") ||
-	    run(&out, "cd '%s' && perf record -q -N -e cpu-clock --call-graph dwarf -o dw.data "
+	if (test_run(NULL, "command -v perf >/dev/null 2>&1") ||
+	    test_run(&out, "cd '%s' && perf record -q -N -e cpu-clock --call-graph dwarf -o dw.data "
 		      "./app 3 2>&1 >/dev/null",
 		e->dir)) {
 		free(out);
@@ -493,16 +464,16 @@ static void dwarf_perf_data(const struct env *e)
 		return; /* the .tdr cases above stand */
 	}
 	free(out);
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive dw.data 2>&1", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive dw.data 2>&1", e->dir, e->tdrec), 0);
 	free(out);
-	assert_int_equal(run(&out, "cd '%s' && '%s' info dw.data.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info dw.data.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "stacks:      archived: "));
 	free(out);
 	for (int m = 0; m < 3; m++)
 		want[m] = stack_rows(e, "dw.data", stack_modes[m]);
 	assert_non_null(strstr(want[0], " main "));
 	same_stacks(e, "dw.data.tdr", want, "converted from the perf.data");
-	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	assert_int_equal(test_run(NULL, "rm '%s/app'", e->dir), 0);
 	same_stacks(e, "dw.data.tdr", want, "converted, after the binary was deleted");
 	for (int m = 0; m < 3; m++)
 		free(want[m]);
@@ -523,8 +494,8 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 	build(e, "0.999", "-O2 -g");
 	record(e, "--call-graph dwarf", "dw.tdr");
 	record(e, "--call-graph dwarf --no-archive", "dwplain.tdr");
-	assert_int_equal(run(NULL, "cd '%s' && cp dwplain.tdr dwlater.tdr", e->dir), 0);
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive dwlater.tdr 2>&1", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(NULL, "cd '%s' && cp dwplain.tdr dwlater.tdr", e->dir), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive dwlater.tdr 2>&1", e->dir, e->tdrec), 0);
 	free(out);
 	for (int m = 0; m < 3; m++)
 		live[m] = stack_rows(e, "dw.tdr", stack_modes[m]);
@@ -533,10 +504,10 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 	assert_non_null(strstr(live[1], " main "));
 	assert_non_null(strstr(live[2], " work "));
 	assert_non_null(strstr(live[2], " other "));
-	assert_int_equal(run(&out, "cd '%s' && '%s' info dw.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info dw.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "stacks:      archived: "));
 	free(out);
-	assert_int_equal(run(&out, "cd '%s' && '%s' info dwlater.tdr", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' info dwlater.tdr", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "stacks:      archived: "));
 	free(out);
 	/* 'tdrec archive' stored what the live unwind of the same file gives. */
@@ -548,7 +519,7 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 	same_stacks(e, "dw.tdr", live, "after the binary was rebuilt");
 	same_stacks(e, "dwlater.tdr", plain, "after the binary was rebuilt");
 
-	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	assert_int_equal(test_run(NULL, "rm '%s/app'", e->dir), 0);
 	same_stacks(e, "dw.tdr", live, "after the binary was deleted");
 	same_stacks(e, "dwlater.tdr", plain, "after the binary was deleted");
 	dwarf_perf_data(e);
@@ -585,7 +556,7 @@ static void test_archive_e2e__perf_data_converted(void **state)
 
 	assert_non_null(src);
 	snprintf(ex, sizeof(ex), "%s/examples/amd-zen4.perf.data", src);
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive -o zen4.tdr '%s' 2>&1", e->dir,
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive -o zen4.tdr '%s' 2>&1", e->dir,
 			     e->tdrec, ex),
 			 0);
 	assert_non_null(strstr(out, "zen4.tdr: symbols of "));
@@ -603,16 +574,16 @@ static void test_archive_e2e__perf_data_converted(void **state)
 	}
 
 	/* A real perf.data (no build-id cache: -N), converted to FILE.tdr. */
-	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+	if (test_run(NULL, "command -v perf >/dev/null 2>&1"))
 		skip();
 	build(e, "0.999", "-O2 -g");
-	if (run(&out, "cd '%s' && perf record -q -N -e cpu-clock -o p.data ./app 3 2>&1 >/dev/null",
+	if (test_run(&out, "cd '%s' && perf record -q -N -e cpu-clock -o p.data ./app 3 2>&1 >/dev/null",
 		e->dir)) {
 		free(out);
 		skip(); /* perf_event_open not allowed here */
 	}
 	free(out);
-	assert_int_equal(run(&out, "cd '%s' && '%s' archive p.data 2>&1", e->dir, e->tdrec), 0);
+	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive p.data 2>&1", e->dir, e->tdrec), 0);
 	assert_non_null(strstr(out, "p.data.tdr: symbols of "));
 	free(out);
 	for (int m = 0; m < 3; m++) {
@@ -623,7 +594,7 @@ static void test_archive_e2e__perf_data_converted(void **state)
 		free(b);
 	}
 	build(e, "0.998", "-O1");
-	assert_int_equal(run(NULL, "rm '%s/app'", e->dir), 0);
+	assert_int_equal(test_run(NULL, "rm '%s/app'", e->dir), 0);
 	for (int m = 0; m < 3; m++) {
 		b = rows(e, e->dir, "p.data.tdr", modes[m]);
 		assert_string_equal(before[m], b);
@@ -635,6 +606,46 @@ static void test_archive_e2e__perf_data_converted(void **state)
 	free(a);
 }
 
+/* Kernel addresses are answered by the archive: a report of an archived
+ * file gives the rows of the unarchived one, which needs the kernel symbol
+ * table (its cache file is made in an empty cache), and makes no cache. */
+static void test_archive_e2e__kernel_from_the_archive(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL, *live = NULL, *archived = NULL;
+	char cache[128];
+	int st;
+
+	st = test_run(&out, "cd '%s' && '%s' record -q --kernel --no-archive -o k.tdr -- dd "
+			    "if=/dev/zero of=/dev/null bs=1 count=200000 2>&1",
+		      e->dir, e->tdrec);
+	if (st && strstr(out, "perf_event_paranoid")) {
+		free(out);
+		skip(); /* kernel samples are not allowed here */
+	}
+	assert_int_equal(st, 0);
+	free(out);
+	assert_int_equal(test_run(NULL, "cd '%s' && '%s' archive -o ka.tdr k.tdr 2>/dev/null &&"
+					" mkdir -m 700 c1 c2",
+				  e->dir, e->tdrec),
+			 0);
+	assert_int_equal(test_run(&live, "cd '%s' && TDREC_CACHE_DIR=c1 '%s' report k.tdr --csv",
+				  e->dir, e->tdrec),
+			 0);
+	assert_int_equal(test_run(&archived,
+				  "cd '%s' && TDREC_CACHE_DIR=c2 '%s' report ka.tdr --csv", e->dir,
+				  e->tdrec),
+			 0);
+	assert_non_null(strstr(live, "[kernel.kallsyms]")); /* kernel rows there */
+	assert_string_equal(live, archived);
+	snprintf(cache, sizeof(cache), "%s/c1/kallsyms.bin", e->dir);
+	assert_int_equal(access(cache, F_OK), 0);
+	snprintf(cache, sizeof(cache), "%s/c2/kallsyms.bin", e->dir);
+	assert_int_not_equal(access(cache, F_OK), 0);
+	free(live);
+	free(archived);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +654,7 @@ int main(void)
 	    cmocka_unit_test(test_archive_e2e__diff_of_two_builds),
 	    cmocka_unit_test(test_archive_e2e__record_archives_last),
 	    cmocka_unit_test(test_archive_e2e__perf_data_converted),
+	    cmocka_unit_test(test_archive_e2e__kernel_from_the_archive),
 	    cmocka_unit_test(test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete),
 	};
 

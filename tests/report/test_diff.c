@@ -177,6 +177,54 @@ static void test_diff__same_name_in_different_objects_stays_apart(void **state)
 	tdr_report__free(b);
 }
 
+/* A rebuild with other options names GCC's copies of a function otherwise
+ * (f <-> f.isra.0, "g(int) [clone .constprop.0]"): they still match, and
+ * names that only look alike (operator[], sha256) are left whole. */
+static void test_diff__clone_suffixes_match(void **state)
+{
+	struct fx_meta m;
+	struct tdr_report *a, *b;
+	struct tdr_diff *d = NULL;
+	const uint64_t dd[SW_CNT] = {1000, 1000, 0, 0};
+	bool seen_f = false, seen_g = false, seen_op = false, seen_sha = false;
+
+	(void)state;
+	fx_meta_sw(&m);
+	a = fx_report(&m, NULL);
+	fx_add(a, "f.constprop.0.isra.0", "/bin/app", dd, 10);
+	fx_add(a, "g(int) [clone .constprop.0] [clone .isra.0]", "/bin/app", dd, 10);
+	fx_add(a, "v::operator[](int)", "/bin/app", dd, 10);
+	fx_add(a, "sha256", "/bin/app", dd, 10);
+	fx_add(a, "main.cold", "/bin/app", dd, 10);
+	assert_int_equal(tdr_report__finish(a), 0);
+	b = fx_report(&m, NULL);
+	fx_add(b, "f", "/bin/app", dd, 10);
+	fx_add(b, "g(int)", "/bin/app", dd, 10);
+	fx_add(b, "v::operator[](int)", "/bin/app", dd, 10);
+	fx_add(b, "sha2", "/bin/app", dd, 10);
+	fx_add(b, "main", "/bin/app", dd, 10);
+	assert_int_equal(tdr_report__finish(b), 0);
+	assert_int_equal(tdr_diff__new(a, NULL, b, NULL, &d), 0);
+	/* f, g, operator[], main matched; sha256 and sha2 apart. */
+	assert_int_equal(tdr_diff__row_cnt(d), 6);
+	for (size_t i = 0; i < tdr_diff__row_cnt(d); i++) {
+		const struct tdr_diff_row *row = tdr_diff__row(d, i);
+
+		if (!strcmp(row->name, "f"))
+			seen_f = !row->only_old && !row->only_new;
+		if (!strcmp(row->name, "g(int)"))
+			seen_g = !row->only_old && !row->only_new;
+		if (!strcmp(row->name, "v::operator[](int)"))
+			seen_op = !row->only_old && !row->only_new;
+		if (!strcmp(row->name, "sha256"))
+			seen_sha = row->only_old;
+	}
+	assert_true(seen_f && seen_g && seen_op && seen_sha);
+	tdr_diff__free(d);
+	tdr_report__free(a);
+	tdr_report__free(b);
+}
+
 static void test_diff__different_plans_compare_shares_only(void **state)
 {
 	struct fx_meta mo, mn;
@@ -299,6 +347,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_diff__matches_by_basename_and_function),
 	    cmocka_unit_test(test_diff__same_name_in_different_objects_stays_apart),
+	    cmocka_unit_test(test_diff__clone_suffixes_match),
 	    cmocka_unit_test(test_diff__different_plans_compare_shares_only),
 	    cmocka_unit_test(test_diff__refuses_mismatched_or_unfinished),
 	    cmocka_unit_test(test_diff__output_json_and_text),

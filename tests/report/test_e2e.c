@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_run.h"
+
 #include "json_mini.h"
 #include "report_fixture.h"
 
@@ -32,45 +34,6 @@ struct env {
 	const char *tdrec;
 	char hotloop[4096], workmix[4096];
 };
-
-/* Run a shell command; returns its exit status and its stdout (caller frees). */
-static int vrun(char **out, const char *fmt, va_list ap)
-{
-	char cmd[16384];
-	size_t cap = 65536, len = 0, n;
-	char *buf = malloc(cap);
-	FILE *p;
-	int st;
-
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	st = pclose(p);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int run(char **out, const char *fmt, ...)
-{
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	st = vrun(out, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 /* "perf record -q ARGS 2>&1" (ARGS a format): its exit status and output
  * (caller frees). The test is skipped where perf is not installed. */
@@ -81,12 +44,12 @@ static int perf_record(char **out, const char *fmt, ...)
 	char args[8192];
 	va_list ap;
 
-	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+	if (test_run(NULL, "command -v perf >/dev/null 2>&1"))
 		skip();
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	return run(out, "perf record -q %s 2>&1", args);
+	return test_run(out, "perf record -q %s 2>&1", args);
 }
 
 static int setup(void **state)
@@ -119,7 +82,7 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	run(NULL, "rm -rf '%s'", e->dir);
+	test_run(NULL, "rm -rf '%s'", e->dir);
 	free(e);
 	return 0;
 }
@@ -130,7 +93,7 @@ static void record_opts(const struct env *e, const char *opts, const char *file,
 			const char *prog_and_args)
 {
 	char *out = NULL;
-	int st = run(&out, "'%s' record -q %s -o '%s/%s' -- %s 2>&1", e->tdrec, opts, e->dir, file,
+	int st = test_run(&out, "'%s' record -q %s -o '%s/%s' -- %s 2>&1", e->tdrec, opts, e->dir, file,
 		     prog_and_args);
 
 	if (st && strstr(out, "perf_event_paranoid")) {
@@ -153,7 +116,7 @@ static struct jm *report_json(const struct env *e, const char *file, const char 
 	char *out = NULL;
 	size_t where = 0;
 	struct jm *j;
-	int st = run(&out, "'%s' report -i '%s/%s' --json %s", e->tdrec, e->dir, file, opts);
+	int st = test_run(&out, "'%s' report -i '%s/%s' --json %s", e->tdrec, e->dir, file, opts);
 
 	assert_int_equal(st, 0);
 	j = jm_parse(out, &where);
@@ -227,7 +190,7 @@ static void test_e2e__hotloop_hot_functions_appear(void **state)
 	/* The text report names them too and fits 100 columns (-w: into a
 	 * pipe names are whole otherwise). */
 	assert_int_equal(
-	    run(&out, "'%s' report -i '%s/hot.tdr' --color never -w 100", e->tdrec, e->dir), 0);
+	    test_run(&out, "'%s' report -i '%s/hot.tdr' --color never -w 100", e->tdrec, e->dir), 0);
 	fx_assert_width(out, 100);
 	for (size_t i = 0; i < 4; i++)
 		assert_non_null(strstr(out, hot[i]));
@@ -299,7 +262,7 @@ static void test_e2e__perf_data_counts_match_perf_report(void **state)
 	free(out);
 	j = report_json(e, "perf.data", "");
 	assert_string_equal(jm_get(jm_get(j, "recording"), "source")->str, "perf.data");
-	assert_int_equal(run(&out,
+	assert_int_equal(test_run(&out,
 			     "perf report -i '%s/perf.data' -q --stdio -F sample,sym "
 			     "2>/dev/null",
 			     e->dir),
@@ -339,7 +302,7 @@ static void test_e2e__perf_data_two_sampling_events(void **state)
 		skip();
 	}
 	free(out);
-	assert_int_equal(run(&out, "perf script -i '%s/two.data' -F event 2>/dev/null", e->dir), 0);
+	assert_int_equal(test_run(&out, "perf script -i '%s/two.data' -F event 2>/dev/null", e->dir), 0);
 	/* one line per sample: "cpu-clock/freq=2000/: " */
 	for (const char *p = out; (p = strstr(p, "cpu-clock/")) != NULL; p++)
 		cpu++;
@@ -385,7 +348,7 @@ static void shares_agree_with_perf(struct env *e, const char *file, const char *
 		print_error("perf record -- tdrec record failed (%d): %s\n", st, out);
 	assert_int_equal(st, 0);
 	free(out);
-	assert_int_equal(run(&out,
+	assert_int_equal(test_run(&out,
 			     "perf report -i '%s/%s.data' -q --stdio --comm '%.15s' "
 			     "--percentage relative -F overhead,sym 2>/dev/null",
 			     e->dir, file, comm),
@@ -483,7 +446,7 @@ static void test_e2e__perf_data_kernel_functions_named(void **state)
 	free(out);
 	if (st)
 		skip();
-	assert_int_equal(run(&out,
+	assert_int_equal(test_run(&out,
 			     "perf report -i '%s/kernel.data' -q --stdio -F sample,sym 2>/dev/null",
 			     e->dir),
 			 0);
@@ -494,7 +457,7 @@ static void test_e2e__perf_data_kernel_functions_named(void **state)
 		skip();
 	}
 	snprintf(cache, sizeof(cache), "%s/cache/kallsyms.bin", e->dir);
-	assert_int_equal(run(&text1, "'%s' report -i '%s/kernel.data' -n 0", e->tdrec, e->dir), 0);
+	assert_int_equal(test_run(&text1, "'%s' report -i '%s/kernel.data' -n 0", e->tdrec, e->dir), 0);
 	assert_int_equal(stat(cache, &st1), 0);
 	assert_true(S_ISREG(st1.st_mode));
 	assert_int_equal(st1.st_mode & 0777, 0600);
@@ -505,7 +468,7 @@ static void test_e2e__perf_data_kernel_functions_named(void **state)
 	jm_free(j);
 	/* Later reports map the cache instead of rebuilding it (a rebuild
 	 * renames a new file over it: another inode). */
-	assert_int_equal(run(&text2, "'%s' report -i '%s/kernel.data' -n 0", e->tdrec, e->dir), 0);
+	assert_int_equal(test_run(&text2, "'%s' report -i '%s/kernel.data' -n 0", e->tdrec, e->dir), 0);
 	assert_int_equal(stat(cache, &st2), 0);
 	assert_int_equal(st1.st_ino, st2.st_ino);
 	assert_string_equal(text1, text2);
@@ -531,16 +494,16 @@ static void test_e2e__perf_data_kernel_named_without_build_ids(void **state)
 	struct jm *j;
 	int st;
 
-	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+	if (test_run(NULL, "command -v perf >/dev/null 2>&1"))
 		skip();
 	/* Through cat: the file is whole once every writer of the pipe is done. */
-	st = run(NULL,
+	st = test_run(NULL,
 		 "perf record -q -e cpu-clock -F 4000 -o - -- dd if=/dev/zero of=/dev/null "
 		 "bs=4k count=200000 2>/dev/null | cat > '%s/kernel-pipe.data'",
 		 e->dir);
 	if (st)
 		skip();
-	st = run(&out, "perf report -i '%s/kernel-pipe.data' -q --stdio -F sample,sym 2>/dev/null",
+	st = test_run(&out, "perf report -i '%s/kernel-pipe.data' -q --stdio -F sample,sym 2>/dev/null",
 		 e->dir);
 	if (st) {
 		/* perf 6.1 itself now and then aborts on a pipe-mode file: no
@@ -581,7 +544,7 @@ static void test_e2e__changed_and_missing_binaries(void **state)
 	home = home ? strdup(home) : NULL;
 	setenv("HOME", e->dir, 1);
 	snprintf(prog, sizeof(prog), "%s/workmix-copy", e->dir);
-	assert_int_equal(run(NULL, "cp '%s' '%s'", e->workmix, prog), 0);
+	assert_int_equal(test_run(NULL, "cp '%s' '%s'", e->workmix, prog), 0);
 	snprintf(args, sizeof(args), "'%s' 10 10", prog);
 	/* The live lookup is under test: without the archive of symbols,
 	 * which would name spin_a whatever happens to the file. */
@@ -591,7 +554,7 @@ static void test_e2e__changed_and_missing_binaries(void **state)
 	jm_free(j);
 
 	/* Rewritten in place (same inode: the recorded build-id tells). */
-	assert_int_equal(run(NULL, "cat '%s' > '%s'", e->hotloop, prog), 0);
+	assert_int_equal(test_run(NULL, "cat '%s' > '%s'", e->hotloop, prog), 0);
 	j = report_json(e, "copy.tdr", "");
 	assert_null(row_named(j, "spin_a"));
 	snprintf(name, sizeof(name), "[changed] %s", prog);
@@ -610,15 +573,15 @@ static void test_e2e__changed_and_missing_binaries(void **state)
 			break;
 	assert_true(i < (int)jm_get(j, "warnings")->n);
 	jm_free(j);
-	if (!run(NULL, "command -v perf >/dev/null 2>&1")) {
-		assert_int_equal(run(NULL, "perf buildid-cache -a '%s' 2>&1", e->workmix), 0);
+	if (!test_run(NULL, "command -v perf >/dev/null 2>&1")) {
+		assert_int_equal(test_run(NULL, "perf buildid-cache -a '%s' 2>&1", e->workmix), 0);
 		j = report_json(e, "copy.tdr", "");
 		assert_non_null(row_named(j, "spin_a"));
 		jm_free(j);
-		assert_int_equal(run(NULL, "rm -r '%s/.debug'", e->dir), 0);
+		assert_int_equal(test_run(NULL, "rm -r '%s/.debug'", e->dir), 0);
 	}
 
-	assert_int_equal(run(NULL, "rm '%s'", prog), 0);
+	assert_int_equal(test_run(NULL, "rm '%s'", prog), 0);
 	j = report_json(e, "copy.tdr", "");
 	snprintf(name, sizeof(name), "[unknown] %s", prog);
 	row = row_named(j, name);
@@ -653,7 +616,7 @@ static void test_e2e__lines_without_dwarf_say_so(void **state)
 	struct jm *j;
 
 	snprintf(prog, sizeof(prog), "%s/workmix-nodebug", e->dir);
-	assert_int_equal(run(NULL, "objcopy --strip-debug '%s' '%s'", e->workmix, prog), 0);
+	assert_int_equal(test_run(NULL, "objcopy --strip-debug '%s' '%s'", e->workmix, prog), 0);
 	snprintf(args, sizeof(args), "'%s' 10 10", prog);
 	record(e, "nodebug.tdr", args);
 	j = report_json(e, "nodebug.tdr", "--lines");
@@ -682,7 +645,7 @@ static void test_e2e__diff_shows_direction_of_change(void **state)
 	snprintf(cmd, sizeof(cmd), "'%s' 10 40", e->workmix);
 	record(e, "new.tdr", cmd);
 	assert_int_equal(
-	    run(&out, "'%s' diff '%s/old.tdr' '%s/new.tdr' --json", e->tdrec, e->dir, e->dir), 0);
+	    test_run(&out, "'%s' diff '%s/old.tdr' '%s/new.tdr' --json", e->tdrec, e->dir, e->dir), 0);
 	j = jm_parse(out, &where);
 	assert_non_null(j);
 	free(out);
@@ -707,7 +670,7 @@ static void test_e2e__diff_shows_direction_of_change(void **state)
 	jm_free(j);
 
 	assert_int_equal(
-	    run(&out, "'%s' diff -w 100 '%s/old.tdr' '%s/new.tdr'", e->tdrec, e->dir, e->dir), 0);
+	    test_run(&out, "'%s' diff -w 100 '%s/old.tdr' '%s/new.tdr'", e->tdrec, e->dir, e->dir), 0);
 	fx_assert_width(out, 100);
 	assert_non_null(strstr(out, "OLD = "));
 	assert_non_null(strstr(out, "old.tdr, NEW = "));
@@ -766,19 +729,19 @@ static void test_e2e__names_whole_into_a_pipe(void **state)
 	char *out;
 
 	assert_non_null(src);
-	assert_int_equal(run(&out, "'%s' report -i '%s/examples/amd-zen4.perf.data' | cat",
+	assert_int_equal(test_run(&out, "'%s' report -i '%s/examples/amd-zen4.perf.data' | cat",
 			     e->tdrec, src),
 			 0);
 	assert_non_null(strstr(out, "  branchy_filter  synthetic-demo.elf\n"));
 	free(out);
-	assert_int_equal(run(&out, "'%s' report -w 100 -i '%s/examples/amd-zen4.perf.data'",
+	assert_int_equal(test_run(&out, "'%s' report -w 100 -i '%s/examples/amd-zen4.perf.data'",
 			     e->tdrec, src),
 			 0);
 	assert_null(strstr(out, "branchy_filter  synthetic-demo.elf"));
 	assert_non_null(strstr(out, "  branchy_filter  synthetic-..."));
 	fx_assert_width(out, 100);
 	free(out);
-	assert_int_equal(run(&out, "'%s' diff '%s/examples/amd-zen4.perf.data' "
+	assert_int_equal(test_run(&out, "'%s' diff '%s/examples/amd-zen4.perf.data' "
 				   "'%s/examples/amd-zen5.perf.data' > '%s/diff.txt'; cat '%s/diff.txt'",
 			     e->tdrec, src, src, e->dir, e->dir),
 			 0);
@@ -793,12 +756,12 @@ static void test_e2e__errors_and_usage(void **state)
 	struct jm *j;
 
 	/* A missing file: one line naming it, exit 1. */
-	assert_int_equal(run(&out, "'%s' report -i '%s/missing.tdr' 2>&1", e->tdrec, e->dir), 1);
+	assert_int_equal(test_run(&out, "'%s' report -i '%s/missing.tdr' 2>&1", e->tdrec, e->dir), 1);
 	assert_non_null(strstr(out, "missing.tdr: No such file or directory"));
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
 	free(out);
 	/* Not a recording. */
-	assert_int_equal(run(&out, "echo hello > '%s/junk'; '%s' report -i '%s/junk' 2>&1", e->dir,
+	assert_int_equal(test_run(&out, "echo hello > '%s/junk'; '%s' report -i '%s/junk' 2>&1", e->dir,
 			     e->tdrec, e->dir),
 			 1);
 	assert_non_null(strstr(out, "junk: not a tdrec or perf.data file"));
@@ -806,7 +769,7 @@ static void test_e2e__errors_and_usage(void **state)
 	free(out);
 	/* With --json the error is JSON on stdout. */
 	assert_int_equal(
-	    run(&out, "'%s' report --json -i '%s/missing.tdr' 2>/dev/null", e->tdrec, e->dir), 1);
+	    test_run(&out, "'%s' report --json -i '%s/missing.tdr' 2>/dev/null", e->tdrec, e->dir), 1);
 	j = jm_parse(out, NULL);
 	assert_non_null(j);
 	assert_non_null(strstr(jm_get(j, "error")->str, "missing.tdr"));
@@ -814,31 +777,31 @@ static void test_e2e__errors_and_usage(void **state)
 	free(out);
 	/* Usage errors exit 2 with one line naming the option; --help exits 0
 	 * and says what it does. */
-	assert_int_equal(run(&out, "'%s' report --no-such-option 2>&1", e->tdrec), 2);
+	assert_int_equal(test_run(&out, "'%s' report --no-such-option 2>&1", e->tdrec), 2);
 	assert_non_null(strstr(out, "'--no-such-option'"));
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
 	free(out);
-	assert_int_equal(run(&out, "'%s' diff -n 2>&1", e->tdrec), 2);
+	assert_int_equal(test_run(&out, "'%s' diff -n 2>&1", e->tdrec), 2);
 	assert_non_null(strstr(out, "'-n' needs a value"));
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
 	free(out);
-	assert_int_equal(run(&out, "'%s' report -w 30 2>&1", e->tdrec), 2);
+	assert_int_equal(test_run(&out, "'%s' report -w 30 2>&1", e->tdrec), 2);
 	assert_non_null(strstr(out, "--width: 30 is too narrow"));
 	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));
 	free(out);
-	assert_int_equal(run(NULL, "'%s' diff --width x a.tdr b.tdr 2>/dev/null", e->tdrec), 2);
-	assert_int_equal(run(NULL, "'%s' report --by nothing 2>/dev/null", e->tdrec), 2);
-	assert_int_equal(run(NULL, "'%s' report --min-share 200 2>/dev/null", e->tdrec), 2);
-	assert_int_equal(run(NULL, "'%s' diff only-one.tdr 2>/dev/null", e->tdrec), 2);
-	assert_int_equal(run(&out, "'%s' report --help", e->tdrec), 0);
+	assert_int_equal(test_run(NULL, "'%s' diff --width x a.tdr b.tdr 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(test_run(NULL, "'%s' report --by nothing 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(test_run(NULL, "'%s' report --min-share 200 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(test_run(NULL, "'%s' diff only-one.tdr 2>/dev/null", e->tdrec), 2);
+	assert_int_equal(test_run(&out, "'%s' report --help", e->tdrec), 0);
 	assert_non_null(strstr(out, "usage: tdrec report"));
 	assert_non_null(strstr(out, "--inline"));
 	free(out);
-	assert_int_equal(run(&out, "'%s' diff --help", e->tdrec), 0);
+	assert_int_equal(test_run(&out, "'%s' diff --help", e->tdrec), 0);
 	assert_non_null(strstr(out, "usage: tdrec diff"));
 	free(out);
 	/* A missing NEW is named. */
-	assert_int_equal(run(&out, "'%s' diff '%s/missing1.tdr' '%s/missing2.tdr' 2>&1", e->tdrec,
+	assert_int_equal(test_run(&out, "'%s' diff '%s/missing1.tdr' '%s/missing2.tdr' 2>&1", e->tdrec,
 			     e->dir, e->dir),
 			 1);
 	assert_non_null(strstr(out, "missing1.tdr"));

@@ -1,19 +1,23 @@
 /*
- * tests/report/test_examples_level2.c - the shipped AMD Zen 4 level-2
- * example (examples/amd-zen4-l2.perf.data): perf's own recording of three
- * sampling groups, imported.
+ * tests/report/test_examples_level2.c - the shipped level-2 examples
+ * (examples/amd-zen4-l2.perf.data, AMD Zen 4; examples/
+ * intel-skylake-sp-l2.perf.data, Skylake-SP with Hyper-Threading off):
+ * perf's own recording of three sampling groups, imported.
  *
- * examples/gen_topdown_examples.c writes it as `perf record -e
- * '{level 1}:S,{ls_not_halted_cyc,...}:S,{ls_not_halted_cyc,...}:S'` does:
- * raw 0x76 leads groups 1 and 2 under the same perf name, which the
- * importer tells apart by group position (ls_not_halted_cyc,
- * ls_not_halted_cyc.g2, docs/plans.md "Level 2 in record"). Each of
- * dense_math, branchy_filter and pointer_chase has 30 samples of one fixed
- * delta vector in every group (the generator's comment lists them), so
- * every category below is computed by hand from those vectors, to 1e-9.
+ * examples/gen_topdown_examples.c writes each as `perf record -e
+ * '{level 1}:S,{cycles or ls_not_halted_cyc,...}:S,{...}:S'` does: one
+ * event leads groups 1 and 2 under the same perf name (raw 0x76 on AMD,
+ * hardware cycles on Skylake-SP, where raw 0x02c2 is also in groups 0 and
+ * 2), which the importer tells apart by group position
+ * (ls_not_halted_cyc.g2, cycles.g1, cycles.g2: docs/plans.md "Level 2 in
+ * record"). Each function has 30 samples of one fixed delta vector in
+ * every group (the generator's comments list them), so every category
+ * below is computed by hand from those vectors, to 1e-9; Skylake-SP's
+ * memory bound weighs 2_PORTS_UTIL by the function's own retiring.
  * perf is the oracle of the per-function event sums: `perf report --group`
- * prints one table per group (6, 3 and 5 periods a line); the test says why
- * and skips that part when perf is missing or cannot read the file.
+ * prints one table per group (6, 3 and 5 periods a line on AMD; 5, 4 and
+ * 9 on Skylake-SP); the test says why and skips that part when perf is
+ * missing or cannot read the file.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -32,6 +36,8 @@
 #define NEV 14
 #define NFN 3
 #define NCAT 13
+#define MAX_EV 18
+#define MAX_FN 4
 
 static const char *const events[NEV] = {
     "cycles",
@@ -82,11 +88,11 @@ static const struct {
 
 static char path_buf[4096];
 
-static const char *example_path(void)
+static const char *example_path(const char *name)
 {
 	const char *src = getenv("TDR_SOURCE_DIR");
 
-	snprintf(path_buf, sizeof(path_buf), "%s/examples/amd-zen4-l2.perf.data", src ? src : ".");
+	snprintf(path_buf, sizeof(path_buf), "%s/examples/%s.perf.data", src ? src : ".", name);
 	return path_buf;
 }
 
@@ -114,11 +120,12 @@ static void near(const char *what, const char *key, double got, double want)
 		fail_msg("%s %s: %.12f, want %.12f", what, key, got, want);
 }
 
-/* perf report's sums per function, all groups: a line of 6 periods is
- * group 0's (events 0-5), of 3 group 1's (6-8), of 5 group 2's (9-13). */
-static int perf_sums(const char *path, uint64_t sums[NFN][NEV], char *why, size_t why_sz)
+/* perf report's sums per function, all groups: a line of width[g]
+ * periods is group g's, from event first[g] on (the widths differ). */
+static int perf_sums(const char *path, const char *const *fn_names, size_t fn_cnt,
+		     const size_t width[3], const size_t first[3], uint64_t sums[][MAX_EV],
+		     char *why, size_t why_sz)
 {
-	static const size_t first[6] = {0, 0, 0, 6, 0, 9}; /* by width: 3, 5, 6 */
 	char cmd[8400], line[1024], dir[4096];
 	size_t found = 0;
 	FILE *p;
@@ -134,31 +141,33 @@ static int perf_sums(const char *path, uint64_t sums[NFN][NEV], char *why, size_
 		return 0;
 	}
 	while (fgets(line, sizeof(line), p)) {
-		uint64_t v[8];
+		uint64_t v[MAX_EV];
 		char *s = line, *end, *sym;
-		size_t n = 0;
+		size_t n = 0, g;
 
 		if (line[0] == '#' || !(sym = strstr(line, "[.] ")))
 			continue;
-		while (n < 8 && (v[n] = strtoull(s, &end, 10), end != s)) {
+		while (n < MAX_EV && (v[n] = strtoull(s, &end, 10), end != s)) {
 			s = end;
 			n++;
 		}
 		sym += 4;
 		sym[strcspn(sym, " \n")] = '\0';
-		if (n != 3 && n != 5 && n != 6)
+		for (g = 0; g < 3 && width[g] != n; g++)
+			;
+		if (g == 3)
 			continue;
-		for (size_t f = 0; f < NFN; f++)
-			if (!strcmp(sym, fns[f].name)) {
-				memcpy(&sums[f][n == 6 ? 0 : first[n]], v, n * sizeof(v[0]));
+		for (size_t f = 0; f < fn_cnt; f++)
+			if (!strcmp(sym, fn_names[f])) {
+				memcpy(&sums[f][first[g]], v, n * sizeof(v[0]));
 				found++;
 			}
 	}
-	if (pclose(p) != 0 || found != 3 * NFN) {
+	if (pclose(p) != 0 || found != 3 * fn_cnt) {
 		snprintf(why, why_sz,
-			 "perf report gave %zu of %d lines (perf missing, or too old "
+			 "perf report gave %zu of %zu lines (perf missing, or too old "
 			 "for this file)",
-			 found, 3 * NFN);
+			 found, 3 * fn_cnt);
 		return 0;
 	}
 	return 1;
@@ -169,12 +178,16 @@ static void test_examples_level2__amd_zen4_l2(void **state)
 	struct tdr_report_opts o;
 	struct tdr_report *r = NULL;
 	const struct tdr_report_row *t;
-	uint64_t perf[NFN][NEV];
+	static const size_t widths[3] = {6, 3, 5}, firsts[3] = {0, 6, 9};
+	const char *names[NFN];
+	uint64_t perf[NFN][MAX_EV];
 	char why[256];
 
 	(void)state;
+	for (size_t f = 0; f < NFN; f++)
+		names[f] = fns[f].name;
 	tdr_report_opts__init(&o);
-	assert_int_equal(tdr_report__load(example_path(), &o, NULL, &r), 0);
+	assert_int_equal(tdr_report__load(example_path("amd-zen4-l2"), &o, NULL, &r), 0);
 	/* The table's names, told apart by group; every level-2 category. */
 	assert_int_equal(r->event_cnt, NEV);
 	for (size_t e = 0; e < NEV; e++)
@@ -206,7 +219,7 @@ static void test_examples_level2__amd_zen4_l2(void **state)
 	near("total", "mem-bound", t->topdown[cat_idx(r, "mem-bound")],
 	     20.7e6 / 54e6 * 92000 / 170000);
 	/* perf's sums per function and group are the report's. */
-	if (perf_sums(example_path(), perf, why, sizeof(why))) {
+	if (perf_sums(example_path("amd-zen4-l2"), names, NFN, widths, firsts, perf, why, sizeof(why))) {
 		for (size_t f = 0; f < NFN; f++)
 			for (size_t e = 0; e < NEV; e++)
 				assert_int_equal(row_named(r, fns[f].name)->events[e], perf[f][e]);
@@ -216,10 +229,143 @@ static void test_examples_level2__amd_zen4_l2(void **state)
 	tdr_report__free(r);
 }
 
+/* Skylake-SP level 2: group 0 {cycles, issued, retired, fetch bubbles,
+ * recovery}, group 1 {cycles.g1, cycles_0_uops_deliv.core, mispredicts,
+ * machine clears}, group 2 {cycles.g2, stalls_mem_any, bound_on_stores,
+ * stalls_total, 1_ports_util, 2_ports_util, retire_slots.g2, macro_fused,
+ * instructions}; perf's names but for the table's, told apart by group. */
+#define SKX_NEV 18
+#define SKX_NCAT 12
+static const char *const skx_events[SKX_NEV] = {
+    "cycles",
+    "topdown-slots-issued",
+    "topdown-slots-retired",
+    "topdown-fetch-bubbles",
+    "topdown-recovery-bubbles",
+    "cycles.g1",
+    "idq_uops_not_delivered.cycles_0_uops_deliv.core",
+    "br_misp_retired.all_branches",
+    "machine_clears.count",
+    "cycles.g2",
+    "cycle_activity.stalls_mem_any",
+    "exe_activity.bound_on_stores",
+    "cycle_activity.stalls_total",
+    "exe_activity.1_ports_util",
+    "exe_activity.2_ports_util",
+    "uops_retired.retire_slots.g2",
+    "uops_retired.macro_fused",
+    "instructions",
+};
+
+static const char *const skx_keys[SKX_NCAT] = {
+    "retiring",	 "bad-spec",	  "fe-bound", "be-bound", "heavy-ops", "light-ops",
+    "br-mispredict", "machine-clears", "fetch-lat", "fetch-bw", "mem-bound", "core-bound",
+};
+
+/*
+ * Per sample, slots 4 x 100000 (W 4). Group 0: retiring = retired /
+ * slots, bad-spec = (issued - retired + 4 x recovery) / slots, fe =
+ * fetch / slots, be the rest. Group 1: fetch-lat = 4 x cyc0 / slots,
+ * fetch-bw = fe - fetch-lat, mispredicts = bad-spec x misp / (misp +
+ * clears), clears the rest. Group 2: heavy = (retire_slots + fused -
+ * instructions) / slots, light = retiring - heavy, mem = be x (mem_any +
+ * stores) / (total + 1_ports + retiring x 2_ports + stores), core = be -
+ * mem.
+ *   dense_math:     ret 280000, bad 4000 + 4000, fe 40000, be 72000;
+ *                   cyc0 5000, misp 300, clears 100;
+ *                   heavy 40000; mem 3000 / (10000 + 28000 + 0.7 x 30000 + 1000) = 0.05
+ *   branchy_filter: ret 120000, bad 60000 + 60000, fe 80000, be 80000;
+ *                   cyc0 10000, misp 9000, clears 1000;
+ *                   heavy 20000; mem 24000 / (40000 + 30000 + 0.3 x 20000 + 4000) = 0.3
+ *   icache_thrash:  ret 100000, bad 12000 + 8000, fe 220000, be 60000;
+ *                   cyc0 45000, misp 200, clears 200;
+ *                   heavy 10000; mem 5000 / (20000 + 10000 + 0.25 x 40000) = 0.125
+ *   pointer_chase:  ret 40000, bad 6000 + 2000, fe 20000, be 332000;
+ *                   cyc0 2000, misp 50, clears 50;
+ *                   heavy 2000; mem 76000 / (80000 + 8000 + 0.1 x 10000 + 6000) = 0.8
+ */
+static const struct {
+	const char *name;
+	double cat[SKX_NCAT];
+} skx_fns[MAX_FN] = {
+    {"dense_math",
+     {0.70, 0.02, 0.10, 0.18, 0.10, 0.60, 0.015, 0.005, 0.05, 0.05, 0.18 * 0.05, 0.18 * 0.95}},
+    {"branchy_filter",
+     {0.30, 0.30, 0.20, 0.20, 0.05, 0.25, 0.27, 0.03, 0.10, 0.10, 0.2 * 0.3, 0.2 * 0.7}},
+    {"icache_thrash",
+     {0.25, 0.05, 0.55, 0.15, 0.025, 0.225, 0.025, 0.025, 0.45, 0.10, 0.15 * 0.125,
+      0.15 * 0.875}},
+    {"pointer_chase",
+     {0.10, 0.02, 0.05, 0.83, 0.005, 0.095, 0.01, 0.01, 0.02, 0.03, 0.83 * 0.8, 0.83 * 0.2}},
+};
+
+static void test_examples_level2__intel_skylake_sp_l2(void **state)
+{
+	static const size_t widths[3] = {5, 4, 9}, firsts[3] = {0, 5, 9};
+	struct tdr_report_opts o;
+	struct tdr_report *r = NULL;
+	const struct tdr_report_row *t;
+	const char *names[MAX_FN];
+	uint64_t perf[MAX_FN][MAX_EV];
+	char why[256];
+
+	(void)state;
+	for (size_t f = 0; f < MAX_FN; f++)
+		names[f] = skx_fns[f].name;
+	tdr_report_opts__init(&o);
+	assert_int_equal(tdr_report__load(example_path("intel-skylake-sp-l2"), &o, NULL, &r), 0);
+	/* Recognised as intel-skl-l2 (the file's CPUID, every event of the
+	 * family by raw config and group): the table's names, every level-2
+	 * category. */
+	assert_int_equal(r->event_cnt, SKX_NEV);
+	for (size_t e = 0; e < SKX_NEV; e++)
+		assert_string_equal(r->event_names[e], skx_events[e]);
+	assert_int_equal(r->cat_cnt, SKX_NCAT);
+	assert_int_equal(r->sgroup_cnt, 3);
+	assert_int_equal(tdr_report__row_cnt(r), MAX_FN);
+	for (size_t f = 0; f < MAX_FN; f++) {
+		const struct tdr_report_row *row = row_named(r, skx_fns[f].name);
+
+		assert_int_equal(row->samples, 90);
+		for (size_t k = 0; k < SKX_NCAT; k++)
+			near(skx_fns[f].name, skx_keys[k], row->topdown[cat_idx(r, skx_keys[k])],
+			     skx_fns[f].cat[k]);
+		for (size_t g = 0; g < 3; g++)
+			near(skx_fns[f].name, "group share", tdr_report_group_share(r, row, g),
+			     1.0 / 3);
+		assert_false(tdr_report_groups_unbalanced(r, row));
+	}
+	/* Totals, slots 30 x 4 x 400000 = 48e6 a group: retiring 30 x 540000
+	 * / 48e6; fetch-lat 4 x 62000 / 1.6e6; heavy (540000 + 14000 - 482000)
+	 * / 1.6e6; be 544000 / 1.6e6 = 0.34, mem 0.34 x (97000 + 11000) /
+	 * (150000 + 76000 + 0.3375 x 100000 + 11000), the weight the totals'
+	 * retiring. */
+	t = tdr_report__totals(r);
+	assert_int_equal(t->samples, 360);
+	near("total", "retiring", t->topdown[cat_idx(r, "retiring")], 0.3375);
+	near("total", "fetch-lat", t->topdown[cat_idx(r, "fetch-lat")], 0.155);
+	near("total", "heavy-ops", t->topdown[cat_idx(r, "heavy-ops")], 0.045);
+	near("total", "be-bound", t->topdown[cat_idx(r, "be-bound")], 0.34);
+	near("total", "mem-bound", t->topdown[cat_idx(r, "mem-bound")],
+	     0.34 * 108000 / (150000 + 76000 + 33750 + 11000));
+	/* perf's sums per function and group are the report's. */
+	if (perf_sums(example_path("intel-skylake-sp-l2"), names, MAX_FN, widths, firsts, perf, why,
+		      sizeof(why))) {
+		for (size_t f = 0; f < MAX_FN; f++)
+			for (size_t e = 0; e < SKX_NEV; e++)
+				assert_int_equal(row_named(r, skx_fns[f].name)->events[e],
+						 perf[f][e]);
+	} else {
+		printf("[ SKIPPED  ] perf oracle for intel-skylake-sp-l2.perf.data: %s\n", why);
+	}
+	tdr_report__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_examples_level2__amd_zen4_l2),
+	    cmocka_unit_test(test_examples_level2__intel_skylake_sp_l2),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

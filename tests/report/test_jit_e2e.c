@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_run.h"
+
 #include "report/json_mini.h"
 
 static const char hot_js[] =
@@ -37,36 +39,6 @@ struct env {
 	char dir[64];
 	const char *tdrec;
 };
-
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[4096];
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap);
-	va_list ap;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	st = pclose(p);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static int setup(void **state)
 {
@@ -92,14 +64,14 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	run(NULL, "rm -rf '%s'", e->dir);
+	test_run(NULL, "rm -rf '%s'", e->dir);
 	free(e);
 	return 0;
 }
 
 static void need_node(void)
 {
-	if (run(NULL, "command -v node >/dev/null 2>&1")) {
+	if (test_run(NULL, "command -v node >/dev/null 2>&1")) {
 		print_message("node is not installed: skipped\n");
 		skip();
 	}
@@ -132,7 +104,7 @@ static void tdrec_names_hot_loop(struct env *e, const char *flag, const char *so
 	int st;
 
 	need_node();
-	st = run(&out, "cd '%s' && '%s' record -q -o node.tdr -- node %s hot.js 2>&1", e->dir,
+	st = test_run(&out, "cd '%s' && '%s' record -q -o node.tdr -- node %s hot.js 2>&1", e->dir,
 		 e->tdrec, flag);
 	if (st && strstr(out, "perf_event_paranoid")) {
 		free(out);
@@ -140,7 +112,7 @@ static void tdrec_names_hot_loop(struct env *e, const char *flag, const char *so
 	}
 	assert_int_equal(st, 0);
 	free(out);
-	assert_int_equal(run(&out, "'%s' report -i '%s/node.tdr' --json", e->tdrec, e->dir), 0);
+	assert_int_equal(test_run(&out, "'%s' report -i '%s/node.tdr' --json", e->tdrec, e->dir), 0);
 	top_row(out, name, sizeof(name), &share, &anon);
 	free(out);
 	if (strncmp(name, "JS:", 3) || !strstr(name, "hotLoop"))
@@ -148,12 +120,12 @@ static void tdrec_names_hot_loop(struct env *e, const char *flag, const char *so
 	assert_true(share > 0.3);
 	assert_true(anon < 0.05);
 	/* The text says where the names came from. */
-	assert_int_equal(run(&out, "'%s' report -i '%s/node.tdr'", e->tdrec, e->dir), 0);
+	assert_int_equal(test_run(&out, "'%s' report -i '%s/node.tdr'", e->tdrec, e->dir), 0);
 	assert_non_null(strstr(out, "of JIT code named from"));
 	assert_non_null(strstr(out, source));
 	free(out);
 	/* info says whether the map is there, before any report. */
-	assert_int_equal(run(&out, "'%s' info '%s/node.tdr'", e->tdrec, e->dir), 0);
+	assert_int_equal(test_run(&out, "'%s' info '%s/node.tdr'", e->tdrec, e->dir), 0);
 	{
 		const char *jit = strstr(out, "\njit: ");
 
@@ -183,16 +155,16 @@ static void test_jit_e2e__perf_data_agrees_with_perf(void **state)
 	double share, anon, pshare = -1;
 
 	need_node();
-	if (run(NULL, "command -v perf >/dev/null 2>&1"))
+	if (test_run(NULL, "command -v perf >/dev/null 2>&1"))
 		skip();
-	if (run(NULL,
+	if (test_run(NULL,
 		"cd '%s' && perf record -q -e cpu-clock -c 250000 -o node.data node "
 		"--perf-basic-prof hot.js >/dev/null 2>&1",
 		e->dir)) {
 		print_message("perf record failed: skipped\n");
 		skip();
 	}
-	assert_int_equal(run(&out,
+	assert_int_equal(test_run(&out,
 			     "perf report -i '%s/node.data' --stdio --sort sym 2>/dev/null | "
 			     "grep -v '^#' | grep -m1 '%%'",
 			     e->dir),
@@ -209,7 +181,7 @@ static void test_jit_e2e__perf_data_agrees_with_perf(void **state)
 			psym[strlen(psym) - 1] = '\0';
 	}
 	free(out);
-	assert_int_equal(run(&out, "'%s' report -i '%s/node.data' --json", e->tdrec, e->dir), 0);
+	assert_int_equal(test_run(&out, "'%s' report -i '%s/node.data' --json", e->tdrec, e->dir), 0);
 	top_row(out, name, sizeof(name), &share, &anon);
 	free(out);
 	assert_string_equal(name, psym);

@@ -21,32 +21,7 @@
 
 #include <cmocka.h>
 
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[4096];
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap);
-	va_list ap;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	st = pclose(p);
-	*out = buf;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
+#include "support/test_run.h"
 
 static char file[4200];
 static const char *tdrec;
@@ -56,7 +31,7 @@ static __attribute__((noinline)) char *out_of(const char *args)
 {
 	char *res = NULL;
 
-	assert_int_equal(run(&res, "'%s' %s 2>&1", tdrec, args), 0);
+	assert_int_equal(test_run(&res, "'%s' %s 2>&1", tdrec, args), 0);
 	return res;
 }
 
@@ -84,7 +59,7 @@ static void test_perf_habits__report_file_and_stdio(void **state)
 	{
 		char *out;
 
-		assert_int_equal(run(&out, "'%s' report '%s' '%s' 2>&1", tdrec, file, file), 2);
+		assert_int_equal(test_run(&out, "'%s' report '%s' '%s' 2>&1", tdrec, file, file), 2);
 		assert_non_null(strstr(out, "unexpected argument"));
 		free(out);
 	}
@@ -109,7 +84,7 @@ static void test_perf_habits__perf_sort_keys(void **state)
 	snprintf(b, sizeof(b), "report --sort samples '%s' --csv", file);
 	same(a, b);
 	/* And a grouping that disagrees is refused. */
-	assert_int_equal(run(&out, "'%s' report -s dso --lines '%s' 2>&1", tdrec, file), 2);
+	assert_int_equal(test_run(&out, "'%s' report -s dso --lines '%s' 2>&1", tdrec, file), 2);
 	free(out);
 }
 
@@ -120,10 +95,10 @@ static void test_perf_habits__report_from_a_pipe(void **state)
 	(void)state;
 	/* From the examples directory: the symbol file is found next to the
 	 * recording, and "-" has no directory but the current one. */
-	assert_int_equal(run(&x, "cd '%s/..' && '%s' report -i amd-zen4.perf.data --csv", file,
+	assert_int_equal(test_run(&x, "cd '%s/..' && '%s' report -i amd-zen4.perf.data --csv", file,
 			     tdrec),
 			 0);
-	assert_int_equal(run(&y, "cd '%s/..' && cat amd-zen4.perf.data | '%s' report -i - --csv",
+	assert_int_equal(test_run(&y, "cd '%s/..' && cat amd-zen4.perf.data | '%s' report -i - --csv",
 			     file, tdrec),
 			 0);
 	assert_string_equal(x, y);
@@ -151,14 +126,14 @@ static void test_perf_habits__record_event_lists(void **state)
 	free(out);
 	/* A PMU event's commas stay in it: ignored where the PMU exists,
 	 * else refused by its whole name. */
-	if (run(&out, "'%s' record --plan software --dry-run "
+	if (test_run(&out, "'%s' record --plan software --dry-run "
 		      "-e 'cpu-clock,cpu/event=0x3c,umask=0x0/' -- true 2>&1",
 		tdrec))
 		assert_non_null(strstr(out, "'cpu/event=0x3c,umask=0x0/'"));
 	else
 		assert_non_null(strstr(out, "cpu/event=0x3c,umask=0x0/ was ignored"));
 	free(out);
-	assert_int_equal(run(&out, "'%s' record --dry-run -e '{cycles,instructions}' -- true 2>&1",
+	assert_int_equal(test_run(&out, "'%s' record --dry-run -e '{cycles,instructions}' -- true 2>&1",
 			     tdrec),
 			 2);
 	free(out);

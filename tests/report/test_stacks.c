@@ -267,6 +267,15 @@ static void test_stacks__json_and_csv(void **state)
 	jm_free(j);
 	free(text);
 	tdr_report__free(r);
+
+	/* The plan line keeps the recording's 9 samples; the 6 with compute
+	 * on their stack, the view's whole, are said on a line of their own. */
+	r = build(&m, TDR_STACKS_CALLERS, "compute");
+	text = fx_render(r, TDR_FMT_TEXT, false, 0);
+	assert_non_null(strstr(text, ", 9 samples"));
+	assert_non_null(strstr(text, "compute is on the stack of 6 of 9 samples (66.7%)"));
+	free(text);
+	tdr_report__free(r);
 }
 
 /* Without callers: each row is its self; one warning says why. */

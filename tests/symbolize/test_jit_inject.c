@@ -29,6 +29,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_run.h"
+
 #include "report/json_mini.h"
 #include "tdrec/symbolize.h"
 
@@ -54,48 +56,16 @@ static int setup(void **state)
 	return 0;
 }
 
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int test_run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int teardown(void **state)
 {
 	struct ctx *c = *state;
 
 	tdr_symbolizer__free(c->s);
-	run(NULL, "rm -rf '%s'", c->dir);
+	test_run(NULL, "rm -rf '%s'", c->dir);
 	free(c);
 	return 0;
-}
-
-/* Shell command; its stdout in *out (caller frees) unless out is NULL. */
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[4096];
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap);
-	va_list ap;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_non_null(buf);
-	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096) {
-			buf = realloc(buf, cap *= 2);
-			assert_non_null(buf);
-		}
-	}
-	buf[len] = '\0';
-	st = pclose(p);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 struct fn {
@@ -284,7 +254,8 @@ static void test_jit_inject__perf_inject_agrees_with_perf(void **state)
 	FILE *f;
 	char js[128];
 
-	if (!tdrec || run(NULL, "command -v node >/dev/null 2>&1 && command -v perf >/dev/null 2>&1")) {
+	if (!tdrec ||
+	    test_run(NULL, "command -v node >/dev/null 2>&1 && command -v perf >/dev/null 2>&1")) {
 		print_message("node or perf is not installed: skipped\n");
 		skip();
 	}
@@ -293,20 +264,20 @@ static void test_jit_inject__perf_inject_agrees_with_perf(void **state)
 	assert_non_null(f);
 	fputs(hot_js, f);
 	fclose(f);
-	if (run(NULL,
+	if (test_run(NULL,
 		"cd '%s' && perf record -q -k 1 -e cpu-clock -c 250000 -o raw.data node "
 		"--perf-prof hot.js >/dev/null 2>&1",
 		c->dir)) {
 		print_message("perf record failed (perf_event_paranoid?): skipped\n");
 		skip();
 	}
-	if (run(NULL, "cd '%s' && perf inject --jit -i raw.data -o inj.data >/dev/null 2>&1",
+	if (test_run(NULL, "cd '%s' && perf inject --jit -i raw.data -o inj.data >/dev/null 2>&1",
 		c->dir) ||
-	    run(NULL, "ls '%s'/jitted-*.so >/dev/null 2>&1", c->dir)) {
+	    test_run(NULL, "ls '%s'/jitted-*.so >/dev/null 2>&1", c->dir)) {
 		print_message("perf inject --jit wrote no jitted-*.so: skipped\n");
 		skip();
 	}
-	assert_int_equal(run(&out,
+	assert_int_equal(test_run(&out,
 			     "perf report -i '%s/inj.data' --stdio --sort dso,sym 2>/dev/null",
 			     c->dir),
 			 0);
@@ -316,7 +287,7 @@ static void test_jit_inject__perf_inject_agrees_with_perf(void **state)
 	if (strncmp(want_rows[0].name, "JS:", 3) || !strstr(want_rows[0].name, "hotLoop"))
 		fail_msg("perf's top JIT row '%s', want JS:...hotLoop", want_rows[0].name);
 
-	assert_int_equal(run(&out, "'%s' report -i '%s/inj.data' --json", tdrec, c->dir), 0);
+	assert_int_equal(test_run(&out, "'%s' report -i '%s/inj.data' --json", tdrec, c->dir), 0);
 	{
 		size_t where = 0;
 		struct jm *j = jm_parse(out, &where);

@@ -147,6 +147,20 @@ static void check_parts(const struct tdr_td_family *f, const struct tdr_td_formu
 			for (size_t t = 0; t < TDR_TD_MAX_TERMS && r->den[t].event; t++)
 				assert_true(family_has_event(f, r->den[t].event));
 			assert_true(one_group(f, r->num, r->den));
+			/* A weighted term's weight is a plain ratio of one
+			 * group (so it cancels multiplexing too). */
+			for (size_t t = 0; t < 2 * TDR_TD_MAX_TERMS; t++) {
+				const struct tdr_td_term *x =
+				    t < TDR_TD_MAX_TERMS ? &r->num[t] : &r->den[t - TDR_TD_MAX_TERMS];
+				const struct tdr_td_ratio *w = x->event ? x->weight : NULL;
+
+				if (!w)
+					continue;
+				assert_non_null(w->den[0].event);
+				assert_true(one_group(f, w->num, w->den));
+				for (size_t u = 0; u < TDR_TD_MAX_TERMS; u++)
+					assert_true(!w->num[u].weight && !w->den[u].weight);
+			}
 		}
 		assert_true(factors >= 1);
 	}
@@ -174,6 +188,9 @@ static void test_topdown__formulas_name_family_events(void **state)
 			}
 			assert_non_null(fo->num[0].event);
 			assert_non_null(fo->den[0].event);
+			/* The linear form has no weighted terms. */
+			for (size_t t = 0; t < TDR_TD_MAX_TERMS; t++)
+				assert_true(!fo->num[t].weight && !fo->den[t].weight);
 			for (size_t t = 0; t < TDR_TD_MAX_TERMS && fo->num[t].event; t++)
 				assert_true(family_has_event(f, fo->num[t].event));
 			for (size_t t = 0; t < TDR_TD_MAX_TERMS && fo->den[t].event; t++)
@@ -395,15 +412,23 @@ static void test_topdown__events_encoded(void **state)
 					 PERF_COUNT_HW_CPU_CYCLES);
 			assert_string_equal(tdr_td_family__event(f, false, 0)->name, "cycles");
 		}
-		/* Each group fits the counters (the first may use fixed cycles). */
+		/* Each group fits the general counters: on Intel cycles and
+		 * instructions go to fixed counters; Skylake-SP's level-2
+		 * group 2 needs Hyper-Threading off (docs/plans.md). */
 		for (uint32_t g = 0; g < 3; g++) {
 			size_t n = 0;
 
-			for (size_t i = 0; i < tdr_td_family__event_cnt(f, false); i++)
-				n += tdr_td_family__event(f, false, i)->group == g;
-			if (!g && f->fixed_cycles)
-				n--;
-			assert_true(n <= f->counters);
+			for (size_t i = 0; i < tdr_td_family__event_cnt(f, false); i++) {
+				const struct tdr_td_event *e = tdr_td_family__event(f, false, i);
+
+				bool fixed = f->fixed_cycles &&
+					     (e->source == TDR_TD_HARDWARE || (!g && !i));
+
+				n += e->group == g && !fixed;
+			}
+			assert_true(n <= (f->counters_smt_off ? f->counters_smt_off : f->counters));
+			if (!strcmp(f->name, "intel-skl-l2"))
+				assert_true(g == 2 ? n > f->counters : n <= f->counters);
 		}
 	}
 }
@@ -446,7 +471,7 @@ static void test_topdown__generic_raw_configs_match_format(void **state)
 	} where[] = {
 	    {"amd-zen4", "genoa", "cpu"},	      {"amd-zen5", "turin", "cpu"},
 	    {"gracemont", "alderlake-hybrid", "cpu_atom"}, {"crestmont", "sierra-forest", "cpu"},
-	    {"skymont", "arrow-lake", "cpu_atom"},
+	    {"skymont", "arrow-lake", "cpu_atom"},	      {"intel-skl-l2", "skylake-sp-noht", "cpu"},
 	};
 	const struct tdr_td_family *skl = tdr_topdown_family("intel-skl");
 	size_t checked = 0;
@@ -465,7 +490,7 @@ static void test_topdown__generic_raw_configs_match_format(void **state)
 			checked++;
 		}
 	}
-	assert_int_equal(checked, 5 + 5 + 3 + 4 + 4);
+	assert_int_equal(checked, 5 + 5 + 3 + 4 + 4 + 10);
 	/* By hand: AMD's event bits 8-11 go to config bits 32-35. */
 	assert_int_equal(encode_on("genoa", "cpu", "event=0x1a0,umask=0x1e"), 0x100001ea0ull);
 	for (size_t i = 0; i < tdr_td_family__event_cnt(skl, false); i++) {
@@ -478,7 +503,7 @@ static void test_topdown__generic_raw_configs_match_format(void **state)
 				 e->config_alt ? e->config_alt : e->config);
 		checked++;
 	}
-	assert_int_equal(checked, 21 + 4);
+	assert_int_equal(checked, 31 + 4);
 	assert_int_equal(alias_on("skylake-sp-ht", "cpu", "topdown-recovery-bubbles"), 0x0120030d);
 	/* The alias the group does not open (its .scale gives W). */
 	assert_int_equal(alias_on("skylake-sp-noht", "cpu", skl->gate[0]), 0x3c);
@@ -641,6 +666,59 @@ static void test_topdown__generic_formulas_by_hand(void **state)
 	}
 }
 
+/* Skylake-SP level 2 (intel-skl-l2, W = 4) on one function's summed
+ * deltas, by hand. Group 0: cycles 1000, issued 1800, retired 1600, fetch
+ * bubbles 800, recovery 50: retiring 0.4, bad-spec (200 + 200) / 4000 =
+ * 0.1, fe 0.2, be (4000 - 800 - 1800 - 200) / 4000 = 0.3. Group 1: cycles
+ * 500, CYCLES_0_UOPS_DELIV 50, mispredicts 30, clears 10: fetch-lat 4 * 50
+ * / 2000 = 0.1, fetch-bw 0.1, br-mispredict 0.1 * 30/40 = 0.075,
+ * machine-clears 0.025. Group 2: cycles 2000, STALLS_MEM_ANY 300,
+ * BOUND_ON_STORES 100, STALLS_TOTAL 500, 1_PORTS 200, 2_PORTS 250, retire
+ * slots 3200, macro-fused 200, instructions 2600: mem-bound 0.3 * 400 /
+ * (500 + 200 + 0.4 * 250 + 100) = 2/15, core-bound 1/6, heavy-ops 800 /
+ * 8000 = 0.1, light-ops 0.3. */
+static void test_topdown__skx_l2_by_hand(void **state)
+{
+	static const uint64_t d[18] = {1000, 1800, 1600, 800, 50,  500, 50,   30,  10,
+				       2000, 300,  100,	 500, 200, 250, 3200, 200, 2600};
+	static const struct {
+		const char *key;
+		double want;
+	} want[] = {{"retiring", 0.4},	      {"bad-spec", 0.1},	 {"fe-bound", 0.2},
+		    {"be-bound", 0.3},	      {"heavy-ops", 0.1},	 {"light-ops", 0.3},
+		    {"br-mispredict", 0.075}, {"machine-clears", 0.025}, {"fetch-lat", 0.1},
+		    {"fetch-bw", 0.1},	      {"mem-bound", 2.0 / 15},	 {"core-bound", 1.0 / 6}};
+	const struct tdr_td_family *f = tdr_topdown_family("intel-skl-l2");
+	uint64_t scaled[18];
+	struct tdr_meta m;
+
+	(void)state;
+	assert_non_null(f);
+	meta_of_family(&m, f);
+	assert_int_equal(m.event_cnt, 18);
+	assert_string_equal(m.events[14].name, "exe_activity.2_ports_util");
+	assert_int_equal(tdr_meta__add_family_categories(&m, f, 4), 12);
+	/* Multiplexing: group 1 counted half the time, group 2 three times
+	 * as long as group 0; no value moves. */
+	for (size_t i = 0; i < 18; i++)
+		scaled[i] = i < 5 ? d[i] : i < 9 ? d[i] / 2 : 3 * d[i];
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		int idx = stored_idx(&m, want[k].key);
+
+		assert_true(idx >= 0);
+		assert_true(fabs(tdr_category__value(&m.categories[idx], d, 18) - want[k].want) <
+			    1e-12);
+		assert_true(fabs(tdr_category__value(&m.categories[idx], scaled, 18) -
+				 want[k].want) < 1e-12);
+	}
+	/* Only the memory split needs the weighted form. */
+	for (size_t i = 0; i < m.category_cnt; i++)
+		assert_int_equal(tdr_category__weighted(&m.categories[i]),
+				 !strcmp(m.categories[i].name, "mem-bound") ||
+				     !strcmp(m.categories[i].name, "core-bound"));
+	tdr_meta__clear(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +726,7 @@ int main(void)
 	    cmocka_unit_test(test_topdown__events_have_categories),
 	    cmocka_unit_test(test_topdown__formulas_name_family_events),
 	    cmocka_unit_test(test_topdown__stored_children_sum_to_parent),
+	    cmocka_unit_test(test_topdown__skx_l2_by_hand),
 	    cmocka_unit_test(test_topdown__stored_l2_is_unchanged),
 	    cmocka_unit_test(test_topdown__raw_configs_match_sysfs),
 	    cmocka_unit_test(test_topdown__events_encoded),

@@ -27,7 +27,7 @@
 #include "tdrec/records.h"
 
 #define TDR_FORMAT_MAJOR 1
-#define TDR_FORMAT_MINOR 4
+#define TDR_FORMAT_MINOR 5
 
 /* ---------------------------------------------------------------------------
  * Metadata: what was recorded, where and how. Plain data; every pointer is
@@ -70,12 +70,33 @@ struct tdr_term {
 /* Category flags. */
 #define TDR_CATEGORY_DERIVED (1u << 0) /* computed from other measured values */
 
-/* One ratio of two linear combinations of member deltas: sum(num) / sum(den). */
+struct tdr_wterm;
+
+/*
+ * One ratio of two linear combinations of member deltas: sum(num) / sum(den).
+ * A factor of the product form may also hold weighted terms (files of minor
+ * 5), each coef * delta(event) * (its weight ratio), added to its side:
+ * sum(num) + sum(wnum) over sum(den) + sum(wden).
+ */
 struct tdr_ratio {
 	size_t num_cnt;
 	struct tdr_term *num;
 	size_t den_cnt;
 	struct tdr_term *den;
+	size_t wnum_cnt;
+	struct tdr_wterm *wnum;
+	size_t wden_cnt;
+	struct tdr_wterm *wden;
+};
+
+/* A weighted term: coef * delta(event_idx) * sum(w.num) / sum(w.den), the
+ * weight a plain ratio (no weighted terms of its own). Skylake-SP's memory
+ * bound has retiring = retire slots / (W * cycles) as the weight of a
+ * denominator term (docs/format.md section 5.2). */
+struct tdr_wterm {
+	uint32_t event_idx;
+	double coef;
+	struct tdr_ratio w;
 };
 
 /* Caps of the product form (docs/format.md section 5.2, since 1.3). */
@@ -99,7 +120,8 @@ struct tdr_part {
  * sum over parts of the product of each part's ratios, each ratio a ratio
  * of sums (Arm retiring = OP_RETIRED/OP_SPEC * (8*CYCLES -
  * STALL_SLOT)/(8*CYCLES); AMD memory bound = backend_stalls/(6*cycles) *
- * load_not_complete/not_complete).
+ * load_not_complete/not_complete). Its ratios may hold weighted terms
+ * (struct tdr_wterm; files of minor 5): Skylake-SP memory bound.
  */
 struct tdr_category {
 	char *name;   /* "retiring", "bad-spec", "fe-bound", "be-bound", "heavy-ops", ... */
@@ -116,6 +138,9 @@ struct tdr_category {
 
 /* Release what c points to and zero it (c itself is not freed). */
 TDR_API void tdr_category__clear(struct tdr_category *c);
+/* Whether c has a weighted term (the product form with WPART items,
+ * docs/format.md section 5.2, minor 5). */
+TDR_API bool tdr_category__weighted(const struct tdr_category *c);
 /* Deep copy of src into dst (dst is overwritten; clear it with
  * tdr_category__clear). Returns 0 or -ENOMEM (dst then holds nothing). */
 TDR_API int tdr_category__copy(struct tdr_category *dst, const struct tdr_category *src);
@@ -296,6 +321,10 @@ enum tdr_section_type {
  */
 #define TDR_DSO_PATH_MAX 4096	/* bytes of a path */
 #define TDR_DSO_BUILD_ID_MAX 20 /* bytes of a build-id (the kernel's BUILD_ID_SIZE_MAX) */
+
+/* The name of the kernel image among the mapped objects, as perf and tdrec
+ * write it (perf.data calls the mapping "[kernel.kallsyms]_text"). */
+#define TDR_KERNEL_DSO "[kernel.kallsyms]"
 
 /* What the recorder learnt of a file at the end of the recording. */
 enum tdr_dso_status {

@@ -56,6 +56,34 @@ struct tdr_mapping {
 	uint8_t build_id[20];
 };
 
+/* Where an address lies, from its CPU mode and mapping: the rule every
+ * consumer (report rows, the archive, exports) classifies addresses by. */
+enum tdr_addr_place {
+	TDR_PLACE_FILE = 0,   /* a file-backed mapping: look up by file offset */
+	TDR_PLACE_KERNEL,     /* kernel mode or a kernel mapping: by address */
+	TDR_PLACE_VDSO,	      /* [vdso]: by offset in its image */
+	TDR_PLACE_ANON,	      /* anonymous memory (JIT code): by address */
+	TDR_PLACE_UNMAPPED,   /* a user address in no known mapping */
+	TDR_PLACE_HYPERVISOR, /* the hypervisor */
+	TDR_PLACE_GUEST,      /* a guest's kernel or user code */
+};
+
+static inline enum tdr_addr_place tdr_addr_place(enum tdr_cpumode mode,
+						 const struct tdr_mapping *map)
+{
+	if (mode == TDR_MODE_HYPERVISOR)
+		return TDR_PLACE_HYPERVISOR;
+	if (mode == TDR_MODE_GUEST_KERNEL || mode == TDR_MODE_GUEST_USER)
+		return TDR_PLACE_GUEST;
+	if (mode == TDR_MODE_KERNEL || (map && map->kind == TDR_MAP_KERNEL))
+		return TDR_PLACE_KERNEL;
+	if (!map)
+		return TDR_PLACE_UNMAPPED;
+	if (map->kind == TDR_MAP_ANON)
+		return TDR_PLACE_ANON;
+	return map->kind == TDR_MAP_VDSO ? TDR_PLACE_VDSO : TDR_PLACE_FILE;
+}
+
 /*
  * One caller of a sample, from PERF_SAMPLE_CALLCHAIN (the PERF_CONTEXT_*
  * markers dropped). ip is the return address as the kernel gives it: who

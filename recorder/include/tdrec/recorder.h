@@ -44,6 +44,7 @@ struct tdr_recorder;
 #define TDR_RECORD_DEFAULT_FREQ 4000
 #define TDR_RECORD_DEFAULT_OUTPUT "tdrec.tdr"
 #define TDR_RECORD_FLUSH_MS 500 /* a frame is written at least this often */
+#define TDR_DRAIN_NICE -10	 /* the draining thread's nice, where allowed */
 
 struct tdr_record_opts {
 	struct tdr_target_opts what;	      /* what to record, which plan */

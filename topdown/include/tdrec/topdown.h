@@ -106,11 +106,18 @@ struct tdr_td_event {
 
 #define TDR_TD_MAX_TERMS 6
 
-/* coef * (W when per_width) * delta(event). */
+struct tdr_td_ratio;
+
+/* coef * (W when per_width) * delta(event), times weight when it is not
+ * NULL: a term whose coefficient is itself a ratio of counts (Skylake-SP's
+ * memory bound weighs 2_PORTS_UTIL by retiring). Only a factor of the
+ * product form has weighted terms, and a weight has none of its own
+ * (docs/format.md section 5.2, WPART). */
 struct tdr_td_term {
 	const char *event; /* a name of the family's events; NULL ends the list */
 	double coef;
 	bool per_width;
+	const struct tdr_td_ratio *weight;
 };
 
 /* One ratio sum(num) / sum(den); a part's factor list ends at the first
@@ -213,7 +220,7 @@ TDR_API double tdr_topdown_threshold(const char *key);
 
 /* How many families the table has (tdr_topdown_family_cnt; a constant
  * so that plan kinds can name the last, software). */
-#define TDR_TD_FAMILY_CNT 16
+#define TDR_TD_FAMILY_CNT 17
 
 /* All families, best first: perf metrics level 2 and level 1, the generic
  * families, software last. The plan kinds are these, in this order
