@@ -322,7 +322,9 @@ static int decode(struct tdr_cols_dec **decp, struct tdr_cols_dchain *ch, bool c
 	 * The others keep the previous sample's word (zero columns) or were
 	 * read first (keys); their d stays 0 or is set with the keys. */
 	uint8_t rd_j[TDR_COLS_MAX], rd_pred[TDR_COLS_MAX];
-	uint64_t rd_bias[TDR_COLS_MAX], d[TDR_COLS_MAX] = {0};
+	struct stream_r *rd_st[TDR_COLS_MAX];
+	/* d[-1] stays 0: the predictor "none" (0) reads it, without a branch */
+	uint64_t rd_bias[TDR_COLS_MAX], dd[TDR_COLS_MAX + 1] = {0}, *d = dd + 1;
 	const uint8_t *last = NULL;
 	size_t nst, cols, rd_cnt = 0, last_m = 0, pos = 0;
 	uint32_t cnt = 0;
@@ -345,6 +347,7 @@ static int decode(struct tdr_cols_dec **decp, struct tdr_cols_dchain *ch, bool c
 		if (is_key(&pr, j) || (!st[STREAM_COL0 + 3 * j].end && !pr.pred[j] && !pr.bias[j]))
 			continue;
 		rd_j[rd_cnt] = (uint8_t)j;
+		rd_st[rd_cnt] = &st[STREAM_COL0 + 3 * j];
 		rd_pred[rd_cnt] = (uint8_t)pr.pred[j];
 		rd_bias[rd_cnt++] = pr.bias[j];
 	}
@@ -421,17 +424,21 @@ static int decode(struct tdr_cols_dec **decp, struct tdr_cols_dchain *ch, bool c
 				/* Same size and keys as the previous sample of the
 				 * context: start from its words (keys included),
 				 * then add the deltas of the columns read. */
+				size_t rd_m = rd_cnt;
+
 				memcpy(out, s->prev, 8 * m);
-				for (size_t i = 0; i < rd_cnt; i++) {
+				/* The columns read, up to m (rd_j ascends): all
+				 * of them for a sample of every column. */
+				if (m < cols)
+					for (rd_m = 0; rd_m < rd_cnt && rd_j[rd_m] < m; rd_m++)
+						;
+				for (size_t i = 0; i < rd_m; i++) {
 					size_t j = rd_j[i];
 					uint64_t w;
 
-					if (j >= m)
-						break; /* rd_j ascends */
-					TDR_BAIL_IF(next_split(&st[STREAM_COL0 + 3 * j], &v),
-						    -TDR_E_CORRUPT, "codec 1: column %zu cut", j);
-					d[j] = unzz(v) + rd_bias[i] +
-					       (rd_pred[i] ? d[rd_pred[i] - 1] : 0);
+					TDR_BAIL_IF(next_split(rd_st[i], &v), -TDR_E_CORRUPT,
+						    "codec 1: column %zu cut", j);
+					d[j] = unzz(v) + rd_bias[i] + d[(int)rd_pred[i] - 1];
 					memcpy(&w, out + 8 * j, 8);
 					w += d[j];
 					memcpy(out + 8 * j, &w, 8); /* little-endian host */

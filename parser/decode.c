@@ -9,6 +9,8 @@
  * The layouts themselves (field order and offsets of SAMPLE, of the
  * sample_id trailer and of every other body) are tdrec/records.h's: this
  * file picks the layout of a record's event and keeps the parser's view.
+ * Samples of the layout tdrec records take a short way (decode_fast: fixed
+ * offsets, one size check), everything else the general one.
  * SAMPLE fields are decoded up to PERF_SAMPLE_CALLCHAIN (read in place);
  * RAW, which follows, is bounds-checked; BRANCH_STACK, REGS_USER and
  * STACK_USER are read in place for an event that has both of the last two
@@ -33,6 +35,12 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ)
+
+/* The layout of the samples tdrec records (plan/plan.c's sample_type):
+ * with a group read, decode_fast reads them. */
+#define FAST_SAMPLE_TYPE                                                                           \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ)
 
 #define LOG_PREFIX "parser: "
 #include "tdrec/tdr_log.h"
@@ -74,8 +82,11 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 	if (!d->ev_cnt)
 		return 0;
 	d->ev = tdr_calloc(d->ev_cnt, sizeof(*d->ev));
-	if (!d->ev)
+	d->recent = tdr_calloc(ID_RECENT, sizeof(*d->recent));
+	if (!d->ev || !d->recent) {
+		tdr_decoder__fini(d);
 		return -ENOMEM;
+	}
 	for (i = 0; i < d->ev_cnt; i++) {
 		const struct perf_event_attr *a = &meta->events[i].attr;
 		struct ev_info *e = &d->ev[i];
@@ -94,6 +105,7 @@ int tdr_decoder__init(struct tdr_decoder *d, const struct tdr_meta *meta)
 		e->lbr_stack = e->ul.branch_stack &&
 			       (a->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
 		e->exact_size = !(a->sample_type & ~EXACT_FIELDS);
+		e->fast = a->sample_type == FAST_SAMPLE_TYPE && (a->read_format & PERF_FORMAT_GROUP);
 		tdr_sid_layout__init(&e->tl, a->sample_id_all ? a->sample_type : 0);
 		e->group_first = (uint32_t)i;
 		for (j = 0; j < d->ev_cnt; j++) {
@@ -141,6 +153,7 @@ err_out:
 void tdr_decoder__fini(struct tdr_decoder *d)
 {
 	zfree(&d->ev);
+	zfree(&d->recent);
 	tdr_u64map__fini(&d->ids);
 	d->ev_cnt = 0;
 }
@@ -153,9 +166,16 @@ static int event_of(const struct tdr_decoder *d, bool have_id, uint64_t id, bool
 	*unknown = false;
 	/* A meta without ids (tests, old files): every record uses the default. */
 	if (have_id && tdr_u64map__cnt(&d->ids)) {
+		struct id_slot *c = &d->recent[id & (ID_RECENT - 1)];
+
+		if (c->ev1 && c->id == id)
+			return (int)c->ev1 - 1;
 		v = tdr_u64map__get(&d->ids, id);
-		if (v != TDR_HMAP_NONE)
+		if (v != TDR_HMAP_NONE) {
+			c->id = id;
+			c->ev1 = v + 1;
 			return (int)v;
+		}
 		*unknown = true;
 	}
 	return d->dflt;
@@ -175,6 +195,62 @@ static size_t exact_sample_size(const struct tdr_sample_layout *l, const struct 
 	return (size_t)l->read + l->rd.head_sz + (l->rd.group ? s->read.nr * l->rd.stride : 0);
 }
 
+/*
+ * The short way for a sample of FAST_SAMPLE_TYPE with a group read (nearly
+ * every record of a .tdr file): every field is present, so the layout's
+ * offsets are read without asking which fields there are, after one check
+ * of the whole size. Returns false, having written nothing, when the size
+ * does not add up: the general way then decodes the record and says what
+ * is wrong. Gives exactly what tdr_sample__parse gives
+ * (tests/parser/test_fastpath.c compares both ways on every layout and
+ * damage it knows).
+ */
+static bool decode_fast(const struct ev_info *e, const uint8_t *p, const uint8_t *end,
+			struct dec_rec *r)
+{
+	const struct tdr_sample_layout *l = &e->sl;
+	const struct tdr_read_layout *rl = &l->rd;
+	struct tdr_sample_read *rd = &r->sample.read;
+	size_t len = (size_t)(end - p);
+	const uint8_t *q;
+	uint64_t nr;
+
+	if (len < l->fixed_sz)
+		return false;
+	nr = ld64(p + l->read);
+	/* nr <= len (a record is below 64 KiB) keeps nr * stride from
+	 * overflowing, without a division */
+	if (nr > len || len != l->fixed_sz + nr * rl->stride)
+		return false;
+	r->sid.id = ld64(p + l->event_id);
+	r->sid.pid = ld32(p + l->tid);
+	r->sid.tid = ld32(p + l->tid + 4);
+	r->sid.time = ld64(p + l->time);
+	r->sid.cpu = ld32(p + l->cpu);
+	r->sid.have |= TDR_SID_ID | TDR_SID_TID | TDR_SID_TIME | TDR_SID_CPU;
+	r->sample.ip = ld64(p + l->ip);
+	r->sample.period = ld64(p + l->period);
+	r->sample.has_ip = r->sample.has_period = r->sample.has_read = true;
+	rd->group = true;
+	rd->has_id = rl->has_id;
+	rd->has_enabled = rl->has_enabled;
+	rd->has_running = rl->has_running;
+	rd->stride = rl->stride;
+	rd->nr = nr;
+	q = p + l->read + 8;
+	if (rl->has_enabled) {
+		rd->time_enabled = ld64(q);
+		q += 8;
+	}
+	if (rl->has_running) {
+		rd->time_running = ld64(q);
+		q += 8;
+	}
+	rd->ent = q;
+	r->sample.tail = end;
+	return true;
+}
+
 static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const uint8_t *end,
 			 struct dec_rec *r)
 {
@@ -190,6 +266,8 @@ static int decode_sample(const struct tdr_decoder *d, const uint8_t *p, const ui
 	if (r->ev < 0)
 		return 0; /* unknown id and no default layout: caller counts it */
 	e = &d->ev[r->ev];
+	if (e->fast && !d->no_fast && decode_fast(e, p, end, r))
+		return 0;
 	err = tdr_sample__parse(&e->sl, p, end, &r->sample, &r->sid);
 	if (!err && (e->user_stack || e->lbr_stack))
 		err = tdr_sample__parse_user(&e->ul, r->sample.tail, end, &r->user);
@@ -282,8 +360,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 	if (hdr->size < sizeof(*hdr))
 		return -TDR_E_CORRUPT;
 
-	switch (hdr->type) {
-	case PERF_RECORD_SAMPLE:
+	/* Nearly every record: before the switch, which costs a jump table. */
+	if (hdr->type == PERF_RECORD_SAMPLE) {
 		/* Field by field: a memset of the whole union became a slow
 		 * 'rep stos' on the hottest path (per-sample profile). */
 		r->sample.ip = r->sample.addr = r->sample.period = 0;
@@ -292,6 +370,8 @@ int tdr_decoder__decode(const struct tdr_decoder *d, const struct perf_event_hea
 		r->sample.callchain_nr = 0;
 		r->sample.callchain = NULL;
 		return decode_sample(d, p, end, r);
+	}
+	switch (hdr->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		return decode_mmap(d, hdr, r);

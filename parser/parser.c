@@ -33,13 +33,19 @@
 static struct thread *thread_get(struct tdr_parser *p, uint32_t tid, bool create)
 {
 	struct threads *t = &p->threads;
+	uint32_t *rc = &t->recent[tid & (THREAD_RECENT - 1)];
 	uint32_t i;
 
 	if (t->last < t->cnt && t->t[t->last].tid == tid)
 		return &t->t[t->last];
+	if (*rc && t->t[*rc - 1].tid == tid) {
+		t->last = *rc - 1;
+		return &t->t[t->last];
+	}
 	i = tdr_u64map__get(&t->idx, tid);
 	if (i != TDR_HMAP_NONE) {
 		t->last = i;
+		*rc = i + 1;
 		return &t->t[i];
 	}
 	if (!create)
@@ -211,8 +217,16 @@ int tdr_parser_setup(struct tdr_parser *p)
 	p->deltas = tdr_calloc(p->meta.event_cnt ? p->meta.event_cnt : 1, sizeof(*p->deltas));
 	p->cur = tdr_calloc(max_gsz, sizeof(*p->cur));
 	p->cur_ev = tdr_calloc(max_gsz, sizeof(*p->cur_ev));
-	if (!p->deltas || !p->cur || !p->cur_ev)
+	p->ev_clock = tdr_calloc(p->meta.event_cnt ? p->meta.event_cnt : 1, 1);
+	if (!p->deltas || !p->cur || !p->cur_ev || !p->ev_clock)
 		return -ENOMEM;
+	for (i = 0; i < p->meta.event_cnt; i++) {
+		const struct perf_event_attr *a = &p->meta.events[i].attr;
+
+		p->ev_clock[i] = a->type == PERF_TYPE_SOFTWARE &&
+				 (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+				  a->config == PERF_COUNT_SW_TASK_CLOCK);
+	}
 	for (i = 0; i < p->meta.event_cnt; i++) {
 		const struct tdr_event_desc *ev = &p->meta.events[i];
 
@@ -266,6 +280,7 @@ void tdr_parser__free(struct tdr_parser *p)
 	zfree(&p->deltas);
 	zfree(&p->cur);
 	zfree(&p->cur_ev);
+	zfree(&p->ev_clock);
 	zfree(&p->frames);
 	zfree(&p->pcs);
 	tdr_meta__clear(&p->meta);

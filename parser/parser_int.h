@@ -60,8 +60,17 @@ struct ev_info {
 	/* Its SAMPLE records hold only fields of known size (no CALLCHAIN, RAW
 	 * or later field): a record of another size is damaged. */
 	bool exact_size;
+	/* Its SAMPLE records have the layout tdrec records (decode.c's
+	 * FAST_SAMPLE_TYPE, a group read): read the short way. */
+	bool fast;
 	/* its sample_id trailer (sz 0 without sample_id_all) */
 	struct tdr_sid_layout tl;
+};
+
+#define ID_RECENT 64 /* a power of two */
+struct id_slot {
+	uint64_t id;
+	uint32_t ev1; /* meta event index + 1, 0 when empty */
 };
 
 struct tdr_decoder {
@@ -80,6 +89,13 @@ struct tdr_decoder {
 	 * layout with PERF_SAMPLE_TIME (tdr_decoder__time's short way), else -1. */
 	int time_pos;
 	bool any_build_id; /* some event has attr.build_id */
+	/* Tests only: every sample the general way, to compare both ways. */
+	bool no_fast;
+	/* Direct-mapped cache of id -> event (ID_RECENT slots; the map's hash
+	 * lookup per record showed in the profile). ids never change after
+	 * init, so a slot is checked by id only. Written through this pointer
+	 * by __decode, so a decoder is used by one thread at a time. */
+	struct id_slot *recent;
 };
 
 /* Fields of the sample_id trailer, or the same fields of a SAMPLE
@@ -150,6 +166,7 @@ bool tdr_decoder__time(const struct tdr_decoder *d, const struct perf_event_head
 /* Largest group whose samples are turned into deltas (kernel groups are far
  * smaller in practice; a TopDown L2 group has 10 members). */
 #define TDR_MAX_GROUP 256
+#define STREAM_RECENT 64 /* a power of two */
 struct stream {
 	uint64_t id;	  /* sampler id from the record */
 	uint32_t x;	  /* tid, or cpu in system-wide mode */
@@ -174,6 +191,11 @@ struct stream_tab {
 	uint64_t *pool;
 	size_t pool_cnt, pool_cap;
 	size_t last; /* last-hit cache, index into s or SIZE_MAX */
+	/* Direct-mapped cache of recent streams (index + 1, 0 when empty):
+	 * samples of a few threads interleave, so one last hit is not enough
+	 * and a hash lookup per sample showed in the profile. Streams are
+	 * never removed, so an entry stays valid; it is checked by key. */
+	uint32_t recent[STREAM_RECENT];
 	/* Lost sequence numbers: each LOST record bumps seq and stamps its ring. */
 	uint64_t lost_seq;
 	uint64_t lost_any_seq; /* LOST records whose ring is unknown */
@@ -263,11 +285,15 @@ struct thread {
 	const char *comm;
 };
 
+#define THREAD_RECENT 64 /* a power of two */
 struct threads {
 	struct tdr_u64map idx;
 	struct thread *t;
 	size_t cnt, cap;
 	size_t last;
+	/* Direct-mapped cache by tid (index + 1, 0 when empty), as the
+	 * streams' one: threads are never removed, so a hit is checked by tid. */
+	uint32_t recent[THREAD_RECENT];
 };
 
 /* ---------------------------------------------------------------------------
@@ -286,6 +312,10 @@ struct tdr_parser {
 	uint64_t *deltas; /* meta.event_cnt scratch entries */
 	uint64_t *cur;	  /* scratch: this sample's values by group slot */
 	uint32_t *cur_ev; /* scratch: meta index per group slot */
+	/* 1 for a clock event (cpu-clock, task-clock: nanoseconds, which
+	 * cannot move faster than time), else 0; by meta index (streams.c's
+	 * plausibility check, one byte load per member and sample) */
+	uint8_t *ev_clock;
 	struct tdr_frame *frames; /* scratch: this sample's callers (callchain.c) */
 	size_t frame_cap;
 	/* User stack copies (--call-graph dwarf): the caller's unwinder. */

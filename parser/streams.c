@@ -201,6 +201,12 @@ static long stream_of(struct tdr_parser *p, uint32_t ring, const struct dec_rec 
 	else
 		x = (r->sid.have & DEC_HAVE_TID) ? r->sid.tid : 0;
 	if (idx >= t->cnt || t->s[idx].id != key_id || t->s[idx].x != x) {
+		uint32_t *rc = &t->recent[(x ^ key_id) & (STREAM_RECENT - 1)];
+
+		if (*rc && t->s[*rc - 1].id == key_id && t->s[*rc - 1].x == x) {
+			t->last = *rc - 1;
+			return (long)t->last;
+		}
 		idx = find(t, key_id, x);
 		if (idx == SIZE_MAX) {
 			long n = add(t, key_id, x, (uint32_t)r->ev, gsz);
@@ -212,6 +218,8 @@ static long stream_of(struct tdr_parser *p, uint32_t ring, const struct dec_rec 
 			p->stats.streams = t->cnt;
 		}
 		t->last = idx;
+		if (idx < UINT32_MAX)
+			*rc = (uint32_t)idx + 1;
 	}
 	return (long)idx;
 }
@@ -222,20 +230,24 @@ static long stream_of(struct tdr_parser *p, uint32_t ring, const struct dec_rec 
 static bool match_in_order(struct tdr_parser *p, const struct tdr_sample_read *rd, size_t gsz,
 			   struct match *m)
 {
+	/* Locals: through p and m every store could alias them (reloads). */
 	const uint8_t *en = rd->ent;
-	size_t j;
+	const uint64_t *cid = m->cid, *cev = m->cev, *prev = m->prev;
+	uint64_t *cur = p->cur;
+	uint32_t *cur_ev = p->cur_ev;
+	size_t j, stride = rd->stride;
+	bool backwards = false;
 
-	for (j = 0; j < gsz && ld64(en + TDR_READ_ENTRY_ID) == m->cid[j]; j++, en += rd->stride) {
+	for (j = 0; j < gsz && ld64(en + TDR_READ_ENTRY_ID) == cid[j]; j++, en += stride) {
 		uint64_t v = ld64(en);
 
-		p->cur[j] = v;
-		p->cur_ev[j] = (uint32_t)m->cev[j];
-		m->backwards |= v < m->prev[j];
+		cur[j] = v;
+		cur_ev[j] = (uint32_t)cev[j];
+		backwards |= v < prev[j];
 	}
-	if (j < gsz) {
-		m->backwards = false;
+	if (j < gsz)
 		return false;
-	}
+	m->backwards = backwards;
 	m->present[0] = gsz == 64 ? UINT64_MAX : (1ull << gsz) - 1;
 	m->all = true;
 	return true;
@@ -331,12 +343,6 @@ static int rebase_reason(const struct stream_tab *t, const struct stream *s, uin
 #define SLACK_NS 10000000000ull
 #define MAX_CPUS 8192u
 
-static bool clock_event(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
 static uint64_t sat_mul(uint64_t a, uint64_t b)
 {
 	uint64_t r;
@@ -344,15 +350,20 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
-static bool plausible(const struct tdr_parser *p, const struct stream *s, bool first,
-		      const struct dec_rec *r, size_t gsz, const struct match *m)
+/* The largest delta a member may have: lim[0] for any counter, lim[1] for
+ * a clock (cpu-clock, task-clock count ns); UINT64_MAX without a clock
+ * to compare with. */
+static void plausible_limits(const struct tdr_parser *p, const struct stream *s, bool first,
+			     const struct dec_rec *r, uint64_t lim[2])
 {
 	const struct stream_tab *t = &p->streams;
 	uint32_t cpus = p->meta.nr_cpus;
 	uint64_t now = r->sid.time, since, room;
 
-	if (!(r->sid.have & DEC_HAVE_TIME))
-		return true; /* no clock to compare with */
+	if (!(r->sid.have & DEC_HAVE_TIME)) {
+		lim[0] = lim[1] = UINT64_MAX;
+		return;
+	}
 	if (!first)
 		since = s->have_time ? s->time_ns : now;
 	else
@@ -362,32 +373,68 @@ static bool plausible(const struct tdr_parser *p, const struct stream *s, bool f
 	room = (now > since ? now - since : 0);
 	room = room > UINT64_MAX - SLACK_NS ? UINT64_MAX : room + SLACK_NS;
 	room = sat_mul(room, cpus && cpus <= MAX_CPUS ? cpus : MAX_CPUS);
+	lim[0] = sat_mul(room, MAX_PER_NS);
+	lim[1] = room;
+}
+
+static bool plausible(const struct tdr_parser *p, const struct stream *s, bool first,
+		      const struct dec_rec *r, size_t gsz, const struct match *m)
+{
+	uint64_t lim[2];
+
+	plausible_limits(p, s, first, r, lim);
 	for (size_t j = 0; j < gsz; j++) {
 		uint32_t ev = p->cur_ev[j];
-		uint64_t d;
 
-		if ((!m->all && !present_at(m, j)) || ev >= p->meta.event_cnt)
+		if (!present_at(m, j) || ev >= p->meta.event_cnt)
 			continue;
-		d = p->cur[j] - m->prev[j];
-		if (d > (clock_event(&p->meta.events[ev].attr) ? room : sat_mul(room, MAX_PER_NS)))
+		if (p->cur[j] - m->prev[j] > lim[p->ev_clock[ev]])
 			return false;
 	}
 	return true;
 }
 
-/* p->deltas from the matched values; they become the stream's previous. */
+/* The short way's end (every member, in order, no re-base so far): the
+ * deltas, their plausibility and the new baseline in one pass. Returns
+ * whether the deltas are plausible; the baseline is the sample's values
+ * either way (as after a re-base). */
+static bool take_all_deltas(struct tdr_parser *p, const struct stream *s, bool first,
+			    const struct dec_rec *r, size_t gsz, struct match *m)
+{
+	const uint64_t *cur = p->cur;
+	const uint32_t *cur_ev = p->cur_ev;
+	const uint8_t *clk = p->ev_clock;
+	uint64_t *deltas = p->deltas, *prev = m->prev, lim[2];
+	bool ok = true;
+
+	plausible_limits(p, s, first, r, lim);
+	/* Not needed when the group holds every event (a plain loop, as in
+	 * take_deltas). */
+	if (gsz != p->meta.event_cnt)
+		for (size_t j = 0; j < p->meta.event_cnt; j++)
+			deltas[j] = 0;
+	for (size_t j = 0; j < gsz; j++) {
+		uint64_t d = cur[j] - prev[j];
+
+		ok &= d <= lim[clk[cur_ev[j]]];
+		deltas[cur_ev[j]] = d;
+		prev[j] = cur[j];
+	}
+	return ok;
+}
+
+/* p->deltas from the matched values of the members present; they become
+ * the stream's previous. */
 static void take_deltas(struct tdr_parser *p, size_t gsz, struct match *m)
 {
 	size_t j;
 
 	/* A plain loop: a memset of a size known only at run time became a
-	 * slow 'rep stos' here (per-sample profile). Not needed when the
-	 * sample has every member of a group that holds every event. */
-	if (!m->all || gsz != p->meta.event_cnt)
-		for (j = 0; j < p->meta.event_cnt; j++)
-			p->deltas[j] = 0;
+	 * slow 'rep stos' here (per-sample profile). */
+	for (j = 0; j < p->meta.event_cnt; j++)
+		p->deltas[j] = 0;
 	for (j = 0; j < gsz; j++) {
-		if (!m->all && !present_at(m, j))
+		if (!present_at(m, j))
 			continue;
 		p->deltas[p->cur_ev[j]] = p->cur[j] - m->prev[j];
 		m->prev[j] = p->cur[j];
@@ -404,6 +451,7 @@ int tdr_parser_streams_sample(struct tdr_parser *p, uint32_t ring, const struct 
 	struct match m = {0};
 	struct stream *s;
 	int reason = -1;
+	bool taken; /* take_all_deltas did the deltas and the baseline */
 	long idx;
 
 	*first = false;
@@ -432,7 +480,10 @@ int tdr_parser_streams_sample(struct tdr_parser *p, uint32_t ring, const struct 
 	if (rd->has_enabled && rd->has_running && rd->time_running < rd->time_enabled &&
 	    tdr_u64map__get(&p->id_everywhere, s->id) != TDR_HMAP_NONE)
 		p->stats.multiplexed_samples++;
-	if (reason < 0 && !m.backwards && !plausible(p, s, *first, r, gsz, &m)) {
+	taken = reason < 0 && !m.backwards && m.all;
+	if (reason < 0 && !m.backwards &&
+	    !(taken ? take_all_deltas(p, s, *first, r, gsz, &m)
+		    : plausible(p, s, *first, r, gsz, &m))) {
 		p->stats.implausible_samples++;
 		reason = TDR_REBASE_REASON_CNT; /* re-based, counted above */
 	}
@@ -458,7 +509,8 @@ int tdr_parser_streams_sample(struct tdr_parser *p, uint32_t ring, const struct 
 				m.prev[j] = p->cur[j];
 		return 0;
 	}
-	take_deltas(p, gsz, &m);
+	if (!taken)
+		take_deltas(p, gsz, &m);
 	if (*first)
 		p->stats.first_samples++;
 	return 1;

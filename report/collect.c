@@ -203,6 +203,13 @@ void tdr_report_classify_frame(const struct tdr_report *r, const struct tdr_samp
 		k->off = tdr_symbolize_caller_addr(k->off);
 }
 
+/* at[i] += deltas[i] for n events; nothing without deltas. */
+static void add_deltas(uint64_t *at, const uint64_t *deltas, size_t n)
+{
+	for (size_t i = 0; deltas && i < n; i++)
+		at[i] += deltas[i];
+}
+
 int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 {
 	struct addr_ent key;
@@ -221,11 +228,14 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 		r->seen++;
 	else
 		r->other_samples++;
-	/* Before the filters: what all samples attribute (counted.c). */
-	for (size_t i = 0; s->deltas && i < r->event_cnt; i++)
-		r->attributed[i] += s->deltas[i];
-	if (!sample_passes(r, s))
+	/* Before the filters: what all samples attribute (counted.c); for a
+	 * sample that passes them, in the same loop as its address's sums
+	 * below. Local copies of the pointers and count: through r and s the
+	 * compiler must reload them after every store (they may alias). */
+	if (!sample_passes(r, s)) {
+		add_deltas(r->attributed, s->deltas, r->event_cnt);
 		return 0;
+	}
 	if (counts)
 		r->kept++;
 	if (s->time_ns < r->first_ns)
@@ -238,15 +248,23 @@ int tdr_report__add_sample(struct tdr_report *r, const struct tdr_sample *s)
 	if (key.kind == ADDR_KERNEL)
 		r->kernel_image = tdr_report_kernel_image(r->kernel_image, s->map);
 	idx = tdr_report_addr_find_or_add(&r->addrs, r->event_cnt, &key);
-	if (idx < 0)
+	if (idx < 0) {
+		add_deltas(r->attributed, s->deltas, r->event_cnt);
 		return (int)idx;
+	}
 	e = &r->addrs.ents[idx];
 	if (counts)
 		e->samples++;
 	if (r->event_cnt && s->deltas) {
-		sums = r->addrs.sums + (size_t)idx * r->event_cnt;
-		for (size_t i = 0; i < r->event_cnt; i++)
-			sums[i] += s->deltas[i];
+		const uint64_t *dl = s->deltas;
+		uint64_t *at = r->attributed;
+		size_t n = r->event_cnt;
+
+		sums = r->addrs.sums + (size_t)idx * n;
+		for (size_t i = 0; i < n; i++) {
+			at[i] += dl[i];
+			sums[i] += dl[i];
+		}
 	}
 	if (key.kind == ADDR_TASK && s->comm) {
 		/* A thread's latest name wins; a process is named by its main thread. */

@@ -68,14 +68,17 @@ static int unwind(void *ctx, const struct tdr_sample *s, const struct tdr_user_s
  * with CALLCHAIN and RAW (a layout of its own; with user_stack also
  * BRANCH_STACK with its hw_idx, REGS_USER of three registers and
  * STACK_USER). */
-static void tdrec_layout(struct tdr_meta *m, bool user_stack, bool lbr)
+static void tdrec_layout(struct tdr_meta *m, bool user_stack, bool lbr, bool exact)
 {
 	struct perf_event_attr a = { 0 }, b;
 
 	a.size = sizeof(a);
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
-			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ;
+	/* Without them, the group's samples have the layout tdrec records
+	 * (plan/plan.c), which the decoder reads its short way. */
+	if (!exact)
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
 	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
 			PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_LOST;
 	a.sample_id_all = 1;
@@ -120,7 +123,8 @@ static void perf_layout(struct tdr_meta *m)
 
 /* The first byte: bits 0-1 the ring, bit 2 perf's layout, bit 3 system-wide,
  * bit 4 a user stack copy on the plain event, bit 5 its branch stack an LBR
- * call stack. */
+ * call stack, bit 6 the group without CALLCHAIN and RAW (the layout tdrec
+ * records, read by the decoder's short way, parser/decode.c decode_fast). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tdr_meta m = { 0 };
@@ -138,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 4)
 		perf_layout(&m);
 	else
-		tdrec_layout(&m, data[0] & 16, data[0] & 32);
+		tdrec_layout(&m, data[0] & 16, data[0] & 32, data[0] & 64);
 	if (data[0] & 8)
 		m.flags |= TDR_META_SYSTEM_WIDE;
 	data++;

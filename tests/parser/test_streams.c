@@ -65,6 +65,53 @@ static void test_streams__l1_two_threads_interleaved(void **state)
 	fx_free(f);
 }
 
+/* Three threads whose tids (and so stream keys) share a slot of the
+ * parser's direct-mapped stream and thread caches (tid modulo 64), their
+ * samples interleaved: each keeps its own deltas and its own name. Thread
+ * k's values at round i are i * (k + 1) * m with m = 100..600, its own IP:
+ * the deltas of a thread sum to its last values, 3 * (k + 1) * m. */
+static void test_streams__threads_sharing_a_cache_slot(void **state)
+{
+	static const uint32_t tids[3] = { 11, 11 + 64, 11 + 128 };
+	static const char *const comms[3] = { "t-a", "t-b", "t-c" };
+	struct fx *f = fx_new(6, TDR_META_INHERIT, true);
+	const struct tdr_parse_stats *st = tdr_parser__stats(f->p);
+	uint64_t t = 100;
+
+	(void)state;
+	for (size_t k = 0; k < 3; k++) {
+		struct synth_sid sid = fx_sid(0, tids[k], t++);
+
+		assert_int_equal(fx_feed_last(f, 0, synth_comm(&f->b, &f->attr, FX_PID, tids[k],
+								  comms[k], false, &sid)),
+				 0);
+	}
+	for (uint64_t i = 1; i <= 3; i++) {
+		for (size_t k = 0; k < 3; k++) {
+			uint64_t v[6];
+
+			for (size_t j = 0; j < 6; j++)
+				v[j] = i * (k + 1) * 100 * (j + 1);
+			assert_int_equal(fx_sample(f, 0, tids[k], t++, FX_IP_A + 0x1000 * k, v), 0);
+			assert_string_equal(f->last_comm, comms[k]);
+		}
+	}
+	for (size_t k = 0; k < 3; k++) {
+		uint64_t want[6];
+
+		for (size_t j = 0; j < 6; j++)
+			want[j] = 3 * (k + 1) * 100 * (j + 1);
+		assert_sum(f, FX_IP_A + 0x1000 * k, want, 3);
+	}
+	assert_int_equal(st->streams, 3);
+	assert_int_equal(st->first_samples, 3);
+	assert_int_equal(st->samples_delivered, 9);
+	for (int r = 0; r < TDR_REBASE_REASON_CNT; r++)
+		assert_int_equal(st->rebases[r], 0);
+	assert_int_equal(st->implausible_samples, 0);
+	fx_free(f);
+}
+
 static void test_streams__l2_matched_by_id_not_position(void **state)
 {
 	struct fx *f = fx_new(10, TDR_META_INHERIT, true);
@@ -502,6 +549,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streams__l1_two_threads_interleaved),
+		cmocka_unit_test(test_streams__threads_sharing_a_cache_slot),
 		cmocka_unit_test(test_streams__l2_matched_by_id_not_position),
 		cmocka_unit_test(test_streams__entry_order_changes_within_a_stream),
 		cmocka_unit_test(test_streams__duplicate_id_in_an_in_order_stream),
