@@ -173,6 +173,29 @@ const struct tdr_report_row *fx_row(const struct tdr_report *r, const char *name
 	return NULL;
 }
 
+const struct tdr_report_row *fx_row_named(const struct tdr_report *r, const char *name)
+{
+	const struct tdr_report_row *row = fx_row(r, name, NULL);
+
+	if (!row)
+		fail_msg("no row %s", name);
+	return row;
+}
+
+int fx_cat(const struct tdr_report *r, const char *name)
+{
+	for (size_t i = 0; i < tdr_report__category_cnt(r); i++)
+		if (!strcmp(tdr_report__category_name(r, i), name))
+			return (int)i;
+	fail_msg("no category %s", name);
+	return -1;
+}
+
+int fx_to_report(const struct tdr_sample *s, void *ctx)
+{
+	return tdr_report__add_sample(ctx, s);
+}
+
 static int fake_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t off, struct tdr_sym *out)
 {
 	struct fx_syms *s = ctx;

@@ -73,6 +73,12 @@ void fx_add(struct tdr_report *r, const char *name, const char *dso, const uint6
 	    uint64_t samples);
 /* Row with this name (and dso when not NULL), or NULL. */
 const struct tdr_report_row *fx_row(const struct tdr_report *r, const char *name, const char *dso);
+/* The row with this name; the test fails when there is none. */
+const struct tdr_report_row *fx_row_named(const struct tdr_report *r, const char *name);
+/* The index of the category with this name; the test fails when there is none. */
+int fx_cat(const struct tdr_report *r, const char *name);
+/* A tdr_parser__run callback: each sample into the report ctx. */
+int fx_to_report(const struct tdr_sample *s, void *ctx);
 
 /* The fake symbolizer: an address table per object path. */
 struct fx_sym_entry {

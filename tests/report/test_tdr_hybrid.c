@@ -145,20 +145,6 @@ static void write_file(const char *path)
 	tdr_meta__clear(&m);
 }
 
-static int to_report(const struct tdr_sample *s, void *ctx)
-{
-	return tdr_report__add_sample(ctx, s);
-}
-
-static int cat(const struct tdr_report *r, const char *name)
-{
-	for (size_t i = 0; i < tdr_report__category_cnt(r); i++)
-		if (!strcmp(tdr_report__category_name(r, i), name))
-			return (int)i;
-	fail_msg("no category %s", name);
-	return -1;
-}
-
 static const struct tdr_report_row *row_on(const struct tdr_report *r, const char *name,
 					   const char *core)
 {
@@ -195,7 +181,7 @@ static void test_tdr_hybrid__rows_per_core_type(void **state)
 	assert_string_equal(m->events[NCORE + 3].pmu_name, "cpu_atom");
 	assert_int_equal(m->category_cnt, 16);
 	assert_int_equal(tdr_report__new(m, NULL, &r), 0);
-	assert_int_equal(tdr_parser__run(p, to_report, r), 0);
+	assert_int_equal(tdr_parser__run(p, fx_to_report, r), 0);
 	fx_syms_init(&fs, syms_table, 2);
 	assert_int_equal(tdr_report__resolve(r, &fs.rs), 0);
 	assert_int_equal(tdr_report__finish(r), 0);
@@ -211,27 +197,27 @@ static void test_tdr_hybrid__rows_per_core_type(void **state)
 	 * br-mispredict 50, fetch-lat 150, mem 120, and the derived light
 	 * 400, machine-clears 50, fetch-bw 50, core 80. */
 	assert_int_equal(ac->samples, 1);
-	assert_near(ac->topdown[cat(r, "retiring")], 0.5);
-	assert_near(ac->topdown[cat(r, "bad-spec")], 0.1);
-	assert_near(ac->topdown[cat(r, "fe-bound")], 0.2);
-	assert_near(ac->topdown[cat(r, "be-bound")], 0.2);
-	assert_near(ac->topdown[cat(r, "mem-bound")], 0.12);
-	assert_near(ac->topdown[cat(r, "light-ops")], 0.4);
-	assert_near(ac->topdown[cat(r, "core-bound")], 0.08);
+	assert_near(ac->topdown[fx_cat(r, "retiring")], 0.5);
+	assert_near(ac->topdown[fx_cat(r, "bad-spec")], 0.1);
+	assert_near(ac->topdown[fx_cat(r, "fe-bound")], 0.2);
+	assert_near(ac->topdown[fx_cat(r, "be-bound")], 0.2);
+	assert_near(ac->topdown[fx_cat(r, "mem-bound")], 0.12);
+	assert_near(ac->topdown[fx_cat(r, "light-ops")], 0.4);
+	assert_near(ac->topdown[fx_cat(r, "core-bound")], 0.08);
 	/* func_a on cpu_atom: two samples summed, cycles 1600 = 8000 slots
 	 * (W 5): retiring 3000, fe 1600, be 2400, bad-spec the remainder
 	 * 8000 - 7000 = 1000. No level 2 on Gracemont. */
 	assert_int_equal(aa->samples, 2);
-	assert_near(aa->topdown[cat(r, "retiring")], 0.375);
-	assert_near(aa->topdown[cat(r, "bad-spec")], 0.125);
-	assert_near(aa->topdown[cat(r, "fe-bound")], 0.2);
-	assert_near(aa->topdown[cat(r, "be-bound")], 0.3);
-	assert_true(isnan(aa->topdown[cat(r, "mem-bound")]));
+	assert_near(aa->topdown[fx_cat(r, "retiring")], 0.375);
+	assert_near(aa->topdown[fx_cat(r, "bad-spec")], 0.125);
+	assert_near(aa->topdown[fx_cat(r, "fe-bound")], 0.2);
+	assert_near(aa->topdown[fx_cat(r, "be-bound")], 0.3);
+	assert_true(isnan(aa->topdown[fx_cat(r, "mem-bound")]));
 	/* func_b on cpu_core, slots 1000: 200 100 300 400; mem 300. */
-	assert_near(bc->topdown[cat(r, "retiring")], 0.2);
-	assert_near(bc->topdown[cat(r, "be-bound")], 0.4);
-	assert_near(bc->topdown[cat(r, "mem-bound")], 0.3);
-	assert_near(bc->topdown[cat(r, "core-bound")], 0.1);
+	assert_near(bc->topdown[fx_cat(r, "retiring")], 0.2);
+	assert_near(bc->topdown[fx_cat(r, "be-bound")], 0.4);
+	assert_near(bc->topdown[fx_cat(r, "mem-bound")], 0.3);
+	assert_near(bc->topdown[fx_cat(r, "core-bound")], 0.1);
 	/* Slots of all core types: 2000 on cpu_core + 8000 on cpu_atom. */
 	assert_near(ac->slots_share, 0.1);
 	assert_near(aa->slots_share, 0.8);

@@ -172,30 +172,7 @@ static void write_file(const char *path)
 	tdr_meta__clear(&m);
 }
 
-static int to_report(const struct tdr_sample *s, void *ctx)
-{
-	return tdr_report__add_sample(ctx, s);
-}
-
-static int cat(const struct tdr_report *r, const char *name)
-{
-	for (size_t i = 0; i < tdr_report__category_cnt(r); i++)
-		if (!strcmp(tdr_report__category_name(r, i), name))
-			return (int)i;
-	fail_msg("no category %s", name);
-	return -1;
-}
-
-static const struct tdr_report_row *row_named(const struct tdr_report *r, const char *name)
-{
-	for (size_t i = 0; i < tdr_report__row_cnt(r); i++)
-		if (!strcmp(tdr_report__row(r, i)->name, name))
-			return tdr_report__row(r, i);
-	fail_msg("no row %s", name);
-	return NULL;
-}
-
-#define V(row, name) ((row)->topdown[cat(r, name)])
+#define V(row, name) ((row)->topdown[fx_cat(r, name)])
 
 static void test_tdr_skx_l2__three_sampling_groups(void **state)
 {
@@ -226,13 +203,13 @@ static void test_tdr_skx_l2__three_sampling_groups(void **state)
 	ro.min_samples = 2;
 	assert_int_equal(tdr_report__new(m, &ro, &r), 0);
 	assert_int_equal(r->sgroup_cnt, 3);
-	assert_int_equal(tdr_parser__run(p, to_report, r), 0);
+	assert_int_equal(tdr_parser__run(p, fx_to_report, r), 0);
 	fx_syms_init(&fs, syms_table, 2);
 	assert_int_equal(tdr_report__resolve(r, &fs.rs), 0);
 	assert_int_equal(tdr_report__finish(r), 0);
 	assert_int_equal(tdr_report__row_cnt(r), 2);
-	a = row_named(r, "func_a");
-	b = row_named(r, "func_b");
+	a = fx_row_named(r, "func_a");
+	b = fx_row_named(r, "func_b");
 
 	/* Every group's samples count: func_a 2 + 1 + 1, func_b 1 + 1 + 2. */
 	assert_int_equal(a->samples, 4);
