@@ -175,6 +175,7 @@ struct load_ctx {
 	struct tdr_report *r;
 	struct tdr_kallsyms *ks; /* NULL when the report names no functions */
 	bool ks_started;
+	bool ks_archived; /* the file's archive answers the kernel: no early load */
 };
 
 /* An archived file: say when addresses were not in its archive (then
@@ -200,7 +201,7 @@ static int on_sample(const struct tdr_sample *s, void *ctx)
 
 	/* The first kernel sample: kernel symbols will be wanted, so load them
 	 * on a helper thread while the parser goes on (kallsyms.c). */
-	if (!c->ks_started && report_kernel_sample(s) && c->ks) {
+	if (!c->ks_started && !c->ks_archived && report_kernel_sample(s) && c->ks) {
 		tdr_kallsyms__start(c->ks);
 		c->ks_started = true;
 	}
@@ -296,9 +297,9 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 	/* A file whose archive holds the kernel's symbols answers from it: the
 	 * kernel table is read only for an address it lacks, when asked
 	 * (that read, 30-60 ms of /proc/kallsyms, is most of a first report). */
-	ctx.ks_started = tdr_parser__archive(p) &&
-			 tdr_archive__find_dso(tdr_parser__archive(p), TDR_ARCHIVE_KERNEL,
-					       TDR_KERNEL_DSO, NULL, 0) >= 0;
+	ctx.ks_archived = tdr_parser__archive(p) &&
+			  tdr_archive__find_dso(tdr_parser__archive(p), TDR_ARCHIVE_KERNEL,
+						TDR_KERNEL_DSO, NULL, 0) >= 0;
 	/* Stack copies are unwound only for the views that use stacks. */
 	if (r->opts.stacks) {
 		err = tdr_report_attach_unwinder(p, &unw);
