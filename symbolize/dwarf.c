@@ -81,6 +81,75 @@ static int add_die_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
 	return n;
 }
 
+/* The pc attributes of a code DIE, taken in one pass (take_pc_attr). */
+struct pc_attrs {
+	Dwarf_Attribute low, high;
+	bool have_low, have_high, have_ranges;
+};
+
+static int take_pc_attr(Dwarf_Attribute *at, void *arg)
+{
+	struct pc_attrs *p = arg;
+
+	switch (dwarf_whatattr(at)) {
+	case DW_AT_low_pc:
+		if (!p->have_low) { /* the first, as dwarf_attr finds it */
+			p->low = *at;
+			p->have_low = true;
+		}
+		break;
+	case DW_AT_high_pc:
+		if (!p->have_high) {
+			p->high = *at;
+			p->have_high = true;
+		}
+		break;
+	case DW_AT_ranges:
+		p->have_ranges = true;
+		break;
+	default:
+		break;
+	}
+	return DWARF_CB_OK;
+}
+
+/*
+ * add_die_ranges for a subprogram, with one pass over its attributes:
+ * dwarf_ranges looks for high pc, low pc and DW_AT_ranges with one scan of
+ * the DIE's attributes each (dwarf_highpc asks for low pc again), and the
+ * CU walk reads the ranges of every subprogram. Same answer: low pc and
+ * high pc (an address, or a length from low pc) when both read, else
+ * DW_AT_ranges through dwarf_ranges (elfutils libdw/dwarf_ranges.c,
+ * dwarf_highpc.c); a DIE whose attributes do not decode goes to
+ * dwarf_ranges itself. Not for unit DIEs (a split unit inherits from its
+ * skeleton) nor for inline instances: GCC gives most of those
+ * DW_AT_ranges, and the pass would only come on top of dwarf_ranges.
+ */
+static int add_sub_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
+{
+	struct pc_attrs p = { .have_low = false };
+	Dwarf_Addr lo, hi;
+	Dwarf_Word len;
+
+	if (dwarf_getattrs(die, take_pc_attr, &p, 0) != 1)
+		return add_die_ranges(v, die, idx);
+	if (!p.have_low || !p.have_high || dwarf_formaddr(&p.low, &lo) != 0)
+		goto ranges;
+	if (dwarf_formaddr(&p.high, &hi) != 0) {
+		if (dwarf_formudata(&p.high, &len) != 0)
+			goto ranges;
+		hi = lo + len;
+	}
+	if (lo >= hi)
+		return 0;
+	if (tdr_ensure_cap(&v->r, &v->cap, sizeof(*v->r), v->cnt + 1))
+		return -ENOMEM;
+	v->r[v->cnt++] = (struct sym_range){ .lo = lo, .hi = hi, .idx = idx };
+	return 1;
+ranges:
+	return p.have_ranges ? add_die_ranges(v, die, idx) : 0;
+}
+
 /* Open the DWARF of d (main or separate debug file) and build the CU table. */
 static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 {
@@ -215,7 +284,7 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 		if (subs && tag == DW_TAG_subprogram) {
 			long me = -1;
 
-			n = add_die_ranges(&w->v, &child, (uint32_t)w->cnt);
+			n = add_sub_ranges(&w->v, &child, (uint32_t)w->cnt);
 			if (n < 0)
 				return n;
 			if (n > 0) {
