@@ -61,6 +61,17 @@ fmt_s() {
 fmt_ms() {
 	echo "$1" | awk '{ printf "%.1f (%.1f-%.1f)", $1 * 1000, $2 * 1000, $3 * 1000 }'
 }
+# fmt_ms1 "median min max" of milliseconds -> "12.3 (12.1-12.5)".
+fmt_ms1() {
+	echo "$1" | awk '{ printf "%.1f (%.1f-%.1f)", $1, $2, $3 }'
+}
+# task_clock_ms CMD ARGS... : CPU milliseconds of the command, every thread
+# (perf stat's task-clock: microsecond resolution, where /usr/bin/time has
+# 10 ms); its output is dropped.
+task_clock_ms() {
+	perf stat -x, -e task-clock -o "$W/last.stat" -- "$@" >/dev/null 2>&1
+	awk -F, '$3 == "task-clock" { print $1; exit }' "$W/last.stat"
+}
 # fmt_mb "median min max" of KiB -> "12.3 (12.1-12.5)" in MiB.
 fmt_mb() {
 	echo "$1" | awk '{ printf "%.1f (%.1f-%.1f)", $1 / 1024, $2 / 1024, $3 / 1024 }'
