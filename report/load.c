@@ -136,6 +136,8 @@ static bool unwind_find(void *ctx, uint32_t pid, uint64_t addr, struct tdr_unwin
 	out->start = m->start;
 	out->len = m->len;
 	out->pgoff = m->pgoff;
+	out->build_id_sz = m->build_id_sz <= sizeof(out->build_id) ? m->build_id_sz : 0;
+	memcpy(out->build_id, m->build_id, out->build_id_sz);
 	return true;
 }
 

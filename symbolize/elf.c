@@ -54,7 +54,7 @@
  * fstat() checks that what was opened is still a regular file. Returns the
  * fd, -EISDIR, -TDR_E_NOTREG or -errno.
  */
-static int open_regular(const char *path)
+int tdr_symbolize_open_regular(const char *path)
 {
 	struct stat st;
 	int fd, err;
@@ -100,7 +100,7 @@ static int try_debug_file(const char *dir, const char *name, const struct stat *
 	n = snprintf(path, sizeof(path), "%s%s%s", dir, dir[0] ? "/" : "", name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -1;
-	fd = open_regular(path);
+	fd = tdr_symbolize_open_regular(path);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || (main_st && st.st_dev == main_st->st_dev &&
@@ -716,10 +716,10 @@ static int open_perf_cache(const struct sym_dso *d, char *buf, size_t sz)
 		return -1;
 	if (!perf_cache_path(d, n, home, buf, sz))
 		return -1;
-	fd = open_regular(buf);
+	fd = tdr_symbolize_open_regular(buf);
 	if (fd >= 0 || unpadded == n || !perf_cache_path(d, unpadded, home, buf, sz))
 		return fd < 0 ? -1 : fd;
-	fd = open_regular(buf);
+	fd = tdr_symbolize_open_regular(buf);
 	return fd < 0 ? -1 : fd;
 }
 
@@ -732,7 +732,7 @@ int tdr_symbolize_dso__open(struct tdr_symbolizer *s, struct sym_dso *d)
 	Elf *elf;
 
 	d->status = TDR_SYM_MISSING;
-	fd = vdso ? vdso_memfd() : open_regular(d->path);
+	fd = vdso ? vdso_memfd() : tdr_symbolize_open_regular(d->path);
 	if (fd < 0) {
 		snprintf(why, sizeof(why), "failed to open %s: %s", d->path, tdr_strerror(fd));
 		/* It exists, but is a directory, FIFO or device: not an object. */

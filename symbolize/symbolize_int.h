@@ -373,6 +373,10 @@ struct tdr_symbolizer {
 };
 
 /* elf.c */
+/* Open path for reading only when it is a regular file, without blocking
+ * on a FIFO or taking a terminal. Returns the fd, -EISDIR, -TDR_E_NOTREG or
+ * -errno. */
+int tdr_symbolize_open_regular(const char *path);
 /* Does the recorded build-id (rec; recorders may zero-pad it to 20 bytes)
  * equal the file's (file_sz <= 0: the file has none)? */
 bool tdr_symbolize_build_id_matches(const uint8_t *rec, size_t rec_sz, const unsigned char *file,

@@ -11,9 +11,9 @@
  * libdwfl session per process, attached to a thread state whose registers
  * and memory are the current sample's (memory outside the copy cannot be
  * read: the walk stops there), and the mapped objects reported to the
- * session when the walk first needs them (their paths and load addresses
- * come from the caller's find callback, i.e. from the recording's MMAP
- * records).
+ * session when the walk first needs them (their paths and mappings come
+ * from the caller's find callback, i.e. from the recording's MMAP records;
+ * the load bias from the mapping and the file's segments, open_object).
  * It does not symbolize, and reads nothing of the running system but the
  * object files.
  * Objects and lifecycle: tdr_unwinder__new -> __unwind (repeat) -> __free.
@@ -26,8 +26,11 @@
  */
 #include "symbolize_int.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <gelf.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tdrec/tdr_mem.h"
 
@@ -200,25 +203,93 @@ static struct proc *proc_get(struct tdr_unwinder *u, uint32_t pid)
 	return p;
 }
 
+/*
+ * The object file of mapping m, open, and its load bias for the sample
+ * address addr in it: libdwfl's runtime address of file vaddr v is
+ * bias + v. The mapping puts file offset pgoff at start, and the PT_LOAD
+ * segment that holds addr's file offset (code segments first) says which
+ * vaddr that offset has, so bias = start - pgoff - (p_vaddr - p_offset).
+ * (start - pgoff alone is right only where a segment's vaddr equals its
+ * offset, as in GNU ld's output; lld places code a page above its offset,
+ * and the unwinder then found no caller in such a program.) Only a regular file is opened (never blocking
+ * on a FIFO: tdr_symbolize_open_regular), and not when its build-id differs
+ * from the recorded one: another build's CFI would give wrong callers.
+ * Returns the fd, or -1.
+ */
+static int open_object(const struct tdr_unwind_map *m, uint64_t addr, uint64_t *bias)
+{
+	uint64_t off = addr - m->start + m->pgoff;
+	const void *id;
+	bool found = false;
+	size_t n = 0;
+	ssize_t id_sz;
+	Elf *elf;
+	int fd;
+
+	fd = tdr_symbolize_open_regular(m->path);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n))
+		goto out;
+	if (m->build_id_sz) {
+		id_sz = dwelf_elf_gnu_build_id(elf, &id);
+		if (id_sz > 0 && !tdr_symbolize_build_id_matches(m->build_id, m->build_id_sz, id,
+								 (int)id_sz)) {
+			tdr_debug("%s is not the recorded build: not unwound through", m->path);
+			goto out;
+		}
+	}
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    !(ph.p_flags & PF_X) != (pass == 1))
+				continue;
+			if (off >= ph.p_offset && off - ph.p_offset < ph.p_filesz) {
+				*bias = m->start - m->pgoff - (ph.p_vaddr - ph.p_offset);
+				found = true;
+			}
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	if (!found) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Report the object mapped at addr to p's session when it is not yet.
  * Returns true when a new object was reported. */
 static bool report_at(struct tdr_unwinder *u, struct proc *p, uint64_t addr)
 {
-	struct tdr_unwind_map m;
+	struct tdr_unwind_map m = { 0 };
 	Dwfl_Module *mod;
+	uint64_t bias = 0;
+	int fd;
 
 	if (dwfl_addrmodule(p->dwfl, addr))
 		return false;
 	if (!u->find(u->find_ctx, p->pid, addr, &m) || !m.path || m.path[0] != '/')
 		return false; /* anonymous memory, [vdso], JIT code: no file to read */
+	fd = open_object(&m, addr, &bias);
+	if (fd < 0)
+		return false;
 	dwfl_report_begin_add(p->dwfl);
-	/* The load bias of the object: perf's (map start - map pgoff), which
-	 * libdwfl ignores for ET_EXEC. */
-	mod = dwfl_report_elf(p->dwfl, m.path, m.path, -1, m.start - m.pgoff, false);
+	/* Base bias plus p_vaddr: module addresses are runtime addresses
+	 * (libdwfl ignores the base of an ET_EXEC, which needs none). On
+	 * success libdwfl owns fd. */
+	mod = dwfl_report_elf(p->dwfl, m.path, m.path, fd, bias, true);
 	dwfl_report_end(p->dwfl, NULL, NULL);
-	if (!mod)
-		tdr_debug("cannot report %s at %#llx: %s", m.path,
-			  (unsigned long long)(m.start - m.pgoff), dwfl_errmsg(-1));
+	if (!mod) {
+		tdr_debug("cannot report %s at %#llx: %s", m.path, (unsigned long long)bias,
+			  dwfl_errmsg(-1));
+		close(fd);
+	}
 	return mod != NULL;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # tests/export/check_stacks.py - whole call stacks in 'tdrec export' against perf script.
 #
-# usage: check_stacks.py TDREC WORKDIR PROGRAM ARGS...
+# usage: check_stacks.py [--dwarf-only] TDREC WORKDIR PROGRAM ARGS...
 #
 # Records PROGRAM with 'perf record -g -e cpu-clock:u' (frame pointers; user
 # code only, where both name every frame the same way), exports the
@@ -11,8 +11,11 @@
 # but for 1% of the samples (a call that ends a function, see below; the
 # program has no inlined functions, which perf script would not show).
 # Then the pprof of the same file must pass check_pprof.py (self shares as
-# 'tdrec report' gives them). Exit 77 (skipped) when perf is not installed
-# or cannot record (perf_event_paranoid).
+# 'tdrec report' gives them). --dwarf-only: only the --call-graph dwarf
+# check (check_dwarf), for a program without frame pointers, where libdw
+# cannot fall back to them and only its CFI, at the right load bias, finds
+# the callers. Exit 77 (skipped) when perf is not installed or cannot
+# record (perf_event_paranoid).
 import os
 import shutil
 import subprocess
@@ -90,11 +93,17 @@ def check_dwarf(tdrec, work, prog):
 
 
 def main():
-    tdrec, work, prog = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args = sys.argv[1:]
+    dwarf_only = args[:1] == ["--dwarf-only"]
+    if dwarf_only:
+        args = args[1:]
+    tdrec, work, prog = args[0], args[1], args[2:]
     if shutil.which("perf") is None:
         print("SKIP: perf not installed")
         sys.exit(77)
     os.makedirs(work, exist_ok=True)
+    if dwarf_only:
+        sys.exit(1 if check_dwarf(tdrec, work, prog) else 0)
     data = os.path.join(work, "g.perf.data")
     r = run(["perf", "record", "-q", "-g", "-e", "cpu-clock:u", "-F", "2000", "-o", data, "--"] + prog,
             ok_fail=True)

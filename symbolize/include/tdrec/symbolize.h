@@ -189,6 +189,10 @@ struct tdr_unwinder;
 struct tdr_unwind_map {
 	const char *path;
 	uint64_t start, len, pgoff;
+	/* The object's recorded build-id (0 bytes: unknown); a file with
+	 * another one is not used. */
+	uint8_t build_id_sz;
+	uint8_t build_id[20];
 };
 typedef bool (*tdr_unwind_find_fn)(void *ctx, uint32_t pid, uint64_t addr,
 				   struct tdr_unwind_map *out);
