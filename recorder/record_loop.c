@@ -110,6 +110,11 @@ static int frame_sink(void *ctx, uint32_t ring, const void *data, size_t sz)
 	return tdr_record__add_frame(ctx, ring, data, sz);
 }
 
+void tdr_record__drain_priority_restore(struct tdr_recorder *rec)
+{
+	drain_priority_set(rec, false);
+}
+
 /* Signals (targets.c: the policy stat follows too). */
 static void read_signals(struct loop *L)
 {

@@ -469,6 +469,7 @@ int tdr_recorder__run(struct tdr_recorder *rec)
 		err = tdr_launch__go(rec->launch);
 		if (err) {
 			rec->sum.exec_err = err;
+			tdr_record__drain_priority_restore(rec);
 			tdr_warn("cannot run '%s': %s", rec->opts->what.argv[0], tdr_strerror(err));
 			/* Nothing was recorded: leave no file behind, and an
 			 * existing output file untouched. */

@@ -278,5 +278,7 @@ int tdr_record__loop(struct tdr_recorder *rec);
 /* Raise the calling (draining) thread's priority where allowed, before the
  * program starts; tdr_record__loop restores it when the draining ends. */
 void tdr_record__drain_priority(struct tdr_recorder *rec);
+/* Back to the priority the thread had before tdr_record__drain_priority. */
+void tdr_record__drain_priority_restore(struct tdr_recorder *rec);
 
 #endif /* TDREC_RECORDER_INT_H */
