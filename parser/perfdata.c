@@ -31,6 +31,7 @@
 
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mapguard.h"
 #include "tdrec/tdr_mem.h"
 #include "tdrec/topdown.h"
 
@@ -530,8 +531,10 @@ static void perfdata_fini(struct tdr_parser *p)
 	if (!pd)
 		return;
 	tdr_parser_perfdata_read_fini(pd);
+	tdr_mapguard__remove(pd->guard);
 	if (pd->map)
 		munmap((void *)pd->map, pd->sz);
+	free(pd->name);
 	zclose(pd->fd);
 	free(pd->perf_version);
 	tdr_parser_perfdata_pmus_free(pd);
@@ -546,12 +549,14 @@ int tdr_parser_perfdata_open(struct tdr_parser *p, int fd, const char *name)
 	struct perfdata *pd = tdr_calloc(1, sizeof(*pd));
 	const uint8_t *h;
 	struct stat st;
+	int err;
 
 	if (!pd) {
 		close(fd);
 		return -ENOMEM;
 	}
 	pd->fd = fd;
+	pd->guard = -1;
 	p->pd = pd;
 	p->source = TDR_SOURCE_PERF_DATA;
 	p->source_fini = perfdata_fini;
@@ -562,11 +567,41 @@ int tdr_parser_perfdata_open(struct tdr_parser *p, int fd, const char *name)
 		return -TDR_E_TRUNCATED;
 	}
 	pd->sz = (size_t)st.st_size;
+	pd->name = tdr_strdup(name);
+	if (!pd->name)
+		return -ENOMEM;
 	h = mmap(NULL, pd->sz, PROT_READ, MAP_PRIVATE, pd->fd, 0);
 	if (h == MAP_FAILED)
 		return -errno;
 	pd->map = h;
-	return parse_file(p, name);
+	pd->guard = tdr_mapguard__add(h, pd->sz);
+	err = parse_file(p, name);
+	if (!err && tdr_parser_perfdata_shrank(pd))
+		err = -TDR_E_TRUNCATED; /* its header and features may be zeros */
+	return err;
+}
+
+bool tdr_parser_perfdata_shrank(struct perfdata *pd)
+{
+	uint64_t off;
+	struct stat st;
+
+	if (!tdr_mapguard__faulted(pd->guard, &off))
+		return false;
+	pd->status.truncated = true;
+	pd->status.has_trailer = false;
+	if (pd->status.intact_sz > off)
+		pd->status.intact_sz = off;
+	if (!pd->warned_shrank) {
+		pd->warned_shrank = true;
+		if (fstat(pd->fd, &st))
+			st.st_size = -1;
+		tdr_warn("perf.data %s shrank while it was read (%zu bytes, now %lld): what lay "
+			 "past byte %llu is not in the report",
+			 pd->name ? pd->name : "", pd->sz, (long long)st.st_size,
+			 (unsigned long long)off);
+	}
+	return true;
 }
 
 /* Header, attrs, features, meta and parser setup over the mapped file. */

@@ -81,6 +81,11 @@ struct perfdata {
 	int fd;
 	const uint8_t *map; /* the whole file, read-only */
 	size_t sz;
+	/* map's tdr_mapguard slot (-1: unguarded): a file that shrinks while
+	 * it is read gives zeros past its new end, not SIGBUS. */
+	int guard;
+	bool warned_shrank;
+	char *name; /* the file's name, for messages */
 	uint64_t data_off, data_sz;
 	/* The data section runs to the end of a cut file (perf record killed:
 	 * data.size 0; or a copy cut short): a last record that does not fit
@@ -129,6 +134,11 @@ struct perfdata {
 	/* The mapping below this file offset was handed back (release_read). */
 	uint64_t released;
 };
+
+/* perfdata.c: did the file shrink while it was read (a mapped page past
+ * its new end read as zeros)? Then the status says truncated where it
+ * shrank, and one warning says so. */
+bool tdr_parser_perfdata_shrank(struct perfdata *pd);
 
 /* perfdata.c: a perf_header_string at base + *pos (end: the payload's
  * size), copied without control characters. 0, -TDR_E_CORRUPT, -ENOMEM. */

@@ -328,6 +328,9 @@ int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *
 			break;
 		}
 		if (sz < 8 || sz > end - pos || tdr_get_le32(base + pos) >= PD_REC_TYPE_END) {
+			/* Zeros where the file shrank under us: it ends here. */
+			if (tdr_parser_perfdata_shrank(pd))
+				break;
 			/* A bad size, or a type no perf writes (perf: "failed to
 			 * process type 4191"): the record boundaries are lost,
 			 * nothing after this can be read. */
@@ -366,5 +369,7 @@ int tdr_parser_perfdata_read_data(struct tdr_parser *p, tdr_sample_fn cb, void *
 		pd->status.intact_sz = pd->data_off + pos;
 	else if (pd->pend_sz && !pd->warned_zstd)
 		p->stats.malformed_records++; /* the zstd stream ended inside a record */
-	return flush_round(p, cb, ctx);
+	err = flush_round(p, cb, ctx);
+	tdr_parser_perfdata_shrank(pd); /* last: it lowers intact_sz */
+	return err;
 }
