@@ -211,10 +211,10 @@ static struct proc *proc_get(struct tdr_unwinder *u, uint32_t pid)
  * vaddr that offset has, so bias = start - pgoff - (p_vaddr - p_offset).
  * (start - pgoff alone is right only where a segment's vaddr equals its
  * offset, as in GNU ld's output; lld places code a page above its offset,
- * and the unwinder then found no caller in such a program.) Only a regular file is opened (never blocking
- * on a FIFO: tdr_symbolize_open_regular), and not when its build-id differs
- * from the recorded one: another build's CFI would give wrong callers.
- * Returns the fd, or -1.
+ * and the unwinder then found no caller in such a program.) Only a regular
+ * file is opened (never blocking on a FIFO: tdr_symbolize_open_regular),
+ * and not when its build-id differs from the recorded one: another build's
+ * CFI would give wrong callers. Returns the fd, or -1.
  */
 static int open_object(const struct tdr_unwind_map *m, uint64_t addr, uint64_t *bias)
 {
