@@ -29,7 +29,7 @@
 #include "tdrec/parser.h"
 #include "tdrec/tdr_endian.h"
 #include "tdrec/tdr_err.h"
-#include "tdrec/tdr_log.h"
+#include "support/test_log.h"
 
 #define ID_PERF 7  /* perf's tracking event: attr.build_id */
 #define ID_TDREC 8 /* a sampler without it, as tdrec's */
@@ -310,18 +310,6 @@ static void read_file(const struct file *f, struct seen *x, struct tdr_parse_sta
 	tdr_parser__free(p);
 }
 
-static char log_text[1024];
-
-static void log_sink(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	size_t n = strlen(log_text);
-
-	(void)level;
-	vsnprintf(log_text + n, sizeof(log_text) - n, fmt, ap);
-	n = strlen(log_text);
-	snprintf(log_text + n, sizeof(log_text) - n, "\n");
-}
-
 static size_t lines(const char *s)
 {
 	size_t n = 0;
@@ -390,26 +378,24 @@ static void test_dso_table__build_ids_by_path_device_and_inode(void **state)
 	 * entry still counts, one warning says how many were lost. */
 	tdr_put_le32((uint8_t *)table + 8 + 56, 4096); /* entry 0: align8(24 + 6 + 20) */
 	write_file(&f, table, sz);
-	log_text[0] = '\0';
-	tdr_log_set_sink(log_sink);
+	test_log_start();
 	read_file(&f, &x, &st);
-	tdr_log_set_sink(NULL);
+	test_log_stop();
 	assert_int_equal(x.sz[1], 20);
 	assert_int_equal(x.sz[0], 0);
 	assert_int_equal(st.dso_entries, 1);
 	assert_int_equal(st.dso_damaged, 3);
-	assert_non_null(strstr(log_text, "DSO table"));
-	assert_non_null(strstr(log_text, "damaged"));
-	assert_int_equal(lines(log_text), 1);
+	assert_non_null(strstr(test_log_text, "DSO table"));
+	assert_non_null(strstr(test_log_text, "damaged"));
+	assert_int_equal(lines(test_log_text), 1);
 
 	/* A table unreadable as a whole (a count its size cannot hold). */
 	tdr_put_le32(table, 1000);
 	write_file(&f, table, sz);
-	log_text[0] = '\0';
-	tdr_log_set_sink(log_sink);
+	test_log_start();
 	read_file(&f, &x, &st);
-	tdr_log_set_sink(NULL);
-	assert_int_equal(lines(log_text), 1);
+	test_log_stop();
+	assert_int_equal(lines(test_log_text), 1);
 	assert_int_equal(st.dso_entries, 0);
 	assert_int_equal(st.dso_damaged, 1);
 	assert_int_equal(x.sz[0] | x.sz[1] | x.sz[2] | x.sz[3], 0);

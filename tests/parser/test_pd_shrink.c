@@ -22,20 +22,7 @@
 #include <cmocka.h>
 
 #include "tdrec/parser.h"
-#include "tdrec/tdr_log.h"
-
-static char logged[4096];
-
-static void keep(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	size_t n = strlen(logged);
-
-	(void)level;
-	vsnprintf(logged + n, sizeof(logged) - n, fmt, ap);
-	n = strlen(logged);
-	if (n + 1 < sizeof(logged))
-		strcat(logged, "\n");
-}
+#include "support/test_log.h"
 
 static int count(const struct tdr_sample *s, void *arg)
 {
@@ -74,7 +61,7 @@ static void test_pd_shrink__cut_while_read(void **state)
 	whole = samples_of(path);
 	assert_int_equal(whole, 90);
 
-	tdr_log_set_sink(keep);
+	test_log_start();
 	assert_int_equal(tdr_parser__open(path, &p), 0);
 	assert_int_equal(truncate(path, 8192), 0);
 	assert_int_equal(tdr_parser__run(p, count, &n), 0);
@@ -82,11 +69,11 @@ static void test_pd_shrink__cut_while_read(void **state)
 	assert_true(st->truncated);
 	assert_true(st->intact_sz <= 8192);
 	assert_true(n > 0 && n < whole);
-	assert_non_null(strstr(logged, "shrank while it was read (18456 bytes, now 8192)"));
+	assert_non_null(strstr(test_log_text, "shrank while it was read (18456 bytes, now 8192)"));
 	/* One line, and no "bad size" record warning for the zeros. */
-	assert_null(strstr(logged, "bad size"));
+	assert_null(strstr(test_log_text, "bad size"));
 	tdr_parser__free(p);
-	tdr_log_set_sink(NULL);
+	test_log_stop();
 	unlink(path);
 }
 

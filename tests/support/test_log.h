@@ -1,0 +1,40 @@
+/*
+ * tests/support/test_log.h - what tdrec logs, kept for a test to read.
+ *
+ * test_log_start() sends every log line (tdr_log.h) into test_log_text,
+ * one line each, until test_log_stop() gives the default sink back. The
+ * text keeps the first sizeof(test_log_text) - 1 bytes.
+ */
+#ifndef TDREC_TESTS_SUPPORT_TEST_LOG_H
+#define TDREC_TESTS_SUPPORT_TEST_LOG_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tdrec/tdr_log.h"
+
+static char test_log_text[8192];
+
+static inline void test_log_keep(enum tdr_log_level level, const char *fmt, va_list ap)
+{
+	size_t n = strlen(test_log_text);
+
+	(void)level;
+	vsnprintf(test_log_text + n, sizeof(test_log_text) - n, fmt, ap);
+	n = strlen(test_log_text);
+	snprintf(test_log_text + n, sizeof(test_log_text) - n, "\n");
+}
+
+static inline void test_log_start(void)
+{
+	test_log_text[0] = '\0';
+	tdr_log_set_sink(test_log_keep);
+}
+
+static inline void test_log_stop(void)
+{
+	tdr_log_set_sink(NULL);
+}
+
+#endif /* TDREC_TESTS_SUPPORT_TEST_LOG_H */
