@@ -80,10 +80,10 @@ static void test_spec__parse_table(void **state)
 		assert_string_equal(s.text, ok[i].text);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		log_text[0] = '\0';
+		test_log_text[0] = '\0';
 		assert_int_equal(tdr_event_spec__parse(bad[i], &s), -TDR_E_USAGE);
 		/* One logged reason per refusal, naming the text. */
-		assert_non_null(strstr(log_text, "invalid event"));
+		assert_non_null(strstr(test_log_text, "invalid event"));
 	}
 	assert_int_equal(tdr_event_spec__parse(NULL, &s), -TDR_E_USAGE);
 }
@@ -185,11 +185,11 @@ static void test_encode__errors_name_the_term(void **state)
 	assert_int_equal(pmu_open(fixture("icelake-server"), "cpu", &cpu), 0);
 	log_reset();
 	assert_int_equal(tdr_pmu__encode(&cpu, "event=0x3c,bogus=1", &a), -ENOENT);
-	assert_non_null(strstr(log_text, "'bogus'"));
+	assert_non_null(strstr(test_log_text, "'bogus'"));
 	log_reset();
 	/* umask is 8 bits wide */
 	assert_int_equal(tdr_pmu__encode(&cpu, "umask=0x100", &a), -EINVAL);
-	assert_non_null(strstr(log_text, "umask"));
+	assert_non_null(strstr(test_log_text, "umask"));
 	assert_int_equal(tdr_pmu__encode(&cpu, "event=256", &a), -EINVAL);
 	assert_int_equal(tdr_pmu__encode(&cpu, "event=0x3c,,umask=1", &a), -EINVAL);
 	assert_int_equal(tdr_pmu__encode(&cpu, "event=0xzz", &a), -EINVAL);
@@ -239,9 +239,9 @@ static void test_encode__bad_format_files(void **state)
 	for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
 		tree_write(rootc, "bus/event_source/devices/x/format/t", broken[i]);
 		assert_int_equal(pmu_open(rootc, "x", &pmu), 0);
-		log_text[0] = '\0';
+		test_log_text[0] = '\0';
 		assert_int_equal(tdr_pmu__encode(&pmu, "t=1", &a), -TDR_E_CORRUPT);
-		assert_non_null(strstr(log_text, "format"));
+		assert_non_null(strstr(test_log_text, "format"));
 	}
 	tree_rm(rootc);
 }
@@ -259,7 +259,7 @@ static void test_pmu__open_errors(void **state)
 	tree_write(rootc, "bus/event_source/devices/empty/type", "");
 	tree_write(rootc, "bus/event_source/devices/notype/format/event", "config:0-7\n");
 	assert_int_equal(pmu_open(rootc, "words", &pmu), -TDR_E_CORRUPT);
-	assert_non_null(strstr(log_text, "'four' is not a number"));
+	assert_non_null(strstr(test_log_text, "'four' is not a number"));
 	assert_int_equal(pmu_open(rootc, "empty", &pmu), -TDR_E_CORRUPT);
 	assert_int_equal(pmu_open(rootc, "notype", &pmu), -TDR_E_CORRUPT);
 	assert_int_equal(pmu_open(rootc, "absent", &pmu), -ENOENT);
@@ -328,7 +328,7 @@ static void test_cpulist__online_from_fixture(void **state)
 	log_reset();
 	assert_int_equal(tdr_sysfs__online_cpus(snap_of("/nonexistent", NULL), &cpus, &cnt),
 			 -ENOENT);
-	assert_non_null(strstr(log_text, "online"));
+	assert_non_null(strstr(test_log_text, "online"));
 }
 
 /* ---- resolving a spec against a machine ------------------------------- */

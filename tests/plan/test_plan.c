@@ -264,12 +264,12 @@ static void test_plan__explicit_topdown_on_vm_is_noplan(void **state)
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_TOPDOWN_L1, &plan), -TDR_E_NOPLAN);
 	assert_null(plan);
-	assert_non_null(strstr(log_text, "plan topdown-l1 does not fit this machine: no core PMU"));
+	assert_non_null(strstr(test_log_text, "plan topdown-l1 does not fit this machine: no core PMU"));
 	assert_int_equal(tdr_plan__build(&o, TDR_PLAN_TOPDOWN_L2, &plan), -TDR_E_NOPLAN);
 	o = plan_opts_on("icelake-server");
 	log_reset();
 	assert_int_equal(tdr_plan__build(&o, TDR_PLAN_TOPDOWN_L2, &plan), -TDR_E_NOPLAN);
-	assert_non_null(strstr(log_text, "has no topdown-heavy-ops"));
+	assert_non_null(strstr(test_log_text, "has no topdown-heavy-ops"));
 	assert_null(plan);
 	assert_int_equal(tdr_plan__build(&o, TDR_PLAN_AUTO, &plan), -EINVAL);
 }
@@ -355,7 +355,7 @@ static void test_plan__sampler_variants_in_topdown(void **state)
 	plan = NULL;
 	assert_int_equal(tdr_event_spec__parse("slots", &spec), 0);
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
-	assert_non_null(strstr(log_text, "cannot sample"));
+	assert_non_null(strstr(test_log_text, "cannot sample"));
 	assert_int_equal(tdr_event_spec__parse("topdown-mem-bound", &spec), 0);
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
 	assert_int_equal(tdr_event_spec__parse("r8000", &spec), 0);
@@ -381,8 +381,8 @@ static void test_plan__hybrid_sampler_on_the_other_core_pmu_refused(void **state
 	assert_int_equal(tdr_event_spec__parse("cpu_atom/event=0x3c/", &spec), 0);
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
 	assert_null(plan);
-	assert_non_null(strstr(log_text, "'cpu_atom/event=0x3c/'"));
-	assert_non_null(strstr(log_text, "TopDown is measured on cpu_core"));
+	assert_non_null(strstr(test_log_text, "'cpu_atom/event=0x3c/'"));
+	assert_non_null(strstr(test_log_text, "TopDown is measured on cpu_core"));
 	assert_int_equal(tdr_event_spec__parse("cpu_core/event=0x3c/", &spec), 0);
 	plan = choose_ok(&o, TDR_PLAN_AUTO);
 	check_attr("cpu_core/event=0x3c/", &plan->groups[0].events[1].attr, &want);
@@ -551,7 +551,7 @@ static void test_plan__kinds_and_fallback_order(void **state)
 	assert_string_equal(tdr_plan_kind_name(TDR_PLAN_KIND_CNT), "none");
 	assert_int_equal(tdr_plan_kind_parse("topdown", &k), -TDR_E_USAGE);
 	assert_int_equal(tdr_plan_kind_parse(NULL, &k), -TDR_E_USAGE);
-	assert_string_equal(log_text, ""); /* the caller's line is the only one */
+	assert_string_equal(test_log_text, ""); /* the caller's line is the only one */
 }
 
 static void test_plan__damaged_trees(void **state)
@@ -562,13 +562,13 @@ static void test_plan__damaged_trees(void **state)
 	(void)state;
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_CORRUPT);
-	assert_non_null(strstr(log_text, "cpu PMU has no format term 'umask'"));
+	assert_non_null(strstr(test_log_text, "cpu PMU has no format term 'umask'"));
 	assert_int_equal(tdr_plan__build(&o, TDR_PLAN_TOPDOWN_L1, &plan), -TDR_E_CORRUPT);
 	assert_null(plan);
 	o = plan_opts_on("broken-type");
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_CORRUPT);
-	assert_non_null(strstr(log_text, "cpu/type"));
+	assert_non_null(strstr(test_log_text, "cpu/type"));
 	/* The software plan does not need the core PMU. */
 	plan = choose_ok(&o, TDR_PLAN_SOFTWARE);
 	check_group(&plan->groups[0], software, 4);

@@ -159,16 +159,16 @@ static void test_call_graph__lbr_refused_without_it(void **state)
 			o.sysfs_root = copy;
 		assert_int_equal(tdr_plan_kind_parse(kinds[t], &k), 0);
 		o.call_graph = TDR_CALL_GRAPH_LBR;
-		log_capture(TDR_LOG_WARN);
+		test_log_capture(TDR_LOG_WARN);
 		assert_int_equal(tdr_plan__build(&o, k, &plan), -TDR_E_USAGE);
 		assert_null(plan);
 		snprintf(want, sizeof(want), "--call-graph lbr is not available with plan %s: ",
 			 kinds[t]);
-		assert_non_null(strstr(log_text, want));
-		assert_non_null(strstr(log_text, why[t]));
-		assert_non_null(strstr(log_text, "use --call-graph fp or dwarf\n"));
+		assert_non_null(strstr(test_log_text, want));
+		assert_non_null(strstr(test_log_text, why[t]));
+		assert_non_null(strstr(test_log_text, "use --call-graph fp or dwarf\n"));
 		/* one line */
-		assert_ptr_equal(strchr(log_text, '\n'), log_text + strlen(log_text) - 1);
+		assert_ptr_equal(strchr(test_log_text, '\n'), test_log_text + strlen(test_log_text) - 1);
 		tdr_log_set_sink(NULL);
 	}
 	tree_rm(copy);

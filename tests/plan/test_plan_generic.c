@@ -457,7 +457,7 @@ static void test_generic__sampler_from_e(void **state)
 	log_reset();
 	assert_int_equal(tdr_plan__build(&o, kind_of("amd-zen4"), &plan), -TDR_E_NOPLAN);
 	assert_null(plan);
-	assert_non_null(strstr(log_text, "plan amd-zen4 does not fit this machine: counter budget"));
+	assert_non_null(strstr(test_log_text, "plan amd-zen4 does not fit this machine: counter budget"));
 
 	assert_int_equal(tdr_event_spec__parse("cpu/event=0xc1/", &spec), 0);
 	plan = choose_ok(&o, TDR_PLAN_AUTO);
@@ -482,7 +482,7 @@ static void test_generic__precise_refused_on_amd(void **state)
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
 	assert_null(plan);
-	assert_non_null(strstr(log_text, "invalid event 'cycles:p': on AMD, precise sampling (:p) "
+	assert_non_null(strstr(test_log_text, "invalid event 'cycles:p': on AMD, precise sampling (:p) "
 					 "goes to IBS, not to the core counters of the amd-zen4 "
 					 "group; drop the :p"));
 	/* Intel has no such rule. */
@@ -656,7 +656,7 @@ static void test_generic__skx_level2(void **state)
 		assert_int_equal(tdr_plan__build(&o, kind_of("intel-skl-l2"), &plan),
 				 -TDR_E_NOPLAN);
 		assert_null(plan);
-		assert_non_null(strstr(log_text,
+		assert_non_null(strstr(test_log_text,
 				       "plan intel-skl-l2 does not fit this machine: counter budget: "
 				       "its group 2 needs 7 general counters and a thread has 4 with "
 				       "Hyper-Threading on (8 with it off), so the kernel refuses the "
@@ -750,7 +750,7 @@ static void test_generic__identity_mismatch(void **state)
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, kind_of("amd-zen4"), &plan), -TDR_E_NOPLAN);
 	assert_null(plan);
-	assert_non_null(strstr(log_text, "plan amd-zen4 does not fit this machine: the CPU "
+	assert_non_null(strstr(test_log_text, "plan amd-zen4 does not fit this machine: the CPU "
 					 "(GenuineIntel,6,85,7, from the plan options) is not one "
 					 "of its CPUs"));
 	/* No identity at all: only when asked for by name. */
@@ -775,7 +775,7 @@ static void test_generic__identity_mismatch(void **state)
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, TDR_PLAN_AUTO, &plan), -TDR_E_USAGE);
 	unsetenv("TDREC_CPUID");
-	assert_non_null(strstr(log_text, "TDREC_CPUID='AMD Zen 4' is not a CPU identity"));
+	assert_non_null(strstr(test_log_text, "TDREC_CPUID='AMD Zen 4' is not a CPU identity"));
 }
 
 /* Kinds are the table's families; each falls back to software. */
@@ -847,6 +847,6 @@ int main(void)
 	    cmocka_unit_test(test_generic__dry_run_text),
 	};
 
-	log_capture(TDR_LOG_WARN);
+	test_log_capture(TDR_LOG_WARN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

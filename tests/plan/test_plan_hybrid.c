@@ -321,6 +321,6 @@ int main(void)
 	    cmocka_unit_test(test_hybrid__dry_run_text),
 	};
 
-	log_capture(TDR_LOG_WARN);
+	test_log_capture(TDR_LOG_WARN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,7 +179,7 @@ static void test_level2__sampler_must_be_cycles(void **state)
 	log_reset();
 	assert_int_equal(tdr_plan__choose(&o, kind_of("amd-zen4-l2"), &plan), -TDR_E_USAGE);
 	assert_null(plan);
-	assert_non_null(strstr(log_text, "invalid event 'instructions': amd-zen4-l2 samples each "
+	assert_non_null(strstr(test_log_text, "invalid event 'instructions': amd-zen4-l2 samples each "
 					 "of its groups on cycles; use --plan amd-zen4 to sample "
 					 "on another event"));
 	/* Level 1 samples on another event when it fits its six counters
@@ -277,6 +277,6 @@ int main(void)
 	    cmocka_unit_test(test_level2__dry_run_text),
 	};
 
-	log_capture(TDR_LOG_WARN);
+	test_log_capture(TDR_LOG_WARN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,7 @@ static int setup(void **state)
 {
 	(void)state;
 	fake_sys_reset();
-	log_capture(TDR_LOG_INFO);
+	test_log_capture(TDR_LOG_INFO);
 	return 0;
 }
 
@@ -197,7 +197,7 @@ static void test_open__l2_refused_falls_back_to_l1_naming_the_event(void **state
 	assert_int_equal(l.rec.meta.note_cnt, 1);
 	assert_non_null(strstr(l.rec.meta.notes[0], "'topdown-heavy-ops'"));
 	assert_non_null(strstr(l.rec.meta.notes[0], "falling back to plan topdown-l1"));
-	assert_non_null(strstr(log_text, "topdown-heavy-ops"));
+	assert_non_null(strstr(test_log_text, "topdown-heavy-ops"));
 	assert_true(tdr_session__attr(l.rec.session, 0, 0)->inherit);
 	assert_false(l.rec.inherit_fallback);
 	ladder_free(&l);
@@ -277,9 +277,9 @@ static void test_open__emfile_at_the_hard_limit_is_explained(void **state)
 	assert_int_equal(tdr_record__open(&l.rec), -EMFILE);
 	assert_null(l.rec.session);
 	/* vm tree: the software plan's 4 events on CPUs 0-1, one thread. */
-	assert_non_null(strstr(log_text, "needs about 8 fds (4 events x 2 CPUs x 1 thread)"));
-	assert_non_null(strstr(log_text, "ulimit -n"));
-	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	assert_non_null(strstr(test_log_text, "needs about 8 fds (4 events x 2 CPUs x 1 thread)"));
+	assert_non_null(strstr(test_log_text, "ulimit -n"));
+	assert_int_equal(strchr(test_log_text, '\n') - test_log_text + 1, (long)strlen(test_log_text));
 	ladder_free(&l);
 }
 
@@ -303,7 +303,7 @@ static const char *fake_proc(const char *value)
 
 static void assert_one_line(void)
 {
-	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	assert_int_equal(strchr(test_log_text, '\n') - test_log_text + 1, (long)strlen(test_log_text));
 }
 
 static void test_open__permission_refusal_is_explained(void **state)
@@ -317,8 +317,8 @@ static void test_open__permission_refusal_is_explained(void **state)
 	fake_sys.open_hook = refuse_all_eacces;
 	assert_int_equal(tdr_record__open(&l.rec), -EACCES);
 	assert_null(l.rec.session);
-	assert_non_null(strstr(log_text, "perf_event_paranoid is 3;"));
-	assert_non_null(strstr(log_text, "sysctl kernel.perf_event_paranoid=2"));
+	assert_non_null(strstr(test_log_text, "perf_event_paranoid is 3;"));
+	assert_non_null(strstr(test_log_text, "sysctl kernel.perf_event_paranoid=2"));
 	assert_one_line();
 	ladder_free(&l);
 	tree_rm(proc);
@@ -339,9 +339,9 @@ static void test_open__permission_refusal_with_paranoid_ok_names_the_cause(void 
 	l.rec.tg.proc_root = root;
 	fake_sys.open_hook = refuse_all_eacces;
 	assert_int_equal(tdr_record__open(&l.rec), -EACCES);
-	assert_null(strstr(log_text, "sysctl"));
-	assert_non_null(strstr(log_text, "perf_event_paranoid (2) allows it"));
-	assert_non_null(strstr(log_text, "policy"));
+	assert_null(strstr(test_log_text, "sysctl"));
+	assert_non_null(strstr(test_log_text, "perf_event_paranoid (2) allows it"));
+	assert_non_null(strstr(test_log_text, "policy"));
 	assert_one_line();
 	ladder_free(&l);
 
@@ -352,9 +352,9 @@ static void test_open__permission_refusal_with_paranoid_ok_names_the_cause(void 
 	l.rec.tg.procs = &proc_pid;
 	l.rec.tg.proc_cnt = 1;
 	assert_int_equal(tdr_record__open(&l.rec), -EACCES);
-	assert_non_null(strstr(log_text, "attach to pid 77"));
-	assert_non_null(strstr(log_text, "CAP_SYS_PTRACE"));
-	assert_null(strstr(log_text, "sysctl"));
+	assert_non_null(strstr(test_log_text, "attach to pid 77"));
+	assert_non_null(strstr(test_log_text, "CAP_SYS_PTRACE"));
+	assert_null(strstr(test_log_text, "sysctl"));
 	assert_one_line();
 	ladder_free(&l);
 	tree_rm(root);
@@ -368,7 +368,7 @@ static void test_open__mmap_budget_too_small_is_explained(void **state)
 	ladder_init(&l, "vm", TDR_PLAN_SOFTWARE);
 	fake_sys.mmap_max_pages = 2;
 	assert_int_equal(tdr_record__open(&l.rec), -EPERM);
-	assert_non_null(strstr(log_text, "perf_event_mlock_kb"));
+	assert_non_null(strstr(test_log_text, "perf_event_mlock_kb"));
 	ladder_free(&l);
 }
 
@@ -385,9 +385,9 @@ static void test_open__ring_too_large_is_explained(void **state)
 	assert_int_equal(tdr_record__open(&l.rec), -ENOMEM);
 	assert_null(l.rec.session);
 	assert_int_equal(fake_sys.mmap_cnt, 1);
-	assert_non_null(strstr(log_text, "cannot map a ring buffer of 8 pages"));
-	assert_non_null(strstr(log_text, "--mmap-pages"));
-	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	assert_non_null(strstr(test_log_text, "cannot map a ring buffer of 8 pages"));
+	assert_non_null(strstr(test_log_text, "--mmap-pages"));
+	assert_int_equal(strchr(test_log_text, '\n') - test_log_text + 1, (long)strlen(test_log_text));
 	ladder_free(&l);
 }
 

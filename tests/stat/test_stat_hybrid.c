@@ -181,6 +181,6 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stat_hybrid__json, setup, teardown),
 	};
 
-	log_capture(TDR_LOG_WARN);
+	test_log_capture(TDR_LOG_WARN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,9 +171,9 @@ static void test_stat_open__fallback_is_visible(void **state)
 	fake_sys.open_hook = refuse_l2;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), 0);
 	assert_int_equal(f->st->plan->kind, TDR_PLAN_TOPDOWN_L1);
-	assert_non_null(strstr(log_text, "plan topdown-l2: the kernel refused event "
+	assert_non_null(strstr(test_log_text, "plan topdown-l2: the kernel refused event "
 					 "'topdown-heavy-ops' (CPU 0, pid "));
-	assert_non_null(strstr(log_text, "falling back to plan topdown-l1"));
+	assert_non_null(strstr(test_log_text, "falling back to plan topdown-l1"));
 	assert_int_equal(f->st->sc.meta.category_cnt, 4);
 	assert_non_null(strstr(f->st->sc.meta.notes[f->st->sc.meta.note_cnt - 1],
 			       "falling back to plan topdown-l1"));
@@ -186,8 +186,8 @@ static void test_stat_open__fallback_is_visible(void **state)
 	fake_sys.open_hook = refuse_metrics;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), 0);
 	assert_int_equal(f->st->plan->kind, TDR_PLAN_SOFTWARE);
-	assert_non_null(strstr(log_text, "falling back to plan topdown-l1"));
-	assert_non_null(strstr(log_text, "falling back to plan software"));
+	assert_non_null(strstr(test_log_text, "falling back to plan topdown-l1"));
+	assert_non_null(strstr(test_log_text, "falling back to plan software"));
 	assert_int_equal(f->st->sc.meta.category_cnt, 0);
 	assert_int_equal(f->st->fallback_cnt, 2);
 }
@@ -208,8 +208,8 @@ static void test_stat_open__permission_explained(void **state)
 	fake_sys.open_hook = refuse_perm;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), -EACCES);
 	assert_null(f->st);
-	assert_non_null(strstr(log_text, "no permission to open 'slots'"));
-	assert_non_null(strstr(log_text, "perf_event_paranoid"));
+	assert_non_null(strstr(test_log_text, "no permission to open 'slots'"));
+	assert_non_null(strstr(test_log_text, "perf_event_paranoid"));
 	assert_int_equal(f->len, 0); /* nothing on the output */
 }
 
@@ -270,7 +270,7 @@ static void test_stat_open__bad_options(void **state)
 	f->o.per_thread = true;
 	f->o.what.system_wide = true;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), -TDR_E_USAGE);
-	assert_non_null(strstr(log_text, "--per-thread needs a program or -p"));
+	assert_non_null(strstr(test_log_text, "--per-thread needs a program or -p"));
 	f->o.per_thread = false;
 	f->o.interval_ms = 5;
 	assert_int_equal(tdr_stat__new(&f->o, &f->st), -TDR_E_USAGE);

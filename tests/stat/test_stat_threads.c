@@ -210,13 +210,13 @@ static void test_stat_threads__threads_that_cannot_be_counted(void **state)
 	assert_null(f->th.v[0].unit);
 	assert_int_equal(f->th.v[0].open_err, -ESRCH);
 	assert_true(f->th.v[0].done);
-	assert_int_equal(log_text[0], '\0');
+	assert_int_equal(test_log_text[0], '\0');
 	/* Refused: said once, however many threads. */
 	assert_int_equal(tdr_stat_threads__add(&f->th, 100, 103, "a", NULL), 0);
 	assert_int_equal(tdr_stat_threads__add(&f->th, 100, 104, "b", NULL), 0);
 	assert_int_equal(f->th.missed, 3);
-	assert_non_null(strstr(log_text, "cannot open counters for thread 103"));
-	assert_null(strstr(log_text, "thread 104"));
+	assert_non_null(strstr(test_log_text, "cannot open counters for thread 103"));
+	assert_null(strstr(test_log_text, "thread 104"));
 	assert_null(tdr_stat_threads__find(&f->th, 103));
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tdrec/plan.h"
+#include "support/test_log.h"
 #include "tdrec/tdr_log.h"
 
 /* Path of tests/fixtures/sysfs/<name> (static buffer, one at a time). */
@@ -51,32 +52,10 @@ static inline struct tdr_plan_opts plan_opts_on(const char *tree)
 	return o;
 }
 
-/* Everything logged since log_reset(). */
-static char log_text[16384];
-
-static inline void log_sink(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	size_t len = strlen(log_text);
-
-	(void)level;
-	if (len + 2 < sizeof(log_text)) {
-		vsnprintf(log_text + len, sizeof(log_text) - len - 1, fmt, ap);
-		strcat(log_text, "\n");
-	}
-}
-
-/* Start keeping messages up to level, from an empty log_text. */
-static inline void log_capture(enum tdr_log_level level)
-{
-	log_text[0] = '\0';
-	tdr_log_set_sink(log_sink);
-	tdr_log_set_level(level);
-}
-
-/* Keep every message, debug ones too. */
+/* Keep every message, debug ones too, in test_log_text from empty. */
 static inline void log_reset(void)
 {
-	log_capture(TDR_LOG_DEBUG);
+	test_log_capture(TDR_LOG_DEBUG);
 }
 
 /* Write root/rel (creating directories) with text. */
