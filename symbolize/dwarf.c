@@ -233,6 +233,7 @@ struct node_vec {
  * DIEs (nv, in walk order; owner: the subprogram of each, per_sub: how many
  * each subprogram has so far). */
 struct sub_walk {
+	Dwarf_Off last_off; /* the DIE the walk visited last */
 	struct range_vec v;
 	Dwarf_Die *die;
 	size_t cnt, cap;
@@ -279,7 +280,17 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 		return 0;
 	do {
 		int tag = dwarf_tag(&child), n;
+		Dwarf_Off here = dwarf_dieoffset(&child);
 		bool in_subs, in_inl;
+
+		/* A preorder walk only moves forward in the unit. A
+		 * DW_AT_sibling that points back, or into a subtree already
+		 * walked (hostile or corrupt DWARF), would make the walk visit
+		 * DIEs again, forever or exponentially often, listing
+		 * subprograms until memory ran out: each DIE is visited once. */
+		if (here == (Dwarf_Off)-1 || here <= w->last_off)
+			break;
+		w->last_off = here;
 
 		if (subs && tag == DW_TAG_subprogram) {
 			long me = -1;
@@ -364,7 +375,8 @@ static int share_inlines(struct sym_cu *c, struct sub_walk *w)
 /* The CU's subprogram range table, built on first use. */
 static int load_subs(struct tdr_symbolizer *s, struct sym_cu *c)
 {
-	struct sub_walk w = { .inlines = s->opts.want_inlines };
+	struct sub_walk w = { .inlines = s->opts.want_inlines,
+			      .last_off = dwarf_dieoffset(&c->walkdie) };
 	int err;
 
 	err = build_table(&c->subs, &w.v, walk_cu(&w, &c->walkdie, -1, -1, true, 0));
