@@ -13,11 +13,14 @@
 # 2). The profile's sample types start with "samples" (the default) and
 # its samples add up to 'tdrec report''s total. A server that answers 500
 # makes tdrec fail with exit 1 and the server's reason, and so does a port
-# nobody listens on. Exit 77 (skipped)
-# when tdrec was built without libcurl.
+# nobody listens on, and (as root) a libcurl.so.4 that cannot be loaded
+# (tdrec loads it when a push starts). Exit 77 (skipped) when tdrec was
+# built without libcurl.
 import gzip
 import http.server
 import json
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -163,9 +166,30 @@ def main():
         bad.append("no server: exit %d, %r" % (r.returncode, r.stderr))
     else:
         print("ok push: no server fails with %r" % r.stderr.strip())
+    bad += missing_libcurl(tdrec, rec, base)
     for b in bad:
         print("FAIL " + b)
     sys.exit(1 if bad else 0)
+
+
+def missing_libcurl(tdrec, rec, base):
+    """libcurl is loaded when a push starts: where it cannot be (an empty
+    file bound over it in a private mount namespace, as root), the push
+    fails with one line naming the library and the package, exit 1."""
+    lib = "/usr/lib/x86_64-linux-gnu/libcurl.so.4"
+    if os.geteuid() != 0 or not shutil.which("unshare") or not os.path.exists(lib):
+        print("skip push without libcurl: needs root, unshare and %s" % lib)
+        return []
+    real = os.path.realpath(lib)
+    r = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind /dev/null "$0" && exec "$@"',
+                        real, tdrec, "export", "-i", rec, "--push", base],
+                       capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != 1 or len(lines) != 1 or "push needs libcurl.so.4 (Debian package libcurl4)" \
+            not in lines[0]:
+        return ["without libcurl: exit %d, %r" % (r.returncode, r.stderr)]
+    print("ok push: without libcurl fails with %r" % lines[0])
+    return []
 
 
 if __name__ == "__main__":
