@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "tdrec/tdr_endian.h"
+#include "support/test_log.h"
 #include "tdrec/tdr_log.h"
 
 static const char *const event_names[10] = {
@@ -405,21 +406,14 @@ const char *tl_path(const char *dir, const char *name)
 	return buf;
 }
 
-static void quiet_sink(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-}
-
 void tl_quiet(void)
 {
-	tdr_log_set_sink(quiet_sink);
+	test_log_quiet();
 }
 
 void tl_loud(void)
 {
-	tdr_log_set_sink(NULL);
+	test_log_stop();
 }
 
 void tl_put_file_hdr(struct tdr_buf *b, uint16_t major, uint16_t minor)

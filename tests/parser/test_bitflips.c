@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "tdrec/parser.h"
+#include "support/test_log.h"
 #include "tdrec/tdr_log.h"
 
 #define FLIPS 300
@@ -46,11 +47,6 @@ static int add_deltas(const struct tdr_sample *s, void *ctx)
 	for (size_t i = 0; i < u->ev_cnt; i++)
 		u->d[i] += s->deltas[i];
 	return 0;
-}
-
-static void quiet(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	(void)level, (void)fmt, (void)ap;
 }
 
 /* Parse the bytes; 0 with *u and *st, or the open error. */
@@ -110,7 +106,7 @@ static void test_bitflips__no_silent_absurd_totals(void **state)
 	data_off = le64(b + 40);
 	data_sz = le64(b + 48);
 	assert_true(data_off + data_sz <= n && data_sz > 1000);
-	tdr_log_set_sink(quiet);
+	test_log_quiet();
 	assert_int_equal(parse(b, n, &clean, &st), 0);
 	assert_int_equal(clean.ev_cnt, 3);
 	assert_int_equal(st.implausible_samples, 0); /* a sound file passes */
@@ -135,7 +131,7 @@ static void test_bitflips__no_silent_absurd_totals(void **state)
 		}
 		b[pos] ^= bit;
 	}
-	tdr_log_set_sink(NULL);
+	test_log_stop();
 	print_message("%zu of %d flipped files opened, %zu with implausible samples dropped\n",
 		      opened, FLIPS, caught);
 	assert_true(opened > FLIPS / 2);

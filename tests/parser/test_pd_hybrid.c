@@ -29,6 +29,7 @@
 #include "parser/pd_writer.h"
 #include "support/synth.h"
 #include "tdrec/parser.h"
+#include "support/test_log.h"
 #include "tdrec/tdr_log.h"
 
 /* Exact to 1e-12 (cmocka 1.1 has no assert_double_equal). */
@@ -355,13 +356,6 @@ static void test_pd_hybrid__same_names_qualified(void **state)
 	tdr_parser__free(p);
 }
 
-static void quiet(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-}
-
 /* Without a PMU name for type 10, its events are not known to be cpu_atom:
  * events only there, and cpu_core keeps its TopDown. */
 static void check_atom_unknown(struct ctx *c, const uint8_t *raw, size_t raw_sz, bool mappings)
@@ -372,9 +366,9 @@ static void check_atom_unknown(struct ctx *c, const uint8_t *raw, size_t raw_sz,
 	make_attrs(c, adl_atom);
 	write_file(c, "GenuineIntel,6,151,2", mappings ? hybrid_pmus : NULL, mappings ? 4 : 0, raw,
 		   raw_sz);
-	tdr_log_set_sink(quiet);
+	test_log_quiet();
 	p = open_run(c);
-	tdr_log_set_sink(NULL);
+	test_log_stop();
 	m = tdr_parser__meta(p);
 	assert_int_equal(m->category_cnt, 4);
 	assert_core_categories(m);

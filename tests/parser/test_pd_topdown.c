@@ -35,6 +35,7 @@
 #include "support/synth.h"
 #include "tdrec/parser.h"
 #include "tdrec/tdr_err.h"
+#include "support/test_log.h"
 #include "tdrec/tdr_log.h"
 
 #define NEV 10
@@ -655,13 +656,6 @@ static void test_pd_topdown__killed_perf_record_z(void **state)
 /* The -z file cut at every 8 bytes from its end down to nothing: a clean
  * error (the file ends before its attrs or data) or a run that says the file
  * is truncated. Never a crash (ASan/UBSan in CI). */
-static void quiet(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-}
-
 static void test_pd_topdown__cut_anywhere(void **state)
 {
 	struct ctx *c = *state;
@@ -671,7 +665,7 @@ static void test_pd_topdown__cut_anywhere(void **state)
 	unsigned opened = 0;
 
 	write_file(c, PDW_COMPRESSED, 61, PDW_COMPLETE, 0, names, "GenuineIntel,6,143,8");
-	tdr_log_set_sink(quiet); /* a warning per cut */
+	test_log_quiet(); /* a warning per cut */
 	f = fopen(c->path, "rb");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
@@ -704,7 +698,7 @@ static void test_pd_topdown__cut_anywhere(void **state)
 		tdr_parser__free(p);
 	}
 	assert_true(opened > 10);
-	tdr_log_set_sink(NULL);
+	test_log_stop();
 	free(full);
 }
 

@@ -25,6 +25,7 @@
 
 #include "parser/parser_fixture.h"
 #include "tdrec/tdr_err.h"
+#include "support/test_log.h"
 #include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
@@ -119,26 +120,19 @@ static size_t write_file(const char *path, uint8_t codec, const size_t *bad, siz
 	return good;
 }
 
-static void quiet(enum tdr_log_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-}
-
 static void parse(const char *path, bool debug, struct seen *out, uint64_t *bad_frames)
 {
 	struct tdr_parser *p;
 
 	memset(out, 0, sizeof(*out));
-	tdr_log_set_sink(quiet);
+	test_log_quiet();
 	tdr_log_set_level(debug ? TDR_LOG_DEBUG : TDR_LOG_INFO);
 	assert_int_equal(tdr_parser__open(path, &p), 0);
 	assert_int_equal(tdr_parser__run(p, seen_cb, out), 0);
 	*bad_frames = tdr_parser__stats(p)->bad_frames;
 	tdr_parser__free(p);
 	tdr_log_set_level(TDR_LOG_INFO);
-	tdr_log_set_sink(NULL);
+	test_log_stop();
 }
 
 static void check(uint8_t codec, const size_t *bad, size_t bad_cnt)
