@@ -234,6 +234,8 @@ struct node_vec {
  * each subprogram has so far). */
 struct sub_walk {
 	Dwarf_Off last_off; /* the DIE the walk visited last */
+	struct sym_die_scan scan; /* for inline subtrees (scan_inlines) */
+	int scan_state;           /* 0: not prepared, 1: ready, -1: not usable */
 	struct range_vec v;
 	Dwarf_Die *die;
 	size_t cnt, cap;
@@ -258,6 +260,107 @@ static int add_sub(struct sub_walk *w, Dwarf_Die *die)
 	return 0;
 }
 
+/* List die as the next inline of subprogram sub, inside inline inl_parent.
+ * Returns its index in the subprogram's list, -1 when the list is full (it
+ * and its subtree are left out), or -ENOMEM (as -2). */
+static int64_t add_inline(struct sub_walk *w, long sub, int32_t inl_parent, const Dwarf_Die *die)
+{
+	struct node_vec *nv = &w->nv;
+
+	if (w->per_sub[sub] >= INT32_MAX || nv->cnt >= UINT32_MAX)
+		return -1;
+	if (tdr_ensure_cap(&nv->n, &nv->cap, sizeof(*nv->n), nv->cnt + 1) ||
+	    tdr_ensure_cap(&w->owner, &w->owner_cap, sizeof(*w->owner), nv->cnt + 1))
+		return -2;
+	w->owner[nv->cnt] = (uint32_t)sub;
+	nv->n[nv->cnt++] = (struct sym_inl_node){ .die = *die, .parent = inl_parent };
+	return w->per_sub[sub]++;
+}
+
+static bool in_inline_scope(int tag)
+{
+	return tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
+/*
+ * The inlines under inline instance die (node me of subprogram sub, at DIE
+ * depth depth), read by the scanner (diescan.c), listed as walk_cu lists
+ * them; *next is set to the DIE after die's subtree, *has_next false when
+ * none follows. Instead of libdw's walk, which costs a dwarf_tag and a
+ * dwarf_siblingof per DIE, and then a dwarf_siblingof of die that steps
+ * over the whole subtree again (compilers give inline instances no
+ * DW_AT_sibling). Returns 0, 1 when the scan cannot read the subtree (none
+ * of it listed: the caller walks it with libdw), or -ENOMEM.
+ */
+static int scan_inlines(struct sub_walk *w, Dwarf_Die *die, long sub, int32_t me, int depth,
+			Dwarf_Die *next, bool *has_next)
+{
+	const struct sym_die_scan *sc = &w->scan;
+	size_t nv_cnt = w->nv.cnt;
+	uint32_t per_sub = w->per_sub[sub];
+	/* Per open children list: the inline its DIEs are in, and whether
+	 * inlines are listed there (not under other DIEs). */
+	int32_t parent[MAX_DIE_DEPTH + 1];
+	bool listed[MAX_DIE_DEPTH + 1];
+	const uint8_t *p, *last = die->addr;
+	struct sym_scan_die d;
+	int level = 0;
+
+	if (depth > MAX_DIE_DEPTH)
+		return 1;
+	if (w->scan_state == 0)
+		w->scan_state = tdr_symbolize_diescan__init(&w->scan, die) == 0 ? 1 : -1;
+	if (w->scan_state < 0)
+		return 1;
+	/* The scan must read die as libdw did: a DIE with children. */
+	p = tdr_symbolize_diescan__next(sc, die->addr, &d);
+	if (!p || d.null || !d.has_children)
+		return 1;
+	parent[0] = me;
+	listed[0] = true;
+	for (;;) {
+		const uint8_t *at = p;
+
+		if (!(p = tdr_symbolize_diescan__next(sc, p, &d)))
+			goto unreadable;
+		if (d.null) {
+			if (level-- == 0)
+				break;
+			continue;
+		}
+		last = at;
+		if (d.has_children && depth + level + 1 > MAX_DIE_DEPTH)
+			goto unreadable;
+		if (d.has_children) {
+			parent[level + 1] = parent[level];
+			listed[level + 1] = listed[level] && in_inline_scope(d.tag);
+		}
+		if (listed[level] && d.tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Die node;
+			int64_t idx;
+
+			if (!dwarf_die_addr_die(sc->dbg, (void *)at, &node))
+				goto unreadable;
+			idx = add_inline(w, sub, parent[level], &node);
+			if (idx == -2)
+				return -ENOMEM;
+			if (d.has_children) {
+				listed[level + 1] = idx >= 0;
+				parent[level + 1] = (int32_t)idx;
+			}
+		}
+		if (d.has_children)
+			level++;
+	}
+	w->last_off = (Dwarf_Off)(last - sc->base);
+	*has_next = p < sc->end && *p != 0 && dwarf_die_addr_die(sc->dbg, (void *)p, next);
+	return 0;
+unreadable:
+	w->nv.cnt = nv_cnt;
+	w->per_sub[sub] = per_sub;
+	return 1;
+}
+
 /*
  * One preorder walk of a CU's DIEs under parent. Subprograms are looked for
  * where they may be (subs: namespaces, classes, lexical blocks, other
@@ -270,19 +373,33 @@ static int add_sub(struct sub_walk *w, Dwarf_Die *die)
  * subprogram: libdw skips a DIE by decoding its attributes and, without
  * DW_AT_sibling, its whole subtree, so each walk costs about the same.
  */
+/* Move child to its next sibling; *known: the scan has moved it already,
+ * more telling whether there was one. Returns whether there is one. */
+static bool next_sibling(Dwarf_Die *child, bool *known, bool more)
+{
+	if (*known) {
+		*known = false;
+		return more;
+	}
+	return dwarf_siblingof(child, child) == 0;
+}
+
 static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_parent,
 		   bool subs, int depth)
 {
 	Dwarf_Die child;
+	bool known = false, more = false;
 	int err;
 
 	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
-		int tag = dwarf_tag(&child), n;
-		Dwarf_Off here = dwarf_dieoffset(&child);
+		int tag, n;
+		Dwarf_Off here;
 		bool in_subs, in_inl;
 
+		tag = dwarf_tag(&child);
+		here = dwarf_dieoffset(&child);
 		/* A preorder walk only moves forward in the unit. A
 		 * DW_AT_sibling that points back, or into a subtree already
 		 * walked (hostile or corrupt DWARF), would make the walk visit
@@ -309,35 +426,37 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 			continue;
 		}
 		if (sub >= 0 && tag == DW_TAG_inlined_subroutine) {
-			struct node_vec *nv = &w->nv;
-			int32_t me;
+			int64_t me = add_inline(w, sub, inl_parent, &child);
 
-			if (w->per_sub[sub] >= INT32_MAX || nv->cnt >= UINT32_MAX)
-				continue;
-			if (tdr_ensure_cap(&nv->n, &nv->cap, sizeof(*nv->n), nv->cnt + 1) ||
-			    tdr_ensure_cap(&w->owner, &w->owner_cap, sizeof(*w->owner), nv->cnt + 1))
+			if (me == -2)
 				return -ENOMEM;
-			me = (int32_t)w->per_sub[sub]++;
-			w->owner[nv->cnt] = (uint32_t)sub;
-			nv->n[nv->cnt++] = (struct sym_inl_node){ .die = child, .parent = inl_parent };
 			/* No subprograms inside an inline instance. */
-			if (dwarf_haschildren(&child) > 0 &&
-			    (err = walk_cu(w, &child, sub, me, false, depth + 1)))
+			if (me < 0 || dwarf_haschildren(&child) <= 0)
+				continue;
+			err = scan_inlines(w, &child, sub, (int32_t)me, depth + 1, &child, &more);
+			if (err < 0)
+				return err;
+			if (err == 0) {
+				known = true; /* child is the next sibling */
+				continue;
+			}
+			if ((err = walk_cu(w, &child, sub, (int32_t)me, false, depth + 1)))
 				return err;
 			continue;
 		}
 		in_subs = subs && may_hold_subprograms(tag);
-		in_inl = sub >= 0 && (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-				      tag == DW_TAG_catch_block);
+		in_inl = sub >= 0 && in_inline_scope(tag);
 		if ((in_subs || in_inl) && dwarf_haschildren(&child) > 0 &&
 		    (err = walk_cu(w, &child, in_inl ? sub : -1, inl_parent, in_subs, depth + 1)))
 			return err;
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (next_sibling(&child, &known, more));
 	return 0;
 }
 
 static void free_walk(struct sub_walk *w)
 {
+	if (w->scan_state > 0)
+		tdr_symbolize_diescan__free(&w->scan);
 	free(w->nv.n);
 	free(w->owner);
 	free(w->per_sub);

@@ -169,6 +169,43 @@ struct sym_dso {
 	struct sym_jit *jit;
 };
 
+/* ---- stepping over a unit's DIEs by abbreviation (diescan.c) ---- */
+
+struct sym_scan_abbrev {
+	uint32_t first; /* its attributes' sizes: sym_die_scan.sizes[first..+cnt) */
+	uint16_t cnt, tag;
+	bool known, has_children;
+};
+
+/* One unit's bytes and abbreviations, for tdr_symbolize_diescan__next. */
+struct sym_die_scan {
+	Dwarf *dbg;                    /* the unit's (a split unit's own) */
+	const uint8_t *base, *end;     /* offset 0 of its section; end of the unit */
+	uint8_t addr_size, offset_size;
+	uint16_t version;
+	bool swap;                     /* the object's byte order is not ours */
+	struct sym_scan_abbrev *by_code; /* indexed by abbreviation code */
+	size_t code_cnt, code_cap;
+	int8_t *sizes;                 /* per attribute: bytes, or how to find them */
+	size_t sizes_cnt, sizes_cap;
+};
+
+/* One DIE as the scan sees it: the end of its children list (null), or its
+ * tag and whether children follow it. */
+struct sym_scan_die {
+	bool null, has_children;
+	int tag;
+};
+
+/* Prepare a scan of the unit of in_unit. Returns 0, 1 when the unit is not
+ * one the scan reads (the caller uses libdw), or -ENOMEM. */
+int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit);
+/* Read the DIE (or end of a children list) at p into d; returns where the
+ * next entry starts, or NULL when p's entry cannot be read inside the unit. */
+const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const uint8_t *p,
+					   struct sym_scan_die *d);
+void tdr_symbolize_diescan__free(struct sym_die_scan *sc);
+
 /* ---- JIT code: perf map and jitdump files (jitmap.c) ---- */
 
 /* path names a perf map file (perf-PID.map) or a jitdump (jit-PID.dump). */

@@ -1,0 +1,320 @@
+/*
+ * tests/symbolize/test_diescan.c - the DIE scanner (symbolize/diescan.c)
+ * against libdw, and on cut and damaged units.
+ *
+ * The fixtures are built at run time by gcc, g++ and clang (DWARF 4 and 5,
+ * split DWARF, compressed sections). For every unit the scanner steps over
+ * every DIE in lockstep with libdw's preorder walk (dwarf_child,
+ * dwarf_siblingof): same address, tag and children flag at each DIE, and an
+ * end-of-children entry exactly where libdw finds no more siblings. Then the
+ * first unit is copied into a buffer of its exact size, cut at every length
+ * and damaged at many places: a scan must stop with NULL or stay inside the
+ * copy, never read past it (ASan) nor loop.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <dwarf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "sym_fixture.h"
+#include "symbolize_int.h"
+
+static char *tmp;
+/* Split units scanned (through their skeletons) so far. */
+static size_t split_units;
+
+static int setup(void **state)
+{
+	(void)state;
+	tmp = fx_tmpdir();
+	return tmp ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (!getenv("TDR_KEEP_TMP"))
+		fx_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+/* Compile fixture src with cc and flags into tmp/name; returns the path. */
+static char *build(const char *name, const char *cc, const char *flags, const char *src)
+{
+	char *out = NULL;
+
+	assert_true(asprintf(&out, "%s/%s", tmp, name) > 0);
+	assert_int_equal(fx_sh("cd '%s' && %s -O2 %s -c -o '%s' '%s/%s'", tmp, cc, flags, out,
+			       fx_src_dir(), src),
+			 0);
+	return out;
+}
+
+/* Compare the children list starting at p (the scanner's position) with
+ * libdw's list from first (NULL: libdw finds no child). Returns the scanner's
+ * position after the list's end entry; counts the DIEs in *n. */
+static const uint8_t *same_list(const struct sym_die_scan *sc, const uint8_t *p, Dwarf_Die *first,
+				size_t *n)
+{
+	Dwarf_Die cur;
+	bool have = first != NULL;
+
+	if (have)
+		cur = *first;
+	for (;;) {
+		struct sym_scan_die d;
+		const uint8_t *at = p;
+
+		p = tdr_symbolize_diescan__next(sc, p, &d);
+		assert_non_null(p);
+		if (d.null) {
+			assert_false(have);
+			return p;
+		}
+		assert_true(have);
+		assert_ptr_equal(at, cur.addr);
+		assert_int_equal(d.tag, dwarf_tag(&cur));
+		assert_int_equal(d.has_children, dwarf_haschildren(&cur) > 0);
+		++*n;
+		if (d.has_children) {
+			Dwarf_Die child;
+
+			p = same_list(sc, p, dwarf_child(&cur, &child) == 0 ? &child : NULL, n);
+		}
+		have = dwarf_siblingof(&cur, &cur) == 0;
+	}
+}
+
+/* Scan every unit of dbg in lockstep with libdw; returns the DIEs seen. */
+static size_t same_units(Dwarf *dbg)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+	size_t n = 0, units = 0;
+
+	while (dwarf_get_units(dbg, cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
+		Dwarf_Die *top = unit_type == DW_UT_skeleton ? &subdie : &cudie;
+		struct sym_die_scan sc;
+		struct sym_scan_die d;
+		const uint8_t *p;
+		Dwarf_Die child;
+
+		cu = next;
+		if (unit_type == DW_UT_skeleton && !dwarf_tag(&subdie))
+			continue; /* its .dwo was not found */
+		assert_int_equal(tdr_symbolize_diescan__init(&sc, top), 0);
+		split_units += top == &subdie;
+		p = tdr_symbolize_diescan__next(&sc, top->addr, &d);
+		assert_non_null(p);
+		assert_int_equal(d.tag, dwarf_tag(top));
+		n++;
+		if (d.has_children)
+			p = same_list(&sc, p, dwarf_child(top, &child) == 0 ? &child : NULL, &n);
+		assert_true(p <= sc.end);
+		tdr_symbolize_diescan__free(&sc);
+		units++;
+	}
+	assert_true(units > 0);
+	return n;
+}
+
+static void check_object(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Dwarf *dbg;
+	size_t n;
+
+	assert_true(fd >= 0);
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	n = same_units(dbg);
+	/* The fixture has dozens of functions, parameters, types, inlines. */
+	assert_true(n > 50);
+	dwarf_end(dbg);
+	close(fd);
+}
+
+static void test_diescan__gcc_dwarf5(void **state)
+{
+	char *o = build("g5.o", "gcc", "-g -gdwarf-5", "fx_main.c");
+
+	(void)state;
+	check_object(o);
+	free(o);
+}
+
+static void test_diescan__gcc_dwarf4(void **state)
+{
+	char *o = build("g4.o", "gcc", "-gdwarf-4", "fx_main.c");
+
+	(void)state;
+	check_object(o);
+	free(o);
+}
+
+static void test_diescan__gcc_dwarf2_and_3(void **state)
+{
+	char *o2 = build("g2.o", "gcc", "-gdwarf-2 -gstrict-dwarf", "fx_main.c");
+	char *o3 = build("g3.o", "gcc", "-gdwarf-3", "fx_main.c");
+
+	(void)state;
+	check_object(o2);
+	check_object(o3);
+	free(o2);
+	free(o3);
+}
+
+static void test_diescan__cplusplus(void **state)
+{
+	char *o = build("cpp.o", "g++", "-g", "fx_cpp.cc");
+
+	(void)state;
+	check_object(o);
+	free(o);
+}
+
+static void test_diescan__clang(void **state)
+{
+	char *o5, *o4;
+
+	(void)state;
+	if (!fx_have("clang"))
+		skip();
+	o5 = build("c5.o", "clang", "-g -gdwarf-5", "fx_main.c");
+	o4 = build("c4.o", "clang", "-gdwarf-4", "fx_main.c");
+	check_object(o5);
+	check_object(o4);
+	free(o5);
+	free(o4);
+}
+
+/* Split DWARF: the units of the .dwo, through the skeletons (libdw opens
+ * the .dwo next to the object). */
+static void test_diescan__split_dwarf(void **state)
+{
+	char *o = NULL;
+
+	(void)state;
+	/* Linked: in an object file, libdw would read the skeleton's
+	 * DW_AT_dwo_name before relocation. */
+	assert_true(asprintf(&o, "%s/split", tmp) > 0);
+	assert_int_equal(fx_sh("cd '%s' && gcc -O2 -g -gsplit-dwarf -o split '%s/fx_main.c' "
+			       "'%s/fx_lib.c' && ls ./*.dwo >/dev/null",
+			       tmp, fx_src_dir(), fx_src_dir()),
+			 0);
+	check_object(o);
+	free(o);
+}
+
+/* Compressed sections: libdw decompresses them; the scan reads its copy. */
+static void test_diescan__compressed(void **state)
+{
+	char *o = build("gz.o", "gcc", "-g -gz", "fx_main.c");
+
+	(void)state;
+	check_object(o);
+	free(o);
+}
+
+/* Scan the whole unit in sc (base .. end) linearly from p; returns whether it
+ * stopped on an unreadable entry (NULL) rather than at the end. Levels are
+ * not tracked: every entry is read, null or not, as far as the bytes go. */
+static bool scan_to_end(const struct sym_die_scan *sc, const uint8_t *p)
+{
+	while (p && p < sc->end) {
+		struct sym_scan_die d;
+
+		p = tdr_symbolize_diescan__next(sc, p, &d);
+	}
+	return p == NULL;
+}
+
+/*
+ * The first unit (at offset 0) of a gcc object copied into a heap buffer of
+ * exactly its size, so that ASan sees any read past it: cut at every
+ * length, a scan ends at the cut (NULL, or exactly at the end when the cut
+ * falls between entries); with bytes set to 0xff here and there (lengths,
+ * codes and LEB128s that run on), it still never reads past the copy.
+ */
+static void test_diescan__cut_and_damaged_units(void **state)
+{
+	char *o = build("cut.o", "gcc", "-g -gdwarf-5", "fx_main.c");
+	int fd = open(o, O_RDONLY);
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+	struct sym_die_scan sc, cut;
+	Dwarf *dbg;
+	size_t die_off, len, stopped = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	assert_int_equal(dwarf_get_units(dbg, cu, &next, &version, &unit_type, &cudie, &subdie), 0);
+	assert_int_equal(tdr_symbolize_diescan__init(&sc, &cudie), 0);
+	assert_int_equal(dwarf_dieoffset(&cudie) - dwarf_cuoffset(&cudie), 0);
+	die_off = (size_t)((const uint8_t *)cudie.addr - sc.base);
+	len = (size_t)(sc.end - sc.base);
+	assert_false(scan_to_end(&sc, cudie.addr));
+
+	for (size_t cut_at = die_off; cut_at < len; cut_at++) {
+		uint8_t *copy = malloc(cut_at);
+
+		assert_non_null(copy);
+		memcpy(copy, sc.base, cut_at);
+		cut = sc;
+		cut.base = copy;
+		cut.end = copy + cut_at;
+		stopped += scan_to_end(&cut, copy + die_off);
+		free(copy);
+	}
+	/* Most cuts fall inside an entry. */
+	assert_true(stopped > (len - die_off) / 2);
+
+	for (size_t at = die_off; at < len; at += 7) {
+		uint8_t *copy = malloc(len);
+
+		assert_non_null(copy);
+		memcpy(copy, sc.base, len);
+		copy[at] = 0xff;
+		if (at + 1 < len)
+			copy[at + 1] = 0xff;
+		cut = sc;
+		cut.base = copy;
+		cut.end = copy + len;
+		scan_to_end(&cut, copy + die_off);
+		free(copy);
+	}
+	tdr_symbolize_diescan__free(&sc);
+	dwarf_end(dbg);
+	close(fd);
+	free(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diescan__gcc_dwarf5),
+		cmocka_unit_test(test_diescan__gcc_dwarf4),
+		cmocka_unit_test(test_diescan__gcc_dwarf2_and_3),
+		cmocka_unit_test(test_diescan__cplusplus),
+		cmocka_unit_test(test_diescan__clang),
+		cmocka_unit_test(test_diescan__split_dwarf),
+		cmocka_unit_test(test_diescan__compressed),
+		cmocka_unit_test(test_diescan__cut_and_damaged_units),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
