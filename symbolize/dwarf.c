@@ -46,14 +46,9 @@ static void dwarf_warn_once(struct sym_dso *d, const char *what)
 	tdr_warn("failed to %s in %s: %s", what, d->path, dwarf_errmsg(-1));
 }
 
-struct range_vec {
-	struct sym_range *r;
-	size_t cnt, cap;
-};
-
 /* After collecting into v (err: how that went), the table of v; v's array
  * is taken (or freed) either way. Returns 0 or the error. */
-static int build_table(struct sym_range_table *t, struct range_vec *v, int err)
+static int build_table(struct sym_range_table *t, struct sym_range_vec *v, int err)
 {
 	if (err) {
 		free(v->r);
@@ -64,7 +59,7 @@ static int build_table(struct sym_range_table *t, struct range_vec *v, int err)
 
 /* Append the pc ranges of die with index idx. Returns the number added, or
  * -ENOMEM. A DIE without ranges adds none. */
-static int add_die_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
+static int add_die_ranges(struct sym_range_vec *v, Dwarf_Die *die, uint32_t idx)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
@@ -83,7 +78,7 @@ static int add_die_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
 
 /* The pc attributes of a code DIE, taken in one pass (take_pc_attr). */
 struct pc_attrs {
-	Dwarf_Attribute low, high;
+	Dwarf_Attribute low, high, ranges;
 	bool have_low, have_high, have_ranges;
 };
 
@@ -91,9 +86,10 @@ static int take_pc_attr(Dwarf_Attribute *at, void *arg)
 {
 	struct pc_attrs *p = arg;
 
+	/* The first of each, as dwarf_attr finds it. */
 	switch (dwarf_whatattr(at)) {
 	case DW_AT_low_pc:
-		if (!p->have_low) { /* the first, as dwarf_attr finds it */
+		if (!p->have_low) {
 			p->low = *at;
 			p->have_low = true;
 		}
@@ -105,7 +101,10 @@ static int take_pc_attr(Dwarf_Attribute *at, void *arg)
 		}
 		break;
 	case DW_AT_ranges:
-		p->have_ranges = true;
+		if (!p->have_ranges) {
+			p->ranges = *at;
+			p->have_ranges = true;
+		}
 		break;
 	default:
 		break;
@@ -113,23 +112,32 @@ static int take_pc_attr(Dwarf_Attribute *at, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* Where a code DIE's DW_AT_ranges lists are read (rnglist.c). */
+struct rng_ctx {
+	const struct sym_rng_sec *sec;
+	const struct sym_rng_unit *unit;
+};
+
 /*
- * add_die_ranges for a subprogram, with one pass over its attributes:
- * dwarf_ranges looks for high pc, low pc and DW_AT_ranges with one scan of
- * the DIE's attributes each (dwarf_highpc asks for low pc again), and the
- * CU walk reads the ranges of every subprogram. Same answer: low pc and
- * high pc (an address, or a length from low pc) when both read, else
- * DW_AT_ranges through dwarf_ranges (elfutils libdw/dwarf_ranges.c,
- * dwarf_highpc.c); a DIE whose attributes do not decode goes to
- * dwarf_ranges itself. Not for unit DIEs (a split unit inherits from its
- * skeleton) nor for inline instances: GCC gives most of those
- * DW_AT_ranges, and the pass would only come on top of dwarf_ranges.
+ * add_die_ranges for a subprogram or an inline instance, with one pass over
+ * its attributes: dwarf_ranges looks for high pc, low pc and DW_AT_ranges
+ * with one scan of the DIE's attributes each (dwarf_highpc asks for low pc
+ * again) before it reads the first entry of a list, and the CU walk reads
+ * the ranges of every subprogram, load_inlines those of every inline
+ * instance of a subprogram an address falls in. Same answer: low pc and
+ * high pc (an address, or a length from low pc) when both read, else the
+ * DW_AT_ranges list (elfutils libdw/dwarf_ranges.c, dwarf_highpc.c), read
+ * by rnglist.c where it can, else by dwarf_ranges; a DIE whose attributes
+ * do not decode goes to dwarf_ranges itself. Not for unit DIEs (a split
+ * unit inherits from its skeleton).
  */
-static int add_sub_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
+static int add_code_ranges(const struct rng_ctx *rc, struct sym_range_vec *v, Dwarf_Die *die,
+			   uint32_t idx)
 {
 	struct pc_attrs p = { .have_low = false };
 	Dwarf_Addr lo, hi;
 	Dwarf_Word len;
+	int n;
 
 	if (dwarf_getattrs(die, take_pc_attr, &p, 0) != 1)
 		return add_die_ranges(v, die, idx);
@@ -147,13 +155,19 @@ static int add_sub_ranges(struct range_vec *v, Dwarf_Die *die, uint32_t idx)
 	v->r[v->cnt++] = (struct sym_range){ .lo = lo, .hi = hi, .idx = idx };
 	return 1;
 ranges:
-	return p.have_ranges ? add_die_ranges(v, die, idx) : 0;
+	if (!p.have_ranges)
+		return 0;
+	if (rc->unit->usable && p.ranges.form == DW_FORM_sec_offset &&
+	    dwarf_formudata(&p.ranges, &len) == 0 &&
+	    (n = tdr_symbolize_rng__read(rc->sec, rc->unit, len, v, idx)) != -EINVAL)
+		return n;
+	return add_die_ranges(v, die, idx);
 }
 
 /* Open the DWARF of d (main or separate debug file) and build the CU table. */
 static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 {
-	struct range_vec v = { 0 };
+	struct sym_range_vec v = { 0 };
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie, subdie;
 	Dwarf_Addr bias = 0;
@@ -170,6 +184,7 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 		return 0;
 	}
 	d->dw_bias = bias;
+	tdr_symbolize_rng__init(&d->rng, d->dw);
 	while ((rc = dwarf_get_units(d->dw, cu, &next, &ver, &ut, &cudie, &subdie)) == 0) {
 		int tag = dwarf_tag(&cudie), n;
 		struct sym_cu *c;
@@ -234,9 +249,10 @@ struct node_vec {
  * each subprogram has so far). */
 struct sub_walk {
 	Dwarf_Off last_off; /* the DIE the walk visited last */
+	struct rng_ctx rng;
 	struct sym_die_scan scan; /* for inline subtrees (scan_inlines) */
 	int scan_state;           /* 0: not prepared, 1: ready, -1: not usable */
-	struct range_vec v;
+	struct sym_range_vec v;
 	Dwarf_Die *die;
 	size_t cnt, cap;
 	bool inlines;
@@ -412,7 +428,7 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 		if (subs && tag == DW_TAG_subprogram) {
 			long me = -1;
 
-			n = add_sub_ranges(&w->v, &child, (uint32_t)w->cnt);
+			n = add_code_ranges(&w->rng, &w->v, &child, (uint32_t)w->cnt);
 			if (n < 0)
 				return n;
 			if (n > 0) {
@@ -492,12 +508,14 @@ static int share_inlines(struct sym_cu *c, struct sub_walk *w)
 }
 
 /* The CU's subprogram range table, built on first use. */
-static int load_subs(struct tdr_symbolizer *s, struct sym_cu *c)
+static int load_subs(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu *c)
 {
 	struct sub_walk w = { .inlines = s->opts.want_inlines,
-			      .last_off = dwarf_dieoffset(&c->walkdie) };
+			      .last_off = dwarf_dieoffset(&c->walkdie),
+			      .rng = { &d->rng, &c->rng } };
 	int err;
 
+	tdr_symbolize_rng__unit(&c->rng, &d->rng, &c->walkdie);
 	err = build_table(&c->subs, &w.v, walk_cu(&w, &c->walkdie, -1, -1, true, 0));
 	if (!err && w.cnt) {
 		c->sub_inl = tdr_calloc(w.cnt, sizeof(*c->sub_inl));
@@ -526,11 +544,12 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_cu *c)
  * everything inside it (no code of its own, nor in its children). The
  * nodes are renumbered in place, keeping their order.
  */
-static int load_inlines(struct sym_cu *c, size_t sub_idx)
+static int load_inlines(struct sym_dso *d, struct sym_cu *c, size_t sub_idx)
 {
+	const struct rng_ctx rc = { &d->rng, &c->rng };
 	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
 	struct sym_inl_node *nodes = si->nodes;
-	struct range_vec v = { 0 };
+	struct sym_range_vec v = { 0 };
 	int32_t *map = NULL;
 	size_t kept = 0;
 	int err = 0;
@@ -544,7 +563,7 @@ static int load_inlines(struct sym_cu *c, size_t sub_idx)
 		map[i] = -1;
 		if (parent >= 0 && map[parent] < 0)
 			continue; /* inside a left-out inline */
-		n = add_die_ranges(&v, &nodes[i].die, (uint32_t)kept);
+		n = add_code_ranges(&rc, &v, &nodes[i].die, (uint32_t)kept);
 		if (n < 0) {
 			err = n;
 			break;
@@ -570,8 +589,8 @@ static int load_inlines(struct sym_cu *c, size_t sub_idx)
 }
 
 /* Put the inline chain at pc, outermost first, in s->chain; *n its length. */
-static int inline_chain(struct tdr_symbolizer *s, struct sym_cu *c, size_t sub_idx,
-			Dwarf_Addr pc, size_t *n)
+static int inline_chain(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu *c,
+			size_t sub_idx, Dwarf_Addr pc, size_t *n)
 {
 	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
 	const struct sym_range *r;
@@ -579,7 +598,7 @@ static int inline_chain(struct tdr_symbolizer *s, struct sym_cu *c, size_t sub_i
 	int err;
 
 	*n = 0;
-	if (!si->loaded && (err = load_inlines(c, sub_idx)))
+	if (!si->loaded && (err = load_inlines(d, c, sub_idx)))
 		return err;
 	r = tdr_symbolize_range_table__find(&si->ranges, pc);
 	if (!r)
@@ -808,7 +827,7 @@ int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, ui
 		}
 	}
 
-	if (!c->subs_loaded && (err = load_subs(s, c)))
+	if (!c->subs_loaded && (err = load_subs(s, d, c)))
 		return err;
 	sr = tdr_symbolize_range_table__find(&c->subs, pc);
 	if (!sr)
@@ -821,7 +840,7 @@ int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, ui
 
 	if (!s->opts.want_inlines)
 		return 0;
-	err = inline_chain(s, c, sr->idx, pc, &n);
+	err = inline_chain(s, d, c, sr->idx, pc, &n);
 	if (err)
 		return err;
 	return n ? make_frames(s, c, n, r) : 0;

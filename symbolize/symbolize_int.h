@@ -51,6 +51,12 @@ struct sym_range_table {
 	size_t cnt;
 };
 
+/* Ranges being collected for a table. */
+struct sym_range_vec {
+	struct sym_range *r;
+	size_t cnt, cap;
+};
+
 /* Sort r (cnt entries, takes ownership) and build t. Returns 0 or -ENOMEM
  * (r is freed either way). */
 int tdr_symbolize_range_table__build(struct sym_range_table *t, struct sym_range *r, size_t cnt);
@@ -64,6 +70,35 @@ void tdr_symbolize_range_table__free(struct sym_range_table *t);
  * then by name. qsort-style result. */
 int tdr_symbolize_alias_cmp(int rank_a, const char *a, int rank_b, const char *b,
 			    bool by_underscores);
+
+/* ---- DW_AT_ranges lists read from the section bytes (rnglist.c) ---- */
+
+/* A DSO's range list sections, as libdw holds them (NULL when absent). */
+struct sym_rng_sec {
+	Dwarf *dbg;
+	const uint8_t *v5, *v4; /* .debug_rnglists, .debug_ranges */
+	size_t v5_size, v4_size;
+	bool swap;              /* the object's byte order is not ours */
+};
+
+/* What reading one unit's lists needs; usable false: ask dwarf_ranges. */
+struct sym_rng_unit {
+	uint64_t base;
+	uint16_t version;
+	uint8_t addr_size;
+	bool usable;
+};
+
+void tdr_symbolize_rng__init(struct sym_rng_sec *rs, Dwarf *dbg);
+/* Prepare the lists of die's unit. Returns 0, or -EINVAL when they are not
+ * read here (split units, other Dwarf handles, unknown versions). */
+int tdr_symbolize_rng__unit(struct sym_rng_unit *u, const struct sym_rng_sec *rs, Dwarf_Die *die);
+/* Append the non-empty ranges of the list at section offset off, with index
+ * idx, to v, as dwarf_ranges gives them. Returns how many, -EINVAL when the
+ * list is not one read here (nothing appended: ask dwarf_ranges), or
+ * -ENOMEM. */
+int tdr_symbolize_rng__read(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			    uint64_t off, struct sym_range_vec *v, uint32_t idx);
 
 /* ---- one object file (or the vDSO) ---- */
 
@@ -124,6 +159,7 @@ struct sym_cu {
 	size_t sub_cnt;
 	Dwarf_Files *files; /* for DW_AT_call_file, NULL until needed */
 	bool files_tried;
+	struct sym_rng_unit rng; /* for its DW_AT_ranges lists, once subs_loaded */
 };
 
 struct sym_dso {
@@ -154,6 +190,7 @@ struct sym_dso {
 	struct sym_range_table cus; /* pc ranges -> cu[idx] */
 	struct sym_cu *cu;
 	size_t cu_cnt;
+	struct sym_rng_sec rng; /* range list sections of dw */
 
 	bool warned_dwarf; /* one DWARF error message per object */
 

@@ -1,6 +1,7 @@
 /*
  * tests/symbolize/test_diescan.c - the DIE scanner (symbolize/diescan.c)
- * against libdw, and on cut and damaged units.
+ * and the range list reader (symbolize/rnglist.c) against libdw, and on cut
+ * and damaged bytes.
  *
  * The fixtures are built at run time by gcc, g++ and clang (DWARF 4 and 5,
  * split DWARF, compressed sections). For every unit the scanner steps over
@@ -9,7 +10,10 @@
  * end-of-children entry exactly where libdw finds no more siblings. Then the
  * first unit is copied into a buffer of its exact size, cut at every length
  * and damaged at many places: a scan must stop with NULL or stay inside the
- * copy, never read past it (ASan) nor loop.
+ * copy, never read past it (ASan) nor loop. The range list reader gives,
+ * for every DIE with DW_AT_ranges of linked gcc and clang programs, the
+ * ranges dwarf_ranges gives, or declines (-EINVAL, left to dwarf_ranges);
+ * on a cut copy of .debug_rnglists it never reads past the copy.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +24,7 @@
 
 #include <cmocka.h>
 #include <dwarf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -303,6 +308,177 @@ static void test_diescan__cut_and_damaged_units(void **state)
 	free(o);
 }
 
+/* Every range of die's list as dwarf_ranges gives it (empty ones left out,
+ * as the CU walk leaves them out). */
+static size_t libdw_ranges(Dwarf_Die *die, struct sym_range *out, size_t cap)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	size_t n = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo < hi && n < cap)
+			out[n++] = (struct sym_range){ .lo = lo, .hi = hi };
+	return n;
+}
+
+struct rng_count {
+	size_t read, declined;
+};
+
+/* Compare the lists of every DIE with DW_AT_ranges under parent. */
+static void same_ranges_under(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			      Dwarf_Die *parent, struct rng_count *cnt)
+{
+	Dwarf_Die die;
+
+	if (dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		Dwarf_Attribute at;
+		Dwarf_Word off;
+
+		if (dwarf_attr(&die, DW_AT_ranges, &at) && !dwarf_hasattr(&die, DW_AT_high_pc)) {
+			struct sym_range want[64];
+			struct sym_range_vec got = { 0 };
+			size_t n = libdw_ranges(&die, want, 64);
+			int r = -EINVAL;
+
+			if (u->usable && at.form == DW_FORM_sec_offset &&
+			    dwarf_formudata(&at, &off) == 0)
+				r = tdr_symbolize_rng__read(rs, u, off, &got, 7);
+			if (r == -EINVAL) {
+				assert_int_equal(got.cnt, 0);
+				cnt->declined++;
+			} else {
+				assert_int_equal(r, (int)n);
+				assert_int_equal(got.cnt, n);
+				for (size_t i = 0; i < n; i++) {
+					assert_int_equal(got.r[i].lo, want[i].lo);
+					assert_int_equal(got.r[i].hi, want[i].hi);
+					assert_int_equal(got.r[i].idx, 7);
+				}
+				cnt->read++;
+			}
+			free(got.r);
+		}
+		if (dwarf_haschildren(&die) > 0)
+			same_ranges_under(rs, u, &die, cnt);
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+/* Build a linked fixture program with cc and flags; compare every list. */
+static struct rng_count same_ranges(const char *name, const char *cc, const char *flags)
+{
+	struct rng_count cnt = { 0 };
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+	struct sym_rng_sec rs;
+	char *path = NULL;
+	Dwarf *dbg;
+	int fd;
+
+	assert_true(asprintf(&path, "%s/%s", tmp, name) > 0);
+	assert_int_equal(fx_sh("cd '%s' && %s -O2 %s -o '%s' '%s/fx_main.c' '%s/fx_lib.c'", tmp, cc,
+			       flags, path, fx_src_dir(), fx_src_dir()),
+			 0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	tdr_symbolize_rng__init(&rs, dbg);
+	while (dwarf_get_units(dbg, cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
+		struct sym_rng_unit u;
+
+		cu = next;
+		tdr_symbolize_rng__unit(&u, &rs, &cudie);
+		same_ranges_under(&rs, &u, &cudie, &cnt);
+	}
+	dwarf_end(dbg);
+	close(fd);
+	free(path);
+	return cnt;
+}
+
+static void test_rnglist__gcc_dwarf5_and_4(void **state)
+{
+	struct rng_count c5 = same_ranges("r5", "gcc", "-g -gdwarf-5");
+	struct rng_count c4 = same_ranges("r4", "gcc", "-gdwarf-4");
+
+	(void)state;
+	/* gcc -O2 gives inline instances and blocks lists, all read here. */
+	assert_true(c5.read >= 5);
+	assert_int_equal(c5.declined, 0);
+	assert_true(c4.read >= 5);
+	assert_int_equal(c4.declined, 0);
+}
+
+/* clang's DWARF 5 lists are indexed (DW_FORM_rnglistx, DW_RLE_*x entries):
+ * declined, dwarf_ranges reads them. Its DWARF 4 lists are read here. */
+static void test_rnglist__clang(void **state)
+{
+	struct rng_count c5, c4;
+
+	(void)state;
+	if (!fx_have("clang"))
+		skip();
+	c5 = same_ranges("rc5", "clang", "-g -gdwarf-5");
+	c4 = same_ranges("rc4", "clang", "-gdwarf-4");
+	assert_true(c5.read + c5.declined > 0);
+	assert_true(c4.read > 0);
+}
+
+/* The first list of a gcc program's .debug_rnglists, in a copy of the
+ * section cut at every length: read or declined, never past the copy. */
+static void test_rnglist__cut_section(void **state)
+{
+	char *path = NULL;
+	struct sym_rng_sec rs, cut;
+	struct sym_rng_unit u = { .version = 5, .addr_size = 8, .usable = true };
+	size_t read = 0;
+	Dwarf *dbg;
+	int fd;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/rcut", tmp) > 0);
+	assert_int_equal(fx_sh("cd '%s' && gcc -O2 -g -gdwarf-5 -o rcut '%s/fx_main.c' "
+			       "'%s/fx_lib.c'",
+			       tmp, fx_src_dir(), fx_src_dir()),
+			 0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	tdr_symbolize_rng__init(&rs, dbg);
+	assert_non_null(rs.v5);
+	for (size_t len = 0; len <= rs.v5_size; len++) {
+		uint8_t *copy = malloc(len ? len : 1);
+
+		assert_non_null(copy);
+		memcpy(copy, rs.v5, len);
+		cut = rs;
+		cut.v5 = copy;
+		cut.v5_size = len;
+		/* Every offset of the copy as a list start: entries of any kind. */
+		for (size_t off = 0; off < len; off++) {
+			struct sym_range_vec v = { 0 };
+			int r = tdr_symbolize_rng__read(&cut, &u, off, &v, 0);
+
+			assert_true(r == -EINVAL || r >= 0);
+			assert_int_equal(v.cnt, r > 0 ? (size_t)r : 0);
+			read += r > 0;
+			free(v.r);
+		}
+		free(copy);
+	}
+	assert_true(read > 0);
+	dwarf_end(dbg);
+	close(fd);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +490,9 @@ int main(void)
 		cmocka_unit_test(test_diescan__split_dwarf),
 		cmocka_unit_test(test_diescan__compressed),
 		cmocka_unit_test(test_diescan__cut_and_damaged_units),
+		cmocka_unit_test(test_rnglist__gcc_dwarf5_and_4),
+		cmocka_unit_test(test_rnglist__clang),
+		cmocka_unit_test(test_rnglist__cut_section),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,242 @@
+/*
+ * symbolize/rnglist.c - a DIE's DW_AT_ranges list read from the section
+ * bytes, for the inline instances of the subprograms addresses fall in.
+ *
+ * Responsibility: the entries GCC writes for units that are not split:
+ * DWARF 5 .debug_rnglists (DW_RLE_offset_pair, base_address, start_end,
+ * start_length, end_of_list; DWARF 5 section 7.25) and DWARF 2 to 4
+ * .debug_ranges (address pairs, base address selection, end of list;
+ * DWARF 4 section 2.17.3). The answer is what libdw's dwarf_ranges gives
+ * (elfutils libdw/dwarf_ranges.c, __libdw_read_begin_end_pair_inc): the
+ * same base address (the unit's DW_AT_low_pc, else DW_AT_entry_pc, else 0)
+ * and the same entries in the same order. dwarf_ranges costs two attribute
+ * scans and its set-up per DIE before the first entry; this costs one read.
+ * An entry of another kind (the indexed DW_RLE_*x forms need .debug_addr),
+ * an offset or entry beyond the section, or a section libdw did not leave
+ * uncompressed gives -EINVAL with nothing appended: the caller then asks
+ * dwarf_ranges, so this only decides how fast an answer comes.
+ * Ownership: the section bytes are libdw's (live as long as the Dwarf).
+ */
+#include "symbolize_int.h"
+
+#include <byteswap.h>
+#include <dwarf.h>
+#include <endian.h>
+#include <errno.h>
+#include <gelf.h>
+#include <string.h>
+
+#include "tdrec/tdr_mem.h"
+
+/* The data of section name of elf, when present and not compressed. */
+static void find_section(Elf *elf, size_t shstrndx, const char *name, const uint8_t **data,
+			 size_t *size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(n, name))
+			continue;
+		/* libdw decompresses its sections in place when it opens
+		 * them; one still compressed is not the one it reads. */
+		if ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			return;
+		*data = d->d_buf;
+		*size = d->d_size;
+		return;
+	}
+}
+
+void tdr_symbolize_rng__init(struct sym_rng_sec *rs, Dwarf *dbg)
+{
+	Elf *elf = dwarf_getelf(dbg);
+	GElf_Ehdr eh;
+	size_t shstrndx;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->dbg = dbg;
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	rs->swap = eh.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB);
+	find_section(elf, shstrndx, ".debug_rnglists", &rs->v5, &rs->v5_size);
+	find_section(elf, shstrndx, ".debug_ranges", &rs->v4, &rs->v4_size);
+}
+
+/* The base address libdw gives a unit's range lists (__libdw_cu_base_address). */
+static uint64_t unit_base(Dwarf_Die *cudie)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Addr base;
+
+	if (dwarf_lowpc(cudie, &base) == 0 ||
+	    dwarf_formaddr(dwarf_attr(cudie, DW_AT_entry_pc, &mem), &base) == 0)
+		return base;
+	return 0;
+}
+
+int tdr_symbolize_rng__unit(struct sym_rng_unit *u, const struct sym_rng_sec *rs, Dwarf_Die *die)
+{
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t unit_type, addr_size, offset_size;
+	uint64_t unit_id;
+
+	memset(u, 0, sizeof(*u));
+	if (dwarf_cu_getdwarf(die->cu) != rs->dbg ||
+	    dwarf_cu_info(die->cu, &version, &unit_type, &cudie, NULL, &unit_id, &addr_size,
+			  &offset_size) != 0)
+		return -EINVAL;
+	/* Split and skeleton units find their lists through each other. */
+	if ((unit_type != DW_UT_compile && unit_type != DW_UT_partial) || version < 2 ||
+	    version > 5 || (addr_size != 4 && addr_size != 8))
+		return -EINVAL;
+	u->version = version;
+	u->addr_size = addr_size;
+	u->base = unit_base(&cudie);
+	u->usable = true;
+	return 0;
+}
+
+/* An address of the unit's size at p, which has room for it. */
+static uint64_t read_addr(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			  const uint8_t *p)
+{
+	if (u->addr_size == 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return rs->swap ? bswap_64(v) : v;
+	} else {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return rs->swap ? bswap_32(v) : v;
+	}
+}
+
+static const uint8_t *read_uleb(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
+		uint8_t b = *p++;
+
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static int add(struct sym_range_vec *v, uint64_t lo, uint64_t hi, uint32_t idx, int *n)
+{
+	if (lo >= hi) /* as the CU walk skips them from dwarf_ranges */
+		return 0;
+	if (tdr_ensure_cap(&v->r, &v->cap, sizeof(*v->r), v->cnt + 1))
+		return -ENOMEM;
+	v->r[v->cnt++] = (struct sym_range){ .lo = lo, .hi = hi, .idx = idx };
+	++*n;
+	return 0;
+}
+
+/* The DWARF 5 list at p (inside data .. end). Returns entries added, or
+ * -EINVAL / -ENOMEM. */
+static int read_v5(const struct sym_rng_sec *rs, const struct sym_rng_unit *u, const uint8_t *p,
+		   const uint8_t *end, struct sym_range_vec *v, uint32_t idx)
+{
+	uint64_t base = u->base, a, b;
+	size_t w = u->addr_size;
+	int n = 0;
+
+	while (p < end) {
+		switch (*p++) {
+		case DW_RLE_end_of_list:
+			return n;
+		case DW_RLE_offset_pair:
+			if (!(p = read_uleb(p, end, &a)) || !(p = read_uleb(p, end, &b)))
+				return -EINVAL;
+			if (add(v, base + a, base + b, idx, &n))
+				return -ENOMEM;
+			break;
+		case DW_RLE_base_address:
+			if ((size_t)(end - p) < w)
+				return -EINVAL;
+			base = read_addr(rs, u, p);
+			p += w;
+			break;
+		case DW_RLE_start_end:
+			if ((size_t)(end - p) < 2 * w)
+				return -EINVAL;
+			a = read_addr(rs, u, p);
+			b = read_addr(rs, u, p + w);
+			p += 2 * w;
+			if (add(v, a, b, idx, &n))
+				return -ENOMEM;
+			break;
+		case DW_RLE_start_length:
+			if ((size_t)(end - p) < w)
+				return -EINVAL;
+			a = read_addr(rs, u, p);
+			if (!(p = read_uleb(p + w, end, &b)))
+				return -EINVAL;
+			if (add(v, a, a + b, idx, &n))
+				return -ENOMEM;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The DWARF 2 to 4 list at p. Returns entries added, or -EINVAL / -ENOMEM. */
+static int read_v4(const struct sym_rng_sec *rs, const struct sym_rng_unit *u, const uint8_t *p,
+		   const uint8_t *end, struct sym_range_vec *v, uint32_t idx)
+{
+	uint64_t base = u->base;
+	uint64_t escape = u->addr_size == 8 ? UINT64_MAX : UINT32_MAX;
+	size_t w = u->addr_size;
+	int n = 0;
+
+	while ((size_t)(end - p) >= 2 * w) {
+		uint64_t a = read_addr(rs, u, p), b = read_addr(rs, u, p + w);
+
+		p += 2 * w;
+		if (a == escape) {
+			if (b == escape)
+				return -EINVAL;
+			base = b;
+			continue;
+		}
+		if (a == 0 && b == 0)
+			return n;
+		if (add(v, base + a, base + b, idx, &n))
+			return -ENOMEM;
+	}
+	return -EINVAL;
+}
+
+int tdr_symbolize_rng__read(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			    uint64_t off, struct sym_range_vec *v, uint32_t idx)
+{
+	size_t before = v->cnt;
+	const uint8_t *data = u->version >= 5 ? rs->v5 : rs->v4;
+	size_t size = u->version >= 5 ? rs->v5_size : rs->v4_size;
+	int n;
+
+	if (!u->usable || !data || off >= size)
+		return -EINVAL;
+	n = u->version >= 5 ? read_v5(rs, u, data + off, data + size, v, idx)
+			    : read_v4(rs, u, data + off, data + size, v, idx);
+	if (n < 0)
+		v->cnt = before;
+	return n;
+}
