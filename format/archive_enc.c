@@ -296,9 +296,18 @@ static int dso_cmp(const void *pa, const void *pb)
 
 /* Entries by (object position, offset); dso is already the position of the
  * object in the sorted list. */
-static int ent_cmp(const void *pa, const void *pb)
+/* An entry's place in the section: its object's rank, then its offset.
+ * Sorted instead of the entries themselves (a tenth of their size, so the
+ * sort moves and allocates a tenth as much). */
+struct sort_key {
+	uint64_t off;
+	uint32_t dso; /* rank of the object */
+	uint32_t ent; /* index in the builder's entries */
+};
+
+static int sort_key_cmp(const void *pa, const void *pb)
 {
-	const struct bent *a = pa, *b = pb;
+	const struct sort_key *a = pa, *b = pb;
 
 	if (a->dso != b->dso)
 		return a->dso < b->dso ? -1 : 1;
@@ -363,14 +372,14 @@ static uint64_t opt_ref(struct enc *e, const char *s)
 }
 
 static int number_strings(struct enc *e, const struct bdso *dsos, size_t dso_cnt,
-			  const struct bent *ents, size_t ent_cnt)
+			  const struct bent *ents, const struct sort_key *keys, size_t ent_cnt)
 {
 	int err = 0;
 
 	for (size_t i = 0; !err && i < dso_cnt; i++)
 		err = str_use(e, dsos[i].path);
 	for (size_t i = 0; !err && i < ent_cnt; i++) {
-		const struct tdr_archive_sym *s = &ents[i].sym;
+		const struct tdr_archive_sym *s = &ents[keys[i].ent].sym;
 
 		if (s->function)
 			err = str_use(e, s->function);
@@ -407,13 +416,13 @@ static void put_sym(struct enc *e, const struct tdr_archive_sym *s)
 }
 
 /* The body of section 7.2 into e->out. */
-static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, struct bent *ents,
-		       size_t ent_cnt, struct arch_stacks_b *stacks)
+static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, const struct bent *ents,
+		       const struct sort_key *keys, size_t ent_cnt, struct arch_stacks_b *stacks)
 {
 	size_t k = 0;
 	int err;
 
-	err = number_strings(e, dsos, dso_cnt, ents, ent_cnt);
+	err = number_strings(e, dsos, dso_cnt, ents, keys, ent_cnt);
 	if (err)
 		return err;
 	put_v(e, e->str_cnt);
@@ -431,7 +440,7 @@ static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, struct 
 		size_t n = 0;
 		uint8_t *p;
 
-		while (k + n < ent_cnt && ents[k + n].dso == i)
+		while (k + n < ent_cnt && keys[k + n].dso == i)
 			n++;
 		k += n;
 		put_u8(e, dsos[i].kind);
@@ -443,14 +452,45 @@ static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, struct 
 		put_v(e, n);
 	}
 	for (size_t i = 0; i < ent_cnt; i++) {
-		bool first = !i || ents[i - 1].dso != ents[i].dso;
+		bool first = !i || keys[i - 1].dso != keys[i].dso;
 
-		put_v(e, first ? ents[i].off : ents[i].off - ents[i - 1].off);
-		put_sym(e, &ents[i].sym);
+		put_v(e, first ? keys[i].off : keys[i].off - keys[i - 1].off);
+		put_sym(e, &ents[keys[i].ent].sym);
 	}
 	if (e->out.err)
 		return e->out.err;
 	return tdr_archive_stacks_b__encode(stacks, &e->out);
+}
+
+/*
+ * ZSTD_compress at level, with match tables sized to the body: about 1/32
+ * of it (at least 4 Ki entries, at most zstd's level 3 size). zstd sizes
+ * them by level, 3 MiB of tables for a 100 KiB body, and allocating and
+ * clearing them took longer than compressing (memory the kernel hands out
+ * page by page); an archive is written once, at the end of a recording.
+ * On bench/run's big program the body compresses the same (0.3% smaller).
+ * The frame is standard zstd either way (the tables only steer the search).
+ */
+static size_t compress(void *dst, size_t cap, const void *src, size_t n, int level)
+{
+	unsigned bits = 12;
+	ZSTD_CCtx *cc;
+	size_t r;
+
+	while (bits < 16 && ((size_t)1 << (bits + 5)) < n)
+		bits++;
+	cc = ZSTD_createCCtx();
+	if (!cc)
+		return ZSTD_compress(dst, cap, src, n, level);
+	r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_hashLog, (int)bits);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_chainLog, (int)bits);
+	if (!ZSTD_isError(r))
+		r = ZSTD_compress2(cc, dst, cap, src, n);
+	ZSTD_freeCCtx(cc);
+	return r;
 }
 
 /* Header + body, the body compressed when that is smaller. */
@@ -463,7 +503,7 @@ static int finish(const struct tdr_buf *body, int zstd_level, void **out, size_t
 	if (!d)
 		return -ENOMEM;
 	if (zstd_level) {
-		csz = ZSTD_compress(d + TDR_ARCHIVE_HDR_SZ, bound, body->data, body->sz, zstd_level);
+		csz = compress(d + TDR_ARCHIVE_HDR_SZ, bound, body->data, body->sz, zstd_level);
 		if (ZSTD_isError(csz)) {
 			tdr_debug("archive: zstd: %s", ZSTD_getErrorName(csz));
 			free(d);
@@ -489,29 +529,28 @@ int tdr_archive_builder__encode(struct tdr_archive_builder *b, int zstd_level, v
 {
 	struct enc e = {0};
 	struct bdso *dsos = NULL;
-	struct bent *ents = NULL;
+	struct sort_key *keys = NULL;
 	uint32_t *rank = NULL;
 	int err = -ENOMEM;
 
 	*out = NULL;
 	*out_sz = 0;
 	dsos = tdr_malloc((b->dso_cnt + 1) * sizeof(*dsos));
-	ents = tdr_malloc((b->ent_cnt + 1) * sizeof(*ents));
+	keys = tdr_malloc((b->ent_cnt + 1) * sizeof(*keys));
 	rank = tdr_malloc((b->dso_cnt + 1) * sizeof(*rank));
-	if (!dsos || !ents || !rank)
+	if (!dsos || !keys || !rank)
 		goto out;
 	if (b->dso_cnt)
 		memcpy(dsos, b->dsos, b->dso_cnt * sizeof(*dsos));
-	if (b->ent_cnt)
-		memcpy(ents, b->ents, b->ent_cnt * sizeof(*ents));
 	qsort(dsos, b->dso_cnt, sizeof(*dsos), dso_cmp);
 	for (size_t i = 0; i < b->dso_cnt; i++)
 		rank[dsos[i].idx] = (uint32_t)i;
 	/* Entries are distinct (the index saw to it): the order is total. */
 	for (size_t i = 0; i < b->ent_cnt; i++)
-		ents[i].dso = rank[ents[i].dso];
-	qsort(ents, b->ent_cnt, sizeof(*ents), ent_cmp);
-	err = encode_body(&e, dsos, b->dso_cnt, ents, b->ent_cnt, &b->stacks);
+		keys[i] = (struct sort_key){ .off = b->ents[i].off, .dso = rank[b->ents[i].dso],
+					 .ent = (uint32_t)i };
+	qsort(keys, b->ent_cnt, sizeof(*keys), sort_key_cmp);
+	err = encode_body(&e, dsos, b->dso_cnt, b->ents, keys, b->ent_cnt, &b->stacks);
 	if (!err && e.out.sz > TDR_ARCHIVE_MAX_RAW)
 		err = -TDR_E_LIMIT;
 	if (!err)
@@ -521,7 +560,7 @@ out:
 	free(e.strs);
 	tdr_u64map__fini(&e.str_idx);
 	free(dsos);
-	free(ents);
+	free(keys);
 	free(rank);
 	return err;
 }
