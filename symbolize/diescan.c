@@ -176,48 +176,91 @@ static const uint8_t *skip_value(const struct sym_die_scan *sc, const uint8_t *p
 	return len <= (uint64_t)(end - p) ? p + len : NULL;
 }
 
-/* Append code's entry from libdw's abbreviation a. Returns 0, 1 when the
- * table is beyond what the scan takes on, or -ENOMEM. */
-static int add_abbrev(struct sym_die_scan *sc, Dwarf_Abbrev *a)
+void tdr_symbolize_section(Elf *elf, const char *name, const uint8_t **data, size_t *size)
 {
-	unsigned code = dwarf_getabbrevcode(a);
-	struct sym_scan_abbrev *e;
-	size_t n = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
 
-	if (code == 0 || code > MAX_CODE)
-		return 1;
-	if (code >= sc->code_cnt) {
-		size_t cnt = sc->code_cnt;
+	*data = NULL;
+	*size = 0;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		Elf_Data *d;
 
-		if (tdr_ensure_cap(&sc->by_code, &sc->code_cap, sizeof(*sc->by_code), code + 1))
-			return -ENOMEM;
-		memset(sc->by_code + cnt, 0, (code + 1 - cnt) * sizeof(*sc->by_code));
-		sc->code_cnt = code + 1;
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(n, name))
+			continue;
+		/* libdw decompresses its sections in place when it opens
+		 * them; one still compressed is not the one it reads. */
+		if ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			return;
+		*data = d->d_buf;
+		*size = d->d_size;
+		return;
 	}
-	e = &sc->by_code[code];
-	if (e->known) /* a code given twice: libdw keeps the first */
-		return 0;
-	e->first = (uint32_t)sc->sizes_cnt;
-	/* Attributes until libdw says the index is past the end: not up to
-	 * dwarf_getattrcnt, which counts one too many after an implicit
-	 * constant (elfutils 0.188). */
-	for (;; n++) {
-		unsigned name, form;
-		Dwarf_Sword data;
+}
 
-		if (dwarf_getabbrevattr_data(a, n, &name, &form, &data, NULL) != 0)
-			break;
-		if (n == MAX_ATTRS)
+/*
+ * The unit's abbreviation table, from p (its start in .debug_abbrev) to
+ * end: entries of code, tag, children flag and (name, form) pairs ending
+ * in two zeros, an implicit constant after its form, the table ending in a
+ * zero code (DWARF 5 section 7.5.3). Returns 0, 1 when it is not one the
+ * scan takes on (cut short, codes or attribute lists beyond its bounds),
+ * or -ENOMEM. A code given twice keeps its first entry.
+ */
+static int read_abbrevs(struct sym_die_scan *sc, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t code, tag, name, form, skip;
+
+	while ((p = read_uleb(p, end, &code)) && code != 0) {
+		struct sym_scan_abbrev e = { .first = (uint32_t)sc->attrs_cnt, .known = true };
+		unsigned n = 0;
+
+		if (code > MAX_CODE || !(p = read_uleb(p, end, &tag)) || tag > UINT16_MAX ||
+		    p >= end)
 			return 1;
-		if (tdr_ensure_cap(&sc->sizes, &sc->sizes_cap, sizeof(*sc->sizes), sc->sizes_cnt + 1))
-			return -ENOMEM;
-		sc->sizes[sc->sizes_cnt++] = (int8_t)form_size(sc, form);
+		e.tag = (uint16_t)tag;
+		e.has_children = *p++ != 0;
+		for (;;) {
+			uint8_t role;
+
+			if (!(p = read_uleb(p, end, &name)) || !(p = read_uleb(p, end, &form)))
+				return 1;
+			if (name == 0 && form == 0)
+				break;
+			if (form == DW_FORM_implicit_const && !(p = read_uleb(p, end, &skip)))
+				return 1; /* an SLEB128: the same bytes to step over */
+			if (++n > MAX_ATTRS || form > UINT16_MAX)
+				return 1;
+			if (tdr_ensure_cap(&sc->attrs, &sc->attrs_cap, sizeof(*sc->attrs),
+					   sc->attrs_cnt + 1))
+				return -ENOMEM;
+			role = name == DW_AT_low_pc    ? SCAN_LOW_PC
+			       : name == DW_AT_high_pc ? SCAN_HIGH_PC
+			       : name == DW_AT_ranges  ? SCAN_RANGES
+						       : SCAN_SKIP;
+			e.has_pc |= role != SCAN_SKIP;
+			sc->attrs[sc->attrs_cnt++] = (struct sym_scan_attr){
+			    .size = (int8_t)form_size(sc, (unsigned)form), .role = role,
+			    .form = (uint16_t)form};
+		}
+		e.cnt = (uint16_t)n;
+		if (code >= sc->code_cnt) {
+			size_t cnt = sc->code_cnt;
+
+			if (tdr_ensure_cap(&sc->by_code, &sc->code_cap, sizeof(*sc->by_code), code + 1))
+				return -ENOMEM;
+			memset(sc->by_code + cnt, 0, (code + 1 - cnt) * sizeof(*sc->by_code));
+			sc->code_cnt = code + 1;
+		}
+		if (!sc->by_code[code].known)
+			sc->by_code[code] = e;
 	}
-	e->cnt = (uint16_t)n;
-	e->tag = (uint16_t)dwarf_getabbrevtag(a);
-	e->has_children = dwarf_abbrevhaschildren(a) > 0;
-	e->known = true;
-	return 0;
+	return p ? 0 : 1;
 }
 
 int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
@@ -228,7 +271,8 @@ int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
 	uint8_t addr_size, offset_size, a2, o2;
 	Dwarf_Half v2;
 	Dwarf_Off ab2;
-	size_t hsize, len;
+	const uint8_t *abbrev;
+	size_t hsize, abbrev_size;
 	GElf_Ehdr ehdr;
 	Elf *elf;
 	int err;
@@ -260,45 +304,132 @@ int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
 	sc->offset_size = offset_size;
 	sc->version = version;
 
-	/* The unit's abbreviations, in table order, until the end marker. */
-	for (Dwarf_Off off = 0;; off += len) {
-		Dwarf_Abbrev *a = dwarf_getabbrev(&cudie, off, &len);
+	/* The unit's abbreviations (a split unit's are in the .dwo's section). */
+	tdr_symbolize_section(elf, ".debug_abbrev", &abbrev, &abbrev_size);
+	if (!abbrev)
+		tdr_symbolize_section(elf, ".debug_abbrev.dwo", &abbrev, &abbrev_size);
+	if (!abbrev || abbrev_off >= abbrev_size)
+		return 1;
+	err = read_abbrevs(sc, abbrev + abbrev_off, abbrev + abbrev_size);
+	if (err)
+		tdr_symbolize_diescan__free(sc);
+	return err;
+}
 
-		if (a == DWARF_END_ABBREV)
-			return 0;
-		if (!a || len == 0)
-			break;
-		if ((err = add_abbrev(sc, a))) {
-			tdr_symbolize_diescan__free(sc);
-			return err;
-		}
+/* An unsigned value of n bytes (1, 2, 4 or 8) at p. */
+static uint64_t read_un(const struct sym_die_scan *sc, const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	if (n == 1)
+		return *p;
+	if (n == 2) {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		return sc->swap ? bswap_16(x) : x;
 	}
-	tdr_symbolize_diescan__free(sc);
-	return 1;
+	if (n == 4) {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		return sc->swap ? bswap_32(x) : x;
+	}
+	memcpy(&v, p, 8);
+	return sc->swap ? bswap_64(v) : v;
+}
+
+/*
+ * Take the value at p (form, size sz, ending at next) of an attribute with a
+ * pc role into pc, when it is the first of its name and in a form read here
+ * (those dwarf_formaddr and dwarf_formudata read the same way: elfutils
+ * libdw/dwarf_formaddr.c, dwarf_formudata.c); any other form clears
+ * pc->read.
+ */
+static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
+		    const uint8_t *p, const uint8_t *next, struct sym_scan_pc *pc)
+{
+	uint64_t v;
+
+	switch (at->role) {
+	case SCAN_LOW_PC:
+		if (pc->have_low)
+			return;
+		pc->have_low = true;
+		if (at->form != DW_FORM_addr) {
+			pc->read = false;
+			return;
+		}
+		pc->low = read_un(sc, p, at->size);
+		return;
+	case SCAN_HIGH_PC:
+		if (pc->have_high)
+			return;
+		pc->have_high = true;
+		switch (at->form) {
+		case DW_FORM_addr:
+			pc->high = read_un(sc, p, at->size);
+			pc->high_is_len = false;
+			return;
+		case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
+			pc->high = read_un(sc, p, at->size);
+			pc->high_is_len = true;
+			return;
+		case DW_FORM_udata:
+			if (!read_uleb(p, next, &v))
+				break;
+			pc->high = v;
+			pc->high_is_len = true;
+			return;
+		default:
+			break;
+		}
+		pc->read = false;
+		return;
+	case SCAN_RANGES:
+		if (pc->have_ranges)
+			return;
+		pc->have_ranges = true;
+		if (at->form != DW_FORM_sec_offset) {
+			pc->read = false;
+			return;
+		}
+		pc->ranges = read_un(sc, p, at->size);
+		return;
+	default:
+		return;
+	}
 }
 
 const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const uint8_t *p,
-					   struct sym_scan_die *d)
+					   struct sym_scan_die *d, struct sym_scan_pc *pc)
 {
 	const struct sym_scan_abbrev *e;
 	uint64_t code;
+	bool want_pc;
 
 	if (p < sc->base || p >= sc->end || !(p = read_uleb(p, sc->end, &code)))
 		return NULL;
 	d->null = code == 0;
+	if (pc)
+		*pc = (struct sym_scan_pc){ .read = true };
 	if (d->null)
 		return p;
 	if (code >= sc->code_cnt || !(e = &sc->by_code[code])->known)
 		return NULL;
 	d->tag = e->tag;
 	d->has_children = e->has_children;
+	want_pc = pc && e->has_pc;
 	for (uint32_t i = e->first; i < e->first + e->cnt; i++) {
-		int sz = sc->sizes[i];
+		const struct sym_scan_attr *at = &sc->attrs[i];
+		const uint8_t *at_p = p;
 
-		if (sz >= 0 && (uint64_t)sz <= (uint64_t)(sc->end - p))
-			p += sz;
-		else if (!(p = skip_value(sc, p, sz, true)))
+		if (at->size >= 0 && (uint64_t)at->size <= (uint64_t)(sc->end - p))
+			p += at->size;
+		else if (!(p = skip_value(sc, p, at->size, true)))
 			return NULL;
+		if (want_pc && at->role != SCAN_SKIP)
+			take_pc(sc, at, at_p, p, pc);
 	}
 	return p;
 }
@@ -306,6 +437,6 @@ const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const 
 void tdr_symbolize_diescan__free(struct sym_die_scan *sc)
 {
 	zfree(&sc->by_code);
-	zfree(&sc->sizes);
-	sc->code_cnt = sc->code_cap = sc->sizes_cnt = sc->sizes_cap = 0;
+	zfree(&sc->attrs);
+	sc->code_cnt = sc->code_cap = sc->attrs_cnt = sc->attrs_cap = 0;
 }

@@ -112,6 +112,17 @@ static int take_pc_attr(Dwarf_Attribute *at, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* Append [lo, hi) unless empty. Returns the number added, or -ENOMEM. */
+static int add_range(struct sym_range_vec *v, uint64_t lo, uint64_t hi, uint32_t idx)
+{
+	if (lo >= hi)
+		return 0;
+	if (tdr_ensure_cap(&v->r, &v->cap, sizeof(*v->r), v->cnt + 1))
+		return -ENOMEM;
+	v->r[v->cnt++] = (struct sym_range){ .lo = lo, .hi = hi, .idx = idx };
+	return 1;
+}
+
 /* Where a code DIE's DW_AT_ranges lists are read (rnglist.c). */
 struct rng_ctx {
 	const struct sym_rng_sec *sec;
@@ -148,12 +159,7 @@ static int add_code_ranges(const struct rng_ctx *rc, struct sym_range_vec *v, Dw
 			goto ranges;
 		hi = lo + len;
 	}
-	if (lo >= hi)
-		return 0;
-	if (tdr_ensure_cap(&v->r, &v->cap, sizeof(*v->r), v->cnt + 1))
-		return -ENOMEM;
-	v->r[v->cnt++] = (struct sym_range){ .lo = lo, .hi = hi, .idx = idx };
-	return 1;
+	return add_range(v, lo, hi, idx);
 ranges:
 	if (!p.have_ranges)
 		return 0;
@@ -162,6 +168,26 @@ ranges:
 	    (n = tdr_symbolize_rng__read(rc->sec, rc->unit, len, v, idx)) != -EINVAL)
 		return n;
 	return add_die_ranges(v, die, idx);
+}
+
+/* add_code_ranges for an inline instance, from the pc attributes the CU
+ * walk's scan read (node->pc), without a dwarf_getattrs pass. */
+static int add_node_ranges(const struct rng_ctx *rc, struct sym_range_vec *v,
+			   struct sym_inl_node *node, uint32_t idx)
+{
+	const struct sym_scan_pc *pc = &node->pc;
+	int n;
+
+	if (!pc->read)
+		return add_code_ranges(rc, v, &node->die, idx);
+	if (pc->have_low && pc->have_high)
+		return add_range(v, pc->low, pc->high_is_len ? pc->low + pc->high : pc->high, idx);
+	if (!pc->have_ranges)
+		return 0;
+	if (rc->unit->usable &&
+	    (n = tdr_symbolize_rng__read(rc->sec, rc->unit, pc->ranges, v, idx)) != -EINVAL)
+		return n;
+	return add_die_ranges(v, &node->die, idx);
 }
 
 /* Open the DWARF of d (main or separate debug file) and build the CU table. */
@@ -276,10 +302,12 @@ static int add_sub(struct sub_walk *w, Dwarf_Die *die)
 	return 0;
 }
 
-/* List die as the next inline of subprogram sub, inside inline inl_parent.
- * Returns its index in the subprogram's list, -1 when the list is full (it
- * and its subtree are left out), or -ENOMEM (as -2). */
-static int64_t add_inline(struct sub_walk *w, long sub, int32_t inl_parent, const Dwarf_Die *die)
+/* List die as the next inline of subprogram sub, inside inline inl_parent,
+ * with its pc attributes as the scan read them (NULL: not read). Returns
+ * its index in the subprogram's list, -1 when the list is full (it and its
+ * subtree are left out), or -ENOMEM (as -2). */
+static int64_t add_inline(struct sub_walk *w, long sub, int32_t inl_parent, const Dwarf_Die *die,
+			  const struct sym_scan_pc *pc)
 {
 	struct node_vec *nv = &w->nv;
 
@@ -289,7 +317,9 @@ static int64_t add_inline(struct sub_walk *w, long sub, int32_t inl_parent, cons
 	    tdr_ensure_cap(&w->owner, &w->owner_cap, sizeof(*w->owner), nv->cnt + 1))
 		return -2;
 	w->owner[nv->cnt] = (uint32_t)sub;
-	nv->n[nv->cnt++] = (struct sym_inl_node){ .die = *die, .parent = inl_parent };
+	nv->n[nv->cnt++] = (struct sym_inl_node){
+	    .die = *die, .pc = pc ? *pc : (struct sym_scan_pc){ .read = false },
+	    .parent = inl_parent};
 	return w->per_sub[sub]++;
 }
 
@@ -298,18 +328,29 @@ static bool in_inline_scope(int tag)
 	return tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
 }
 
+/* The scan of the walk's unit (of die), prepared on first use; NULL when
+ * the unit is not one it reads. */
+static const struct sym_die_scan *scan_of(struct sub_walk *w, Dwarf_Die *die)
+{
+	if (w->scan_state == 0)
+		w->scan_state = tdr_symbolize_diescan__init(&w->scan, die) == 0 ? 1 : -1;
+	return w->scan_state > 0 ? &w->scan : NULL;
+}
+
 /*
- * The inlines under inline instance die (node me of subprogram sub, at DIE
- * depth depth), read by the scanner (diescan.c), listed as walk_cu lists
- * them; *next is set to the DIE after die's subtree, *has_next false when
- * none follows. Instead of libdw's walk, which costs a dwarf_tag and a
- * dwarf_siblingof per DIE, and then a dwarf_siblingof of die that steps
- * over the whole subtree again (compilers give inline instances no
- * DW_AT_sibling). Returns 0, 1 when the scan cannot read the subtree (none
- * of it listed: the caller walks it with libdw), or -ENOMEM.
+ * The inlines under an inline instance (node me of subprogram sub, its DIE
+ * at die_addr, its children from children on, at DIE depth depth), read by
+ * the scanner (diescan.c) and listed as walk_cu lists them, each with its
+ * pc attributes; *next is set to the DIE after the instance's subtree,
+ * *has_next false when none follows. Instead of libdw's walk, which costs
+ * a dwarf_tag and a dwarf_siblingof per DIE, and then a dwarf_siblingof of
+ * the instance that steps over the whole subtree again (compilers give
+ * inline instances no DW_AT_sibling). Returns 0, 1 when the scan cannot
+ * read the subtree (none of it listed: the caller walks it with libdw), or
+ * -ENOMEM.
  */
-static int scan_inlines(struct sub_walk *w, Dwarf_Die *die, long sub, int32_t me, int depth,
-			Dwarf_Die *next, bool *has_next)
+static int scan_inlines(struct sub_walk *w, const uint8_t *die_addr, const uint8_t *children,
+			long sub, int32_t me, int depth, Dwarf_Die *next, bool *has_next)
 {
 	const struct sym_die_scan *sc = &w->scan;
 	size_t nv_cnt = w->nv.cnt;
@@ -318,26 +359,19 @@ static int scan_inlines(struct sub_walk *w, Dwarf_Die *die, long sub, int32_t me
 	 * inlines are listed there (not under other DIEs). */
 	int32_t parent[MAX_DIE_DEPTH + 1];
 	bool listed[MAX_DIE_DEPTH + 1];
-	const uint8_t *p, *last = die->addr;
+	const uint8_t *p = children, *last = die_addr;
 	struct sym_scan_die d;
+	struct sym_scan_pc pc;
 	int level = 0;
 
 	if (depth > MAX_DIE_DEPTH)
-		return 1;
-	if (w->scan_state == 0)
-		w->scan_state = tdr_symbolize_diescan__init(&w->scan, die) == 0 ? 1 : -1;
-	if (w->scan_state < 0)
-		return 1;
-	/* The scan must read die as libdw did: a DIE with children. */
-	p = tdr_symbolize_diescan__next(sc, die->addr, &d);
-	if (!p || d.null || !d.has_children)
 		return 1;
 	parent[0] = me;
 	listed[0] = true;
 	for (;;) {
 		const uint8_t *at = p;
 
-		if (!(p = tdr_symbolize_diescan__next(sc, p, &d)))
+		if (!(p = tdr_symbolize_diescan__next(sc, p, &d, &pc)))
 			goto unreadable;
 		if (d.null) {
 			if (level-- == 0)
@@ -357,7 +391,7 @@ static int scan_inlines(struct sub_walk *w, Dwarf_Die *die, long sub, int32_t me
 
 			if (!dwarf_die_addr_die(sc->dbg, (void *)at, &node))
 				goto unreadable;
-			idx = add_inline(w, sub, parent[level], &node);
+			idx = add_inline(w, sub, parent[level], &node, &pc);
 			if (idx == -2)
 				return -ENOMEM;
 			if (d.has_children) {
@@ -377,18 +411,6 @@ unreadable:
 	return 1;
 }
 
-/*
- * One preorder walk of a CU's DIEs under parent. Subprograms are looked for
- * where they may be (subs: namespaces, classes, lexical blocks, other
- * subprograms); with w->inlines, the inlined_subroutine DIEs of subprogram
- * sub (index in w, -1 for none) are listed in the same walk, with their
- * enclosing inline (inl_parent), through lexical and try/catch blocks and
- * other inlines, without entering nested subprograms (they have their own
- * list). Their pc ranges are read later, only for the subprograms that
- * addresses fall in (load_inlines). One walk instead of a second one per
- * subprogram: libdw skips a DIE by decoding its attributes and, without
- * DW_AT_sibling, its whole subtree, so each walk costs about the same.
- */
 /* Move child to its next sibling; *known: the scan has moved it already,
  * more telling whether there was one. Returns whether there is one. */
 static bool next_sibling(Dwarf_Die *child, bool *known, bool more)
@@ -442,14 +464,26 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 			continue;
 		}
 		if (sub >= 0 && tag == DW_TAG_inlined_subroutine) {
-			int64_t me = add_inline(w, sub, inl_parent, &child);
+			const struct sym_die_scan *sc = scan_of(w, &child);
+			bool kids = dwarf_haschildren(&child) > 0;
+			const uint8_t *after = NULL;
+			struct sym_scan_die d;
+			struct sym_scan_pc pc;
+			int64_t me;
 
+			/* The scan must read the DIE as libdw did. */
+			if (sc && (after = tdr_symbolize_diescan__next(sc, child.addr, &d, &pc)) &&
+			    (d.null || d.tag != tag || d.has_children != kids))
+				after = NULL;
+			me = add_inline(w, sub, inl_parent, &child, after ? &pc : NULL);
 			if (me == -2)
 				return -ENOMEM;
 			/* No subprograms inside an inline instance. */
-			if (me < 0 || dwarf_haschildren(&child) <= 0)
+			if (me < 0 || !kids)
 				continue;
-			err = scan_inlines(w, &child, sub, (int32_t)me, depth + 1, &child, &more);
+			err = after ? scan_inlines(w, child.addr, after, sub, (int32_t)me, depth + 1,
+						   &child, &more)
+				    : 1;
 			if (err < 0)
 				return err;
 			if (err == 0) {
@@ -563,7 +597,7 @@ static int load_inlines(struct sym_dso *d, struct sym_cu *c, size_t sub_idx)
 		map[i] = -1;
 		if (parent >= 0 && map[parent] < 0)
 			continue; /* inside a left-out inline */
-		n = add_code_ranges(&rc, &v, &nodes[i].die, (uint32_t)kept);
+		n = add_node_ranges(&rc, &v, &nodes[i], (uint32_t)kept);
 		if (n < 0) {
 			err = n;
 			break;
@@ -571,7 +605,7 @@ static int load_inlines(struct sym_dso *d, struct sym_cu *c, size_t sub_idx)
 		if (n == 0)
 			continue;
 		map[i] = (int32_t)kept;
-		nodes[kept] = (struct sym_inl_node){ .die = nodes[i].die,
+		nodes[kept] = (struct sym_inl_node){ .die = nodes[i].die, .pc = nodes[i].pc,
 						     .parent = parent >= 0 ? map[parent] : -1 };
 		kept++;
 	}

@@ -28,44 +28,18 @@
 
 #include "tdrec/tdr_mem.h"
 
-/* The data of section name of elf, when present and not compressed. */
-static void find_section(Elf *elf, size_t shstrndx, const char *name, const uint8_t **data,
-			 size_t *size)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(n, name))
-			continue;
-		/* libdw decompresses its sections in place when it opens
-		 * them; one still compressed is not the one it reads. */
-		if ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
-		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
-			return;
-		*data = d->d_buf;
-		*size = d->d_size;
-		return;
-	}
-}
-
 void tdr_symbolize_rng__init(struct sym_rng_sec *rs, Dwarf *dbg)
 {
 	Elf *elf = dwarf_getelf(dbg);
 	GElf_Ehdr eh;
-	size_t shstrndx;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->dbg = dbg;
-	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (!elf || !gelf_getehdr(elf, &eh))
 		return;
 	rs->swap = eh.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB);
-	find_section(elf, shstrndx, ".debug_rnglists", &rs->v5, &rs->v5_size);
-	find_section(elf, shstrndx, ".debug_ranges", &rs->v4, &rs->v4_size);
+	tdr_symbolize_section(elf, ".debug_rnglists", &rs->v5, &rs->v5_size);
+	tdr_symbolize_section(elf, ".debug_ranges", &rs->v4, &rs->v4_size);
 }
 
 /* The base address libdw gives a unit's range lists (__libdw_cu_base_address). */

@@ -100,6 +100,67 @@ int tdr_symbolize_rng__unit(struct sym_rng_unit *u, const struct sym_rng_sec *rs
 int tdr_symbolize_rng__read(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
 			    uint64_t off, struct sym_range_vec *v, uint32_t idx);
 
+/* ---- stepping over a unit's DIEs by abbreviation (diescan.c) ---- */
+
+/* What the scan does with an attribute's value besides stepping over it. */
+enum { SCAN_SKIP, SCAN_LOW_PC, SCAN_HIGH_PC, SCAN_RANGES };
+
+struct sym_scan_attr {
+	int8_t size;  /* bytes, or how to find them (diescan.c) */
+	uint8_t role; /* SCAN_* */
+	uint16_t form;
+};
+
+struct sym_scan_abbrev {
+	uint32_t first; /* its attributes: sym_die_scan.attrs[first..+cnt) */
+	uint16_t cnt, tag;
+	bool known, has_children, has_pc; /* has_pc: a role other than SCAN_SKIP */
+};
+
+/* One unit's bytes and abbreviations, for tdr_symbolize_diescan__next. */
+struct sym_die_scan {
+	Dwarf *dbg;                    /* the unit's (a split unit's own) */
+	const uint8_t *base, *end;     /* offset 0 of its section; end of the unit */
+	uint8_t addr_size, offset_size;
+	uint16_t version;
+	bool swap;                     /* the object's byte order is not ours */
+	struct sym_scan_abbrev *by_code; /* indexed by abbreviation code */
+	size_t code_cnt, code_cap;
+	struct sym_scan_attr *attrs;
+	size_t attrs_cnt, attrs_cap;
+};
+
+/* One DIE as the scan sees it: the end of its children list (null), or its
+ * tag and whether children follow it. */
+struct sym_scan_die {
+	bool null, has_children;
+	int tag;
+};
+
+/*
+ * A DIE's pc attributes as the scan read them (the first of each, as
+ * dwarf_attr finds it): low pc (DW_FORM_addr), high pc (an address, or a
+ * constant length), DW_AT_ranges (DW_FORM_sec_offset). read: every one the
+ * DIE has was in one of those forms; else ask libdw.
+ */
+struct sym_scan_pc {
+	uint64_t low, high, ranges;
+	bool read, have_low, have_high, high_is_len, have_ranges;
+};
+
+/* The bytes of elf's section name as libdw reads them (it decompresses its
+ * sections in place); *data NULL when absent, compressed or empty. */
+void tdr_symbolize_section(Elf *elf, const char *name, const uint8_t **data, size_t *size);
+/* Prepare a scan of the unit of in_unit. Returns 0, 1 when the unit is not
+ * one the scan reads (the caller uses libdw), or -ENOMEM. */
+int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit);
+/* Read the DIE (or end of a children list) at p into d, and its pc
+ * attributes into pc unless NULL; returns where the next entry starts, or
+ * NULL when p's entry cannot be read inside the unit. */
+const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const uint8_t *p,
+					   struct sym_scan_die *d, struct sym_scan_pc *pc);
+void tdr_symbolize_diescan__free(struct sym_die_scan *sc);
+
 /* ---- one object file (or the vDSO) ---- */
 
 struct sym_seg {
@@ -121,6 +182,7 @@ struct sym_sec {
  * share it. */
 struct sym_inl_node {
 	Dwarf_Die die;
+	struct sym_scan_pc pc; /* pc.read false: read them with libdw */
 	int32_t parent;
 	bool framed;
 	struct tdr_inline_frame frame;
@@ -205,43 +267,6 @@ struct sym_dso {
 	 * offsets are addresses in the process. NULL for ELF files. */
 	struct sym_jit *jit;
 };
-
-/* ---- stepping over a unit's DIEs by abbreviation (diescan.c) ---- */
-
-struct sym_scan_abbrev {
-	uint32_t first; /* its attributes' sizes: sym_die_scan.sizes[first..+cnt) */
-	uint16_t cnt, tag;
-	bool known, has_children;
-};
-
-/* One unit's bytes and abbreviations, for tdr_symbolize_diescan__next. */
-struct sym_die_scan {
-	Dwarf *dbg;                    /* the unit's (a split unit's own) */
-	const uint8_t *base, *end;     /* offset 0 of its section; end of the unit */
-	uint8_t addr_size, offset_size;
-	uint16_t version;
-	bool swap;                     /* the object's byte order is not ours */
-	struct sym_scan_abbrev *by_code; /* indexed by abbreviation code */
-	size_t code_cnt, code_cap;
-	int8_t *sizes;                 /* per attribute: bytes, or how to find them */
-	size_t sizes_cnt, sizes_cap;
-};
-
-/* One DIE as the scan sees it: the end of its children list (null), or its
- * tag and whether children follow it. */
-struct sym_scan_die {
-	bool null, has_children;
-	int tag;
-};
-
-/* Prepare a scan of the unit of in_unit. Returns 0, 1 when the unit is not
- * one the scan reads (the caller uses libdw), or -ENOMEM. */
-int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit);
-/* Read the DIE (or end of a children list) at p into d; returns where the
- * next entry starts, or NULL when p's entry cannot be read inside the unit. */
-const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const uint8_t *p,
-					   struct sym_scan_die *d);
-void tdr_symbolize_diescan__free(struct sym_die_scan *sc);
 
 /* ---- JIT code: perf map and jitdump files (jitmap.c) ---- */
 

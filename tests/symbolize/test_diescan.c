@@ -63,6 +63,38 @@ static char *build(const char *name, const char *cc, const char *flags, const ch
 	return out;
 }
 
+/* DIEs whose pc attributes the scan read, and compared with libdw's. */
+static size_t pc_read;
+
+/* The pc attributes the scan read for die, against libdw's own readers. */
+static void same_pc(Dwarf_Die *die, const struct sym_scan_pc *pc)
+{
+	Dwarf_Attribute at;
+	Dwarf_Addr lo, hi;
+	Dwarf_Word off;
+
+	if (!pc->read)
+		return;
+	assert_int_equal(pc->have_low, dwarf_hasattr(die, DW_AT_low_pc));
+	assert_int_equal(pc->have_high, dwarf_hasattr(die, DW_AT_high_pc));
+	assert_int_equal(pc->have_ranges, dwarf_hasattr(die, DW_AT_ranges));
+	if (pc->have_low) {
+		assert_int_equal(dwarf_lowpc(die, &lo), 0);
+		assert_int_equal(pc->low, lo);
+	}
+	if (pc->have_low && pc->have_high) {
+		assert_int_equal(dwarf_highpc(die, &hi), 0);
+		assert_int_equal(pc->high_is_len ? pc->low + pc->high : pc->high, hi);
+	}
+	if (pc->have_ranges) {
+		assert_non_null(dwarf_attr(die, DW_AT_ranges, &at));
+		/* dwarf_formudata checks the offset against the section. */
+		if (dwarf_formudata(&at, &off) == 0)
+			assert_int_equal(pc->ranges, off);
+	}
+	pc_read += pc->have_low || pc->have_ranges;
+}
+
 /* Compare the children list starting at p (the scanner's position) with
  * libdw's list from first (NULL: libdw finds no child). Returns the scanner's
  * position after the list's end entry; counts the DIEs in *n. */
@@ -76,9 +108,10 @@ static const uint8_t *same_list(const struct sym_die_scan *sc, const uint8_t *p,
 		cur = *first;
 	for (;;) {
 		struct sym_scan_die d;
+		struct sym_scan_pc pc;
 		const uint8_t *at = p;
 
-		p = tdr_symbolize_diescan__next(sc, p, &d);
+		p = tdr_symbolize_diescan__next(sc, p, &d, &pc);
 		assert_non_null(p);
 		if (d.null) {
 			assert_false(have);
@@ -88,6 +121,7 @@ static const uint8_t *same_list(const struct sym_die_scan *sc, const uint8_t *p,
 		assert_ptr_equal(at, cur.addr);
 		assert_int_equal(d.tag, dwarf_tag(&cur));
 		assert_int_equal(d.has_children, dwarf_haschildren(&cur) > 0);
+		same_pc(&cur, &pc);
 		++*n;
 		if (d.has_children) {
 			Dwarf_Die child;
@@ -119,7 +153,7 @@ static size_t same_units(Dwarf *dbg)
 			continue; /* its .dwo was not found */
 		assert_int_equal(tdr_symbolize_diescan__init(&sc, top), 0);
 		split_units += top == &subdie;
-		p = tdr_symbolize_diescan__next(&sc, top->addr, &d);
+		p = tdr_symbolize_diescan__next(&sc, top->addr, &d, NULL);
 		assert_non_null(p);
 		assert_int_equal(d.tag, dwarf_tag(top));
 		n++;
@@ -133,7 +167,10 @@ static size_t same_units(Dwarf *dbg)
 	return n;
 }
 
-static void check_object(const char *path)
+/* Scan path's units in lockstep with libdw; expect_pc: its pc attributes
+ * are in the forms the scan reads (not clang's or split DWARF's
+ * DW_FORM_addrx, left to libdw). */
+static void check_object(const char *path, bool expect_pc)
 {
 	int fd = open(path, O_RDONLY);
 	Dwarf *dbg;
@@ -142,9 +179,12 @@ static void check_object(const char *path)
 	assert_true(fd >= 0);
 	dbg = dwarf_begin(fd, DWARF_C_READ);
 	assert_non_null(dbg);
+	pc_read = 0;
 	n = same_units(dbg);
 	/* The fixture has dozens of functions, parameters, types, inlines. */
 	assert_true(n > 50);
+	if (expect_pc)
+		assert_true(pc_read > 5);
 	dwarf_end(dbg);
 	close(fd);
 }
@@ -154,7 +194,7 @@ static void test_diescan__gcc_dwarf5(void **state)
 	char *o = build("g5.o", "gcc", "-g -gdwarf-5", "fx_main.c");
 
 	(void)state;
-	check_object(o);
+	check_object(o, true);
 	free(o);
 }
 
@@ -163,7 +203,7 @@ static void test_diescan__gcc_dwarf4(void **state)
 	char *o = build("g4.o", "gcc", "-gdwarf-4", "fx_main.c");
 
 	(void)state;
-	check_object(o);
+	check_object(o, true);
 	free(o);
 }
 
@@ -173,8 +213,8 @@ static void test_diescan__gcc_dwarf2_and_3(void **state)
 	char *o3 = build("g3.o", "gcc", "-gdwarf-3", "fx_main.c");
 
 	(void)state;
-	check_object(o2);
-	check_object(o3);
+	check_object(o2, true);
+	check_object(o3, true);
 	free(o2);
 	free(o3);
 }
@@ -184,7 +224,7 @@ static void test_diescan__cplusplus(void **state)
 	char *o = build("cpp.o", "g++", "-g", "fx_cpp.cc");
 
 	(void)state;
-	check_object(o);
+	check_object(o, true);
 	free(o);
 }
 
@@ -197,8 +237,8 @@ static void test_diescan__clang(void **state)
 		skip();
 	o5 = build("c5.o", "clang", "-g -gdwarf-5", "fx_main.c");
 	o4 = build("c4.o", "clang", "-gdwarf-4", "fx_main.c");
-	check_object(o5);
-	check_object(o4);
+	check_object(o5, false);
+	check_object(o4, true);
 	free(o5);
 	free(o4);
 }
@@ -217,7 +257,9 @@ static void test_diescan__split_dwarf(void **state)
 			       "'%s/fx_lib.c' && ls ./*.dwo >/dev/null",
 			       tmp, fx_src_dir(), fx_src_dir()),
 			 0);
-	check_object(o);
+	split_units = 0;
+	check_object(o, false);
+	assert_int_equal(split_units, 2);
 	free(o);
 }
 
@@ -227,7 +269,7 @@ static void test_diescan__compressed(void **state)
 	char *o = build("gz.o", "gcc", "-g -gz", "fx_main.c");
 
 	(void)state;
-	check_object(o);
+	check_object(o, true);
 	free(o);
 }
 
@@ -239,7 +281,7 @@ static bool scan_to_end(const struct sym_die_scan *sc, const uint8_t *p)
 	while (p && p < sc->end) {
 		struct sym_scan_die d;
 
-		p = tdr_symbolize_diescan__next(sc, p, &d);
+		p = tdr_symbolize_diescan__next(sc, p, &d, NULL);
 	}
 	return p == NULL;
 }
