@@ -1,26 +1,27 @@
 /*
  * symbolize/diescan.c - step over the DIEs of one unit by their
- * abbreviations, without decoding their attributes.
+ * abbreviations, without libdw decoding their attributes.
  *
  * Responsibility: where the CU walk (dwarf.c) only needs each DIE's tag,
- * whether it has children and where it ends, read that from the unit's
- * bytes. libdw's dwarf_siblingof decodes every attribute of every DIE it
- * steps over and, for a DIE without DW_AT_sibling, steps over its whole
- * subtree again after the caller has walked it. The abbreviations are read
- * by libdw (dwarf_getabbrev), the bytes are those of the DIE addresses libdw
- * hands out (Dwarf_Die.addr; dwarf_die_addr_die turns an address back into
- * a DIE); only the size of each attribute value is computed here, from its
- * form (DWARF 5, section 7.5.6 "Form Encodings"; DWARF 2 to 4 and the GNU
- * forms of elfutils' dwarf.h). A form not listed, an abbreviation code the
- * table lacks, a length beyond the unit or an object of the other byte
- * order makes the scan fail: the caller then walks with libdw, so the scan
- * only decides how fast an answer comes, never what it is.
+ * whether it has children, where it ends and, for inline instances, its pc
+ * attributes, read them from the unit's bytes. libdw's dwarf_siblingof
+ * decodes every attribute of every DIE it steps over and, for a DIE without
+ * DW_AT_sibling, steps over its whole subtree again after the caller has
+ * walked it. The bytes are those of the DIE addresses libdw hands out
+ * (Dwarf_Die.addr; dwarf_die_addr_die turns an address back into a DIE)
+ * and of .debug_abbrev as libdw holds it; read here are the unit's
+ * abbreviation table (DWARF 5 section 7.5.3), the size of each attribute
+ * value from its form (section 7.5.6 "Form Encodings"; DWARF 2 to 4 and the
+ * GNU forms of elfutils' dwarf.h), and low pc, high pc and DW_AT_ranges in
+ * the forms GCC writes. A form not listed, an abbreviation code the table
+ * lacks, a length beyond the unit, a table beyond the section: the scan
+ * fails (or leaves the pc attributes unread) and the caller uses libdw, so
+ * the scan only decides how fast an answer comes, never what it is.
  * Ownership: a scan borrows the unit's bytes (live as long as the Dwarf)
  * and owns its abbreviation table (tdr_symbolize_diescan__free).
  */
 #include "symbolize_int.h"
 
-#include <byteswap.h>
 #include <dwarf.h>
 #include <endian.h>
 #include <errno.h>
@@ -87,26 +88,6 @@ static int form_size(const struct sym_die_scan *sc, unsigned form)
 	}
 }
 
-/* An unsigned LEB128 at *p (below end) into *v; NULL when it runs past end
- * or does not fit 64 bits. */
-static const uint8_t *read_uleb(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t r = 0;
-
-	for (unsigned shift = 0; p < end; shift += 7) {
-		uint8_t b = *p++;
-
-		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
-			return NULL;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return p;
-		}
-	}
-	return NULL;
-}
-
 /* Past one value of form (its size sz from form_size) at p; NULL when it
  * does not end inside the unit. indirect: whether an indirect form may
  * follow (not twice, as in libdw). */
@@ -131,35 +112,25 @@ static const uint8_t *skip_value(const struct sym_die_scan *sc, const uint8_t *p
 			return NULL;
 		len = *p++;
 		break;
-	case SZ_BLOCK2: {
-		uint16_t v;
-
-		if (end - p < 2)
-			return NULL;
-		memcpy(&v, p, 2);
-		len = sc->swap ? bswap_16(v) : v;
-		p += 2;
-		break;
-	}
+	case SZ_BLOCK2:
 	case SZ_BLOCK4: {
-		uint32_t v;
+		int n = sz == SZ_BLOCK2 ? 2 : 4;
 
-		if (end - p < 4)
+		if (end - p < n)
 			return NULL;
-		memcpy(&v, p, 4);
-		len = sc->swap ? bswap_32(v) : v;
-		p += 4;
+		len = sym_read_un(p, n, sc->swap);
+		p += n;
 		break;
 	}
 	case SZ_BLOCK:
-		if (!(p = read_uleb(p, end, &len)))
+		if (!(p = sym_read_uleb(p, end, &len)))
 			return NULL;
 		break;
 	case SZ_INDIRECT: {
 		uint64_t form;
 		int inner;
 
-		if (!indirect || !(p = read_uleb(p, end, &form)) || form > MAX_CODE)
+		if (!indirect || !(p = sym_read_uleb(p, end, &form)) || form > MAX_CODE)
 			return NULL;
 		inner = form_size(sc, (unsigned)form);
 		/* An implicit constant lives in the abbreviation, not here. */
@@ -216,11 +187,11 @@ static int read_abbrevs(struct sym_die_scan *sc, const uint8_t *p, const uint8_t
 {
 	uint64_t code, tag, name, form, skip;
 
-	while ((p = read_uleb(p, end, &code)) && code != 0) {
+	while ((p = sym_read_uleb(p, end, &code)) && code != 0) {
 		struct sym_scan_abbrev e = { .first = (uint32_t)sc->attrs_cnt, .known = true };
 		unsigned n = 0;
 
-		if (code > MAX_CODE || !(p = read_uleb(p, end, &tag)) || tag > UINT16_MAX ||
+		if (code > MAX_CODE || !(p = sym_read_uleb(p, end, &tag)) || tag > UINT16_MAX ||
 		    p >= end)
 			return 1;
 		e.tag = (uint16_t)tag;
@@ -228,11 +199,11 @@ static int read_abbrevs(struct sym_die_scan *sc, const uint8_t *p, const uint8_t
 		for (;;) {
 			uint8_t role;
 
-			if (!(p = read_uleb(p, end, &name)) || !(p = read_uleb(p, end, &form)))
+			if (!(p = sym_read_uleb(p, end, &name)) || !(p = sym_read_uleb(p, end, &form)))
 				return 1;
 			if (name == 0 && form == 0)
 				break;
-			if (form == DW_FORM_implicit_const && !(p = read_uleb(p, end, &skip)))
+			if (form == DW_FORM_implicit_const && !(p = sym_read_uleb(p, end, &skip)))
 				return 1; /* an SLEB128: the same bytes to step over */
 			if (++n > MAX_ATTRS || form > UINT16_MAX)
 				return 1;
@@ -316,29 +287,6 @@ int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
 	return err;
 }
 
-/* An unsigned value of n bytes (1, 2, 4 or 8) at p. */
-static uint64_t read_un(const struct sym_die_scan *sc, const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	if (n == 1)
-		return *p;
-	if (n == 2) {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		return sc->swap ? bswap_16(x) : x;
-	}
-	if (n == 4) {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		return sc->swap ? bswap_32(x) : x;
-	}
-	memcpy(&v, p, 8);
-	return sc->swap ? bswap_64(v) : v;
-}
-
 /*
  * Take the value at p (form, size sz, ending at next) of an attribute with a
  * pc role into pc, when it is the first of its name and in a form read here
@@ -360,7 +308,7 @@ static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *a
 			pc->read = false;
 			return;
 		}
-		pc->low = read_un(sc, p, at->size);
+		pc->low = sym_read_un(p, at->size, sc->swap);
 		return;
 	case SCAN_HIGH_PC:
 		if (pc->have_high)
@@ -368,15 +316,15 @@ static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *a
 		pc->have_high = true;
 		switch (at->form) {
 		case DW_FORM_addr:
-			pc->high = read_un(sc, p, at->size);
+			pc->high = sym_read_un(p, at->size, sc->swap);
 			pc->high_is_len = false;
 			return;
 		case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
-			pc->high = read_un(sc, p, at->size);
+			pc->high = sym_read_un(p, at->size, sc->swap);
 			pc->high_is_len = true;
 			return;
 		case DW_FORM_udata:
-			if (!read_uleb(p, next, &v))
+			if (!sym_read_uleb(p, next, &v))
 				break;
 			pc->high = v;
 			pc->high_is_len = true;
@@ -394,7 +342,7 @@ static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *a
 			pc->read = false;
 			return;
 		}
-		pc->ranges = read_un(sc, p, at->size);
+		pc->ranges = sym_read_un(p, at->size, sc->swap);
 		return;
 	default:
 		return;
@@ -408,7 +356,7 @@ const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const 
 	uint64_t code;
 	bool want_pc;
 
-	if (p < sc->base || p >= sc->end || !(p = read_uleb(p, sc->end, &code)))
+	if (p < sc->base || p >= sc->end || !(p = sym_read_uleb(p, sc->end, &code)))
 		return NULL;
 	d->null = code == 0;
 	if (pc)

@@ -19,7 +19,6 @@
  */
 #include "symbolize_int.h"
 
-#include <byteswap.h>
 #include <dwarf.h>
 #include <endian.h>
 #include <errno.h>
@@ -77,39 +76,6 @@ int tdr_symbolize_rng__unit(struct sym_rng_unit *u, const struct sym_rng_sec *rs
 	return 0;
 }
 
-/* An address of the unit's size at p, which has room for it. */
-static uint64_t read_addr(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
-			  const uint8_t *p)
-{
-	if (u->addr_size == 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		return rs->swap ? bswap_64(v) : v;
-	} else {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		return rs->swap ? bswap_32(v) : v;
-	}
-}
-
-static const uint8_t *read_uleb(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t r = 0;
-
-	for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
-		uint8_t b = *p++;
-
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return p;
-		}
-	}
-	return NULL;
-}
-
 static int add(struct sym_range_vec *v, uint64_t lo, uint64_t hi, uint32_t idx, int *n)
 {
 	if (lo >= hi) /* as the CU walk skips them from dwarf_ranges */
@@ -135,7 +101,7 @@ static int read_v5(const struct sym_rng_sec *rs, const struct sym_rng_unit *u, c
 		case DW_RLE_end_of_list:
 			return n;
 		case DW_RLE_offset_pair:
-			if (!(p = read_uleb(p, end, &a)) || !(p = read_uleb(p, end, &b)))
+			if (!(p = sym_read_uleb(p, end, &a)) || !(p = sym_read_uleb(p, end, &b)))
 				return -EINVAL;
 			if (add(v, base + a, base + b, idx, &n))
 				return -ENOMEM;
@@ -143,14 +109,14 @@ static int read_v5(const struct sym_rng_sec *rs, const struct sym_rng_unit *u, c
 		case DW_RLE_base_address:
 			if ((size_t)(end - p) < w)
 				return -EINVAL;
-			base = read_addr(rs, u, p);
+			base = sym_read_un(p, u->addr_size, rs->swap);
 			p += w;
 			break;
 		case DW_RLE_start_end:
 			if ((size_t)(end - p) < 2 * w)
 				return -EINVAL;
-			a = read_addr(rs, u, p);
-			b = read_addr(rs, u, p + w);
+			a = sym_read_un(p, u->addr_size, rs->swap);
+			b = sym_read_un(p + w, u->addr_size, rs->swap);
 			p += 2 * w;
 			if (add(v, a, b, idx, &n))
 				return -ENOMEM;
@@ -158,8 +124,8 @@ static int read_v5(const struct sym_rng_sec *rs, const struct sym_rng_unit *u, c
 		case DW_RLE_start_length:
 			if ((size_t)(end - p) < w)
 				return -EINVAL;
-			a = read_addr(rs, u, p);
-			if (!(p = read_uleb(p + w, end, &b)))
+			a = sym_read_un(p, u->addr_size, rs->swap);
+			if (!(p = sym_read_uleb(p + w, end, &b)))
 				return -EINVAL;
 			if (add(v, a, a + b, idx, &n))
 				return -ENOMEM;
@@ -181,7 +147,7 @@ static int read_v4(const struct sym_rng_sec *rs, const struct sym_rng_unit *u, c
 	int n = 0;
 
 	while ((size_t)(end - p) >= 2 * w) {
-		uint64_t a = read_addr(rs, u, p), b = read_addr(rs, u, p + w);
+		uint64_t a = sym_read_un(p, u->addr_size, rs->swap), b = sym_read_un(p + w, u->addr_size, rs->swap);
 
 		p += 2 * w;
 		if (a == escape) {

@@ -18,9 +18,11 @@
 #ifndef TDREC_SYMBOLIZE_INT_H
 #define TDREC_SYMBOLIZE_INT_H
 
+#include <byteswap.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <elfutils/libdw.h>
@@ -70,6 +72,51 @@ void tdr_symbolize_range_table__free(struct sym_range_table *t);
  * then by name. qsort-style result. */
 int tdr_symbolize_alias_cmp(int rank_a, const char *a, int rank_b, const char *b,
 			    bool by_underscores);
+
+/* ---- reading DWARF's own bytes (diescan.c, rnglist.c) ---- */
+
+/* An unsigned LEB128 at p (below end) into *v; NULL when it runs past end or
+ * does not fit 64 bits. */
+static inline const uint8_t *sym_read_uleb(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned shift = 0; p < end; shift += 7) {
+		uint8_t b = *p++;
+
+		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
+			return NULL;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* An unsigned integer of n bytes (1, 2, 4 or 8) at p, in the object's byte
+ * order (swap: not the machine's). */
+static inline uint64_t sym_read_un(const uint8_t *p, int n, bool swap)
+{
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (n) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return swap ? bswap_16(v2) : v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return swap ? bswap_32(v4) : v4;
+	default:
+		memcpy(&v8, p, 8);
+		return swap ? bswap_64(v8) : v8;
+	}
+}
 
 /* ---- DW_AT_ranges lists read from the section bytes (rnglist.c) ---- */
 
