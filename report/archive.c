@@ -208,11 +208,19 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 				 const struct tdr_report_symbols *syms,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum)
 {
+	struct tdr_report_addr_order *order = tdr_malloc((a->cnt + 1) * sizeof(*order));
 	long kernel = -1;
-	int err;
+	int err = 0;
 
+	if (!order)
+		return -ENOMEM;
 	sum->addrs = a->cnt;
-	for (size_t i = 0; i < a->cnt; i++) {
+	for (size_t i = 0; i < a->cnt; i++)
+		order[i] = (struct tdr_report_addr_order){
+		    .obj = a->ents[i].map, .off = a->ents[i].off, .idx = (uint32_t)i};
+	tdr_report_addr_order_sort(order, a->cnt);
+	for (size_t oi = 0; oi < a->cnt; oi++) {
+		size_t i = order[oi].idx;
 		const struct tdr_report_arch_addr *e = &a->ents[i];
 		struct tdr_sym sym = {.status = TDR_SYM_MISSING};
 		long dso;
@@ -231,7 +239,7 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 			err = syms->lookup(syms->ctx, &ref, e->off, &sym);
 		}
 		if (err)
-			return err;
+			break;
 		if (!keep(&sym, sum))
 			continue;
 		a->ents[i].kept = true; /* unless left out below */
@@ -248,16 +256,20 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 			a->ents[i].kept = false;
 			continue; /* a path the format cannot hold: looked up live later */
 		}
-		if (dso < 0)
-			return (int)dso;
+		if (dso < 0) {
+			err = (int)dso;
+			break;
+		}
 		err = add_answer(b, dso, e->off, &sym);
 		if (err == -EINVAL) {
 			a->ents[i].kept = false;
+			err = 0;
 			continue; /* a name above the format's caps: looked up live later */
 		}
 		if (err)
-			return err;
+			break;
 		sum->archived++;
 	}
-	return 0;
+	free(order);
+	return err;
 }

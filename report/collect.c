@@ -36,6 +36,22 @@ void tdr_report_addrtab__release(struct addrtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static int addr_order_cmp(const void *pa, const void *pb)
+{
+	const struct tdr_report_addr_order *a = pa, *b = pb;
+
+	if (a->obj != b->obj)
+		return (uintptr_t)a->obj < (uintptr_t)b->obj ? -1 : 1;
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+void tdr_report_addr_order_sort(struct tdr_report_addr_order *o, size_t cnt)
+{
+	qsort(o, cnt, sizeof(*o), addr_order_cmp);
+}
+
 struct addr_key {
 	const struct addr_ent *e;
 	uint64_t hash;
@@ -579,6 +595,7 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 {
 	struct unsym_counts uc = {0};
 	char buf[4096 + 64];
+	struct tdr_report_addr_order *order;
 	int *addr_row = NULL;
 	int err = 0, idx;
 
@@ -587,7 +604,17 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 	/* With stacks, the row of every address is kept for the fold. */
 	if (r->opts.stacks && !(addr_row = tdr_calloc(r->addrs.cnt + 1, sizeof(*addr_row))))
 		return -ENOMEM;
-	for (size_t i = 0; i < r->addrs.cnt; i++) {
+	order = tdr_malloc((r->addrs.cnt + 1) * sizeof(*order));
+	if (!order) {
+		free(addr_row);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->addrs.cnt; i++)
+		order[i] = (struct tdr_report_addr_order){
+		    .obj = r->addrs.ents[i].map, .off = r->addrs.ents[i].off, .idx = (uint32_t)i};
+	tdr_report_addr_order_sort(order, r->addrs.cnt);
+	for (size_t oi = 0; oi < r->addrs.cnt; oi++) {
+		size_t i = order[oi].idx;
 		const struct addr_ent *e = &r->addrs.ents[i];
 		struct tdr_row_key k = {.core = e->core};
 
@@ -606,6 +633,7 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 		if (addr_row)
 			addr_row[i] = idx;
 	}
+	free(order);
 	if (!err && addr_row)
 		err = tdr_report_stacks__fold(r, addr_row);
 	free(addr_row);
