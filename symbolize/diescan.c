@@ -294,6 +294,26 @@ int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
  * libdw/dwarf_formaddr.c, dwarf_formudata.c); any other form clears
  * pc->read.
  */
+/* A .debug_addr index (DW_FORM_addrx, addrx1 to addrx4, GNU_addr_index) at
+ * p, ending at next; false for any other form. */
+static bool read_index(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
+		       const uint8_t *p, const uint8_t *next, uint64_t *v)
+{
+	switch (at->form) {
+	case DW_FORM_addrx: case DW_FORM_GNU_addr_index:
+		return sym_read_uleb(p, next, v) != NULL;
+	case DW_FORM_addrx1: case DW_FORM_addrx2: case DW_FORM_addrx4:
+		*v = sym_read_un(p, at->size, sc->swap);
+		return true;
+	case DW_FORM_addrx3:
+		*v = sc->swap ? (uint64_t)p[0] << 16 | (uint64_t)p[1] << 8 | p[2]
+			      : (uint64_t)p[2] << 16 | (uint64_t)p[1] << 8 | p[0];
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
 		    const uint8_t *p, const uint8_t *next, struct sym_scan_pc *pc)
 {
@@ -304,11 +324,12 @@ static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *a
 		if (pc->have_low)
 			return;
 		pc->have_low = true;
-		if (at->form != DW_FORM_addr) {
+		if (at->form == DW_FORM_addr)
+			pc->low = sym_read_un(p, at->size, sc->swap);
+		else if (read_index(sc, at, p, next, &pc->low))
+			pc->low_is_index = true;
+		else
 			pc->read = false;
-			return;
-		}
-		pc->low = sym_read_un(p, at->size, sc->swap);
 		return;
 	case SCAN_HIGH_PC:
 		if (pc->have_high)
@@ -338,11 +359,14 @@ static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *a
 		if (pc->have_ranges)
 			return;
 		pc->have_ranges = true;
-		if (at->form != DW_FORM_sec_offset) {
+		if (at->form == DW_FORM_sec_offset) {
+			pc->ranges = sym_read_un(p, at->size, sc->swap);
+		} else if (at->form == DW_FORM_rnglistx && sym_read_uleb(p, next, &v)) {
+			pc->ranges = v;
+			pc->ranges_is_index = true;
+		} else {
 			pc->read = false;
-			return;
 		}
-		pc->ranges = sym_read_un(p, at->size, sc->swap);
 		return;
 	default:
 		return;

@@ -178,14 +178,24 @@ static int add_node_ranges(const struct rng_ctx *rc, struct sym_range_vec *v,
 	const struct sym_scan_pc *pc = &node->pc;
 	int n;
 
+	uint64_t lo, off;
+
 	if (!pc->read)
 		return add_code_ranges(rc, v, &node->die, idx);
-	if (pc->have_low && pc->have_high)
-		return add_range(v, pc->low, pc->high_is_len ? pc->low + pc->high : pc->high, idx);
+	if (pc->have_low && pc->have_high) {
+		lo = pc->low;
+		/* An index the tables here do not resolve: libdw decides. */
+		if (pc->low_is_index && tdr_symbolize_rng__addrx(rc->sec, rc->unit, pc->low, &lo))
+			return add_code_ranges(rc, v, &node->die, idx);
+		return add_range(v, lo, pc->high_is_len ? lo + pc->high : pc->high, idx);
+	}
 	if (!pc->have_ranges)
 		return 0;
+	off = pc->ranges;
 	if (rc->unit->usable &&
-	    (n = tdr_symbolize_rng__read(rc->sec, rc->unit, pc->ranges, v, idx)) != -EINVAL)
+	    (!pc->ranges_is_index ||
+	     !tdr_symbolize_rng__index(rc->sec, rc->unit, pc->ranges, &off)) &&
+	    (n = tdr_symbolize_rng__read(rc->sec, rc->unit, off, v, idx)) != -EINVAL)
 		return n;
 	return add_die_ranges(v, &node->die, idx);
 }

@@ -2,18 +2,20 @@
  * symbolize/rnglist.c - a DIE's DW_AT_ranges list read from the section
  * bytes, for the inline instances of the subprograms addresses fall in.
  *
- * Responsibility: the entries GCC writes for units that are not split:
- * DWARF 5 .debug_rnglists (DW_RLE_offset_pair, base_address, start_end,
- * start_length, end_of_list; DWARF 5 section 7.25) and DWARF 2 to 4
+ * Responsibility: the lists of units that are not split: DWARF 5
+ * .debug_rnglists (every DW_RLE_* entry; the indexed ones through the
+ * unit's .debug_addr table; lists named by DW_FORM_rnglistx through the
+ * unit's offset table; DWARF 5 sections 7.25 and 7.27) and DWARF 2 to 4
  * .debug_ranges (address pairs, base address selection, end of list;
  * DWARF 4 section 2.17.3). The answer is what libdw's dwarf_ranges gives
  * (elfutils libdw/dwarf_ranges.c, __libdw_read_begin_end_pair_inc): the
  * same base address (the unit's DW_AT_low_pc, else DW_AT_entry_pc, else 0)
  * and the same entries in the same order. dwarf_ranges costs two attribute
  * scans and its set-up per DIE before the first entry; this costs one read.
- * An entry of another kind (the indexed DW_RLE_*x forms need .debug_addr),
- * an offset or entry beyond the section, or a section libdw did not leave
- * uncompressed gives -EINVAL with nothing appended: the caller then asks
+ * An entry of another kind, an index without its table (no DW_AT_addr_base
+ * or DW_AT_rnglists_base: libdw's defaults are its own), an offset or
+ * entry beyond the section, or a section libdw did not leave uncompressed
+ * gives -EINVAL with nothing appended: the caller then asks
  * dwarf_ranges, so this only decides how fast an answer comes.
  * Ownership: the section bytes are libdw's (live as long as the Dwarf).
  */
@@ -39,6 +41,7 @@ void tdr_symbolize_rng__init(struct sym_rng_sec *rs, Dwarf *dbg)
 	rs->swap = eh.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB);
 	tdr_symbolize_section(elf, ".debug_rnglists", &rs->v5, &rs->v5_size);
 	tdr_symbolize_section(elf, ".debug_ranges", &rs->v4, &rs->v4_size);
+	tdr_symbolize_section(elf, ".debug_addr", &rs->addr, &rs->addr_size);
 }
 
 /* The base address libdw gives a unit's range lists (__libdw_cu_base_address). */
@@ -57,6 +60,8 @@ int tdr_symbolize_rng__unit(struct sym_rng_unit *u, const struct sym_rng_sec *rs
 {
 	Dwarf_Die cudie;
 	Dwarf_Half version;
+	Dwarf_Attribute at;
+	Dwarf_Word w;
 	uint8_t unit_type, addr_size, offset_size;
 	uint64_t unit_id;
 
@@ -71,8 +76,49 @@ int tdr_symbolize_rng__unit(struct sym_rng_unit *u, const struct sym_rng_sec *rs
 		return -EINVAL;
 	u->version = version;
 	u->addr_size = addr_size;
+	u->offset_size = offset_size;
 	u->base = unit_base(&cudie);
+	/* The indexed forms' tables (elfutils __libdw_cu_addr_base,
+	 * __libdw_cu_ranges_base); without the attribute, libdw's defaults
+	 * are left to libdw. */
+	if ((dwarf_attr(&cudie, DW_AT_GNU_addr_base, &at) ||
+	     dwarf_attr(&cudie, DW_AT_addr_base, &at)) &&
+	    dwarf_formudata(&at, &w) == 0) {
+		u->addr_base = w;
+		u->have_addr_base = true;
+	}
+	if (dwarf_attr(&cudie, DW_AT_rnglists_base, &at) && dwarf_formudata(&at, &w) == 0) {
+		u->rnglists_base = w;
+		u->have_rnglists_base = true;
+	}
 	u->usable = true;
+	return 0;
+}
+
+int tdr_symbolize_rng__addrx(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			     uint64_t idx, uint64_t *addr)
+{
+	uint64_t w = u->addr_size;
+
+	if (!u->usable || !u->have_addr_base || !rs->addr || u->addr_base > rs->addr_size ||
+	    idx >= (rs->addr_size - u->addr_base) / w)
+		return -EINVAL;
+	*addr = sym_read_un(rs->addr + u->addr_base + idx * w, (int)w, rs->swap);
+	return 0;
+}
+
+int tdr_symbolize_rng__index(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			     uint64_t idx, uint64_t *off)
+{
+	uint64_t w = u->offset_size;
+
+	/* As dwarf_ranges reads DW_FORM_rnglistx (libdw/dwarf_ranges.c):
+	 * an offset from the table's start, entry idx of the table. */
+	if (!u->usable || !u->have_rnglists_base || !rs->v5 || w > rs->v5_size ||
+	    u->rnglists_base > rs->v5_size - w || idx > (rs->v5_size - w - u->rnglists_base) / w)
+		return -EINVAL;
+	*off = sym_read_un(rs->v5 + u->rnglists_base + idx * w, (int)w, rs->swap) +
+	       u->rnglists_base;
 	return 0;
 }
 
@@ -104,6 +150,25 @@ static int read_v5(const struct sym_rng_sec *rs, const struct sym_rng_unit *u, c
 			if (!(p = sym_read_uleb(p, end, &a)) || !(p = sym_read_uleb(p, end, &b)))
 				return -EINVAL;
 			if (add(v, base + a, base + b, idx, &n))
+				return -ENOMEM;
+			break;
+		case DW_RLE_base_addressx:
+			if (!(p = sym_read_uleb(p, end, &a)) || tdr_symbolize_rng__addrx(rs, u, a, &base))
+				return -EINVAL;
+			break;
+		case DW_RLE_startx_endx:
+			if (!(p = sym_read_uleb(p, end, &a)) || !(p = sym_read_uleb(p, end, &b)) ||
+			    tdr_symbolize_rng__addrx(rs, u, a, &a) ||
+			    tdr_symbolize_rng__addrx(rs, u, b, &b))
+				return -EINVAL;
+			if (add(v, a, b, idx, &n))
+				return -ENOMEM;
+			break;
+		case DW_RLE_startx_length:
+			if (!(p = sym_read_uleb(p, end, &a)) || !(p = sym_read_uleb(p, end, &b)) ||
+			    tdr_symbolize_rng__addrx(rs, u, a, &a))
+				return -EINVAL;
+			if (add(v, a, a + b, idx, &n))
 				return -ENOMEM;
 			break;
 		case DW_RLE_base_address:

@@ -123,17 +123,18 @@ static inline uint64_t sym_read_un(const uint8_t *p, int n, bool swap)
 /* A DSO's range list sections, as libdw holds them (NULL when absent). */
 struct sym_rng_sec {
 	Dwarf *dbg;
-	const uint8_t *v5, *v4; /* .debug_rnglists, .debug_ranges */
-	size_t v5_size, v4_size;
-	bool swap;              /* the object's byte order is not ours */
+	const uint8_t *v5, *v4, *addr; /* .debug_rnglists, .debug_ranges, .debug_addr */
+	size_t v5_size, v4_size, addr_size;
+	bool swap;                     /* the object's byte order is not ours */
 };
 
 /* What reading one unit's lists needs; usable false: ask dwarf_ranges. */
 struct sym_rng_unit {
 	uint64_t base;
+	uint64_t addr_base, rnglists_base; /* DW_AT_addr_base, DW_AT_rnglists_base */
 	uint16_t version;
-	uint8_t addr_size;
-	bool usable;
+	uint8_t addr_size, offset_size;
+	bool usable, have_addr_base, have_rnglists_base;
 };
 
 void tdr_symbolize_rng__init(struct sym_rng_sec *rs, Dwarf *dbg);
@@ -146,6 +147,14 @@ int tdr_symbolize_rng__unit(struct sym_rng_unit *u, const struct sym_rng_sec *rs
  * -ENOMEM. */
 int tdr_symbolize_rng__read(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
 			    uint64_t off, struct sym_range_vec *v, uint32_t idx);
+/* Entry idx of the unit's .debug_addr table (DW_FORM_addrx, DW_RLE_*x).
+ * Returns 0, or -EINVAL when it is not there or the unit names no table. */
+int tdr_symbolize_rng__addrx(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			     uint64_t idx, uint64_t *addr);
+/* The section offset of list idx of the unit's DW_FORM_rnglistx table.
+ * Returns 0, or -EINVAL. */
+int tdr_symbolize_rng__index(const struct sym_rng_sec *rs, const struct sym_rng_unit *u,
+			     uint64_t idx, uint64_t *off);
 
 /* ---- stepping over a unit's DIEs by abbreviation (diescan.c) ---- */
 
@@ -186,13 +195,16 @@ struct sym_scan_die {
 
 /*
  * A DIE's pc attributes as the scan read them (the first of each, as
- * dwarf_attr finds it): low pc (DW_FORM_addr), high pc (an address, or a
- * constant length), DW_AT_ranges (DW_FORM_sec_offset). read: every one the
- * DIE has was in one of those forms; else ask libdw.
+ * dwarf_attr finds it): low pc (DW_FORM_addr, or an addrx index), high pc
+ * (an address, or a constant length), DW_AT_ranges (DW_FORM_sec_offset, or
+ * a rnglistx index). read: every one the DIE has was in one of those forms;
+ * else ask libdw.
  */
 struct sym_scan_pc {
 	uint64_t low, high, ranges;
 	bool read, have_low, have_high, high_is_len, have_ranges;
+	bool low_is_index;    /* low is a .debug_addr index (DW_FORM_addrx*) */
+	bool ranges_is_index; /* ranges is a DW_FORM_rnglistx index */
 };
 
 /* The bytes of elf's section name as libdw reads them (it decompresses its
