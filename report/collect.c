@@ -36,20 +36,73 @@ void tdr_report_addrtab__release(struct addrtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int addr_order_cmp(const void *pa, const void *pb)
+static inline bool addr_order_less(const struct tdr_report_addr_order *a,
+				   const struct tdr_report_addr_order *b)
 {
-	const struct tdr_report_addr_order *a = pa, *b = pb;
-
 	if (a->obj != b->obj)
-		return (uintptr_t)a->obj < (uintptr_t)b->obj ? -1 : 1;
+		return (uintptr_t)a->obj < (uintptr_t)b->obj;
 	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+		return a->off < b->off;
+	return a->idx < b->idx;
 }
 
+static inline void addr_order_swap(struct tdr_report_addr_order *a,
+				   struct tdr_report_addr_order *b)
+{
+	struct tdr_report_addr_order t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Quicksort (median of three, the smaller side first, insertion sort below
+ * 16 entries) with the comparison inlined: glibc's qsort, a merge sort
+ * through a function pointer, cost 6.9 M instructions for 9,000 addresses.
+ * The keys are distinct (idx), so no order of equal keys is at stake.
+ */
 void tdr_report_addr_order_sort(struct tdr_report_addr_order *o, size_t cnt)
 {
-	qsort(o, cnt, sizeof(*o), addr_order_cmp);
+	while (cnt > 16) {
+		struct tdr_report_addr_order *mid = o + cnt / 2, *last = o + cnt - 1, pivot;
+		size_t i = 0, j = cnt - 1;
+
+		if (addr_order_less(mid, o))
+			addr_order_swap(mid, o);
+		if (addr_order_less(last, o))
+			addr_order_swap(last, o);
+		if (addr_order_less(last, mid))
+			addr_order_swap(last, mid);
+		pivot = *mid;
+		for (;;) {
+			while (addr_order_less(&o[i], &pivot))
+				i++;
+			while (addr_order_less(&pivot, &o[j]))
+				j--;
+			if (i >= j)
+				break;
+			addr_order_swap(&o[i], &o[j]);
+			i++;
+			j--;
+		}
+		/* [0, j] and [j + 1, cnt): recurse into the smaller one. */
+		if (j + 1 < cnt - j - 1) {
+			tdr_report_addr_order_sort(o, j + 1);
+			o += j + 1;
+			cnt -= j + 1;
+		} else {
+			tdr_report_addr_order_sort(o + j + 1, cnt - j - 1);
+			cnt = j + 1;
+		}
+	}
+	for (size_t k = 1; k < cnt; k++) {
+		struct tdr_report_addr_order t = o[k];
+		size_t m = k;
+
+		for (; m > 0 && addr_order_less(&t, &o[m - 1]); m--)
+			o[m] = o[m - 1];
+		o[m] = t;
+	}
 }
 
 struct addr_key {

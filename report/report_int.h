@@ -297,7 +297,7 @@ struct tdr_report_addr_order {
 	uint32_t idx;
 };
 
-/* Sort o[0..cnt) into lookup order (qsort; equal keys keep no order). */
+/* Sort o[0..cnt) into lookup order. */
 void tdr_report_addr_order_sort(struct tdr_report_addr_order *o, size_t cnt);
 
 /* ---- call stacks (stacks.c) ---------------------------------------------

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -514,6 +515,58 @@ static void test_collect__kernel_image_prefers_a_build_id(void **state)
 	assert_ptr_equal(img, &k2);
 }
 
+/* The lookup order: by object, then offset (then index), against qsort
+ * with the same key, on random arrays of every size up to 600 and a few
+ * large ones, with few objects, many equal offsets, sorted and reversed
+ * inputs. */
+static int order_ref_cmp(const void *pa, const void *pb)
+{
+	const struct tdr_report_addr_order *a = pa, *b = pb;
+
+	if (a->obj != b->obj)
+		return (uintptr_t)a->obj < (uintptr_t)b->obj ? -1 : 1;
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static void test_collect__lookup_order(void **state)
+{
+	static const char objs[3];
+	uint64_t seed = 42;
+
+	(void)state;
+	for (size_t n = 0; n < 700; n += n < 600 ? 1 : 25) {
+		for (int shape = 0; shape < 3; shape++) {
+			size_t cnt = n < 600 ? n : n * 40;
+			struct tdr_report_addr_order *a = malloc((cnt + 1) * sizeof(*a));
+			struct tdr_report_addr_order *b = malloc((cnt + 1) * sizeof(*b));
+
+			assert_non_null(a);
+			assert_non_null(b);
+			for (size_t i = 0; i < cnt; i++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				a[i] = (struct tdr_report_addr_order){
+				    .obj = (seed >> 60) % 4 ? &objs[(seed >> 40) % 3] : NULL,
+				    .off = shape == 0   ? (seed >> 20) % 64
+					   : shape == 1 ? i
+							: cnt - i,
+				    .idx = (uint32_t)i};
+			}
+			memcpy(b, a, cnt * sizeof(*a));
+			tdr_report_addr_order_sort(a, cnt);
+			qsort(b, cnt, sizeof(*b), order_ref_cmp);
+			for (size_t i = 0; i < cnt; i++) {
+				assert_ptr_equal(a[i].obj, b[i].obj);
+				assert_int_equal(a[i].off, b[i].off);
+				assert_int_equal(a[i].idx, b[i].idx);
+			}
+			free(a);
+			free(b);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +584,7 @@ int main(void)
 	    cmocka_unit_test(test_collect__no_adding_after_finish),
 	    cmocka_unit_test(test_collect__unsym_names),
 	    cmocka_unit_test(test_collect__kernel_image_prefers_a_build_id),
+	    cmocka_unit_test(test_collect__lookup_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
