@@ -323,7 +323,7 @@ struct enc {
 	size_t str_cnt, str_cap;
 };
 
-static void put_v(struct enc *e, uint64_t v)
+static inline void put_v(struct enc *e, uint64_t v)
 {
 	struct tdr_buf *b = &e->out;
 	uint8_t *p;
