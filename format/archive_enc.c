@@ -321,7 +321,29 @@ struct enc {
 	struct tdr_u64map str_idx; /* interned pointer -> string index */
 	const char **strs;	   /* in order of first use */
 	size_t str_cnt, str_cap;
+	/* The last strings looked up, by pointer: neighbouring addresses
+	 * share their function and file, so most lookups end here. */
+	struct {
+		const char *s;
+		uint32_t idx;
+	} recent[16];
 };
+
+/* The index of interned string s, TDR_HMAP_NONE when it has none yet. */
+static uint32_t str_find(struct enc *e, const char *s)
+{
+	size_t slot = ((uintptr_t)s >> 4) % (sizeof(e->recent) / sizeof(e->recent[0]));
+	uint32_t i;
+
+	if (e->recent[slot].s == s)
+		return e->recent[slot].idx;
+	i = tdr_u64map__get(&e->str_idx, (uintptr_t)s);
+	if (i != TDR_HMAP_NONE) {
+		e->recent[slot].s = s;
+		e->recent[slot].idx = i;
+	}
+	return i;
+}
 
 static inline void put_v(struct enc *e, uint64_t v)
 {
@@ -349,9 +371,7 @@ static void put_u8(struct enc *e, uint8_t v)
 /* Give s its string index at first use (s interned, not NULL). */
 static int str_use(struct enc *e, const char *s)
 {
-	uint32_t i = tdr_u64map__get(&e->str_idx, (uintptr_t)s);
-
-	if (i != TDR_HMAP_NONE)
+	if (str_find(e, s) != TDR_HMAP_NONE)
 		return 0;
 	if (tdr_ensure_cap(&e->strs, &e->str_cap, sizeof(*e->strs), e->str_cnt + 1) ||
 	    tdr_u64map__put(&e->str_idx, (uintptr_t)s, (uint32_t)e->str_cnt))
@@ -362,7 +382,7 @@ static int str_use(struct enc *e, const char *s)
 
 static uint64_t str_ref(struct enc *e, const char *s)
 {
-	return tdr_u64map__get(&e->str_idx, (uintptr_t)s);
+	return str_find(e, s);
 }
 
 /* A string that may be absent: 0, or its index + 1. */
