@@ -13,7 +13,7 @@
  * abbreviation table (DWARF 5 section 7.5.3), the size of each attribute
  * value from its form (section 7.5.6 "Form Encodings"; DWARF 2 to 4 and the
  * GNU forms of elfutils' dwarf.h), and low pc, high pc and DW_AT_ranges in
- * the forms GCC writes. A form not listed, an abbreviation code the table
+ * the forms GCC writes and clang's addrx and rnglistx indexes. A form not listed, an abbreviation code the table
  * lacks, a length beyond the unit, a table beyond the section: the scan
  * fails (or leaves the pc attributes unread) and the caller uses libdw, so
  * the scan only decides how fast an answer comes, never what it is.
