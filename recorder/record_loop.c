@@ -75,8 +75,10 @@ static uint64_t mono_ms(void)
  * --mmap-pages 8 from about 11% to about 2% (docs/performance.md, goal 1
  * of issue 18). Raised before the program starts, so its first samples are
  * drained as promptly; only this thread: the program was forked before,
- * the writer thread (compression) is made at the old priority, and the
- * archive step at the end runs after it is restored.
+ * the writer thread (compression) moves itself back to the old priority
+ * as it starts (the drain thread never drops, so anyone looking sees it
+ * raised throughout), and the archive step at the end runs after it is
+ * restored.
  */
 static int set_own_nice(int nice)
 {
@@ -96,11 +98,10 @@ void tdr_record__drain_priority(struct tdr_recorder *rec)
 	rec->nice_raised = true;
 }
 
-/* Back to the priority the thread had (raise: after a thread that must
- * not inherit the raised one is made). */
-static void drain_priority_set(struct tdr_recorder *rec, bool raised)
+/* Back to the priority the thread had. */
+static void drain_priority_lower(struct tdr_recorder *rec)
 {
-	if (rec->nice_raised && set_own_nice(raised ? TDR_DRAIN_NICE : rec->nice_before))
+	if (rec->nice_raised && set_own_nice(rec->nice_before))
 		tdr_debug("cannot set the drain thread's nice: %s", strerror(errno));
 }
 
@@ -112,7 +113,7 @@ static int frame_sink(void *ctx, uint32_t ring, const void *data, size_t sz)
 
 void tdr_record__drain_priority_restore(struct tdr_recorder *rec)
 {
-	drain_priority_set(rec, false);
+	drain_priority_lower(rec);
 }
 
 /* Signals (targets.c: the policy stat follows too). */
@@ -182,6 +183,8 @@ static int loop_setup(struct loop *L)
 	    .max_chunks = 2 * s->ring_cnt + 4,
 	    .sink = frame_sink,
 	    .ctx = rec,
+	    .set_nice = rec->nice_raised,
+	    .nice = rec->nice_before,
 	};
 	size_t i;
 	int err;
@@ -195,9 +198,7 @@ static int loop_setup(struct loop *L)
 	}
 	for (i = 0; i < s->ring_cnt; i++)
 		rings[i] = &s->rings[i];
-	drain_priority_set(rec, false);
 	err = tdr_wthread__new(&wo, &L->wt);
-	drain_priority_set(rec, true);
 	if (!err)
 		err = tdr_drain__init(&L->drain, L->wt, rings, s->ring_cnt);
 	free(rings);
@@ -462,7 +463,7 @@ int tdr_record__loop(struct tdr_recorder *rec)
 	err = loop_setup(&L);
 	if (err) {
 		tdr_warn("failed to start the drain loop: %s", tdr_strerror(err));
-		drain_priority_set(rec, false);
+		drain_priority_lower(rec);
 		tdr_drain__release(&L.drain);
 		tdr_wthread__free(L.wt);
 		free(L.pfds);
@@ -476,7 +477,7 @@ int tdr_record__loop(struct tdr_recorder *rec)
 	 * drained samples cover (docs/record.md "Counted totals"). */
 	tdr_session__disable(rec->session);
 	loop_final_drain(&L);
-	drain_priority_set(rec, false);
+	drain_priority_lower(rec);
 	tdr_wthread__stop(L.wt);
 	check_write_error(&L);
 	tdr_drain__release(&L.drain);

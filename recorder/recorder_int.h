@@ -41,6 +41,10 @@ struct tdr_wthread_opts {
 	size_t max_chunks; /* pool limit, >= 2 */
 	tdr_frame_sink_fn sink;
 	void *ctx;
+	/* When set, the thread first moves itself to nice `nice`: its creator
+	 * may run raised, and a new thread inherits its creator's nice. */
+	bool set_nice;
+	int nice;
 };
 
 struct tdr_wthread;

@@ -23,8 +23,11 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tdrec/tdr_log.h"
 #include "tdrec/tdr_mem.h"
 
 struct tdr_wthread {
@@ -37,6 +40,7 @@ struct tdr_wthread {
 	struct tdr_chunk *free_list;
 	size_t chunk_cnt; /* allocated so far */
 	bool stopping;
+	bool running; /* the thread has started (and set its nice) */
 	int err;	  /* first sink error (atomic access) */
 	uint64_t dropped; /* bytes not written after an error (atomic access) */
 	int wake_fd;	  /* eventfd: a chunk came back */
@@ -49,7 +53,12 @@ static void *wthread_main(void *arg)
 	uint64_t one = 1;
 	int err;
 
+	if (w->opts.set_nice &&
+	    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), w->opts.nice))
+		tdr_debug("writer thread keeps its creator's nice: %s", strerror(errno));
 	pthread_mutex_lock(&w->mu);
+	w->running = true;
+	pthread_cond_broadcast(&w->cv);
 	for (;;) {
 		while (!w->q_head && !w->stopping)
 			pthread_cond_wait(&w->cv, &w->mu);
@@ -109,6 +118,12 @@ int tdr_wthread__new(const struct tdr_wthread_opts *opts, struct tdr_wthread **o
 	if (err)
 		goto err_out;
 	w->started = true;
+	/* Return once the thread runs at its own nice: nobody looking at the
+	 * process afterwards sees it at its creator's. */
+	pthread_mutex_lock(&w->mu);
+	while (!w->running)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
 	*out = w;
 	return 0;
 err_out:

@@ -14,6 +14,7 @@
  * collected bytes equal the published bytes exactly (every byte once, in
  * order), and the samples' sequence numbers account for every drop.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,6 +25,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -453,6 +457,67 @@ static void test_wthread__sink_error_stops_writing(void **state)
 	free(col.buf);
 }
 
+/* Nice of each thread of this process but the caller at `nice`. */
+static int threads_at_nice(int nice)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	char path[300], buf[512], *p;
+	int cnt = 0, field;
+	long self = syscall(SYS_gettid);
+	FILE *fp;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || atol(e->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		fp = fopen(path, "r");
+		if (!fp)
+			continue; /* the thread ended */
+		p = fgets(buf, sizeof(buf), fp) ? strrchr(buf, ')') : NULL;
+		fclose(fp);
+		assert_non_null(p);
+		/* After "comm) ": state is field 3, nice field 19. */
+		for (field = 2; p && field < 19; field++)
+			p = strchr(p + 1, ' ');
+		assert_non_null(p);
+		cnt += atoi(p + 1) == nice;
+	}
+	closedir(d);
+	return cnt;
+}
+
+/* A thread made by a raised drain thread moves itself back, and is there
+ * by the time tdr_wthread__new returns (the recording test looks at once). */
+static void test_wthread__at_its_own_nice_on_return(void **state)
+{
+	struct collect col = {.rng = 3};
+	struct tdr_wthread_opts wo = {
+	    .chunk_sz = 256,
+	    .max_chunks = 2,
+	    .sink = collect_sink,
+	    .ctx = &col,
+	    .set_nice = true,
+	};
+	struct tdr_wthread *wt = NULL;
+	int mine;
+
+	(void)state;
+	errno = 0;
+	mine = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	assert_int_equal(errno, 0);
+	if (mine >= 19)
+		skip(); /* no lower priority to move to */
+	wo.nice = mine + 1;
+	assert_int_equal(threads_at_nice(wo.nice), 0);
+	assert_int_equal(tdr_wthread__new(&wo, &wt), 0);
+	assert_int_equal(threads_at_nice(wo.nice), 1);
+	assert_int_equal(tdr_wthread__stop(wt), 0);
+	tdr_wthread__free(wt);
+	free(col.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +526,7 @@ int main(void)
 	    cmocka_unit_test(test_ring__bad_header_resyncs),
 	    cmocka_unit_test(test_ring__full_ring_drops_then_reports_lost),
 	    cmocka_unit_test(test_wthread__sink_error_stops_writing),
+	    cmocka_unit_test(test_wthread__at_its_own_nice_on_return),
 	    cmocka_unit_test(test_drain__every_byte_once_in_order_1_to_64_pages),
 	};
 
