@@ -123,25 +123,26 @@ void tdr_archive_builder__drop_stacks(struct tdr_archive_builder *b)
 	tdr_archive_stacks_b__fini(&b->stacks);
 }
 
-static bool str_ok(const char *s)
-{
-	return !s || strlen(s) <= TDR_ARCHIVE_STR_MAX;
-}
-
 /* The interned copy of s; NULL for NULL and "" (the format has no empty
- * strings: absent means unknown). Sets *err on failure. */
+ * strings: absent means unknown). Sets *err on failure: -EINVAL for a
+ * string longer than the format holds (measured only when s is new: a
+ * string the memo knows was measured when it was interned). */
 static const char *intern(struct tdr_archive_builder *b, const char *s, int *err)
 {
 	const char *r;
-
-	size_t slot;
+	size_t slot, n;
 
 	if (!s || !*s)
 		return NULL;
 	slot = ((uintptr_t)s >> 3) % (sizeof(b->memo) / sizeof(b->memo[0]));
 	if (b->memo[slot].given == s && !strcmp(b->memo[slot].interned, s))
 		return b->memo[slot].interned;
-	r = tdr_intern__str(&b->strs, s);
+	n = strlen(s);
+	if (n > TDR_ARCHIVE_STR_MAX) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	r = tdr_intern__strn(&b->strs, s, n);
 	if (!r) {
 		*err = -ENOMEM;
 		return NULL;
@@ -157,7 +158,8 @@ long tdr_archive_builder__dso(struct tdr_archive_builder *b, uint8_t kind, const
 	struct bdso *d;
 	int err = 0;
 
-	if (!path || !*path || !str_ok(path) || build_id_sz > TDR_ARCHIVE_BUILD_ID_MAX ||
+	if (!path || !*path || strlen(path) > TDR_ARCHIVE_STR_MAX ||
+	    build_id_sz > TDR_ARCHIVE_BUILD_ID_MAX ||
 	    (build_id_sz && !build_id) || kind > TDR_ARCHIVE_KERNEL)
 		return -EINVAL;
 	/* Few objects, asked for in runs: a linear search from the end. */
@@ -231,18 +233,15 @@ static int copy_sym(struct tdr_archive_builder *b, const struct tdr_archive_sym 
 	return err;
 }
 
+/* What the format cannot hold, beyond the strings' lengths (intern
+ * checks those). */
 static bool sym_ok(const struct tdr_archive_sym *s)
 {
 	if (s->status > TDR_ARCHIVE_SYM_NO_SYMBOL || s->inline_cnt > TDR_ARCHIVE_MAX_INLINES ||
-	    (s->inline_cnt && !s->inlines) || !str_ok(s->function) || !str_ok(s->file))
+	    (s->inline_cnt && !s->inlines))
 		return false;
 	/* A function name goes with OK, and only with it. */
-	if ((s->status == TDR_ARCHIVE_SYM_OK) != (s->function && *s->function))
-		return false;
-	for (uint32_t i = 0; i < s->inline_cnt; i++)
-		if (!str_ok(s->inlines[i].function) || !str_ok(s->inlines[i].call_file))
-			return false;
-	return true;
+	return (s->status == TDR_ARCHIVE_SYM_OK) == (s->function && *s->function);
 }
 
 int tdr_archive_builder__add(struct tdr_archive_builder *b, long dso, uint64_t off,
@@ -294,8 +293,6 @@ static int dso_cmp(const void *pa, const void *pb)
 	return memcmp(a->build_id, b->build_id, a->build_id_sz);
 }
 
-/* Entries by (object position, offset); dso is already the position of the
- * object in the sorted list. */
 /* An entry's place in the section: its object's rank, then its offset.
  * Sorted instead of the entries themselves (a tenth of their size, so the
  * sort moves and allocates a tenth as much). */
@@ -313,6 +310,43 @@ static int sort_key_cmp(const void *pa, const void *pb)
 		return a->dso < b->dso ? -1 : 1;
 	if (a->off != b->off)
 		return a->off < b->off ? -1 : 1;
+	return 0;
+}
+
+/*
+ * keys[] := the entries in section order: by object rank, then offset
+ * (entries are distinct, the index saw to it, so the order is total).
+ * Placed by rank first (a counting sort); an archiver adds each object's
+ * offsets ascending, so a rank's run is usually in order already and is
+ * only checked. Runs that are not (an object mapped twice) are sorted.
+ */
+static int sort_keys(const struct tdr_archive_builder *b, const uint32_t *rank,
+		     struct sort_key *keys)
+{
+	size_t *start = tdr_calloc(b->dso_cnt + 1, sizeof(*start));
+
+	if (!start)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->ent_cnt; i++)
+		start[rank[b->ents[i].dso] + 1]++;
+	for (size_t r = 0; r < b->dso_cnt; r++)
+		start[r + 1] += start[r];
+	/* start[r] is now where rank r begins; filling moves it to its end. */
+	for (size_t i = 0; i < b->ent_cnt; i++) {
+		uint32_t r = rank[b->ents[i].dso];
+
+		keys[start[r]++] = (struct sort_key){ .off = b->ents[i].off, .dso = r,
+						      .ent = (uint32_t)i };
+	}
+	for (size_t r = 0, lo = 0; r < b->dso_cnt; lo = start[r++]) {
+		for (size_t i = lo + 1; i < start[r]; i++) {
+			if (keys[i - 1].off > keys[i].off) {
+				qsort(keys + lo, start[r] - lo, sizeof(*keys), sort_key_cmp);
+				break;
+			}
+		}
+	}
+	free(start);
 	return 0;
 }
 
@@ -565,11 +599,9 @@ int tdr_archive_builder__encode(struct tdr_archive_builder *b, int zstd_level, v
 	qsort(dsos, b->dso_cnt, sizeof(*dsos), dso_cmp);
 	for (size_t i = 0; i < b->dso_cnt; i++)
 		rank[dsos[i].idx] = (uint32_t)i;
-	/* Entries are distinct (the index saw to it): the order is total. */
-	for (size_t i = 0; i < b->ent_cnt; i++)
-		keys[i] = (struct sort_key){ .off = b->ents[i].off, .dso = rank[b->ents[i].dso],
-					 .ent = (uint32_t)i };
-	qsort(keys, b->ent_cnt, sizeof(*keys), sort_key_cmp);
+	err = sort_keys(b, rank, keys);
+	if (err)
+		goto out;
 	err = encode_body(&e, dsos, b->dso_cnt, b->ents, keys, b->ent_cnt, &b->stacks);
 	if (!err && e.out.sz > TDR_ARCHIVE_MAX_RAW)
 		err = -TDR_E_LIMIT;

@@ -209,7 +209,8 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum)
 {
 	struct tdr_report_addr_order *order = tdr_malloc((a->cnt + 1) * sizeof(*order));
-	long kernel = -1;
+	const struct tdr_mapping *last_map = NULL;
+	long kernel = -1, last_dso = -1;
 	int err = 0;
 
 	if (!order)
@@ -248,9 +249,13 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 				kernel = tdr_archive_builder__dso(b, TDR_ARCHIVE_KERNEL,
 								  TDR_KERNEL_DSO, NULL, 0);
 			dso = kernel;
+		} else if (e->map == last_map) {
+			dso = last_dso; /* addresses come mapping by mapping */
 		} else {
 			dso = tdr_archive_builder__dso(b, TDR_ARCHIVE_FILE, e->map->path,
 						       e->map->build_id, e->map->build_id_sz);
+			last_map = e->map;
+			last_dso = dso;
 		}
 		if (dso == -EINVAL) {
 			a->ents[i].kept = false;
