@@ -175,6 +175,24 @@ void tdr_symbolize_section(Elf *elf, const char *name, const uint8_t **data, siz
 	}
 }
 
+static uint8_t attr_role(uint64_t name)
+{
+	switch (name) {
+	case DW_AT_low_pc: return SCAN_LOW_PC;
+	case DW_AT_high_pc: return SCAN_HIGH_PC;
+	case DW_AT_ranges: return SCAN_RANGES;
+	case DW_AT_abstract_origin: return SCAN_ORIGIN;
+	case DW_AT_call_file: return SCAN_CALL_FILE;
+	case DW_AT_call_line: return SCAN_CALL_LINE;
+	case DW_AT_call_column: return SCAN_CALL_COLUMN;
+	case DW_AT_name: case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name:
+	case DW_AT_specification:
+		return SCAN_NAMED;
+	default:
+		return SCAN_SKIP;
+	}
+}
+
 /*
  * The unit's abbreviation table, from p (its start in .debug_abbrev) to
  * end: entries of code, tag, children flag and (name, form) pairs ending
@@ -185,7 +203,8 @@ void tdr_symbolize_section(Elf *elf, const char *name, const uint8_t **data, siz
  */
 static int read_abbrevs(struct sym_die_scan *sc, const uint8_t *p, const uint8_t *end)
 {
-	uint64_t code, tag, name, form, skip;
+	uint64_t code, tag, name, form;
+	int64_t implicit;
 
 	while ((p = sym_read_uleb(p, end, &code)) && code != 0) {
 		struct sym_scan_abbrev e = { .first = (uint32_t)sc->attrs_cnt, .known = true };
@@ -203,21 +222,29 @@ static int read_abbrevs(struct sym_die_scan *sc, const uint8_t *p, const uint8_t
 				return 1;
 			if (name == 0 && form == 0)
 				break;
-			if (form == DW_FORM_implicit_const && !(p = sym_read_uleb(p, end, &skip)))
-				return 1; /* an SLEB128: the same bytes to step over */
+			implicit = 0;
+			if (form == DW_FORM_implicit_const && !(p = sym_read_sleb(p, end, &implicit)))
+				return 1;
 			if (++n > MAX_ATTRS || form > UINT16_MAX)
 				return 1;
 			if (tdr_ensure_cap(&sc->attrs, &sc->attrs_cap, sizeof(*sc->attrs),
 					   sc->attrs_cnt + 1))
 				return -ENOMEM;
-			role = name == DW_AT_low_pc    ? SCAN_LOW_PC
-			       : name == DW_AT_high_pc ? SCAN_HIGH_PC
-			       : name == DW_AT_ranges  ? SCAN_RANGES
-						       : SCAN_SKIP;
-			e.has_pc |= role != SCAN_SKIP;
+			if (form == DW_FORM_implicit_const) {
+				if (sc->implicit_cnt >= UINT32_MAX ||
+				    tdr_ensure_cap(&sc->implicit, &sc->implicit_cap,
+						   sizeof(*sc->implicit), sc->implicit_cnt + 1))
+					return -ENOMEM;
+				sc->implicit[sc->implicit_cnt] = implicit;
+			}
+			role = attr_role(name);
+			e.has_pc |= role >= SCAN_LOW_PC && role <= SCAN_RANGES;
+			e.has_call |= role >= SCAN_ORIGIN && tag == DW_TAG_inlined_subroutine;
 			sc->attrs[sc->attrs_cnt++] = (struct sym_scan_attr){
 			    .size = (int8_t)form_size(sc, (unsigned)form), .role = role,
-			    .form = (uint16_t)form};
+			    .form = (uint16_t)form,
+			    .implicit = (uint32_t)(form == DW_FORM_implicit_const ? sc->implicit_cnt++
+										   : 0)};
 		}
 		e.cnt = (uint16_t)n;
 		if (code >= sc->code_cnt) {
@@ -271,6 +298,8 @@ int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
 	sc->swap = ehdr.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB);
 	sc->base = (const uint8_t *)cudie.addr - die_off;
 	sc->end = sc->base + next_off;
+	sc->unit = sc->base + unit_off;
+	sc->dies = sc->base + die_off;
 	sc->addr_size = addr_size;
 	sc->offset_size = offset_size;
 	sc->version = version;
@@ -373,18 +402,90 @@ static void take_pc(const struct sym_die_scan *sc, const struct sym_scan_attr *a
 	}
 }
 
+/* A constant at p (ending at next) as dwarf_formudata reads it; false for
+ * a form it does not read that way (then libdw is asked). */
+static bool read_const(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
+		       const uint8_t *p, const uint8_t *next, uint64_t *v)
+{
+	int64_t sv;
+
+	switch (at->form) {
+	case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
+		*v = sym_read_un(p, at->size, sc->swap);
+		return true;
+	case DW_FORM_udata:
+		return sym_read_uleb(p, next, v) != NULL;
+	case DW_FORM_sdata:
+		if (!sym_read_sleb(p, next, &sv))
+			return false;
+		*v = (uint64_t)sv;
+		return true;
+	case DW_FORM_implicit_const:
+		*v = (uint64_t)sc->implicit[at->implicit];
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Take the value at p (ending at next) of an attribute with a call role
+ * into call, when it is the first of its name and in a form read here; any
+ * other form, or a name of the DIE's own, clears call->read. */
+static void take_call(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
+		      const uint8_t *p, const uint8_t *next, struct sym_scan_call *call)
+{
+	uint64_t v;
+	bool *have;
+	uint64_t *dst;
+
+	switch (at->role) {
+	case SCAN_ORIGIN:
+		if (call->have_origin)
+			return;
+		call->have_origin = true;
+		/* A reference inside the unit, from its header; one to a
+		 * header or past the unit is libdw's to judge. */
+		if (at->form == DW_FORM_ref1 || at->form == DW_FORM_ref2 ||
+		    at->form == DW_FORM_ref4 || at->form == DW_FORM_ref8)
+			v = sym_read_un(p, at->size, sc->swap);
+		else if (at->form != DW_FORM_ref_udata || !sym_read_uleb(p, next, &v))
+			v = UINT64_MAX;
+		if (v < (uint64_t)(sc->dies - sc->unit) || v >= (uint64_t)(sc->end - sc->unit))
+			call->read = false;
+		else
+			call->origin = sc->unit + v;
+		return;
+	case SCAN_CALL_FILE: have = &call->have_file; dst = &call->file; break;
+	case SCAN_CALL_LINE: have = &call->have_line; dst = &call->line; break;
+	case SCAN_CALL_COLUMN: have = &call->have_column; dst = &call->column; break;
+	case SCAN_NAMED:
+		call->read = false;
+		return;
+	default:
+		return;
+	}
+	if (*have)
+		return;
+	*have = true;
+	if (!read_const(sc, at, p, next, dst))
+		call->read = false;
+}
+
 const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const uint8_t *p,
-					   struct sym_scan_die *d, struct sym_scan_pc *pc)
+					   struct sym_scan_die *d, struct sym_scan_pc *pc,
+					   struct sym_scan_call *call)
 {
 	const struct sym_scan_abbrev *e;
 	uint64_t code;
-	bool want_pc;
+	bool want_pc, want_call;
 
 	if (p < sc->base || p >= sc->end || !(p = sym_read_uleb(p, sc->end, &code)))
 		return NULL;
 	d->null = code == 0;
 	if (pc)
 		*pc = (struct sym_scan_pc){ .read = true };
+	if (call)
+		call->read = false;
 	if (d->null)
 		return p;
 	if (code >= sc->code_cnt || !(e = &sc->by_code[code])->known)
@@ -392,6 +493,9 @@ const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const 
 	d->tag = e->tag;
 	d->has_children = e->has_children;
 	want_pc = pc && e->has_pc;
+	want_call = call && e->has_call;
+	if (want_call)
+		*call = (struct sym_scan_call){ .read = true };
 	for (uint32_t i = e->first; i < e->first + e->cnt; i++) {
 		const struct sym_scan_attr *at = &sc->attrs[i];
 		const uint8_t *at_p = p;
@@ -400,9 +504,18 @@ const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const 
 			p += at->size;
 		else if (!(p = skip_value(sc, p, at->size, true)))
 			return NULL;
-		if (want_pc && at->role != SCAN_SKIP)
-			take_pc(sc, at, at_p, p, pc);
+		if (at->role == SCAN_SKIP)
+			continue;
+		if (at->role <= SCAN_RANGES) {
+			if (want_pc)
+				take_pc(sc, at, at_p, p, pc);
+		} else if (want_call) {
+			take_call(sc, at, at_p, p, call);
+		}
 	}
+	/* Without an origin, libdw names it (or says it has no name). */
+	if (want_call && !call->have_origin)
+		call->read = false;
 	return p;
 }
 
@@ -410,5 +523,7 @@ void tdr_symbolize_diescan__free(struct sym_die_scan *sc)
 {
 	zfree(&sc->by_code);
 	zfree(&sc->attrs);
+	zfree(&sc->implicit);
 	sc->code_cnt = sc->code_cap = sc->attrs_cnt = sc->attrs_cap = 0;
+	sc->implicit_cnt = sc->implicit_cap = 0;
 }

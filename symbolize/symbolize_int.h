@@ -95,6 +95,29 @@ static inline const uint8_t *sym_read_uleb(const uint8_t *p, const uint8_t *end,
 	return NULL;
 }
 
+/* A signed LEB128 at p (below end) into *v; NULL when it runs past end or
+ * does not fit 64 bits. */
+static inline const uint8_t *sym_read_sleb(const uint8_t *p, const uint8_t *end, int64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned shift = 0; p < end; shift += 7) {
+		uint8_t b = *p++;
+
+		if (shift >= 64)
+			return NULL;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			/* The last byte's bit 6 is the sign: extend it. */
+			if (shift + 7 < 64 && (b & 0x40))
+				r |= ~(uint64_t)0 << (shift + 7);
+			*v = (int64_t)r;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 /* An unsigned integer of n bytes (1, 2, 4 or 8) at p, in the object's byte
  * order (swap: not the machine's). */
 static inline uint64_t sym_read_un(const uint8_t *p, int n, bool swap)
@@ -158,25 +181,33 @@ int tdr_symbolize_rng__index(const struct sym_rng_sec *rs, const struct sym_rng_
 
 /* ---- stepping over a unit's DIEs by abbreviation (diescan.c) ---- */
 
-/* What the scan does with an attribute's value besides stepping over it. */
-enum { SCAN_SKIP, SCAN_LOW_PC, SCAN_HIGH_PC, SCAN_RANGES };
+/* What the scan does with an attribute's value besides stepping over it:
+ * pc attributes, an inline instance's call site and abstract origin, and
+ * names of its own (SCAN_NAMED: name, linkage names, specification). */
+enum { SCAN_SKIP, SCAN_LOW_PC, SCAN_HIGH_PC, SCAN_RANGES, SCAN_ORIGIN, SCAN_CALL_FILE,
+       SCAN_CALL_LINE, SCAN_CALL_COLUMN, SCAN_NAMED };
 
 struct sym_scan_attr {
 	int8_t size;  /* bytes, or how to find them (diescan.c) */
 	uint8_t role; /* SCAN_* */
 	uint16_t form;
+	uint32_t implicit; /* DW_FORM_implicit_const: its value's index */
 };
 
 struct sym_scan_abbrev {
 	uint32_t first; /* its attributes: sym_die_scan.attrs[first..+cnt) */
 	uint16_t cnt, tag;
-	bool known, has_children, has_pc; /* has_pc: a role other than SCAN_SKIP */
+	bool known, has_children;
+	/* has_pc: a pc role; has_call: an inline instance's, with a call
+	 * role (ORIGIN to NAMED; only those are read). */
+	bool has_pc, has_call;
 };
 
 /* One unit's bytes and abbreviations, for tdr_symbolize_diescan__next. */
 struct sym_die_scan {
 	Dwarf *dbg;                    /* the unit's (a split unit's own) */
 	const uint8_t *base, *end;     /* offset 0 of its section; end of the unit */
+	const uint8_t *unit, *dies;    /* the unit's header; its first DIE */
 	uint8_t addr_size, offset_size;
 	uint16_t version;
 	bool swap;                     /* the object's byte order is not ours */
@@ -184,6 +215,8 @@ struct sym_die_scan {
 	size_t code_cnt, code_cap;
 	struct sym_scan_attr *attrs;
 	size_t attrs_cnt, attrs_cap;
+	int64_t *implicit; /* the values of DW_FORM_implicit_const attributes */
+	size_t implicit_cnt, implicit_cap;
 };
 
 /* One DIE as the scan sees it: the end of its children list (null), or its
@@ -207,17 +240,36 @@ struct sym_scan_pc {
 	bool ranges_is_index; /* ranges is a DW_FORM_rnglistx index */
 };
 
+/*
+ * What names an inline instance, as the scan read it (the first of each
+ * attribute, as dwarf_attr finds it): its abstract origin, a reference
+ * inside the unit (DW_FORM_ref1 to ref8, ref_udata) kept as the address
+ * of the DIE it names, and DW_AT_call_file, call_line and call_column as
+ * dwarf_formudata reads them (data1 to data8, udata, sdata,
+ * implicit_const). read: the DIE has an origin in those forms, no name,
+ * linkage name or specification of its own, and its call attributes are
+ * in those forms; else ask libdw.
+ */
+struct sym_scan_call {
+	const uint8_t *origin;
+	uint64_t file, line, column;
+	bool read, have_origin, have_file, have_line, have_column;
+};
+
 /* The bytes of elf's section name as libdw reads them (it decompresses its
  * sections in place); *data NULL when absent, compressed or empty. */
 void tdr_symbolize_section(Elf *elf, const char *name, const uint8_t **data, size_t *size);
 /* Prepare a scan of the unit of in_unit. Returns 0, 1 when the unit is not
  * one the scan reads (the caller uses libdw), or -ENOMEM. */
 int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit);
-/* Read the DIE (or end of a children list) at p into d, and its pc
- * attributes into pc unless NULL; returns where the next entry starts, or
- * NULL when p's entry cannot be read inside the unit. */
+/* Read the DIE (or end of a children list) at p into d, its pc attributes
+ * into pc and, for an inline instance, its call attributes into call (each
+ * unless NULL; call->read is false for other DIEs); returns
+ * where the next entry starts, or NULL when p's entry cannot be read inside
+ * the unit. */
 const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const uint8_t *p,
-					   struct sym_scan_die *d, struct sym_scan_pc *pc);
+					   struct sym_scan_die *d, struct sym_scan_pc *pc,
+					   struct sym_scan_call *call);
 void tdr_symbolize_diescan__free(struct sym_die_scan *sc);
 
 /* ---- one object file (or the vDSO) ---- */
@@ -242,6 +294,7 @@ struct sym_sec {
 struct sym_inl_node {
 	Dwarf_Die die;
 	struct sym_scan_pc pc; /* pc.read false: read them with libdw */
+	struct sym_scan_call call; /* call.read false: read them with libdw */
 	int32_t parent;
 	bool framed;
 	struct tdr_inline_frame frame;
@@ -312,6 +365,12 @@ struct sym_dso {
 	struct sym_cu *cu;
 	size_t cu_cnt;
 	struct sym_rng_sec rng; /* range list sections of dw */
+	/* Callee names of inline frames by their abstract origin (the DIE's
+	 * address in the section data): one inlined function is called from
+	 * many places, and its name is read once. */
+	struct tdr_u64map origin_name_idx; /* -> origin_names[] */
+	const char **origin_names;
+	size_t origin_name_cnt, origin_name_cap;
 
 	bool warned_dwarf; /* one DWARF error message per object */
 

@@ -7,7 +7,8 @@
  * split DWARF, compressed sections). For every unit the scanner steps over
  * every DIE in lockstep with libdw's preorder walk (dwarf_child,
  * dwarf_siblingof): same address, tag and children flag at each DIE, and an
- * end-of-children entry exactly where libdw finds no more siblings. Then the
+ * end-of-children entry exactly where libdw finds no more siblings, and the
+ * pc and call attributes libdw reads wherever the scan read them. Then the
  * first unit is copied into a buffer of its exact size, cut at every length
  * and damaged at many places: a scan must stop with NULL or stay inside the
  * copy, never read past it (ASan) nor loop. The range list reader gives,
@@ -96,6 +97,48 @@ static void same_pc(Dwarf_Die *die, const struct sym_scan_pc *pc)
 	pc_read += pc->have_low || pc->have_ranges;
 }
 
+/* Inline instances whose call attributes the scan read. */
+static size_t call_read;
+
+/* One call attribute as the scan read it, against dwarf_formudata. */
+static void same_const(Dwarf_Die *die, int name, bool have, uint64_t v)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word w;
+
+	assert_int_equal(have, dwarf_hasattr(die, name));
+	if (!have)
+		return;
+	assert_non_null(dwarf_attr(die, name, &at));
+	assert_int_equal(dwarf_formudata(&at, &w), 0);
+	assert_int_equal(v, w);
+}
+
+/* The call attributes the scan read for die (an inline instance's only),
+ * against libdw's: its origin is the DIE dwarf_formref_die finds. */
+static void same_call(Dwarf_Die *die, const struct sym_scan_call *call)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die origin;
+
+	if (dwarf_tag(die) != DW_TAG_inlined_subroutine) {
+		assert_false(call->read);
+		return;
+	}
+	if (!call->read)
+		return;
+	assert_false(dwarf_hasattr(die, DW_AT_name) || dwarf_hasattr(die, DW_AT_linkage_name) ||
+		     dwarf_hasattr(die, DW_AT_MIPS_linkage_name) ||
+		     dwarf_hasattr(die, DW_AT_specification));
+	assert_non_null(dwarf_attr(die, DW_AT_abstract_origin, &at));
+	assert_non_null(dwarf_formref_die(&at, &origin));
+	assert_ptr_equal(call->origin, origin.addr);
+	same_const(die, DW_AT_call_file, call->have_file, call->file);
+	same_const(die, DW_AT_call_line, call->have_line, call->line);
+	same_const(die, DW_AT_call_column, call->have_column, call->column);
+	call_read++;
+}
+
 /* Compare the children list starting at p (the scanner's position) with
  * libdw's list from first (NULL: libdw finds no child). Returns the scanner's
  * position after the list's end entry; counts the DIEs in *n. */
@@ -110,9 +153,10 @@ static const uint8_t *same_list(const struct sym_die_scan *sc, const uint8_t *p,
 	for (;;) {
 		struct sym_scan_die d;
 		struct sym_scan_pc pc;
+		struct sym_scan_call call;
 		const uint8_t *at = p;
 
-		p = tdr_symbolize_diescan__next(sc, p, &d, &pc);
+		p = tdr_symbolize_diescan__next(sc, p, &d, &pc, &call);
 		assert_non_null(p);
 		if (d.null) {
 			assert_false(have);
@@ -123,6 +167,7 @@ static const uint8_t *same_list(const struct sym_die_scan *sc, const uint8_t *p,
 		assert_int_equal(d.tag, dwarf_tag(&cur));
 		assert_int_equal(d.has_children, dwarf_haschildren(&cur) > 0);
 		same_pc(&cur, &pc);
+		same_call(&cur, &call);
 		++*n;
 		if (d.has_children) {
 			Dwarf_Die child;
@@ -154,7 +199,7 @@ static size_t same_units(Dwarf *dbg)
 			continue; /* its .dwo was not found */
 		assert_int_equal(tdr_symbolize_diescan__init(&sc, top), 0);
 		split_units += top == &subdie;
-		p = tdr_symbolize_diescan__next(&sc, top->addr, &d, NULL);
+		p = tdr_symbolize_diescan__next(&sc, top->addr, &d, NULL, NULL);
 		assert_non_null(p);
 		assert_int_equal(d.tag, dwarf_tag(top));
 		n++;
@@ -178,11 +223,12 @@ static void check_object(const char *path)
 	assert_true(fd >= 0);
 	dbg = dwarf_begin(fd, DWARF_C_READ);
 	assert_non_null(dbg);
-	pc_read = 0;
+	pc_read = call_read = 0;
 	n = same_units(dbg);
 	/* The fixture has dozens of functions, parameters, types, inlines. */
 	assert_true(n > 50);
 	assert_true(pc_read > 5);
+	assert_true(call_read > 0);
 	dwarf_end(dbg);
 	close(fd);
 }
@@ -265,7 +311,7 @@ static bool scan_to_end(const struct sym_die_scan *sc, const uint8_t *p)
 	while (p && p < sc->end) {
 		struct sym_scan_die d;
 
-		p = tdr_symbolize_diescan__next(sc, p, &d, NULL);
+		p = tdr_symbolize_diescan__next(sc, p, &d, NULL, NULL);
 	}
 	return p == NULL;
 }
