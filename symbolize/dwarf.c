@@ -592,18 +592,20 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu 
  * everything inside it (no code of its own, nor in its children). The
  * nodes are renumbered in place, keeping their order.
  */
-static int load_inlines(struct sym_dso *d, struct sym_cu *c, size_t sub_idx)
+static int load_inlines(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu *c,
+			size_t sub_idx)
 {
 	const struct rng_ctx rc = { &d->rng, &c->rng };
 	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
 	struct sym_inl_node *nodes = si->nodes;
 	struct sym_range_vec v = { 0 };
-	int32_t *map = NULL;
+	int32_t *map;
 	size_t kept = 0;
 	int err = 0;
 
-	if (si->cnt && !(map = tdr_calloc(si->cnt, sizeof(*map))))
+	if (tdr_ensure_cap(&s->inl_map, &s->inl_map_cap, sizeof(*s->inl_map), si->cnt))
 		return -ENOMEM;
+	map = s->inl_map;
 	for (size_t i = 0; i < si->cnt; i++) {
 		int32_t parent = nodes[i].parent;
 		int n;
@@ -624,7 +626,6 @@ static int load_inlines(struct sym_dso *d, struct sym_cu *c, size_t sub_idx)
 						     .parent = parent >= 0 ? map[parent] : -1 };
 		kept++;
 	}
-	free(map);
 	err = build_table(&si->ranges, &v, err);
 	if (err) {
 		/* The list is half renumbered: drop it, the next lookup finds
@@ -647,7 +648,7 @@ static int inline_chain(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_
 	int err;
 
 	*n = 0;
-	if (!si->loaded && (err = load_inlines(d, c, sub_idx)))
+	if (!si->loaded && (err = load_inlines(s, d, c, sub_idx)))
 		return err;
 	r = tdr_symbolize_range_table__find(&si->ranges, pc);
 	if (!r)

@@ -574,6 +574,8 @@ struct tdr_symbolizer {
 	/* Scratch for the inline walk, reused across lookups. */
 	struct sym_inl_node **chain;
 	size_t chain_cap;
+	int32_t *inl_map; /* load_inlines: old node index -> new */
+	size_t inl_map_cap;
 
 	/* How many objects had their DWARF opened (dwfl_module_getdwarf): the
 	 * tests check that naming functions alone never opens it. */

@@ -402,6 +402,7 @@ void tdr_symbolizer__free(struct tdr_symbolizer *s)
 	tdr_hmap__fini(&s->res_index);
 	free(s->res);
 	free(s->chain);
+	free(s->inl_map);
 	free(s->arch_frames);
 	tdr_symbolize_kernel__free(&s->kernel);
 	tdr_symbolize_demangle__free(s);
