@@ -105,7 +105,7 @@ static bool intern_eq(const void *ctx, uint32_t idx, const void *key)
 	return e->hash == k->hash && !strncmp(e->s, k->s, k->n) && e->s[k->n] == '\0';
 }
 
-const char *tdr_intern__strn(struct tdr_intern *t, const char *s, size_t n)
+uint32_t tdr_intern__idx(struct tdr_intern *t, const char *s, size_t n)
 {
 	struct intern_key k = {.s = s, .n = n, .hash = tdr_hash_bytes(s, n)};
 	uint32_t i;
@@ -114,18 +114,25 @@ const char *tdr_intern__strn(struct tdr_intern *t, const char *s, size_t n)
 
 	/* Room first, so that one probe finds the string or its slot. */
 	if (tdr_hmap__reserve(&t->index, 256, intern_hash, t->ents))
-		return NULL;
+		return UINT32_MAX;
 	i = tdr_hmap__find(&t->index, k.hash, intern_eq, t->ents, &k, &pos);
 	if (i != TDR_HMAP_NONE)
-		return t->ents[i].s;
-	if (tdr_ensure_cap(&t->ents, &t->ents_cap, sizeof(*t->ents), t->index.cnt + 1))
-		return NULL;
+		return i;
+	if (t->index.cnt >= UINT32_MAX - 1 ||
+	    tdr_ensure_cap(&t->ents, &t->ents_cap, sizeof(*t->ents), t->index.cnt + 1))
+		return UINT32_MAX;
 	copy = tdr_arena__strndup(&t->mem, s, n);
 	if (!copy)
-		return NULL;
+		return UINT32_MAX;
 	t->ents[t->index.cnt] = (struct tdr_intern_ent){.s = copy, .hash = k.hash};
-	tdr_hmap__add(&t->index, pos);
-	return copy;
+	return tdr_hmap__add(&t->index, pos);
+}
+
+const char *tdr_intern__strn(struct tdr_intern *t, const char *s, size_t n)
+{
+	uint32_t i = tdr_intern__idx(t, s, n);
+
+	return i == UINT32_MAX ? NULL : t->ents[i].s;
 }
 
 const char *tdr_intern__str(struct tdr_intern *t, const char *s)

@@ -35,17 +35,35 @@
 
 struct bdso {
 	const char *path; /* interned */
+	uint32_t path_ref; /* its string reference (below) */
 	uint8_t kind, build_id_sz;
 	uint8_t build_id[TDR_ARCHIVE_BUILD_ID_MAX];
 	uint32_t idx; /* index given to the caller (objects are sorted at encode) */
 };
 
+/* A string as the builder keeps it: 0 for none, else its interning index
+ * + 1 (the encoder numbers strings again, in order of first use). */
+typedef uint32_t str_ref_t;
+
+struct bframe {
+	str_ref_t function, call_file;
+	uint32_t call_line, call_column;
+};
+
+/* struct tdr_archive_sym with the strings as references. */
+struct bsym {
+	uint8_t status;
+	str_ref_t function, file;
+	uint32_t line, column, inline_cnt;
+	uint64_t function_offset, function_size;
+	struct bframe *inlines; /* in the arena */
+};
+
 struct bent {
 	uint64_t off;
 	uint32_t dso; /* caller's index */
-	uint32_t seq; /* order added: ties keep the first */
 	uint64_t hash;
-	struct tdr_archive_sym sym; /* strings interned; inlines in the arena */
+	struct bsym sym;
 };
 
 struct tdr_archive_builder {
@@ -61,7 +79,8 @@ struct tdr_archive_builder {
 	 * name and file over address after address. A hit still compares the
 	 * bytes, so a caller reusing a buffer gets its new string. */
 	struct {
-		const char *given, *interned;
+		const char *given;
+		str_ref_t ref;
 	} memo[256];
 };
 
@@ -123,33 +142,38 @@ void tdr_archive_builder__drop_stacks(struct tdr_archive_builder *b)
 	tdr_archive_stacks_b__fini(&b->stacks);
 }
 
-/* The interned copy of s; NULL for NULL and "" (the format has no empty
+static const char *ref_str(const struct tdr_archive_builder *b, str_ref_t r)
+{
+	return tdr_intern__at(&b->strs, r - 1);
+}
+
+/* The reference of s, interned; 0 for NULL and "" (the format has no empty
  * strings: absent means unknown). Sets *err on failure: -EINVAL for a
  * string longer than the format holds (measured only when s is new: a
  * string the memo knows was measured when it was interned). */
-static const char *intern(struct tdr_archive_builder *b, const char *s, int *err)
+static str_ref_t intern(struct tdr_archive_builder *b, const char *s, int *err)
 {
-	const char *r;
 	size_t slot, n;
+	uint32_t i;
 
 	if (!s || !*s)
-		return NULL;
+		return 0;
 	slot = ((uintptr_t)s >> 3) % (sizeof(b->memo) / sizeof(b->memo[0]));
-	if (b->memo[slot].given == s && !strcmp(b->memo[slot].interned, s))
-		return b->memo[slot].interned;
+	if (b->memo[slot].given == s && !strcmp(ref_str(b, b->memo[slot].ref), s))
+		return b->memo[slot].ref;
 	n = strlen(s);
 	if (n > TDR_ARCHIVE_STR_MAX) {
 		*err = -EINVAL;
-		return NULL;
+		return 0;
 	}
-	r = tdr_intern__strn(&b->strs, s, n);
-	if (!r) {
+	i = tdr_intern__idx(&b->strs, s, n);
+	if (i == UINT32_MAX) {
 		*err = -ENOMEM;
-		return NULL;
+		return 0;
 	}
 	b->memo[slot].given = s;
-	b->memo[slot].interned = r;
-	return r;
+	b->memo[slot].ref = i + 1;
+	return i + 1;
 }
 
 long tdr_archive_builder__dso(struct tdr_archive_builder *b, uint8_t kind, const char *path,
@@ -174,9 +198,10 @@ long tdr_archive_builder__dso(struct tdr_archive_builder *b, uint8_t kind, const
 		return -ENOMEM;
 	d = &b->dsos[b->dso_cnt];
 	memset(d, 0, sizeof(*d));
-	d->path = intern(b, path, &err);
+	d->path_ref = intern(b, path, &err);
 	if (err)
 		return err;
+	d->path = ref_str(b, d->path_ref);
 	d->kind = kind;
 	d->build_id_sz = (uint8_t)build_id_sz;
 	if (build_id_sz)
@@ -209,15 +234,19 @@ static bool ent_eq(const void *ctx, uint32_t idx, const void *key)
 }
 
 static int copy_sym(struct tdr_archive_builder *b, const struct tdr_archive_sym *in,
-		    struct tdr_archive_sym *out)
+		    struct bsym *out)
 {
-	struct tdr_archive_frame *fr = NULL;
+	struct bframe *fr = NULL;
 	int err = 0;
 
-	*out = *in;
+	*out = (struct bsym){ .status = in->status,
+			      .function_offset = in->function_offset,
+			      .function_size = in->function_size,
+			      .line = in->line,
+			      .column = in->column,
+			      .inline_cnt = in->inline_cnt };
 	out->function = intern(b, in->function, &err);
 	out->file = intern(b, in->file, &err);
-	out->inlines = NULL;
 	if (in->inline_cnt) {
 		fr = tdr_arena__alloc(&b->mem, in->inline_cnt * sizeof(*fr));
 		if (!fr)
@@ -269,7 +298,6 @@ int tdr_archive_builder__add(struct tdr_archive_builder *b, long dso, uint64_t o
 		return err;
 	e->off = off;
 	e->dso = k.dso;
-	e->seq = (uint32_t)b->ent_cnt;
 	e->hash = h;
 	b->ent_cnt++;
 	tdr_hmap__add(&b->index, pos);
@@ -352,32 +380,13 @@ static int sort_keys(const struct tdr_archive_builder *b, const uint32_t *rank,
 
 struct enc {
 	struct tdr_buf out;
-	struct tdr_u64map str_idx; /* interned pointer -> string index */
-	const char **strs;	   /* in order of first use */
-	size_t str_cnt, str_cap;
-	/* The last strings looked up, by pointer: neighbouring addresses
-	 * share their function and file, so most lookups end here. */
-	struct {
-		const char *s;
-		uint32_t idx;
-	} recent[16];
+	const struct tdr_archive_builder *b;
+	/* By interning index: the string's index in the section + 1 (0: not
+	 * used yet); and the interning indexes in order of first use. */
+	uint32_t *idx;
+	uint32_t *order;
+	size_t str_cnt;
 };
-
-/* The index of interned string s, TDR_HMAP_NONE when it has none yet. */
-static uint32_t str_find(struct enc *e, const char *s)
-{
-	size_t slot = ((uintptr_t)s >> 4) % (sizeof(e->recent) / sizeof(e->recent[0]));
-	uint32_t i;
-
-	if (e->recent[slot].s == s)
-		return e->recent[slot].idx;
-	i = tdr_u64map__get(&e->str_idx, (uintptr_t)s);
-	if (i != TDR_HMAP_NONE) {
-		e->recent[slot].s = s;
-		e->recent[slot].idx = i;
-	}
-	return i;
-}
 
 static inline void put_v(struct enc *e, uint64_t v)
 {
@@ -402,54 +411,50 @@ static void put_u8(struct enc *e, uint8_t v)
 		*p = v;
 }
 
-/* Give s its string index at first use (s interned, not NULL). */
-static int str_use(struct enc *e, const char *s)
+/* Give string r its index in the section at first use (r not 0). */
+static inline void str_use(struct enc *e, str_ref_t r)
 {
-	if (str_find(e, s) != TDR_HMAP_NONE)
-		return 0;
-	if (tdr_ensure_cap(&e->strs, &e->str_cap, sizeof(*e->strs), e->str_cnt + 1) ||
-	    tdr_u64map__put(&e->str_idx, (uintptr_t)s, (uint32_t)e->str_cnt))
-		return -ENOMEM;
-	e->strs[e->str_cnt++] = s;
-	return 0;
+	if (!e->idx[r - 1]) {
+		e->order[e->str_cnt++] = r - 1;
+		e->idx[r - 1] = (uint32_t)e->str_cnt;
+	}
 }
 
-static uint64_t str_ref(struct enc *e, const char *s)
+/* A string that may be absent, as the section refers to it: 0, or its
+ * index + 1. */
+static inline uint64_t opt_ref(const struct enc *e, str_ref_t r)
 {
-	return str_find(e, s);
+	return r ? e->idx[r - 1] : 0;
 }
 
-/* A string that may be absent: 0, or its index + 1. */
-static uint64_t opt_ref(struct enc *e, const char *s)
+/* A string that is there: its index. */
+static inline uint64_t str_ref(const struct enc *e, str_ref_t r)
 {
-	return s ? str_ref(e, s) + 1 : 0;
+	return e->idx[r - 1] - 1;
 }
 
-static int number_strings(struct enc *e, const struct bdso *dsos, size_t dso_cnt,
-			  const struct bent *ents, const struct sort_key *keys, size_t ent_cnt)
+static void number_strings(struct enc *e, const struct bdso *dsos, size_t dso_cnt,
+			   const struct bent *ents, const struct sort_key *keys, size_t ent_cnt)
 {
-	int err = 0;
-
-	for (size_t i = 0; !err && i < dso_cnt; i++)
-		err = str_use(e, dsos[i].path);
-	for (size_t i = 0; !err && i < ent_cnt; i++) {
-		const struct tdr_archive_sym *s = &ents[keys[i].ent].sym;
+	for (size_t i = 0; i < dso_cnt; i++)
+		str_use(e, dsos[i].path_ref);
+	for (size_t i = 0; i < ent_cnt; i++) {
+		const struct bsym *s = &ents[keys[i].ent].sym;
 
 		if (s->function)
-			err = str_use(e, s->function);
-		if (!err && s->file)
-			err = str_use(e, s->file);
-		for (uint32_t j = 0; !err && j < s->inline_cnt; j++) {
+			str_use(e, s->function);
+		if (s->file)
+			str_use(e, s->file);
+		for (uint32_t j = 0; j < s->inline_cnt; j++) {
 			if (s->inlines[j].function)
-				err = str_use(e, s->inlines[j].function);
-			if (!err && s->inlines[j].call_file)
-				err = str_use(e, s->inlines[j].call_file);
+				str_use(e, s->inlines[j].function);
+			if (s->inlines[j].call_file)
+				str_use(e, s->inlines[j].call_file);
 		}
 	}
-	return err;
 }
 
-static void put_sym(struct enc *e, const struct tdr_archive_sym *s)
+static void put_sym(struct enc *e, const struct bsym *s)
 {
 	put_u8(e, s->status);
 	if (s->status != TDR_ARCHIVE_SYM_OK)
@@ -474,20 +479,18 @@ static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, const s
 		       const struct sort_key *keys, size_t ent_cnt, struct arch_stacks_b *stacks)
 {
 	size_t k = 0;
-	int err;
 
-	err = number_strings(e, dsos, dso_cnt, ents, keys, ent_cnt);
-	if (err)
-		return err;
+	number_strings(e, dsos, dso_cnt, ents, keys, ent_cnt);
 	put_v(e, e->str_cnt);
 	for (size_t i = 0; i < e->str_cnt; i++) {
-		size_t n = strlen(e->strs[i]);
+		const char *str = ref_str(e->b, e->order[i] + 1);
+		size_t n = strlen(str);
 		uint8_t *p;
 
 		put_v(e, n);
 		p = tdr_buf__put(&e->out, n);
 		if (p)
-			memcpy(p, e->strs[i], n);
+			memcpy(p, str, n);
 	}
 	put_v(e, dso_cnt);
 	for (size_t i = 0; i < dso_cnt; i++) {
@@ -498,7 +501,7 @@ static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, const s
 			n++;
 		k += n;
 		put_u8(e, dsos[i].kind);
-		put_v(e, str_ref(e, dsos[i].path));
+		put_v(e, str_ref(e, dsos[i].path_ref));
 		put_u8(e, dsos[i].build_id_sz);
 		p = tdr_buf__put(&e->out, dsos[i].build_id_sz);
 		if (p)
@@ -581,7 +584,8 @@ static int finish(const struct tdr_buf *body, int zstd_level, void **out, size_t
 int tdr_archive_builder__encode(struct tdr_archive_builder *b, int zstd_level, void **out,
 				size_t *out_sz)
 {
-	struct enc e = {0};
+	struct enc e = { .b = b };
+	size_t str_cnt = tdr_intern__cnt(&b->strs);
 	struct bdso *dsos = NULL;
 	struct sort_key *keys = NULL;
 	uint32_t *rank = NULL;
@@ -592,7 +596,9 @@ int tdr_archive_builder__encode(struct tdr_archive_builder *b, int zstd_level, v
 	dsos = tdr_malloc((b->dso_cnt + 1) * sizeof(*dsos));
 	keys = tdr_malloc((b->ent_cnt + 1) * sizeof(*keys));
 	rank = tdr_malloc((b->dso_cnt + 1) * sizeof(*rank));
-	if (!dsos || !keys || !rank)
+	e.idx = tdr_calloc(str_cnt + 1, sizeof(*e.idx));
+	e.order = tdr_malloc((str_cnt + 1) * sizeof(*e.order));
+	if (!dsos || !keys || !rank || !e.idx || !e.order)
 		goto out;
 	if (b->dso_cnt)
 		memcpy(dsos, b->dsos, b->dso_cnt * sizeof(*dsos));
@@ -609,8 +615,8 @@ int tdr_archive_builder__encode(struct tdr_archive_builder *b, int zstd_level, v
 		err = finish(&e.out, zstd_level, out, out_sz);
 out:
 	free(e.out.data);
-	free(e.strs);
-	tdr_u64map__fini(&e.str_idx);
+	free(e.idx);
+	free(e.order);
 	free(dsos);
 	free(keys);
 	free(rank);

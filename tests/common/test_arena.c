@@ -92,6 +92,13 @@ static void test_intern__same_string_same_pointer(void **state)
 		assert_ptr_equal(p, t.ents[3 + i].s); /* interning order kept */
 	}
 	assert_ptr_equal(tdr_intern__str(&t, "abc"), abc);
+	/* The index is the interning order; the same bytes, the same index. */
+	assert_int_equal(tdr_intern__idx(&t, buf, 2), 0);
+	assert_int_equal(tdr_intern__idx(&t, "abc", 3), 1);
+	assert_int_equal(tdr_intern__idx(&t, "sym_7", 5), 3 + 7);
+	assert_int_equal(tdr_intern__idx(&t, "new", 3), 5003);
+	assert_string_equal(tdr_intern__at(&t, 5003), "new");
+	assert_ptr_equal(tdr_intern__at(&t, 1), abc);
 	tdr_intern__fini(&t);
 }
 
@@ -108,7 +115,14 @@ static void test_intern__allocation_failure(void **state)
 		tdr_mem_fail_after(n);
 		for (i = 0; i < 300 && p; i++) {
 			snprintf(name, sizeof(name), "s%d", i);
-			p = tdr_intern__str(&t, name);
+			/* Half through the index form: UINT32_MAX on failure. */
+			if (i % 2) {
+				uint32_t idx = tdr_intern__idx(&t, name, strlen(name));
+
+				p = idx == UINT32_MAX ? NULL : tdr_intern__at(&t, idx);
+			} else {
+				p = tdr_intern__str(&t, name);
+			}
 		}
 		tdr_mem_fail_after(-1);
 		/* Strings interned before the failure are still found (every

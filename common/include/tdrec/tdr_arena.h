@@ -62,6 +62,13 @@ struct tdr_intern {
 TDR_API const char *tdr_intern__strn(struct tdr_intern *t, const char *s, size_t n);
 /* The same for a NUL-terminated string. */
 TDR_API const char *tdr_intern__str(struct tdr_intern *t, const char *s);
+/* As tdr_intern__strn, but the copy's index in interning order (0, 1, ...;
+ * the copy is tdr_intern__at(t, idx)); UINT32_MAX when out of memory. */
+TDR_API uint32_t tdr_intern__idx(struct tdr_intern *t, const char *s, size_t n);
+static inline const char *tdr_intern__at(const struct tdr_intern *t, uint32_t idx)
+{
+	return t->ents[idx].s;
+}
 /* Strings interned so far. */
 static inline size_t tdr_intern__cnt(const struct tdr_intern *t)
 {
