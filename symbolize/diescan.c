@@ -269,8 +269,8 @@ int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
 	uint8_t addr_size, offset_size, a2, o2;
 	Dwarf_Half v2;
 	Dwarf_Off ab2;
-	const uint8_t *abbrev;
-	size_t hsize, abbrev_size;
+	const uint8_t *abbrev, *info;
+	size_t hsize, abbrev_size, info_size;
 	GElf_Ehdr ehdr;
 	Elf *elf;
 	int err;
@@ -296,7 +296,15 @@ int tdr_symbolize_diescan__init(struct sym_die_scan *sc, Dwarf_Die *in_unit)
 	if (!elf || !gelf_getehdr(elf, &ehdr))
 		return 1;
 	sc->swap = ehdr.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB);
-	sc->base = (const uint8_t *)cudie.addr - die_off;
+	/* The unit must lie inside the section libdw read it from:
+	 * dwarf_next_unit gives the end a unit's header claims, which a
+	 * damaged header puts past the section. */
+	tdr_symbolize_section(elf, ".debug_info", &info, &info_size);
+	if (!info)
+		tdr_symbolize_section(elf, ".debug_info.dwo", &info, &info_size);
+	if (!info || (uintptr_t)cudie.addr - (uintptr_t)info != die_off || next_off > info_size)
+		return 1;
+	sc->base = info;
 	sc->end = sc->base + next_off;
 	sc->unit = sc->base + unit_off;
 	sc->dies = sc->base + die_off;

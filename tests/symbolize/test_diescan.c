@@ -27,6 +27,7 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <unistd.h>
 
 #include "sym_fixture.h"
@@ -301,6 +302,63 @@ static void test_diescan__compressed(void **state)
 {
 	(void)state;
 	check_build("gz.o", "gcc", "-g -gz", "fx_main.c");
+}
+
+/* A unit whose header claims more bytes than its section holds (libdw's
+ * dwarf_next_unit gives that end as it is): the scan declines it, so that
+ * nothing reads past the section (a fuzzer found the read). */
+static void test_diescan__unit_longer_than_section(void **state)
+{
+	char *o = build("long.o", "gcc", "-g -gdwarf-5", "fx_main.c");
+	char *bad = NULL;
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+	struct sym_die_scan sc;
+	const uint8_t *info;
+	size_t info_size;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	off_t info_off = -1;
+	uint32_t len = 0x3ffffff0; /* 32-bit DWARF, far past the section */
+	Dwarf *dbg;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	assert_true(asprintf(&bad, "%s/long-bad.o", tmp) > 0);
+	assert_int_equal(fx_sh("cp '%s' '%s'", o, bad), 0);
+	fd = open(bad, O_RDWR);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		assert_non_null(gelf_getshdr(scn, &sh));
+		if (!strcmp(elf_strptr(elf, shstrndx, sh.sh_name), ".debug_info"))
+			info_off = (off_t)sh.sh_offset;
+	}
+	elf_end(elf);
+	assert_true(info_off > 0);
+	assert_int_equal(pwrite(fd, &len, sizeof(len), info_off), (ssize_t)sizeof(len));
+	close(fd);
+
+	fd = open(bad, O_RDONLY);
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	assert_int_equal(dwarf_get_units(dbg, cu, &next, &version, &unit_type, &cudie, &subdie), 0);
+	tdr_symbolize_section(dwarf_getelf(dbg), ".debug_info", &info, &info_size);
+	assert_non_null(info);
+	assert_true(info_size < len);
+	assert_int_equal(tdr_symbolize_diescan__init(&sc, &cudie), 1);
+	dwarf_end(dbg);
+	close(fd);
+	free(bad);
+	free(o);
 }
 
 /* Scan the whole unit in sc (base .. end) linearly from p; returns whether it
@@ -588,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_diescan__split_dwarf),
 		cmocka_unit_test(test_diescan__compressed),
 		cmocka_unit_test(test_diescan__cut_and_damaged_units),
+		cmocka_unit_test(test_diescan__unit_longer_than_section),
 		cmocka_unit_test(test_rnglist__gcc_dwarf5_and_4),
 		cmocka_unit_test(test_rnglist__clang),
 		cmocka_unit_test(test_rnglist__cut_section),
