@@ -520,13 +520,16 @@ static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, const s
 }
 
 /*
- * ZSTD_compress at level, with match tables sized to the body: about 1/32
- * of it (at least 4 Ki entries, at most zstd's level 3 size). zstd sizes
- * them by level, 3 MiB of tables for a 100 KiB body, and allocating and
+ * ZSTD_compress at level, with a match finder chosen for the body: zstd's
+ * fast strategy with 4-byte matches, and tables of about 1/32 of the body
+ * (at least 4 Ki entries, at most zstd's level 3 size). By level, zstd
+ * would take 3 MiB of tables for a 100 KiB body, and allocating and
  * clearing them took longer than compressing (memory the kernel hands out
- * page by page); an archive is written once, at the end of a recording.
- * On bench/run's big program the body compresses the same (0.3% smaller).
- * The frame is standard zstd either way (the tables only steer the search).
+ * page by page). The body is varints and names, repeated at short
+ * distances: on bench/run's programs the fast strategy with 4-byte
+ * matches gives within 3% of the bytes level 3's double-fast search does,
+ * in 60-90% of its time (docs/performance.md). The frame is standard zstd
+ * either way (the parameters only steer the search).
  */
 static size_t compress(void *dst, size_t cap, const void *src, size_t n, int level)
 {
@@ -541,9 +544,11 @@ static size_t compress(void *dst, size_t cap, const void *src, size_t n, int lev
 		return ZSTD_compress(dst, cap, src, n, level);
 	r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
 	if (!ZSTD_isError(r))
-		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_hashLog, (int)bits);
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_strategy, ZSTD_fast);
 	if (!ZSTD_isError(r))
-		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_chainLog, (int)bits);
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, 4);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_hashLog, (int)bits);
 	if (!ZSTD_isError(r))
 		r = ZSTD_compress2(cc, dst, cap, src, n);
 	ZSTD_freeCCtx(cc);
