@@ -454,24 +454,33 @@ static void number_strings(struct enc *e, const struct bdso *dsos, size_t dso_cn
 	}
 }
 
-static void put_sym(struct enc *e, const struct bsym *s)
+/* One address: its offset (delta) and answer, written in one reservation
+ * of the most bytes it can take, then trimmed (no check per varint). */
+static void put_entry(struct enc *e, uint64_t off, const struct bsym *s)
 {
-	put_u8(e, s->status);
-	if (s->status != TDR_ARCHIVE_SYM_OK)
+	size_t max = 1 + 10 * (1 + 7 + 4 * (size_t)s->inline_cnt);
+	uint8_t *start = tdr_buf__put(&e->out, max), *p = start;
+
+	if (!p)
 		return;
-	put_v(e, str_ref(e, s->function));
-	put_v(e, s->function_offset);
-	put_v(e, s->function_size);
-	put_v(e, opt_ref(e, s->file));
-	put_v(e, s->line);
-	put_v(e, s->column);
-	put_v(e, s->inline_cnt);
-	for (uint32_t j = 0; j < s->inline_cnt; j++) {
-		put_v(e, opt_ref(e, s->inlines[j].function));
-		put_v(e, opt_ref(e, s->inlines[j].call_file));
-		put_v(e, s->inlines[j].call_line);
-		put_v(e, s->inlines[j].call_column);
+	p += put_varint(p, off);
+	*p++ = s->status;
+	if (s->status == TDR_ARCHIVE_SYM_OK) {
+		p += put_varint(p, str_ref(e, s->function));
+		p += put_varint(p, s->function_offset);
+		p += put_varint(p, s->function_size);
+		p += put_varint(p, opt_ref(e, s->file));
+		p += put_varint(p, s->line);
+		p += put_varint(p, s->column);
+		p += put_varint(p, s->inline_cnt);
+		for (uint32_t j = 0; j < s->inline_cnt; j++) {
+			p += put_varint(p, opt_ref(e, s->inlines[j].function));
+			p += put_varint(p, opt_ref(e, s->inlines[j].call_file));
+			p += put_varint(p, s->inlines[j].call_line);
+			p += put_varint(p, s->inlines[j].call_column);
+		}
 	}
+	e->out.sz -= max - (size_t)(p - start);
 }
 
 /* The body of section 7.2 into e->out. */
@@ -511,8 +520,8 @@ static int encode_body(struct enc *e, struct bdso *dsos, size_t dso_cnt, const s
 	for (size_t i = 0; i < ent_cnt; i++) {
 		bool first = !i || keys[i - 1].dso != keys[i].dso;
 
-		put_v(e, first ? keys[i].off : keys[i].off - keys[i - 1].off);
-		put_sym(e, &ents[keys[i].ent].sym);
+		put_entry(e, first ? keys[i].off : keys[i].off - keys[i - 1].off,
+			  &ents[keys[i].ent].sym);
 	}
 	if (e->out.err)
 		return e->out.err;
