@@ -617,6 +617,12 @@ struct sym_plt_stub {
 int tdr_symbolize_plt__stubs(struct tdr_symbolizer *s, Elf *elf, struct sym_plt_stub **out,
 			     size_t *cnt);
 
+/* dwarf_names.c: the name and entry of subprogram sub_idx of c, read
+ * once; the innermost-first inline frames of s->chain[0..n) (outermost
+ * first) into r. Return 0 or -ENOMEM. */
+int tdr_symbolize_dwarf_sub_name(struct tdr_symbolizer *s, struct sym_cu *c, size_t sub_idx);
+int tdr_symbolize_dwarf_frames(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu *c,
+			       size_t n, struct sym_dwarf_res *r);
 /* dwarf.c: fill r for maddr (r is zeroed first). Returns 0 or -ENOMEM. */
 int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
 				 struct sym_dwarf_res *r);
