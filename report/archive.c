@@ -66,12 +66,10 @@ static bool ent_eq(const void *ctx, uint32_t idx, const void *key)
 	return e->off == k->off && e->map == k->map && e->kernel == k->kernel;
 }
 
-static int note(struct tdr_report_archiver *a, uint32_t idx)
+/* Room for each address of a sample is made before its walk. */
+static void note(struct tdr_report_archiver *a, uint32_t idx)
 {
-	if (tdr_ensure_cap(&a->cur, &a->cur_cap, sizeof(*a->cur), a->cur_cnt + (size_t)1))
-		return -ENOMEM;
 	a->cur[a->cur_cnt++] = idx;
-	return 0;
 }
 
 /* Note k's index as the sample's next address (adding k when new). */
@@ -91,7 +89,8 @@ static int add_addr(struct tdr_report_archiver *a, const struct akey *k)
 		    .map = k->map, .off = k->off, .kernel = k->kernel, .hash = h};
 		idx = tdr_hmap__add(&a->index, pos);
 	}
-	return note(a, idx);
+	note(a, idx);
+	return 0;
 }
 
 /* The archive's key of one address, false when it has none (anonymous or
@@ -134,18 +133,20 @@ int tdr_report_archiver__add_sample(struct tdr_report_archiver *a, const struct 
 		a->last_ns = s->time_ns;
 	a->seen = true;
 	a->cur_cnt = 0;
+	if (tdr_ensure_cap(&a->cur, &a->cur_cap, sizeof(*a->cur), (size_t)s->frame_cnt + 1))
+		return -ENOMEM;
 	if (key_of(s->ip, s->cpumode, s->map, s->map_off, &k)) {
 		if (k.kernel)
 			a->kernel_image = tdr_report_kernel_image(a->kernel_image, s->map);
 		err = add_addr(a, &k);
 	} else {
-		err = note(a, UINT32_MAX);
+		note(a, UINT32_MAX);
 	}
 	for (uint32_t i = 0; !err && i < s->frame_cnt; i++) {
 		const struct tdr_frame *f = &s->frames[i];
 
 		if (!key_of(f->ip, f->cpumode, f->map, f->map_off, &k)) {
-			err = note(a, UINT32_MAX);
+			note(a, UINT32_MAX);
 			continue;
 		}
 		k.off = tdr_symbolize_caller_addr(k.off);
