@@ -188,6 +188,8 @@ static uint8_t attr_role(uint64_t name)
 	case DW_AT_name: case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name:
 	case DW_AT_specification:
 		return SCAN_NAMED;
+	case DW_AT_sibling:
+		return SCAN_SIBLING;
 	default:
 		return SCAN_SKIP;
 	}
@@ -239,7 +241,8 @@ static int read_abbrevs(struct sym_die_scan *sc, const uint8_t *p, const uint8_t
 			}
 			role = attr_role(name);
 			e.has_pc |= role >= SCAN_LOW_PC && role <= SCAN_RANGES;
-			e.has_call |= role >= SCAN_ORIGIN && tag == DW_TAG_inlined_subroutine;
+			e.has_call |= role >= SCAN_ORIGIN && role <= SCAN_NAMED &&
+				      tag == DW_TAG_inlined_subroutine;
 			sc->attrs[sc->attrs_cnt++] = (struct sym_scan_attr){
 			    .size = (int8_t)form_size(sc, (unsigned)form), .role = role,
 			    .form = (uint16_t)form,
@@ -436,6 +439,22 @@ static bool read_const(const struct sym_die_scan *sc, const struct sym_scan_attr
 	}
 }
 
+/* The DIE a DW_AT_sibling at p (ending at next) names, when it is a
+ * reference inside the unit, at or past die_end (the end of the DIE's own
+ * bytes); else NULL. */
+static const uint8_t *read_sibling(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
+				   const uint8_t *p, const uint8_t *next)
+{
+	uint64_t v;
+
+	if (at->form == DW_FORM_ref1 || at->form == DW_FORM_ref2 || at->form == DW_FORM_ref4 ||
+	    at->form == DW_FORM_ref8)
+		v = sym_read_un(p, at->size, sc->swap);
+	else if (at->form != DW_FORM_ref_udata || !sym_read_uleb(p, next, &v))
+		return NULL;
+	return v < (uint64_t)(sc->end - sc->unit) ? sc->unit + v : NULL;
+}
+
 /* Take the value at p (ending at next) of an attribute with a call role
  * into call, when it is the first of its name and in a form read here; any
  * other form, or a name of the DIE's own, clears call->read. */
@@ -469,6 +488,7 @@ static void take_call(const struct sym_die_scan *sc, const struct sym_scan_attr 
 	case SCAN_NAMED:
 		call->read = false;
 		return;
+
 	default:
 		return;
 	}
@@ -500,6 +520,7 @@ const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const 
 		return NULL;
 	d->tag = e->tag;
 	d->has_children = e->has_children;
+	d->sibling = NULL;
 	want_pc = pc && e->has_pc;
 	want_call = call && e->has_call;
 	if (want_call)
@@ -517,10 +538,17 @@ const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const 
 		if (at->role <= SCAN_RANGES) {
 			if (want_pc)
 				take_pc(sc, at, at_p, p, pc);
+		} else if (at->role == SCAN_SIBLING) {
+			if (!d->sibling)
+				d->sibling = read_sibling(sc, at, at_p, p);
 		} else if (want_call) {
 			take_call(sc, at, at_p, p, call);
 		}
 	}
+	/* A sibling inside the DIE's own bytes, or before them, is no jump
+	 * forward: stepping over the children is left to the caller. */
+	if (d->sibling && d->sibling < p)
+		d->sibling = NULL;
 	/* Without an origin, libdw names it (or says it has no name). */
 	if (want_call && !call->have_origin)
 		call->read = false;

@@ -284,8 +284,8 @@ struct node_vec {
 struct sub_walk {
 	Dwarf_Off last_off; /* the DIE the walk visited last */
 	struct rng_ctx rng;
-	struct sym_die_scan scan; /* for inline subtrees (scan_inlines) */
-	int scan_state;           /* 0: not prepared, 1: ready, -1: not usable */
+	struct sym_die_scan *scan; /* the unit's, for inline subtrees (scan_inlines) */
+	int *scan_state;
 	struct sym_range_vec v;
 	Dwarf_Die *die;
 	size_t cnt, cap;
@@ -341,9 +341,9 @@ static bool in_inline_scope(int tag)
  * the unit is not one it reads. */
 static const struct sym_die_scan *scan_of(struct sub_walk *w, Dwarf_Die *die)
 {
-	if (w->scan_state == 0)
-		w->scan_state = tdr_symbolize_diescan__init(&w->scan, die) == 0 ? 1 : -1;
-	return w->scan_state > 0 ? &w->scan : NULL;
+	if (*w->scan_state == 0)
+		*w->scan_state = tdr_symbolize_diescan__init(w->scan, die) == 0 ? 1 : -1;
+	return *w->scan_state > 0 ? w->scan : NULL;
 }
 
 /*
@@ -361,7 +361,7 @@ static const struct sym_die_scan *scan_of(struct sub_walk *w, Dwarf_Die *die)
 static int scan_inlines(struct sub_walk *w, const uint8_t *die_addr, const uint8_t *children,
 			long sub, int32_t me, int depth, Dwarf_Die *next, bool *has_next)
 {
-	const struct sym_die_scan *sc = &w->scan;
+	const struct sym_die_scan *sc = w->scan;
 	size_t nv_cnt = w->nv.cnt;
 	uint32_t per_sub = w->per_sub[sub];
 	/* Per open children list: the inline its DIEs are in, and whether
@@ -394,6 +394,13 @@ static int scan_inlines(struct sub_walk *w, const uint8_t *die_addr, const uint8
 		if (d.has_children) {
 			parent[level + 1] = parent[level];
 			listed[level + 1] = listed[level] && in_inline_scope(d.tag);
+		}
+		/* Children that list nothing (a call site's parameters, a
+		 * local type): jump over them where DW_AT_sibling says how. */
+		if (d.has_children && !listed[level + 1] && d.tag != DW_TAG_inlined_subroutine &&
+		    d.sibling) {
+			p = d.sibling;
+			continue;
 		}
 		if (listed[level] && d.tag == DW_TAG_inlined_subroutine) {
 			Dwarf_Die node;
@@ -493,6 +500,19 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 			/* No subprograms inside an inline instance. */
 			if (me < 0 || !kids)
 				continue;
+			/* A DW_AT_sibling lets the walk jump, as libdw does: the
+			 * children are listed if an address falls in the
+			 * subprogram (load_inlines). Most subprograms of a big
+			 * unit never see one. */
+			if (after && d.sibling &&
+			    dwarf_die_addr_die(sc->dbg, (void *)d.sibling, &child)) {
+				struct sym_inl_node *node = &w->nv.n[w->nv.cnt - 1];
+
+				node->kids_pending = true;
+				node->depth = (uint16_t)depth;
+				known = more = true;
+				continue;
+			}
 			err = after ? scan_inlines(w, child.addr, after, sub, (int32_t)me, depth + 1,
 						   &child, &more)
 				    : 1;
@@ -517,8 +537,6 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 
 static void free_walk(struct sub_walk *w)
 {
-	if (w->scan_state > 0)
-		tdr_symbolize_diescan__free(&w->scan);
 	free(w->nv.n);
 	free(w->owner);
 	free(w->per_sub);
@@ -531,10 +549,25 @@ static void free_walk(struct sub_walk *w)
 static int share_inlines(struct sym_cu *c, struct sub_walk *w)
 {
 	struct sym_inl_node *all;
-	size_t at = 0;
+	size_t at = 0, k;
 
 	if (!w->nv.cnt)
 		return 0;
+	/* Usually each subprogram's inlines are one run already (only a
+	 * nested function's interleave with its parent's): then they stay
+	 * where the walk put them. */
+	for (k = 1; k < w->nv.cnt && w->owner[k - 1] <= w->owner[k]; k++)
+		;
+	if (k == w->nv.cnt) {
+		for (size_t i = 0; i < w->cnt; i++) {
+			c->sub_inl[i].nodes = w->nv.n + at;
+			c->sub_inl[i].cnt = w->per_sub[i];
+			at += w->per_sub[i];
+		}
+		c->inl_nodes = w->nv.n;
+		w->nv.n = NULL;
+		return 0;
+	}
 	all = tdr_malloc(w->nv.cnt * sizeof(*all));
 	if (!all)
 		return -ENOMEM;
@@ -547,7 +580,7 @@ static int share_inlines(struct sym_cu *c, struct sub_walk *w)
 		w->per_sub[i] = (uint32_t)at;
 		at += n;
 	}
-	for (size_t k = 0; k < w->nv.cnt; k++)
+	for (k = 0; k < w->nv.cnt; k++)
 		all[w->per_sub[w->owner[k]]++] = w->nv.n[k];
 	c->inl_nodes = all;
 	return 0;
@@ -558,7 +591,9 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu 
 {
 	struct sub_walk w = { .inlines = s->opts.want_inlines,
 			      .last_off = dwarf_dieoffset(&c->walkdie),
-			      .rng = { &d->rng, &c->rng } };
+			      .rng = { &d->rng, &c->rng },
+			      .scan = &c->scan,
+			      .scan_state = &c->scan_state };
 	int err;
 
 	tdr_symbolize_rng__unit(&c->rng, &d->rng, &c->walkdie);
@@ -584,6 +619,79 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu 
 }
 
 /*
+ * List the children the CU walk jumped over (kids_pending): the subprogram's
+ * nodes again, each pending one followed by the instances of its subtree,
+ * as the walk would have listed them there (the scanner, else libdw), so
+ * that the list stays in preorder. Into an array of the subprogram's own.
+ * Returns 0 or -ENOMEM.
+ */
+static int list_pending(struct sym_dso *d, struct sym_cu *c, struct sym_sub_inl *si)
+{
+	struct sub_walk w = { .inlines = true,
+			      .rng = { &d->rng, &c->rng },
+			      .scan = &c->scan,
+			      .scan_state = &c->scan_state };
+	int32_t *map = NULL;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < si->cnt && !si->nodes[i].kids_pending; i++)
+		;
+	if (i == si->cnt)
+		return 0;
+	if (!(map = tdr_malloc(si->cnt * sizeof(*map))) ||
+	    tdr_ensure_cap(&w.per_sub, &w.per_sub_cap, sizeof(*w.per_sub), 1)) {
+		free(map);
+		free_walk(&w);
+		return -ENOMEM;
+	}
+	w.per_sub[0] = 0;
+	for (i = 0; !err && i < si->cnt; i++) {
+		struct sym_inl_node n = si->nodes[i];
+		const struct sym_die_scan *sc;
+		const uint8_t *after = NULL;
+		struct sym_scan_die sd;
+		Dwarf_Die next;
+		bool has_next;
+
+		if (w.nv.cnt >= INT32_MAX ||
+		    tdr_ensure_cap(&w.nv.n, &w.nv.cap, sizeof(*w.nv.n), w.nv.cnt + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		map[i] = (int32_t)w.nv.cnt;
+		n.parent = n.parent >= 0 ? map[n.parent] : -1;
+		n.kids_pending = false;
+		w.nv.n[w.nv.cnt++] = n;
+		w.per_sub[0]++;
+		if (!si->nodes[i].kids_pending)
+			continue;
+		sc = scan_of(&w, &n.die);
+		if (sc && (after = tdr_symbolize_diescan__next(sc, n.die.addr, &sd, NULL, NULL)) &&
+		    (sd.null || sd.tag != DW_TAG_inlined_subroutine || !sd.has_children))
+			after = NULL;
+		err = after ? scan_inlines(&w, n.die.addr, after, 0, map[i], n.depth + 1, &next,
+					   &has_next)
+			    : 1;
+		if (err == 1) {
+			w.last_off = dwarf_dieoffset(&n.die);
+			err = walk_cu(&w, &n.die, 0, map[i], false, n.depth + 1);
+		}
+	}
+	free(map);
+	if (!err) {
+		if (si->own_nodes)
+			free(si->nodes);
+		si->nodes = w.nv.n;
+		si->cnt = w.nv.cnt;
+		si->own_nodes = true;
+		w.nv.n = NULL;
+	}
+	free_walk(&w);
+	return err;
+}
+
+/*
  * The inline table of subprogram sub_idx of c, built on first use from the
  * inlined_subroutine DIEs the CU walk listed (in preorder, with parent
  * links): each one's pc ranges are read; one without any is left out with
@@ -595,12 +703,15 @@ static int load_inlines(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_
 {
 	const struct rng_ctx rc = { &d->rng, &c->rng };
 	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
-	struct sym_inl_node *nodes = si->nodes;
+	struct sym_inl_node *nodes;
 	struct sym_range_vec v = { 0 };
 	int32_t *map;
 	size_t kept = 0;
 	int err = 0;
 
+	if ((err = list_pending(d, c, si)))
+		return err;
+	nodes = si->nodes;
 	if (tdr_ensure_cap(&s->inl_map, &s->inl_map_cap, sizeof(*s->inl_map), si->cnt))
 		return -ENOMEM;
 	map = s->inl_map;
@@ -720,10 +831,16 @@ void tdr_symbolize_dwarf__free(struct sym_dso *d)
 	for (size_t i = 0; i < d->cu_cnt; i++) {
 		struct sym_cu *c = &d->cu[i];
 
-		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++)
+		for (size_t j = 0; c->sub_inl && j < c->sub_cnt; j++) {
 			tdr_symbolize_range_table__free(&c->sub_inl[j].ranges);
+			if (c->sub_inl[j].own_nodes)
+				free(c->sub_inl[j].nodes);
+		}
 		zfree(&c->sub_inl);
 		zfree(&c->inl_nodes);
+		if (c->scan_state > 0)
+			tdr_symbolize_diescan__free(&c->scan);
+		c->scan_state = 0;
 		tdr_symbolize_range_table__free(&c->subs);
 		zfree(&c->sub_dies);
 	}

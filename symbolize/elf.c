@@ -267,8 +267,12 @@ static int find_debuginfo_net(Dwfl_Module *mod, void **userdata, const char *mod
 {
 	int fd = find_debuginfo_cached(mod, userdata, modname, base, file_name, debuglink, crc,
 				       debuginfo_file_name);
+	const char *urls = getenv("DEBUGINFOD_URLS");
 
-	if (fd >= 0)
+	/* Without a server named, the standard callback would only search the
+	 * directories searched above again, after loading libdebuginfod (and
+	 * with it libcurl: 15 M instructions) to learn that there is none. */
+	if (fd >= 0 || !urls || !*urls)
 		return fd;
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
 					    crc, debuginfo_file_name);

@@ -185,7 +185,7 @@ int tdr_symbolize_rng__index(const struct sym_rng_sec *rs, const struct sym_rng_
  * pc attributes, an inline instance's call site and abstract origin, and
  * names of its own (SCAN_NAMED: name, linkage names, specification). */
 enum { SCAN_SKIP, SCAN_LOW_PC, SCAN_HIGH_PC, SCAN_RANGES, SCAN_ORIGIN, SCAN_CALL_FILE,
-       SCAN_CALL_LINE, SCAN_CALL_COLUMN, SCAN_NAMED };
+       SCAN_CALL_LINE, SCAN_CALL_COLUMN, SCAN_NAMED, SCAN_SIBLING };
 
 struct sym_scan_attr {
 	int8_t size;  /* bytes, or how to find them (diescan.c) */
@@ -220,10 +220,12 @@ struct sym_die_scan {
 };
 
 /* One DIE as the scan sees it: the end of its children list (null), or its
- * tag and whether children follow it. */
+ * tag, whether children follow it, and its DW_AT_sibling when that is a
+ * reference inside the unit past the DIE's own bytes (else NULL). */
 struct sym_scan_die {
 	bool null, has_children;
 	int tag;
+	const uint8_t *sibling;
 };
 
 /*
@@ -295,6 +297,10 @@ struct sym_inl_node {
 	Dwarf_Die die;
 	struct sym_scan_pc pc; /* pc.read false: read them with libdw */
 	struct sym_scan_call call; /* call.read false: read them with libdw */
+	/* Its children are not listed yet (the CU walk jumped over them by
+	 * DW_AT_sibling): load_inlines lists them. depth: the DIE's depth. */
+	bool kids_pending;
+	uint16_t depth;
 	int32_t parent;
 	bool framed;
 	struct tdr_inline_frame frame;
@@ -316,6 +322,7 @@ struct sym_sub_inl {
 	uint64_t entry;
 
 	bool loaded;
+	bool own_nodes; /* nodes is its own array, not a slice of the CU's */
 	struct sym_range_table ranges; /* pc ranges -> nodes[idx] */
 	struct sym_inl_node *nodes;
 	size_t cnt;
@@ -329,8 +336,12 @@ struct sym_cu {
 	struct sym_range_table subs; /* pc ranges -> sub_dies[idx] */
 	Dwarf_Die *sub_dies;
 	struct sym_sub_inl *sub_inl; /* parallel to sub_dies */
-	struct sym_inl_node *inl_nodes; /* every sub_inl[].nodes is a slice of it */
+	struct sym_inl_node *inl_nodes; /* sub_inl[].nodes are slices of it */
 	size_t sub_cnt;
+	/* The DIE scanner of the unit (scan_state 0: not prepared yet, 1:
+	 * ready, -1: not usable), kept for listing deferred subtrees. */
+	struct sym_die_scan scan;
+	int scan_state;
 	Dwarf_Files *files; /* for DW_AT_call_file, NULL until needed */
 	bool files_tried;
 	struct sym_rng_unit rng; /* for its DW_AT_ranges lists, once subs_loaded */

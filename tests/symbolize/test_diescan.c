@@ -98,8 +98,24 @@ static void same_pc(Dwarf_Die *die, const struct sym_scan_pc *pc)
 	pc_read += pc->have_low || pc->have_ranges;
 }
 
-/* Inline instances whose call attributes the scan read. */
-static size_t call_read;
+/* Inline instances whose call attributes the scan read; DIEs whose
+ * DW_AT_sibling it read. */
+static size_t call_read, sibling_read;
+
+/* The sibling the scan read for die: the DIE dwarf_formref_die finds from
+ * its DW_AT_sibling, where dwarf_siblingof goes. */
+static void same_sibling(Dwarf_Die *die, const struct sym_scan_die *d)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die sib;
+
+	if (!d->sibling)
+		return;
+	assert_non_null(dwarf_attr(die, DW_AT_sibling, &at));
+	assert_non_null(dwarf_formref_die(&at, &sib));
+	assert_ptr_equal(d->sibling, sib.addr);
+	sibling_read++;
+}
 
 /* One call attribute as the scan read it, against dwarf_formudata. */
 static void same_const(Dwarf_Die *die, int name, bool have, uint64_t v)
@@ -169,6 +185,7 @@ static const uint8_t *same_list(const struct sym_die_scan *sc, const uint8_t *p,
 		assert_int_equal(d.has_children, dwarf_haschildren(&cur) > 0);
 		same_pc(&cur, &pc);
 		same_call(&cur, &call);
+		same_sibling(&cur, &d);
 		++*n;
 		if (d.has_children) {
 			Dwarf_Die child;
@@ -224,7 +241,7 @@ static void check_object(const char *path)
 	assert_true(fd >= 0);
 	dbg = dwarf_begin(fd, DWARF_C_READ);
 	assert_non_null(dbg);
-	pc_read = call_read = 0;
+	pc_read = call_read = sibling_read = 0;
 	n = same_units(dbg);
 	/* The fixture has dozens of functions, parameters, types, inlines. */
 	assert_true(n > 50);
@@ -247,6 +264,7 @@ static void test_diescan__gcc_dwarf5(void **state)
 {
 	(void)state;
 	check_build("g5.o", "gcc", "-g -gdwarf-5", "fx_main.c");
+	assert_true(sibling_read > 0); /* GCC writes DW_AT_sibling */
 }
 
 static void test_diescan__gcc_dwarf4(void **state)
