@@ -557,9 +557,19 @@ static void test_addr2line__debuginfod_asked_when_archiving(void **state)
 	struct tdr_dso_ref ref = {.path = stripped};
 	struct tdr_symbolizer *s;
 	struct tdr_sym y, z;
-	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW);
+	void *h;
 	int ls, c;
 
+	assert_int_equal(fx_sh("strip --strip-debug -o '%s' '%s'", stripped, lib), 0);
+	/* Unset: nothing asked, the local answer; and libdebuginfod not even
+	 * loaded (looked for before anything here loads it). */
+	unsetenv("DEBUGINFOD_URLS");
+	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+	assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0x1000, &z), 0);
+	tdr_symbolizer__free(s);
+	assert_int_equal(fx_sh("! grep -q libdebuginfod /proc/%d/maps", (int)getpid()), 0);
+
+	h = dlopen("libdebuginfod.so.1", RTLD_NOW);
 	if (!h) {
 		fprintf(stderr, "no libdebuginfod.so.1: skipped\n");
 		free(cache);
@@ -569,12 +579,6 @@ static void test_addr2line__debuginfod_asked_when_archiving(void **state)
 		skip();
 	}
 	dlclose(h);
-	assert_int_equal(fx_sh("strip --strip-debug -o '%s' '%s'", stripped, lib), 0);
-	/* Unset: nothing asked, the local answer. */
-	unsetenv("DEBUGINFOD_URLS");
-	assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
-	assert_int_equal(tdr_symbolizer__lookup(s, &ref, 0x1000, &z), 0);
-	tdr_symbolizer__free(s);
 
 	ls = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	assert_true(ls >= 0);
