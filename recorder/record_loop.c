@@ -80,18 +80,13 @@ static uint64_t mono_ms(void)
  * raised throughout), and the archive step at the end runs after it is
  * restored.
  */
-static int set_own_nice(int nice)
-{
-	return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
-}
-
 void tdr_record__drain_priority(struct tdr_recorder *rec)
 {
 	errno = 0;
 	rec->nice_before = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
 	if (errno || rec->nice_before <= TDR_DRAIN_NICE)
 		return;
-	if (set_own_nice(TDR_DRAIN_NICE)) {
+	if (tdr_record__set_own_nice(TDR_DRAIN_NICE)) {
 		tdr_debug("drain thread stays at nice %d: %s", rec->nice_before, strerror(errno));
 		return;
 	}
@@ -101,7 +96,7 @@ void tdr_record__drain_priority(struct tdr_recorder *rec)
 /* Back to the priority the thread had. */
 static void drain_priority_lower(struct tdr_recorder *rec)
 {
-	if (rec->nice_raised && set_own_nice(rec->nice_before))
+	if (rec->nice_raised && tdr_record__set_own_nice(rec->nice_before))
 		tdr_debug("cannot set the drain thread's nice: %s", strerror(errno));
 }
 

@@ -12,8 +12,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "tdrec/format.h"
 #include "tdrec/plan.h"
@@ -32,6 +35,13 @@ struct tdr_chunk {
 	size_t cap; /* bytes allocated in data */
 	uint8_t data[];
 };
+
+/* Set the calling thread's nice (not the process's: setpriority on a
+ * thread id). Returns 0, or -1 with errno set. */
+static inline int tdr_record__set_own_nice(int nice)
+{
+	return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
 
 /* Write one frame. Runs on the writer thread. Returns 0 or a negative code. */
 typedef int (*tdr_frame_sink_fn)(void *ctx, uint32_t ring, const void *data, size_t sz);

@@ -23,8 +23,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tdrec/tdr_log.h"
@@ -53,8 +51,7 @@ static void *wthread_main(void *arg)
 	uint64_t one = 1;
 	int err;
 
-	if (w->opts.set_nice &&
-	    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), w->opts.nice))
+	if (w->opts.set_nice && tdr_record__set_own_nice(w->opts.nice))
 		tdr_debug("writer thread keeps its creator's nice: %s", strerror(errno));
 	pthread_mutex_lock(&w->mu);
 	w->running = true;
