@@ -3,8 +3,9 @@
  * abbreviations, without libdw decoding their attributes.
  *
  * Responsibility: where the CU walk (dwarf.c) only needs each DIE's tag,
- * whether it has children, where it ends and, for inline instances, its pc
- * attributes, read them from the unit's bytes. libdw's dwarf_siblingof
+ * whether it has children, where it ends, its DW_AT_sibling and, for inline
+ * instances, its pc attributes, abstract origin and call site, read them
+ * from the unit's bytes. libdw's dwarf_siblingof
  * decodes every attribute of every DIE it steps over and, for a DIE without
  * DW_AT_sibling, steps over its whole subtree again after the caller has
  * walked it. The bytes are those of the DIE addresses libdw hands out
@@ -12,10 +13,12 @@
  * and of .debug_abbrev as libdw holds it; read here are the unit's
  * abbreviation table (DWARF 5 section 7.5.3), the size of each attribute
  * value from its form (section 7.5.6 "Form Encodings"; DWARF 2 to 4 and the
- * GNU forms of elfutils' dwarf.h), and low pc, high pc and DW_AT_ranges in
- * the forms GCC writes and clang's addrx and rnglistx indexes. A form not listed, an abbreviation code the table
- * lacks, a length beyond the unit, a table beyond the section: the scan
- * fails (or leaves the pc attributes unread) and the caller uses libdw, so
+ * GNU forms of elfutils' dwarf.h), low pc, high pc and DW_AT_ranges in the
+ * forms GCC writes and clang's addrx and rnglistx indexes, and references
+ * and constants in the forms dwarf_formref_die and dwarf_formudata read. A
+ * form not listed, an abbreviation code the table lacks, a length beyond
+ * the unit, a unit beyond its section, a table beyond the section: the
+ * scan fails (or leaves those attributes unread) and the caller uses libdw, so
  * the scan only decides how fast an answer comes, never what it is.
  * Ownership: a scan borrows the unit's bytes (live as long as the Dwarf)
  * and owns its abbreviation table (tdr_symbolize_diescan__free).
@@ -440,8 +443,8 @@ static bool read_const(const struct sym_die_scan *sc, const struct sym_scan_attr
 }
 
 /* The DIE a DW_AT_sibling at p (ending at next) names, when it is a
- * reference inside the unit, at or past die_end (the end of the DIE's own
- * bytes); else NULL. */
+ * reference inside the unit; else NULL (__next also drops one that does
+ * not lie past the DIE's own bytes). */
 static const uint8_t *read_sibling(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
 				   const uint8_t *p, const uint8_t *next)
 {
@@ -488,7 +491,6 @@ static void take_call(const struct sym_die_scan *sc, const struct sym_scan_attr 
 	case SCAN_NAMED:
 		call->read = false;
 		return;
-
 	default:
 		return;
 	}

@@ -8,9 +8,11 @@
  * clang emits by default). Per CU, once, on first need: one walk into a
  * sorted table of DW_TAG_subprogram pc ranges (namespaces, classes and
  * nested functions included) and, when inline chains are wanted, each
- * subprogram's list of inlined_subroutine DIEs. Per subprogram, once, on the
- * first address inside it: its name and entry, and its listed inlines' pc
- * ranges into a range table of inline instances with parent links. Per
+ * subprogram's list of inlined_subroutine DIEs (the subtree of one with a
+ * DW_AT_sibling jumped over and marked). Per subprogram, once, on the first
+ * address inside it: its name and entry, its marked subtrees listed, and
+ * its inlines' pc ranges into a range table of inline instances with
+ * parent links. Per
  * inline instance, once: its frame. Per address: CU, subprogram and
  * innermost inline by binary search, the chain by parent links; the leaf
  * line comes from the CU line table (dwarf_getsrc_die). Never a walk of the
@@ -312,9 +314,8 @@ static int add_sub(struct sub_walk *w, Dwarf_Die *die)
 
 /* List die as the next inline of subprogram sub, inside inline inl_parent,
  * with its pc and call attributes as the scan read them (pc NULL: not
- * read). Returns
- * its index in the subprogram's list, -1 when the list is full (it and its
- * subtree are left out), or -ENOMEM (as -2). */
+ * read). Returns its index in the subprogram's list, -1 when the list is
+ * full (it and its subtree are left out), or -ENOMEM (as -2). */
 static int64_t add_inline(struct sub_walk *w, long sub, int32_t inl_parent, const Dwarf_Die *die,
 			  const struct sym_scan_pc *pc, const struct sym_scan_call *call)
 {

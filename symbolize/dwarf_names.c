@@ -230,7 +230,7 @@ static int node_frame(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu
 
 /* Frames innermost first: s->chain runs outermost first. */
 int tdr_symbolize_dwarf_frames(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu *c,
-		       size_t n, struct sym_dwarf_res *r)
+			       size_t n, struct sym_dwarf_res *r)
 {
 	r->inlines = tdr_arena__alloc(&s->arena, n * sizeof(*r->inlines));
 	if (!r->inlines)
