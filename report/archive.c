@@ -205,6 +205,11 @@ static int add_answer(struct tdr_archive_builder *b, long dso, uint64_t off,
 	return tdr_archive_builder__add(b, dso, off, &as);
 }
 
+static bool arch_addr_is_file(const void *ents, uint32_t idx)
+{
+	return !((const struct tdr_report_arch_addr *)ents)[idx].kernel;
+}
+
 int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 				 const struct tdr_report_symbols *syms,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum)
@@ -221,7 +226,8 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 		order[i] = (struct tdr_report_addr_order){
 		    .obj = a->ents[i].map, .off = a->ents[i].off, .idx = (uint32_t)i};
 	tdr_report_addr_order_sort(order, a->cnt);
-	for (size_t oi = 0; oi < a->cnt; oi++) {
+	err = tdr_report_expect(syms, order, a->cnt, arch_addr_is_file, a->ents);
+	for (size_t oi = 0; !err && oi < a->cnt; oi++) {
 		size_t i = order[oi].idx;
 		const struct tdr_report_arch_addr *e = &a->ents[i];
 		struct tdr_sym sym = {.status = TDR_SYM_MISSING};

@@ -105,6 +105,38 @@ void tdr_report_addr_order_sort(struct tdr_report_addr_order *o, size_t cnt)
 	}
 }
 
+int tdr_report_expect(const struct tdr_report_symbols *syms,
+		      const struct tdr_report_addr_order *o, size_t cnt,
+		      bool (*is_file)(const void *ents, uint32_t idx), const void *ents)
+{
+	uint64_t *offs;
+	int err = 0;
+
+	if (!syms || !syms->expect || !cnt)
+		return 0;
+	if (!(offs = tdr_malloc(cnt * sizeof(*offs))))
+		return -ENOMEM;
+	for (size_t i = 0, end; !err && i < cnt; i = end) {
+		const struct tdr_mapping *map = o[i].obj;
+		size_t n = 0;
+
+		for (end = i; end < cnt && o[end].obj == map; end++)
+			if (is_file(ents, o[end].idx))
+				offs[n++] = o[end].off;
+		if (map && map->path && n) {
+			struct tdr_dso_ref ref = {.path = map->path};
+
+			if (map->build_id_sz) {
+				ref.build_id = map->build_id;
+				ref.build_id_sz = map->build_id_sz;
+			}
+			err = syms->expect(syms->ctx, &ref, offs, n);
+		}
+	}
+	free(offs);
+	return err;
+}
+
 struct addr_key {
 	const struct addr_ent *e;
 	uint64_t hash;
@@ -644,6 +676,13 @@ static void warn_unsymbolized(struct tdr_report *r, const struct unsym_counts *u
 				 uc->no_kernel);
 }
 
+static bool addr_is_file(const void *ents, uint32_t idx)
+{
+	uint32_t kind = ((const struct addr_ent *)ents)[idx].kind;
+
+	return kind == ADDR_FILE || kind == ADDR_VDSO;
+}
+
 int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *syms)
 {
 	struct unsym_counts uc = {0};
@@ -666,7 +705,9 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 		order[i] = (struct tdr_report_addr_order){
 		    .obj = r->addrs.ents[i].map, .off = r->addrs.ents[i].off, .idx = (uint32_t)i};
 	tdr_report_addr_order_sort(order, r->addrs.cnt);
-	for (size_t oi = 0; oi < r->addrs.cnt; oi++) {
+	if (r->opts.by != TDR_BY_DSO)
+		err = tdr_report_expect(syms, order, r->addrs.cnt, addr_is_file, r->addrs.ents);
+	for (size_t oi = 0; !err && oi < r->addrs.cnt; oi++) {
 		size_t i = order[oi].idx;
 		const struct addr_ent *e = &r->addrs.ents[i];
 		struct tdr_row_key k = {.core = e->core};

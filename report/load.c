@@ -49,14 +49,21 @@ struct sym_ctx {
  * which ships beside them), and `tdrec report -i examples/X` then finds
  * it from any directory. Bracketed names ("[vdso]") are not paths.
  */
+/* dso's path relative to dir into path (PATH_MAX bytes) when it is a
+ * relative path; false otherwise. */
+static bool near_path(const char *dir, const struct tdr_dso_ref *dso, char *path)
+{
+	return dso->path && dso->path[0] && dso->path[0] != '/' && dso->path[0] != '[' &&
+	       (size_t)snprintf(path, PATH_MAX, "%s/%s", dir, dso->path) < PATH_MAX;
+}
+
 int tdr_report_lookup_near(struct tdr_symbolizer *s, const char *dir, const struct tdr_dso_ref *dso,
 			   uint64_t file_off, struct tdr_sym *out)
 {
 	struct tdr_dso_ref near = *dso;
 	char path[PATH_MAX];
 
-	if (dso->path && dso->path[0] && dso->path[0] != '/' && dso->path[0] != '[' &&
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, dso->path) < sizeof(path)) {
+	if (near_path(dir, dso, path)) {
 		/* Archived under the recorded name. */
 		int got = tdr_symbolizer__lookup_archived(s, dso, file_off, out);
 
@@ -74,6 +81,18 @@ static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_of
 	struct sym_ctx *c = ctx;
 
 	return tdr_report_lookup_near(c->s, c->dir, dso, file_off, out);
+}
+
+static int sym_expect(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
+		      size_t cnt)
+{
+	struct sym_ctx *c = ctx;
+	struct tdr_dso_ref near = *dso;
+	char path[PATH_MAX];
+
+	if (near_path(c->dir, dso, path))
+		near.path = path;
+	return tdr_symbolizer__expect(c->s, &near, file_offs, cnt);
 }
 
 static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
@@ -119,6 +138,7 @@ static void report_symbols_init(struct tdr_report_symbols *rs, struct sym_ctx *c
 {
 	rs->lookup = sym_lookup;
 	rs->lookup_kernel = sym_lookup_kernel;
+	rs->expect = sym_expect;
 	rs->lookup_jit = sym_lookup_jit;
 	rs->kernel_why = sym_kernel_why;
 	rs->ctx = c;

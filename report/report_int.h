@@ -66,6 +66,10 @@ struct tdr_report_symbols {
 	int (*lookup)(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
 		      struct tdr_sym *out);
 	int (*lookup_kernel)(void *ctx, uint64_t ip, struct tdr_sym *out);
+	/* The offsets of dso that lookups will ask for, before they do
+	 * (tdr_symbolizer__expect); NULL: none said. */
+	int (*expect)(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
+		      size_t cnt);
 	/* JIT code in anonymous memory of process pid: the function at ip,
 	 * and in *source the file that named it (a perf map or jitdump).
 	 * NULL: none looked up. */
@@ -296,6 +300,14 @@ struct tdr_report_addr_order {
 	uint64_t off;
 	uint32_t idx;
 };
+
+/* Tell syms (its expect) which offsets of each object file will be looked
+ * up: o[0..cnt) in lookup order, its obj a struct tdr_mapping (NULL: none);
+ * is_file(ents, idx) says which entries are file offsets. Returns 0 or
+ * -ENOMEM. */
+int tdr_report_expect(const struct tdr_report_symbols *syms,
+		      const struct tdr_report_addr_order *o, size_t cnt,
+		      bool (*is_file)(const void *ents, uint32_t idx), const void *ents);
 
 /* Sort o[0..cnt) into lookup order. */
 void tdr_report_addr_order_sort(struct tdr_report_addr_order *o, size_t cnt);

@@ -279,10 +279,19 @@ struct node_vec {
 	size_t cnt, cap;
 };
 
+/* Whether a subprogram's inlines wait for its first lookup (load_inlines),
+ * and its DIE's depth. */
+struct sub_mark {
+	bool deferred;
+	uint16_t depth;
+};
+
 /* What the walk of a CU collects: the subprograms with code (and their
  * ranges in v), and, when inline chains are wanted, their inlined_subroutine
  * DIEs (nv, in walk order; owner: the subprogram of each, per_sub: how many
- * each subprogram has so far). */
+ * each subprogram has so far), but only for the subprograms that hold an
+ * expected address when the caller gave them (expect, expect_cnt: sorted
+ * maddrs; bias: maddr - pc); the others are marked deferred. */
 struct sub_walk {
 	Dwarf_Off last_off; /* the DIE the walk visited last */
 	struct rng_ctx rng;
@@ -290,8 +299,12 @@ struct sub_walk {
 	int *scan_state;
 	struct sym_range_vec v;
 	Dwarf_Die *die;
-	size_t cnt, cap;
+	struct sub_mark *mark;
+	size_t cnt, cap, mark_cap;
 	bool inlines;
+	const uint64_t *expect; /* NULL: list every subprogram's inlines */
+	size_t expect_cnt;
+	uint64_t bias;
 	struct node_vec nv;
 	uint32_t *owner;
 	size_t owner_cap;
@@ -299,14 +312,42 @@ struct sub_walk {
 	size_t per_sub_cap;
 };
 
-static int add_sub(struct sub_walk *w, Dwarf_Die *die)
+/* Whether one of the walk's expected addresses lies in the last n ranges
+ * of w->v (a subprogram's). */
+static bool expected_in(const struct sub_walk *w, int n)
+{
+	for (size_t i = w->v.cnt - (size_t)n; i < w->v.cnt; i++) {
+		uint64_t lo = w->v.r[i].lo + w->bias, hi = w->v.r[i].hi + w->bias;
+		size_t a = 0, b = w->expect_cnt;
+
+		while (a < b) { /* the first expected address >= lo */
+			size_t m = a + (b - a) / 2;
+
+			if (w->expect[m] < lo)
+				a = m + 1;
+			else
+				b = m;
+		}
+		if (a < w->expect_cnt && w->expect[a] < hi)
+			return true;
+	}
+	return false;
+}
+
+/* Add die, at DIE depth depth, whose n ranges v ends with, as the next
+ * subprogram; its inlines are deferred when the caller expects no address
+ * in it. Returns 0 or -ENOMEM. */
+static int add_sub(struct sub_walk *w, Dwarf_Die *die, int n, int depth)
 {
 	if (tdr_ensure_cap(&w->die, &w->cap, sizeof(*w->die), w->cnt + 1))
 		return -ENOMEM;
 	if (w->inlines) {
-		if (tdr_ensure_cap(&w->per_sub, &w->per_sub_cap, sizeof(*w->per_sub), w->cnt + 1))
+		if (tdr_ensure_cap(&w->per_sub, &w->per_sub_cap, sizeof(*w->per_sub), w->cnt + 1) ||
+		    tdr_ensure_cap(&w->mark, &w->mark_cap, sizeof(*w->mark), w->cnt + 1))
 			return -ENOMEM;
 		w->per_sub[w->cnt] = 0;
+		w->mark[w->cnt] = (struct sub_mark){ .deferred = w->expect && !expected_in(w, n),
+						     .depth = (uint16_t)depth };
 	}
 	w->die[w->cnt++] = *die;
 	return 0;
@@ -472,9 +513,10 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 			if (n < 0)
 				return n;
 			if (n > 0) {
-				if ((err = add_sub(w, &child)))
+				if ((err = add_sub(w, &child, n, depth)))
 					return err;
-				me = w->inlines ? (long)w->cnt - 1 : -1;
+				me = w->inlines && !w->mark[w->cnt - 1].deferred ? (long)w->cnt - 1
+										  : -1;
 			}
 			if (dwarf_haschildren(&child) > 0 &&
 			    (err = walk_cu(w, &child, me, -1, true, depth + 1)))
@@ -541,6 +583,7 @@ static void free_walk(struct sub_walk *w)
 	free(w->nv.n);
 	free(w->owner);
 	free(w->per_sub);
+	free(w->mark);
 	free(w->die);
 }
 
@@ -594,7 +637,10 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu 
 			      .last_off = dwarf_dieoffset(&c->walkdie),
 			      .rng = { &d->rng, &c->rng },
 			      .scan = &c->scan,
-			      .scan_state = &c->scan_state };
+			      .scan_state = &c->scan_state,
+			      .expect = d->expect_given ? d->expect : NULL,
+			      .expect_cnt = d->expect_cnt,
+			      .bias = d->dw_bias };
 	int err;
 
 	tdr_symbolize_rng__unit(&c->rng, &d->rng, &c->walkdie);
@@ -605,6 +651,10 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu 
 			zfree(&c->sub_inl);
 			tdr_symbolize_range_table__free(&c->subs);
 			err = -ENOMEM;
+		}
+		for (size_t i = 0; !err && w.inlines && i < w.cnt; i++) {
+			c->sub_inl[i].deferred = w.mark[i].deferred;
+			c->sub_inl[i].depth = w.mark[i].depth;
 		}
 	}
 	if (err) {
@@ -693,6 +743,36 @@ static int list_pending(struct sym_dso *d, struct sym_cu *c, struct sym_sub_inl 
 }
 
 /*
+ * List the inlines of a subprogram the CU walk deferred (sym_sub_inl
+ * deferred): the walk of its subtree alone, as the CU walk would have
+ * listed them (nested subprograms have their own). Returns 0 or -ENOMEM.
+ */
+static int list_deferred(struct sym_dso *d, struct sym_cu *c, size_t sub_idx)
+{
+	struct sym_sub_inl *si = &c->sub_inl[sub_idx];
+	struct sub_walk w = { .inlines = true,
+			      .last_off = dwarf_dieoffset(&c->sub_dies[sub_idx]),
+			      .rng = { &d->rng, &c->rng },
+			      .scan = &c->scan,
+			      .scan_state = &c->scan_state };
+	int err;
+
+	if (tdr_ensure_cap(&w.per_sub, &w.per_sub_cap, sizeof(*w.per_sub), 1))
+		return -ENOMEM;
+	w.per_sub[0] = 0;
+	err = walk_cu(&w, &c->sub_dies[sub_idx], 0, -1, false, si->depth + 1);
+	if (!err) {
+		si->nodes = w.nv.n;
+		si->cnt = w.per_sub[0];
+		si->own_nodes = true;
+		si->deferred = false;
+		w.nv.n = NULL;
+	}
+	free_walk(&w);
+	return err;
+}
+
+/*
  * The inline table of subprogram sub_idx of c, built on first use from the
  * inlined_subroutine DIEs the CU walk listed (in preorder, with parent
  * links): each one's pc ranges are read; one without any is left out with
@@ -710,6 +790,11 @@ static int load_inlines(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_
 	size_t kept = 0;
 	int err = 0;
 
+	if (si->deferred) {
+		if ((err = list_deferred(d, c, sub_idx)))
+			return err;
+		s->deferred_listed++;
+	}
 	if ((err = list_pending(d, c, si)))
 		return err;
 	nodes = si->nodes;

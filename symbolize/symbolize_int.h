@@ -323,6 +323,11 @@ struct sym_sub_inl {
 
 	bool loaded;
 	bool own_nodes; /* nodes is its own array, not a slice of the CU's */
+	/* Its inlines are not listed yet (no expected address was in it when
+	 * the CU was walked): load_inlines walks its subtree, the DIE at
+	 * depth depth, on its first lookup. */
+	bool deferred;
+	uint16_t depth;
 	struct sym_range_table ranges; /* pc ranges -> nodes[idx] */
 	struct sym_inl_node *nodes;
 	size_t cnt;
@@ -384,6 +389,15 @@ struct sym_dso {
 	size_t origin_name_cnt, origin_name_cap;
 
 	bool warned_dwarf; /* one DWARF error message per object */
+
+	/* The addresses (maddr, sorted, distinct) the caller said it will look
+	 * up (tdr_symbolizer__expect): with inline chains, a CU walk lists the
+	 * inlines of the subprograms that hold one of them, and defers the
+	 * others' to their first lookup. expect_given false: no list, every
+	 * subprogram's inlines listed as its CU is walked. */
+	bool expect_given;
+	uint64_t *expect;
+	size_t expect_cnt, expect_cap;
 
 	/* The symbolizer's debug file cache, borrowed; its dir is NULL when
 	 * off (function reports: no DWARF to speed up). */
@@ -591,6 +605,9 @@ struct tdr_symbolizer {
 	/* How many objects had their DWARF opened (dwfl_module_getdwarf): the
 	 * tests check that naming functions alone never opens it. */
 	size_t dwarf_open_cnt;
+	/* How many subprograms' inlines were listed on their first lookup
+	 * (tdr_symbolizer__expect said nothing of them; for tests). */
+	size_t deferred_listed;
 
 	struct sym_kernel kernel;
 

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +130,7 @@ static void dso_free(struct sym_dso *d)
 		return;
 	tdr_symbolize_dso__close(d);
 	tdr_symbolize_jit__close(d);
+	free(d->expect);
 	free(d->path);
 	free(d->build_id);
 	free(d);
@@ -360,6 +362,45 @@ int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 	if (err)
 		return err;
 	*out = tmp;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+			   const uint64_t *file_offs, size_t cnt)
+{
+	struct sym_dso *d;
+	size_t kept = 0;
+	int err;
+
+	if (!dso || !dso->path || !dso->path[0])
+		return 0;
+	err = dso_get(s, dso, &d);
+	if (err)
+		return err;
+	if (d->status != TDR_SYM_OK || d->jit)
+		return 0;
+	if (cnt > SIZE_MAX / 2 - d->expect_cnt ||
+	    tdr_ensure_cap(&d->expect, &d->expect_cap, sizeof(*d->expect), d->expect_cnt + cnt))
+		return -ENOMEM;
+	for (size_t i = 0; i < cnt; i++) {
+		uint64_t maddr;
+
+		if (tdr_symbolize_dso__off_to_maddr(d, file_offs[i], &maddr))
+			d->expect[d->expect_cnt++] = maddr;
+	}
+	qsort(d->expect, d->expect_cnt, sizeof(*d->expect), cmp_u64);
+	for (size_t i = 0; i < d->expect_cnt; i++)
+		if (!kept || d->expect[kept - 1] != d->expect[i])
+			d->expect[kept++] = d->expect[i];
+	d->expect_cnt = kept;
+	d->expect_given = true;
 	return 0;
 }
 

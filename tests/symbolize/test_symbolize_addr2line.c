@@ -29,7 +29,10 @@
  * comparison runs twice with a debug file cache in the test's directory:
  * the first symbolizer writes the uncompressed copies, the second reads
  * them, and both must give eu-addr2line's answers; where DWARF is
- * compressed the copy must exist.
+ * compressed the copy must exist. Every comparison also runs with a
+ * symbolizer told of every other function's addresses beforehand
+ * (tdr_symbolizer__expect), which lists the others' inline instances on
+ * their first lookup (deferred_listed, symbolize_int.h).
  */
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -48,6 +51,7 @@
 #include <cmocka.h>
 
 #include "sym_fixture.h"
+#include "symbolize_int.h"
 #include "tdrec/symbolize.h"
 
 struct env {
@@ -158,12 +162,17 @@ static struct cmp_stats compare_syms(const char *path, const char *ref_path, con
 	struct cmp_stats st = { 0 };
 	int nf = fx_elf_funcs(sym_path ? sym_path : ref_path, &funcs);
 	int ni = fx_insn_addrs(ref_path, &insns);
-	size_t cnt = 0, bad = 0;
+	size_t cnt = 0, bad = 0, hinted = 0, deferred_listed = 0, unhinted_inlined = 0;
+	uint64_t *hint;
+	bool *in_even_func;
+	int passes;
 
 	assert_true(nf > 0);
 	assert_true(ni > 0);
 	addrs = calloc((size_t)ni, sizeof(*addrs));
-	for (int f = 0; f < nf; f++) {
+	in_even_func = calloc((size_t)ni, sizeof(*in_even_func));
+	hint = calloc((size_t)ni, sizeof(*hint));
+	for (int f = 0, kept = 0; f < nf; f++) {
 		size_t k = 0;
 
 		if (keep && !keep(funcs[f].name))
@@ -171,19 +180,32 @@ static struct cmp_stats compare_syms(const char *path, const char *ref_path, con
 		/* objdump lists instructions in address order. */
 		for (size_t i = lower_bound(insns, (size_t)ni, funcs[f].lo);
 		     i < (size_t)ni && insns[i] < funcs[f].lo + funcs[f].size; i++)
-			if (k++ % 4 == 0 && cnt < (size_t)ni)
+			if (k++ % 4 == 0 && cnt < (size_t)ni) {
+				in_even_func[cnt] = kept % 2 == 0;
 				addrs[cnt++] = insns[i];
+			}
+		kept++;
 	}
 	assert_true(cnt > 0);
 	want = calloc(cnt, sizeof(*want));
 	assert_int_equal(fx_eu_addr2line(ref_path, addrs, cnt, want), (int)cnt);
 
 	/* With the cache: a first symbolizer writes the copies, a second one
-	 * reads them; both are compared. */
+	 * reads them; both are compared. Then one told beforehand
+	 * (tdr_symbolizer__expect) of the addresses of every other function
+	 * only: the others' inline instances are listed on their first
+	 * lookup, with the same answers. */
 	o.cache_dir = cache_dir;
-	for (int pass = 0; pass < (cache_dir ? 2 : 1); pass++) {
+	passes = (cache_dir ? 2 : 1) + 1;
+	for (int pass = 0; pass < passes; pass++) {
 		memset(&st, 0, sizeof(st));
 		assert_int_equal(tdr_symbolizer__new(&o, &s), 0);
+		if (pass == passes - 1) {
+			for (size_t i = 0; i < cnt; i++)
+				if (in_even_func[i])
+					assert_true(fx_vaddr_to_off(path, addrs[i], &hint[hinted++]));
+			assert_int_equal(tdr_symbolizer__expect(s, &ref, hint, hinted), 0);
+		}
 		for (size_t i = 0; i < cnt; i++) {
 			struct tdr_sym y;
 			bool partial;
@@ -198,22 +220,35 @@ static struct cmp_stats compare_syms(const char *path, const char *ref_path, con
 				glibc_normalise(&want[i], &got, y.status == TDR_SYM_OK);
 			if (y.inline_cnt > st.max_depth)
 				st.max_depth = y.inline_cnt;
+			if (y.inline_cnt && !in_even_func[i])
+				unhinted_inlined++;
 			if (y.file)
 				st.with_line++;
 			if (!fx_frames_match(&want[i], &got, &partial) && bad++ < 10)
 				fx_print_diff(addrs[i], &want[i], &got);
 			st.partial += partial;
 		}
+		if (pass == passes - 1)
+			deferred_listed = s->deferred_listed;
+		else
+			unhinted_inlined = 0;
 		tdr_symbolizer__free(s);
 	}
 	st.addrs = cnt;
 	fprintf(stderr,
-		"%s: %zu addresses, %zu differ, %zu compared partly, inline depth up to %zu%s\n",
+		"%s: %zu addresses, %zu differ, %zu compared partly, inline depth up to %zu%s; "
+		"told of %zu beforehand, inlines of %zu functions listed on lookup\n",
 		path, cnt, bad, st.partial, st.max_depth,
-		cache_dir ? " (twice: debug file cache written, then read)" : "");
+		cache_dir ? " (twice: debug file cache written, then read)" : "", hinted,
+		deferred_listed);
 	assert_int_equal(bad, 0);
 	/* The eu-addr2line quirk is an exception, not the rule. */
 	assert_true(st.partial * 10 <= cnt);
+	/* Functions with inline instances were left to their lookup. */
+	if (unhinted_inlined)
+		assert_true(deferred_listed > 0);
+	free(hint);
+	free(in_even_func);
 	free(want);
 	free(addrs);
 	free(insns);

@@ -151,6 +151,17 @@ TDR_API int tdr_symbolizer__lookup(struct tdr_symbolizer *s, const struct tdr_ds
 				   uint64_t file_off, struct tdr_sym *out);
 
 /*
+ * Say which offsets of dso will be looked up (any order; may be called
+ * again, the lists add up). A hint for speed only: with want_inlines, the
+ * walk of a compile unit then lists the inline instances of the functions
+ * that hold one of these offsets, and lists any other function's on its
+ * first lookup; without a hint, every function's are listed as its unit
+ * is walked. Answers are the same either way. Returns 0 or -ENOMEM.
+ */
+TDR_API int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+				   const uint64_t *file_offs, size_t cnt);
+
+/*
  * Only from the archive (opts.archive): the answer for (dso, file_off) if
  * it is archived (__lookup does this first itself; a caller that looks up
  * an object under another path than the recorded one asks with the
