@@ -442,11 +442,11 @@ static bool read_const(const struct sym_die_scan *sc, const struct sym_scan_attr
 	}
 }
 
-/* The DIE a DW_AT_sibling at p (ending at next) names, when it is a
- * reference inside the unit; else NULL (__next also drops one that does
- * not lie past the DIE's own bytes). */
-static const uint8_t *read_sibling(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
-				   const uint8_t *p, const uint8_t *next)
+/* The DIE a unit-relative reference at p (ending at next) names, when it
+ * lies among the unit's DIEs; else NULL (one to a header, past the unit or
+ * in another form is libdw's to judge). */
+static const uint8_t *read_unit_ref(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
+				    const uint8_t *p, const uint8_t *next)
 {
 	uint64_t v;
 
@@ -455,7 +455,9 @@ static const uint8_t *read_sibling(const struct sym_die_scan *sc, const struct s
 		v = sym_read_un(p, at->size, sc->swap);
 	else if (at->form != DW_FORM_ref_udata || !sym_read_uleb(p, next, &v))
 		return NULL;
-	return v < (uint64_t)(sc->end - sc->unit) ? sc->unit + v : NULL;
+	if (v < (uint64_t)(sc->dies - sc->unit) || v >= (uint64_t)(sc->end - sc->unit))
+		return NULL;
+	return sc->unit + v;
 }
 
 /* Take the value at p (ending at next) of an attribute with a call role
@@ -464,7 +466,6 @@ static const uint8_t *read_sibling(const struct sym_die_scan *sc, const struct s
 static void take_call(const struct sym_die_scan *sc, const struct sym_scan_attr *at,
 		      const uint8_t *p, const uint8_t *next, struct sym_scan_call *call)
 {
-	uint64_t v;
 	bool *have;
 	uint64_t *dst;
 
@@ -473,17 +474,8 @@ static void take_call(const struct sym_die_scan *sc, const struct sym_scan_attr 
 		if (call->have_origin)
 			return;
 		call->have_origin = true;
-		/* A reference inside the unit, from its header; one to a
-		 * header or past the unit is libdw's to judge. */
-		if (at->form == DW_FORM_ref1 || at->form == DW_FORM_ref2 ||
-		    at->form == DW_FORM_ref4 || at->form == DW_FORM_ref8)
-			v = sym_read_un(p, at->size, sc->swap);
-		else if (at->form != DW_FORM_ref_udata || !sym_read_uleb(p, next, &v))
-			v = UINT64_MAX;
-		if (v < (uint64_t)(sc->dies - sc->unit) || v >= (uint64_t)(sc->end - sc->unit))
+		if (!(call->origin = read_unit_ref(sc, at, p, next)))
 			call->read = false;
-		else
-			call->origin = sc->unit + v;
 		return;
 	case SCAN_CALL_FILE: have = &call->have_file; dst = &call->file; break;
 	case SCAN_CALL_LINE: have = &call->have_line; dst = &call->line; break;
@@ -542,7 +534,7 @@ const uint8_t *tdr_symbolize_diescan__next(const struct sym_die_scan *sc, const 
 				take_pc(sc, at, at_p, p, pc);
 		} else if (at->role == SCAN_SIBLING) {
 			if (!d->sibling)
-				d->sibling = read_sibling(sc, at, at_p, p);
+				d->sibling = read_unit_ref(sc, at, at_p, p);
 		} else if (want_call) {
 			take_call(sc, at, at_p, p, call);
 		}

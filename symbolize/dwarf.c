@@ -481,6 +481,9 @@ static bool next_sibling(Dwarf_Die *child, bool *known, bool more)
 	return dwarf_siblingof(child, child) == 0;
 }
 
+static int list_subtree(struct sub_walk *w, Dwarf_Die *die, const uint8_t *after, long sub,
+			int32_t me, int depth, bool *has_next);
+
 static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_parent,
 		   bool subs, int depth)
 {
@@ -556,17 +559,10 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 				known = more = true;
 				continue;
 			}
-			err = after ? scan_inlines(w, child.addr, after, sub, (int32_t)me, depth + 1,
-						   &child, &more)
-				    : 1;
+			err = list_subtree(w, &child, after, sub, (int32_t)me, depth + 1, &more);
 			if (err < 0)
 				return err;
-			if (err == 0) {
-				known = true; /* child is the next sibling */
-				continue;
-			}
-			if ((err = walk_cu(w, &child, sub, (int32_t)me, false, depth + 1)))
-				return err;
+			known = err == 0; /* then child is the next sibling */
 			continue;
 		}
 		in_subs = subs && may_hold_subprograms(tag);
@@ -576,6 +572,25 @@ static int walk_cu(struct sub_walk *w, Dwarf_Die *parent, long sub, int32_t inl_
 			return err;
 	} while (next_sibling(&child, &known, more));
 	return 0;
+}
+
+/*
+ * List the inlines under inline instance die (node me of subprogram sub;
+ * its children at DIE depth depth, from after on as the scanner reads
+ * them, NULL when it cannot): by scan_inlines, which moves die to the DIE
+ * after the subtree (*has_next false when none follows), else by libdw's
+ * walk. Returns 0 (scanned), 1 (walked by libdw; die unmoved) or -ENOMEM.
+ */
+static int list_subtree(struct sub_walk *w, Dwarf_Die *die, const uint8_t *after, long sub,
+			int32_t me, int depth, bool *has_next)
+{
+	int err = after ? scan_inlines(w, die->addr, after, sub, me, depth, die, has_next) : 1;
+
+	if (err != 1)
+		return err;
+	w->last_off = dwarf_dieoffset(die);
+	err = walk_cu(w, die, sub, me, false, depth);
+	return err ? err : 1;
 }
 
 static void free_walk(struct sub_walk *w)
@@ -721,13 +736,9 @@ static int list_pending(struct sym_dso *d, struct sym_cu *c, struct sym_sub_inl 
 		if (sc && (after = tdr_symbolize_diescan__next(sc, n.die.addr, &sd, NULL, NULL)) &&
 		    (sd.null || sd.tag != DW_TAG_inlined_subroutine || !sd.has_children))
 			after = NULL;
-		err = after ? scan_inlines(&w, n.die.addr, after, 0, map[i], n.depth + 1, &next,
-					   &has_next)
-			    : 1;
-		if (err == 1) {
-			w.last_off = dwarf_dieoffset(&n.die);
-			err = walk_cu(&w, &n.die, 0, map[i], false, n.depth + 1);
-		}
+		next = n.die;
+		err = list_subtree(&w, &next, after, 0, map[i], n.depth + 1, &has_next);
+		err = err > 0 ? 0 : err;
 	}
 	free(map);
 	if (!err) {

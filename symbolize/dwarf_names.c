@@ -168,14 +168,18 @@ static const char *callee_name(struct tdr_symbolizer *s, struct sym_dso *d,
 	return origin_name(s, d, NULL, die_mem.addr, &die_mem, &found, err);
 }
 
+/* A call line or column: v when there is one that fits 32 bits, else 0
+ * (unknown). */
+static uint32_t call_pos(bool have, uint64_t v)
+{
+	return have && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
 static uint32_t attr_udata(struct die_attrs *da, int k)
 {
-	Dwarf_Word w;
+	Dwarf_Word w = 0;
 
-	if (!da->have[k] || dwarf_formudata(&da->a[k], &w) != 0 ||
-	    w > UINT32_MAX)
-		return 0;
-	return (uint32_t)w;
+	return call_pos(da->have[k] && dwarf_formudata(&da->a[k], &w) == 0, w);
 }
 
 /* The frame of inline node n (its callee and call site), read once. */
@@ -207,10 +211,8 @@ static int node_frame(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu
 		if (found) {
 			if (c->files && sc->have_file)
 				f->call_file = dwarf_filesrc(c->files, sc->file, NULL, NULL);
-			f->call_line = sc->have_line && sc->line <= UINT32_MAX ? (uint32_t)sc->line : 0;
-			f->call_column = sc->have_column && sc->column <= UINT32_MAX
-						 ? (uint32_t)sc->column
-						 : 0;
+			f->call_line = call_pos(sc->have_line, sc->line);
+			f->call_column = call_pos(sc->have_column, sc->column);
 			n->framed = true;
 			return 0;
 		}
