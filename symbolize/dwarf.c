@@ -658,6 +658,10 @@ static int load_subs(struct tdr_symbolizer *s, struct sym_dso *d, struct sym_cu 
 			      .bias = d->dw_bias };
 	int err;
 
+	if (d->expect_given) {
+		tdr_symbolize_expect__sort(d);
+		w.expect_cnt = d->expect_cnt;
+	}
 	tdr_symbolize_rng__unit(&c->rng, &d->rng, &c->walkdie);
 	err = build_table(&c->subs, &w.v, walk_cu(&w, &c->walkdie, -1, -1, true, 0));
 	if (!err && w.cnt) {

@@ -390,12 +390,13 @@ struct sym_dso {
 
 	bool warned_dwarf; /* one DWARF error message per object */
 
-	/* The addresses (maddr, sorted, distinct) the caller said it will look
-	 * up (tdr_symbolizer__expect): with inline chains, a CU walk lists the
-	 * inlines of the subprograms that hold one of them, and defers the
-	 * others' to their first lookup. expect_given false: no list, every
-	 * subprogram's inlines listed as its CU is walked. */
-	bool expect_given;
+	/* The addresses (maddr) the caller said it will look up
+	 * (tdr_symbolizer__expect; sorted and distinct once expect_sorted):
+	 * with inline chains, a CU walk lists the inlines of the subprograms
+	 * that hold one of them, and defers the others' to their first
+	 * lookup. expect_given false: no list, every subprogram's inlines
+	 * listed as its CU is walked. */
+	bool expect_given, expect_sorted;
 	uint64_t *expect;
 	size_t expect_cnt, expect_cap;
 
@@ -632,6 +633,9 @@ int tdr_symbolize_dso__open(struct tdr_symbolizer *s, struct sym_dso *d);
 void tdr_symbolize_dso__close(struct sym_dso *d);
 /* File offset -> maddr. Returns false when no PT_LOAD holds the offset. */
 bool tdr_symbolize_dso__off_to_maddr(const struct sym_dso *d, uint64_t off, uint64_t *maddr);
+/* Sort d->expect and drop repeats, unless done since the last
+ * tdr_symbolizer__expect (symbolizer.c). */
+void tdr_symbolize_expect__sort(struct sym_dso *d);
 /* Is maddr in a PLT section (linker-made stubs that no DWARF describes)? */
 bool tdr_symbolize_dso__in_plt(const struct sym_dso *d, uint64_t maddr);
 

@@ -376,7 +376,6 @@ int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 			   const uint64_t *file_offs, size_t cnt)
 {
 	struct sym_dso *d;
-	size_t kept = 0;
 	int err;
 
 	if (!dso || !dso->path || !dso->path[0])
@@ -395,13 +394,25 @@ int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 		if (tdr_symbolize_dso__off_to_maddr(d, file_offs[i], &maddr))
 			d->expect[d->expect_cnt++] = maddr;
 	}
+	/* Sorted when a walk needs them: a recording of many processes has
+	 * one call per mapping of a library. */
+	d->expect_sorted = false;
+	d->expect_given = true;
+	return 0;
+}
+
+void tdr_symbolize_expect__sort(struct sym_dso *d)
+{
+	size_t kept = 0;
+
+	if (d->expect_sorted)
+		return;
 	qsort(d->expect, d->expect_cnt, sizeof(*d->expect), cmp_u64);
 	for (size_t i = 0; i < d->expect_cnt; i++)
 		if (!kept || d->expect[kept - 1] != d->expect[i])
 			d->expect[kept++] = d->expect[i];
 	d->expect_cnt = kept;
-	d->expect_given = true;
-	return 0;
+	d->expect_sorted = true;
 }
 
 int tdr_symbolizer__lookup_kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
