@@ -39,6 +39,7 @@ struct sym_ctx {
 	const struct tdr_parser *p;
 	const char *jit_map_dir;
 	char jit_path[PATH_MAX];
+	bool archived; /* the recording has an archive of symbols */
 };
 
 /*
@@ -90,8 +91,13 @@ static int sym_expect(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *
 	struct tdr_dso_ref near = *dso;
 	char path[PATH_MAX];
 
-	if (near_path(c->dir, dso, path))
+	if (near_path(c->dir, dso, path)) {
+		/* The archive knows it by the recorded name: no hint for the
+		 * file next to the recording (a hint only saves time). */
+		if (c->archived)
+			return 0;
 		near.path = path;
+	}
 	return tdr_symbolizer__expect(c->s, &near, file_offs, cnt);
 }
 
@@ -358,6 +364,7 @@ int tdr_report__load(const char *path, const struct tdr_report_opts *opts,
 			goto out;
 		sc.s = sym;
 		sc.p = p;
+		sc.archived = so.archive != NULL;
 		sc.jit_map_dir = lopts->jit_map_dir ? lopts->jit_map_dir : "/tmp";
 		tdr_report_recording_dir(path, sc.dir, sizeof(sc.dir));
 		report_symbols_init(&rs, &sc);
@@ -507,6 +514,7 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		if (err)
 			goto out;
 		sc.s = sym;
+		sc.archived = so.archive != NULL;
 		tdr_report_recording_dir(path, sc.dir, sizeof(sc.dir));
 		report_symbols_init(&rs, &sc);
 		err = tdr_report_archiver__resolve(a, &rs, b, sum);

@@ -109,6 +109,20 @@ int tdr_symbolizer__lookup_archived(struct tdr_symbolizer *s, const struct tdr_d
 		    dso->build_id ? dso->build_id_sz : 0, file_off, out);
 }
 
+bool tdr_symbolize_archived__covers(const struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+				    uint64_t file_off)
+{
+	struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
+	struct tdr_archive_sym as;
+	long d;
+
+	if (!s->opts.archive)
+		return false;
+	d = tdr_archive__find_dso(s->opts.archive, TDR_ARCHIVE_FILE, dso->path, dso->build_id,
+				  dso->build_id ? dso->build_id_sz : 0);
+	return d >= 0 && tdr_archive__find(s->opts.archive, (size_t)d, file_off, &as, frames) >= 0;
+}
+
 int tdr_symbolize_archived__kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
 {
 	return find(s, TDR_ARCHIVE_KERNEL, TDR_KERNEL_DSO, NULL, 0, ip, out);

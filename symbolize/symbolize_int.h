@@ -662,6 +662,9 @@ void tdr_symbolize_dwarf__free(struct sym_dso *d);
 
 /* archived.c: a kernel address from opts.archive. Returns 1 (answered), 0
  * (not archived, or no archive), -ENOMEM. */
+/* Whether the archive answers (dso, file_off), without counting a lookup. */
+bool tdr_symbolize_archived__covers(const struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+				    uint64_t file_off);
 int tdr_symbolize_archived__kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out);
 
 /* kernel.c */

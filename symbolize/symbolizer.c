@@ -376,22 +376,29 @@ int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 			   const uint64_t *file_offs, size_t cnt)
 {
 	struct sym_dso *d;
+	size_t live = 0;
 	int err;
 
 	if (!dso || !dso->path || !dso->path[0])
+		return 0;
+	/* What the archive answers opens no file (lookup does the same). */
+	for (size_t i = 0; i < cnt; i++)
+		live += !tdr_symbolize_archived__covers(s, dso, file_offs[i]);
+	if (!live)
 		return 0;
 	err = dso_get(s, dso, &d);
 	if (err)
 		return err;
 	if (d->status != TDR_SYM_OK || d->jit)
 		return 0;
-	if (cnt > SIZE_MAX / 2 - d->expect_cnt ||
-	    tdr_ensure_cap(&d->expect, &d->expect_cap, sizeof(*d->expect), d->expect_cnt + cnt))
+	if (live > SIZE_MAX / 2 - d->expect_cnt ||
+	    tdr_ensure_cap(&d->expect, &d->expect_cap, sizeof(*d->expect), d->expect_cnt + live))
 		return -ENOMEM;
 	for (size_t i = 0; i < cnt; i++) {
 		uint64_t maddr;
 
-		if (tdr_symbolize_dso__off_to_maddr(d, file_offs[i], &maddr))
+		if ((live == cnt || !tdr_symbolize_archived__covers(s, dso, file_offs[i])) &&
+		    tdr_symbolize_dso__off_to_maddr(d, file_offs[i], &maddr))
 			d->expect[d->expect_cnt++] = maddr;
 	}
 	/* Sorted when a walk needs them: a recording of many processes has
