@@ -108,8 +108,10 @@ static void record(const struct env *e, const char *opts, const char *file)
 	free(out);
 }
 
-/* stdout of 'tdrec report -i FILE MODE' run in dir (caller frees). */
-static char *report(const struct env *e, const char *dir, const char *file, const char *mode)
+/* stdout of 'tdrec report -i FILE MODE' run in dir (caller frees). Not
+ * inlined: gcc 12 at -O2, inlining it into rows_of's callers, takes the
+ * text it returns for its local out (a false -Wdangling-pointer). */
+static __attribute__((noinline)) char *report(const struct env *e, const char *dir, const char *file, const char *mode)
 {
 	char *out = NULL;
 
@@ -432,11 +434,10 @@ static void test_archive_e2e__record_archives_last(void **state)
 	release(&arch);
 }
 
-/* Rows of 'tdrec report -i FILE MODE' run in dir (caller frees). */
-/* The rows of 'report MODE' of file (caller frees). */
-static char *stack_rows(const struct env *e, const char *file, const char *mode)
+/* The rows of 'tdrec report -i FILE MODE' run in dir (caller frees). */
+static char *rows(const struct env *e, const char *dir, const char *file, const char *mode)
 {
-	char *t = report(e, e->dir, file, mode), *r = rows_of(t);
+	char *t = report(e, dir, file, mode), *r = rows_of(t);
 
 	free(t);
 	return r;
@@ -448,7 +449,7 @@ static void same_stacks(const struct env *e, const char *file, char *const *want
 			const char *when)
 {
 	for (int m = 0; m < 3; m++) {
-		char *now = stack_rows(e, file, stack_modes[m]);
+		char *now = rows(e, e->dir, file, stack_modes[m]);
 
 		if (strcmp(want[m], now)) {
 			print_error("%s: report %s differs %s:\n--- before\n%s\n--- now\n%s\n",
@@ -483,7 +484,7 @@ static void dwarf_perf_data(const struct env *e)
 	assert_non_null(strstr(out, "stacks:      archived: "));
 	free(out);
 	for (int m = 0; m < 3; m++)
-		want[m] = stack_rows(e, "dw.data", stack_modes[m]);
+		want[m] = rows(e, e->dir, "dw.data", stack_modes[m]);
 	assert_non_null(strstr(want[0], " main "));
 	same_stacks(e, "dw.data.tdr", want, "converted from the perf.data");
 	assert_int_equal(test_run(NULL, "rm '%s/app'", e->dir), 0);
@@ -511,7 +512,7 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 	assert_int_equal(test_run(&out, "cd '%s' && '%s' archive dwlater.tdr 2>&1", e->dir, e->tdrec), 0);
 	free(out);
 	for (int m = 0; m < 3; m++)
-		live[m] = stack_rows(e, "dw.tdr", stack_modes[m]);
+		live[m] = rows(e, e->dir, "dw.tdr", stack_modes[m]);
 	/* The unwound callers are there: main calls work and other. */
 	assert_non_null(strstr(live[0], " main "));
 	assert_non_null(strstr(live[1], " main "));
@@ -525,7 +526,7 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 	free(out);
 	/* 'tdrec archive' stored what the live unwind of the same file gives. */
 	for (int m = 0; m < 3; m++)
-		plain[m] = stack_rows(e, "dwplain.tdr", stack_modes[m]);
+		plain[m] = rows(e, e->dir, "dwplain.tdr", stack_modes[m]);
 	same_stacks(e, "dwlater.tdr", plain, "right after 'tdrec archive'");
 
 	build(e, "0.998", "-O1");
@@ -538,7 +539,7 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 	dwarf_perf_data(e);
 	{
 		/* Without stored stacks nothing names main any more. */
-		char *gone = stack_rows(e, "dwplain.tdr", "--children");
+		char *gone = rows(e, e->dir, "dwplain.tdr", "--children");
 
 		assert_null(strstr(gone, " main "));
 		free(gone);
@@ -556,14 +557,6 @@ static void test_archive_e2e__dwarf_stacks_survive_rebuild_and_delete(void **sta
 		free(live[m]);
 		free(plain[m]);
 	}
-}
-
-static char *rows(const struct env *e, const char *dir, const char *file, const char *mode)
-{
-	char *t = report(e, dir, file, mode), *r = rows_of(t);
-
-	free(t);
-	return r;
 }
 
 /* A perf.data converted into an archived .tdr reports the same rows (with

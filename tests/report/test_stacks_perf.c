@@ -113,10 +113,10 @@ static void read_perf(struct ctx *c, const char *data, const char *comm, int src
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p)) {
 		double incl, self;
-		char mode[8], name[512];
+		char mode[8], name[sizeof(c->f[0].name)];
 
 		if (line[0] == '#' ||
-		    sscanf(line, " %lf%% %lf%% [%7[^]]] %511s", &incl, &self, mode, name) != 4)
+		    sscanf(line, " %lf%% %lf%% [%7[^]]] %127s", &incl, &self, mode, name) != 4)
 			continue;
 		rows++;
 		if (!strcmp(name, "[unknown]") || !strncmp(name, "0x", 2))
