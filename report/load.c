@@ -42,14 +42,6 @@ struct sym_ctx {
 	bool archived; /* the recording has an archive of symbols */
 };
 
-/*
- * An object named by a relative path is looked up next to the recording.
- * The kernel only writes absolute paths, so no real recording has one:
- * the synthetic examples do (the examples/ perf.data files name
- * synthetic-demo.elf,
- * which ships beside them), and `tdrec report -i examples/X` then finds
- * it from any directory. Bracketed names ("[vdso]") are not paths.
- */
 /* dso's path relative to dir into path (PATH_MAX bytes) when it is a
  * relative path; false otherwise. */
 static bool near_path(const char *dir, const struct tdr_dso_ref *dso, char *path)
@@ -58,6 +50,14 @@ static bool near_path(const char *dir, const struct tdr_dso_ref *dso, char *path
 	       (size_t)snprintf(path, PATH_MAX, "%s/%s", dir, dso->path) < PATH_MAX;
 }
 
+/*
+ * An object named by a relative path is looked up next to the recording.
+ * The kernel only writes absolute paths, so no real recording has one:
+ * the synthetic examples do (the examples/ perf.data files name
+ * synthetic-demo.elf,
+ * which ships beside them), and `tdrec report -i examples/X` then finds
+ * it from any directory. Bracketed names ("[vdso]") are not paths.
+ */
 int tdr_report_lookup_near(struct tdr_symbolizer *s, const char *dir, const struct tdr_dso_ref *dso,
 			   uint64_t file_off, struct tdr_sym *out)
 {
