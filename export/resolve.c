@@ -164,13 +164,52 @@ static int sym_lines(struct tdr_profile *p, struct ex_loc *l, const struct tdr_s
 	return add_line(p, l, sym->function, dso, file, line);
 }
 
+/* The object of a file location, named path. */
+static struct tdr_dso_ref loc_ref(const struct ex_loc *l, const char *path)
+{
+	struct tdr_dso_ref ref = {.path = path};
+
+	if (l->map && l->map->build_id_sz) {
+		ref.build_id = l->map->build_id;
+		ref.build_id_sz = l->map->build_id_sz;
+	}
+	return ref;
+}
+
+/* The offset a location is looked up at: a caller's return address where
+ * its call is. */
+static uint64_t loc_off(const struct ex_loc *l)
+{
+	return l->caller ? tdr_symbolize_caller_addr(l->off) : l->off;
+}
+
+/* Tell the symbolizer every file offset before the first lookup: with
+ * inline chains, a compile unit's walk then lists the inlines of the
+ * sampled functions only (tdr_symbolizer__expect). */
+static int expect_locs(struct res_ctx *c, bool archived)
+{
+	for (size_t i = 0; i < c->p->loc_cnt; i++) {
+		const struct ex_loc *l = &c->p->locs[i];
+		struct tdr_dso_ref ref;
+		uint64_t off = loc_off(l);
+		int err;
+
+		if ((l->kind != EX_FILE && l->kind != EX_VDSO) || !l->map || !l->map->path)
+			continue;
+		ref = loc_ref(l, l->map->path);
+		err = tdr_report_expect_near(c->s, c->dir, &ref, &off, 1, archived);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 {
 	struct tdr_profile *p = c->p;
 	struct tdr_sym sym = {.status = TDR_SYM_MISSING};
 	const char *path = l->map && l->map->path ? l->map->path : NULL;
-	/* A caller's return address is looked up where its call is. */
-	uint64_t off = l->caller ? tdr_symbolize_caller_addr(l->off) : l->off;
+	uint64_t off = loc_off(l);
 	char buf[PATH_MAX + 64];
 	int err;
 
@@ -197,14 +236,10 @@ static int resolve_loc(struct res_ctx *c, struct ex_loc *l)
 		break;
 	case EX_FILE:
 	case EX_VDSO: {
-		struct tdr_dso_ref ref = {0};
+		struct tdr_dso_ref ref;
 
 		path = path ? path : (l->kind == EX_VDSO ? "[vdso]" : "[unknown]");
-		ref.path = path;
-		if (l->map && l->map->build_id_sz) {
-			ref.build_id = l->map->build_id;
-			ref.build_id_sz = l->map->build_id_sz;
-		}
+		ref = loc_ref(l, path);
 		err = tdr_report_lookup_near(c->s, c->dir, &ref, off, &sym);
 		if (err)
 			return err;
@@ -278,6 +313,7 @@ int tdr_export_resolve(struct tdr_profile *p, const char *path, const struct tdr
 	if (err)
 		goto out;
 	tdr_report_recording_dir(path, c.dir, sizeof(c.dir));
+	err = expect_locs(&c, archive != NULL);
 	for (size_t i = 0; !err && i < p->loc_cnt; i++)
 		err = resolve_loc(&c, &p->locs[i]);
 	if (!err)

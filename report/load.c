@@ -84,21 +84,28 @@ static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_of
 	return tdr_report_lookup_near(c->s, c->dir, dso, file_off, out);
 }
 
+int tdr_report_expect_near(struct tdr_symbolizer *s, const char *dir, const struct tdr_dso_ref *dso,
+			   const uint64_t *file_offs, size_t cnt, bool archived)
+{
+	struct tdr_dso_ref near = *dso;
+	char path[PATH_MAX];
+
+	if (near_path(dir, dso, path)) {
+		/* The archive knows it by the recorded name: no hint for the
+		 * file next to the recording (a hint only saves time). */
+		if (archived)
+			return 0;
+		near.path = path;
+	}
+	return tdr_symbolizer__expect(s, &near, file_offs, cnt);
+}
+
 static int sym_expect(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
 		      size_t cnt)
 {
 	struct sym_ctx *c = ctx;
-	struct tdr_dso_ref near = *dso;
-	char path[PATH_MAX];
 
-	if (near_path(c->dir, dso, path)) {
-		/* The archive knows it by the recorded name: no hint for the
-		 * file next to the recording (a hint only saves time). */
-		if (c->archived)
-			return 0;
-		near.path = path;
-	}
-	return tdr_symbolizer__expect(c->s, &near, file_offs, cnt);
+	return tdr_report_expect_near(c->s, c->dir, dso, file_offs, cnt, c->archived);
 }
 
 static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)

@@ -211,6 +211,12 @@ TDR_API void tdr_report_recording_dir(const char *path, char *dir, size_t sz);
 TDR_API int tdr_report_lookup_near(struct tdr_symbolizer *s, const char *dir,
 				   const struct tdr_dso_ref *dso, uint64_t file_off,
 				   struct tdr_sym *out);
+/* tdr_symbolizer__expect for the object tdr_report_lookup_near will read
+ * (archived: s has the recording's archive, which knows an object named
+ * by a relative path by that name: then no hint is given for it). */
+TDR_API int tdr_report_expect_near(struct tdr_symbolizer *s, const char *dir,
+				   const struct tdr_dso_ref *dso, const uint64_t *file_offs,
+				   size_t cnt, bool archived);
 /* The recording's kernel image, from the mappings m of its kernel samples
  * one by one (cur: the image so far, NULL at first): a "[kernel.kallsyms]"
  * mapping, the first with a build-id, else the first (found by its release
