@@ -511,7 +511,7 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		    .debuginfod = true,
 		};
 		struct tdr_report_symbols rs;
-		struct sym_ctx sc;
+		struct sym_ctx sc = {0}; /* the archiver looks up no JIT code: no parser */
 
 		err = tdr_report_kallsyms_new(lopts, &ks);
 		if (err)
