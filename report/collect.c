@@ -705,7 +705,8 @@ int tdr_report__resolve(struct tdr_report *r, const struct tdr_report_symbols *s
 		order[i] = (struct tdr_report_addr_order){
 		    .obj = r->addrs.ents[i].map, .off = r->addrs.ents[i].off, .idx = (uint32_t)i};
 	tdr_report_addr_order_sort(order, r->addrs.cnt);
-	if (r->opts.by != TDR_BY_DSO)
+	/* Only inline chains use the hint (the walk lists inlines). */
+	if (r->opts.by == TDR_BY_INLINE)
 		err = tdr_report_expect(syms, order, r->addrs.cnt, addr_is_file, r->addrs.ents);
 	for (size_t oi = 0; !err && oi < r->addrs.cnt; oi++) {
 		size_t i = order[oi].idx;
