@@ -57,6 +57,20 @@ static const struct tdr_inline_frame *frames_of(struct tdr_symbolizer *s, long i
 	return f;
 }
 
+/* The archive's entry for (kind, path, build-id, off) into *as and frames:
+ * its index, or -1 when not archived (or no archive). */
+static long entry_of(const struct tdr_symbolizer *s, uint8_t kind, const char *path,
+		     const uint8_t *bid, size_t bid_sz, uint64_t off, struct tdr_archive_sym *as,
+		     struct tdr_archive_frame *frames)
+{
+	long d;
+
+	if (!s->opts.archive)
+		return -1;
+	d = tdr_archive__find_dso(s->opts.archive, kind, path, bid, bid_sz);
+	return d < 0 ? -1 : tdr_archive__find(s->opts.archive, (size_t)d, off, as, frames);
+}
+
 /* Look (kind, path, build-id, off) up. Returns 1 with *out set, 0 when not
  * archived, -ENOMEM. */
 static int find(struct tdr_symbolizer *s, uint8_t kind, const char *path, const uint8_t *bid,
@@ -64,13 +78,12 @@ static int find(struct tdr_symbolizer *s, uint8_t kind, const char *path, const 
 {
 	struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
 	struct tdr_archive_sym as;
-	long d, idx;
+	long idx;
 	int err = 0;
 
 	if (!s->opts.archive)
 		return 0;
-	d = tdr_archive__find_dso(s->opts.archive, kind, path, bid, bid_sz);
-	idx = d < 0 ? -1 : tdr_archive__find(s->opts.archive, (size_t)d, off, &as, frames);
+	idx = entry_of(s, kind, path, bid, bid_sz, off, &as, frames);
 	if (idx < 0) {
 		s->arch_live++;
 		return 0;
@@ -114,13 +127,9 @@ bool tdr_symbolize_archived__covers(const struct tdr_symbolizer *s, const struct
 {
 	struct tdr_archive_frame frames[TDR_ARCHIVE_MAX_INLINES];
 	struct tdr_archive_sym as;
-	long d;
 
-	if (!s->opts.archive)
-		return false;
-	d = tdr_archive__find_dso(s->opts.archive, TDR_ARCHIVE_FILE, dso->path, dso->build_id,
-				  dso->build_id ? dso->build_id_sz : 0);
-	return d >= 0 && tdr_archive__find(s->opts.archive, (size_t)d, file_off, &as, frames) >= 0;
+	return entry_of(s, TDR_ARCHIVE_FILE, dso->path, dso->build_id,
+			dso->build_id ? dso->build_id_sz : 0, file_off, &as, frames) >= 0;
 }
 
 int tdr_symbolize_archived__kernel(struct tdr_symbolizer *s, uint64_t ip, struct tdr_sym *out)
