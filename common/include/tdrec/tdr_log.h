@@ -11,6 +11,7 @@
 #define TDREC_TDR_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #include "tdrec/tdr_api.h"
 
@@ -30,6 +31,23 @@ TDR_API enum tdr_log_level tdr_log_get_level(void);
 
 TDR_API void tdr_log(enum tdr_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Messages of threads that work side by side, shown once and in a fixed
+ * order: between __start and __stop, the calling thread's messages (those
+ * its level lets through) are kept in c instead of reaching the sink.
+ * tdr_log_capture__replay then sends those of caps[0], caps[1], ... to the
+ * sink in that order, each distinct (level, text) once, and frees them.
+ */
+struct tdr_log_capture {
+	char *buf; /* records: level byte, text, NUL */
+	size_t len, cap;
+	unsigned long lost; /* messages not kept (out of memory) */
+};
+
+TDR_API void tdr_log_capture__start(struct tdr_log_capture *c);
+TDR_API void tdr_log_capture__stop(void);
+TDR_API void tdr_log_capture__replay(struct tdr_log_capture *caps, size_t cnt);
 
 #ifndef LOG_PREFIX
 #define LOG_PREFIX ""
