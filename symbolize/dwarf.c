@@ -927,6 +927,23 @@ int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, ui
 	return n ? tdr_symbolize_dwarf_frames(s, d, c, n, r) : 0;
 }
 
+int tdr_symbolize_dwarf__unit(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
+			      uint64_t *unit)
+{
+	const struct sym_range *cr;
+	int err;
+
+	*unit = UINT64_MAX;
+	if (!d->dwarf_tried && (err = load_dwarf(s, d)))
+		return err;
+	if (!d->dw || maddr < d->dw_bias)
+		return 0;
+	cr = tdr_symbolize_range_table__find(&d->cus, maddr - d->dw_bias);
+	if (cr)
+		*unit = cr->idx;
+	return 0;
+}
+
 void tdr_symbolize_dwarf__free(struct sym_dso *d)
 {
 	for (size_t i = 0; i < d->cu_cnt; i++) {

@@ -658,6 +658,10 @@ int tdr_symbolize_dwarf_frames(struct tdr_symbolizer *s, struct sym_dso *d, stru
 /* dwarf.c: fill r for maddr (r is zeroed first). Returns 0 or -ENOMEM. */
 int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
 				 struct sym_dwarf_res *r);
+/* dwarf.c: the index of the compile unit holding maddr into *unit
+ * (UINT64_MAX: none). Returns 0 or -ENOMEM. */
+int tdr_symbolize_dwarf__unit(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
+			      uint64_t *unit);
 void tdr_symbolize_dwarf__free(struct sym_dso *d);
 
 /* archived.c: a kernel address from opts.archive. Returns 1 (answered), 0

@@ -408,6 +408,31 @@ int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 	return 0;
 }
 
+int tdr_symbolizer__units(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+			  const uint64_t *file_offs, size_t cnt, uint64_t *unit)
+{
+	struct sym_dso *d = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < cnt; i++)
+		unit[i] = UINT64_MAX;
+	if (!dso || !dso->path || !dso->path[0])
+		return 0;
+	for (size_t i = 0; !err && i < cnt; i++) {
+		uint64_t maddr;
+
+		if (tdr_symbolize_archived__covers(s, dso, file_offs[i]))
+			continue;
+		if (!d && (err = dso_get(s, dso, &d)))
+			break;
+		if (d->status != TDR_SYM_OK || d->jit)
+			break;
+		if (tdr_symbolize_dso__off_to_maddr(d, file_offs[i], &maddr))
+			err = tdr_symbolize_dwarf__unit(s, d, maddr, &unit[i]);
+	}
+	return err;
+}
+
 void tdr_symbolize_expect__sort(struct sym_dso *d)
 {
 	size_t kept = 0;

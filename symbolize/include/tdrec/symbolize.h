@@ -162,6 +162,17 @@ TDR_API int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_ds
 				   const uint64_t *file_offs, size_t cnt);
 
 /*
+ * The compile unit of each of file_offs[0..cnt) in dso, for dividing
+ * lookups between symbolizers so that no unit is read by two: unit[i] is
+ * an index of its unit (equal index, same unit), or UINT64_MAX when the
+ * archive answers it, or no unit covers it (no DWARF, the object missing
+ * or changed). Opens the object and its list of units as a lookup would.
+ * Returns 0 or -ENOMEM.
+ */
+TDR_API int tdr_symbolizer__units(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
+				  const uint64_t *file_offs, size_t cnt, uint64_t *unit);
+
+/*
  * Only from the archive (opts.archive): the answer for (dso, file_off) if
  * it is archived (__lookup does this first itself; a caller that looks up
  * an object under another path than the recorded one asks with the
