@@ -2,8 +2,9 @@
  * bench/archive_step.c - the CPU time `tdrec record` adds at its end to
  * archive a recording's symbols (docs/record.md "Archiving").
  *
- * Usage: archive_step FILE.tdr CACHE_DIR
- * Runs the archiving step once, as tdrec record runs it on its file
+ * Usage: archive_step FILE.tdr CACHE_DIR [JOBS]
+ * Runs the archiving step once, in JOBS threads (default 0: as tdrec
+ * record chooses, tdr_report_load_opts.jobs), as tdrec record runs it on its file
  * (tdr_report__archive: read the samples, symbolize every sampled address
  * with lines and inline chains, encode the section at zstd level 3), with
  * the load options of the command line: this boot's id and tdrec's cache
@@ -63,10 +64,12 @@ int main(int argc, char **argv)
 	size_t sz = 0;
 	int err;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: archive_step FILE.tdr CACHE_DIR\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: archive_step FILE.tdr CACHE_DIR [JOBS]\n");
 		return 2;
 	}
+	if (argc == 4)
+		lo.jobs = (unsigned)strtoul(argv[3], NULL, 10);
 	read_boot_id(boot_id, sizeof(boot_id));
 	lo.boot_id = boot_id[0] ? boot_id : NULL;
 	lo.cache_dir = argv[2];

@@ -24,7 +24,7 @@
 #include "tdrec/tdr_err.h"
 
 static const char usage_text[] =
-	"usage: tdrec archive [-o OUT] FILE\n"
+	"usage: tdrec archive [-o OUT] [-j N] FILE\n"
 	"\n"
 	"Store in a recording the symbols of every address its samples reference:\n"
 	"function, inline chain, source file and line (docs/symbolize.md \"Archived\n"
@@ -45,6 +45,9 @@ static const char usage_text[] =
 	"\n"
 	"options:\n"
 	"  -o, --output OUT  write the archived recording to OUT instead\n"
+	"  -j, --jobs N      symbolize in up to N threads, 1 to 8 (default: one per\n"
+	"                    CPU tdrec may run on, up to 8); at most one thread per\n"
+	"                    512 addresses; the archive is the same for any N\n"
 	"  -h, --help        this text\n"
 	"\n"
 	"exit status: 0 ok, 1 the file cannot be read or written, 2 usage error\n";
@@ -71,6 +74,7 @@ int cmd_archive(int argc, char **argv)
 	struct tdr_report_load_opts lo;
 	struct tdr_archive_summary sum;
 	char boot_id[64], cache[PATH_MAX];
+	uint64_t jobs = 0;
 	int err;
 
 	for (int i = 1; i < argc; i++) {
@@ -83,6 +87,14 @@ int cmd_archive(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--jobs")) {
+			if (i + 1 == argc) {
+				cli_err("%s needs a number (see 'tdrec archive --help')", argv[i]);
+				return CLI_EXIT_USAGE;
+			}
+			if (cli_parse_count(argv[i], argv[i + 1], 1, 8, &jobs))
+				return CLI_EXIT_USAGE;
+			i++;
 		} else if ((err = cli_file_operand(argc, argv, &i, &path))) {
 			return err;
 		}
@@ -90,6 +102,7 @@ int cmd_archive(int argc, char **argv)
 	if ((err = cli_file_given(path)))
 		return err;
 	cli_load_opts(&lo, boot_id, sizeof(boot_id), cache, sizeof(cache));
+	lo.jobs = (unsigned)jobs;
 	cli_log_hold();
 	err = tdr_report__archive_file(path, out, &lo, &sum);
 	cli_log_release(!err);

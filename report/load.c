@@ -26,6 +26,7 @@
 #include "tdrec/archive.h"
 #include "tdrec/format.h"
 #include "tdrec/tdr_err.h"
+#include "tdrec/tdr_mem.h"
 
 #define LOG_PREFIX "report: "
 #include "tdrec/tdr_log.h"
@@ -108,6 +109,18 @@ static int sym_expect(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *
 	return tdr_report_expect_near(c->s, c->dir, dso, file_offs, cnt, c->archived);
 }
 
+static int sym_units(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
+		     size_t cnt, uint64_t *unit)
+{
+	struct sym_ctx *c = ctx;
+	struct tdr_dso_ref near = *dso;
+	char path[PATH_MAX];
+
+	if (near_path(c->dir, dso, path))
+		near.path = path; /* as a lookup does without an archive entry */
+	return tdr_symbolizer__units(c->s, &near, file_offs, cnt, unit);
+}
+
 static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
 {
 	struct sym_ctx *c = ctx;
@@ -152,6 +165,7 @@ static void report_symbols_init(struct tdr_report_symbols *rs, struct sym_ctx *c
 	rs->lookup = sym_lookup;
 	rs->lookup_kernel = sym_lookup_kernel;
 	rs->expect = sym_expect;
+	rs->units = sym_units;
 	rs->lookup_jit = sym_lookup_jit;
 	rs->kernel_why = sym_kernel_why;
 	rs->ctx = c;
@@ -466,11 +480,14 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 	struct arch_run run = {.h = h};
 	struct tdr_report_archiver *a = &run.a;
 	struct tdr_archive_builder *b = NULL;
-	struct tdr_symbolizer *sym = NULL;
+	struct tdr_symbolizer **syms = NULL;
+	struct tdr_report_symbols *rs = NULL;
+	struct sym_ctx *sc = NULL;
 	struct tdr_kallsyms *ks = NULL;
 	struct tdr_parser *p = NULL;
 	struct tdr_unwinder *unw = NULL;
 	const struct tdr_meta *meta;
+	size_t jobs = 0;
 	int err;
 
 	*data = NULL;
@@ -510,21 +527,28 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		    .archive = tdr_parser__archive(p),
 		    .debuginfod = true,
 		};
-		struct tdr_report_symbols rs;
-		struct sym_ctx sc = {0}; /* the archiver looks up no JIT code: no parser */
-
 		err = tdr_report_kallsyms_new(lopts, &ks);
 		if (err)
 			goto out;
 		tdr_report_symbolizer_opts(meta, a->kernel_image, lopts, ks, &so);
-		err = tdr_symbolizer__new(&so, &sym);
-		if (err)
+		/* The archiver looks up no JIT code (no parser in sym_ctx);
+		 * only the first symbolizer looks the kernel up. */
+		jobs = tdr_report_archive_jobs(lopts->jobs, a->cnt);
+		if (!(syms = tdr_calloc(jobs, sizeof(*syms))) ||
+		    !(rs = tdr_calloc(jobs, sizeof(*rs))) || !(sc = tdr_calloc(jobs, sizeof(*sc)))) {
+			err = -ENOMEM;
 			goto out;
-		sc.s = sym;
-		sc.archived = so.archive != NULL;
-		tdr_report_recording_dir(path, sc.dir, sizeof(sc.dir));
-		report_symbols_init(&rs, &sc);
-		err = tdr_report_archiver__resolve(a, &rs, b, sum);
+		}
+		for (size_t k = 0; !err && k < jobs; k++) {
+			err = tdr_symbolizer__new(&so, &syms[k]);
+			so.kallsyms = NULL;
+			sc[k].s = syms[k];
+			sc[k].archived = so.archive != NULL;
+			tdr_report_recording_dir(path, sc[k].dir, sizeof(sc[k].dir));
+			report_symbols_init(&rs[k], &sc[k]);
+		}
+		if (!err)
+			err = tdr_report_archiver__resolve(a, rs, jobs, b, sum);
 	}
 	if (!err)
 		err = tdr_report_archiver__stacks(a, b, arch_frame_cnt(&run), sum);
@@ -535,7 +559,11 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		sum->objects = tdr_archive_builder__dso_cnt(b);
 	}
 out:
-	tdr_symbolizer__free(sym);
+	for (size_t k = 0; syms && k < jobs; k++)
+		tdr_symbolizer__free(syms[k]);
+	free(syms);
+	free(rs);
+	free(sc);
 	tdr_kallsyms__free(ks);
 	tdr_archive_builder__free(b);
 	tdr_report_archiver__release(a);

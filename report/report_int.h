@@ -70,6 +70,10 @@ struct tdr_report_symbols {
 	 * (tdr_symbolizer__expect); NULL: none said. */
 	int (*expect)(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
 		      size_t cnt);
+	/* The compile unit of each offset (tdr_symbolizer__units); NULL:
+	 * unknown, as if every offset were in one unit. */
+	int (*units)(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
+		     size_t cnt, uint64_t *unit);
 	/* JIT code in anonymous memory of process pid: the function at ip,
 	 * and in *source the file that named it (a perf map or jitdump).
 	 * NULL: none looked up. */
@@ -196,12 +200,25 @@ int tdr_report_archiver__add_stack(struct tdr_report_archiver *a, const struct t
  * Returns 0, -ENOMEM. */
 int tdr_report_archiver__stacks(struct tdr_report_archiver *a, struct tdr_archive_builder *b,
 				uint64_t frame_cnt, struct tdr_archive_summary *sum);
-/* Symbolize each address once and add the answers to keep to b; counts in
- * sum. Returns 0, -ENOMEM or what a lookup returned. */
+/*
+ * Symbolize each address once and add the answers to keep to b; counts in
+ * sum. syms[0 .. syms_cnt) are symbolizers of the same options, each used
+ * by one thread: syms[0] looks the kernel up, and the files' addresses are
+ * split between them in runs of whole code units as far as the order
+ * allows (at least TDR_ARCHIVE_SHARD_MIN addresses each). The archive is
+ * the same whatever syms_cnt is. Returns 0, -ENOMEM or what a lookup
+ * returned.
+ */
+#define TDR_ARCHIVE_JOBS_MAX 8
+#define TDR_ARCHIVE_SHARD_MIN 512
 int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
-				 const struct tdr_report_symbols *syms,
+				 const struct tdr_report_symbols *syms, size_t syms_cnt,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum);
 void tdr_report_archiver__release(struct tdr_report_archiver *a);
+/* How many symbolizers to give __resolve for addrs addresses: asked (0: as
+ * many as CPUs this thread may run on), at most TDR_ARCHIVE_JOBS_MAX and
+ * one per TDR_ARCHIVE_SHARD_MIN addresses, at least 1. */
+size_t tdr_report_archive_jobs(unsigned asked, size_t addrs);
 
 /* tdr_report__archive with hooks (load.c): opened right after the parser
  * opened the file (before any record is read), ran after every sample went

@@ -183,6 +183,11 @@ struct tdr_report_load_opts {
 	/* The running kernel's release for the kernel check of recordings
 	 * without a kernel build-id (tdr_symbolizer_opts); NULL = uname. */
 	const char *running_release;
+	/* Threads of the archiving step (tdr_report__archive), each with a
+	 * symbolizer of its own; 0 = one per CPU this thread may run on, at
+	 * most 8 (fewer for few addresses). The archive is the same for any
+	 * number. */
+	unsigned jobs;
 };
 
 /*
