@@ -27,6 +27,7 @@
 
 #include <dwarf.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,34 @@ static int add_node_ranges(const struct rng_ctx *rc, struct sym_range_vec *v,
 }
 
 /* Open the DWARF of d (main or separate debug file) and build the CU table. */
+/* The size of dw's .debug_info section (0 when not found). */
+static uint64_t debug_info_size(Dwarf *dw)
+{
+	Elf *elf = dwarf_getelf(dw);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".debug_info"))
+			return sh.sh_size;
+	}
+	return 0;
+}
+
+/* cu[last]'s size, now that the unit after it starts at next_off (its
+ * DIE, so the next header counts as this unit's: near enough). */
+static void set_size(struct sym_dso *d, long last, uint64_t last_off, uint64_t next_off)
+{
+	if (last >= 0 && next_off > last_off)
+		d->cu[last].bytes = next_off - last_off;
+}
+
 static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 {
 	struct sym_range_vec v = { 0 };
@@ -208,6 +237,8 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 	Dwarf_Die cudie, subdie;
 	Dwarf_Addr bias = 0;
 	Dwarf_Half ver;
+	uint64_t last_off = 0;
+	long last = -1;
 	uint8_t ut;
 	size_t cap = 0;
 	int rc;
@@ -223,9 +254,12 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 	tdr_symbolize_rng__init(&d->rng, d->dw);
 	while ((rc = dwarf_get_units(d->dw, cu, &next, &ver, &ut, &cudie, &subdie)) == 0) {
 		int tag = dwarf_tag(&cudie), n;
+		uint64_t off = dwarf_dieoffset(&cudie);
 		struct sym_cu *c;
 
 		cu = next;
+		set_size(d, last, last_off, off);
+		last = -1;
 		if (tag != DW_TAG_compile_unit && tag != DW_TAG_skeleton_unit)
 			continue; /* type and partial units hold no code of their own */
 		n = add_die_ranges(&v, &cudie, (uint32_t)d->cu_cnt);
@@ -238,6 +272,8 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 		c = &d->cu[d->cu_cnt++];
 		memset(c, 0, sizeof(*c));
 		c->cudie = cudie;
+		last = (long)d->cu_cnt - 1;
+		last_off = off;
 		/* Split DWARF: the code DIEs are in the split unit. */
 		c->walkdie = ut == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit
 				     ? subdie
@@ -245,6 +281,7 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 	}
 	if (rc < 0)
 		dwarf_warn_once(d, "read compile units");
+	set_size(d, last, last_off, debug_info_size(d->dw));
 	if (tdr_symbolize_range_table__build(&d->cus, v.r, v.cnt) == 0)
 		return 0;
 	v.r = NULL; /* freed by the failed build */
@@ -928,19 +965,22 @@ int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, ui
 }
 
 int tdr_symbolize_dwarf__unit(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
-			      uint64_t *unit)
+			      uint64_t *unit, uint64_t *bytes)
 {
 	const struct sym_range *cr;
 	int err;
 
 	*unit = UINT64_MAX;
+	*bytes = 0;
 	if (!d->dwarf_tried && (err = load_dwarf(s, d)))
 		return err;
 	if (!d->dw || maddr < d->dw_bias)
 		return 0;
 	cr = tdr_symbolize_range_table__find(&d->cus, maddr - d->dw_bias);
-	if (cr)
+	if (cr) {
 		*unit = cr->idx;
+		*bytes = d->cu[cr->idx].bytes;
+	}
 	return 0;
 }
 

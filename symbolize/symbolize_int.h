@@ -336,6 +336,7 @@ struct sym_sub_inl {
 /* A compile unit of a DSO's DWARF, with its lazily built subprogram table. */
 struct sym_cu {
 	Dwarf_Die cudie;   /* for line tables and file names */
+	uint64_t bytes;	   /* its DIEs' bytes in .debug_info: what reading it costs */
 	Dwarf_Die walkdie; /* the DIE whose tree holds the code: split unit or cudie */
 	bool subs_loaded;
 	struct sym_range_table subs; /* pc ranges -> sub_dies[idx] */
@@ -659,9 +660,10 @@ int tdr_symbolize_dwarf_frames(struct tdr_symbolizer *s, struct sym_dso *d, stru
 int tdr_symbolize_dwarf__resolve(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
 				 struct sym_dwarf_res *r);
 /* dwarf.c: the index of the compile unit holding maddr into *unit
- * (UINT64_MAX: none). Returns 0 or -ENOMEM. */
+ * (UINT64_MAX: none) and its size in bytes into *bytes (0: none). Returns
+ * 0 or -ENOMEM. */
 int tdr_symbolize_dwarf__unit(struct tdr_symbolizer *s, struct sym_dso *d, uint64_t maddr,
-			      uint64_t *unit);
+			      uint64_t *unit, uint64_t *bytes);
 void tdr_symbolize_dwarf__free(struct sym_dso *d);
 
 /* archived.c: a kernel address from opts.archive. Returns 1 (answered), 0

@@ -409,13 +409,15 @@ int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_dso_ref *d
 }
 
 int tdr_symbolizer__units(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
-			  const uint64_t *file_offs, size_t cnt, uint64_t *unit)
+			  const uint64_t *file_offs, size_t cnt, uint64_t *unit, uint64_t *bytes)
 {
 	struct sym_dso *d = NULL;
 	int err = 0;
 
-	for (size_t i = 0; i < cnt; i++)
+	for (size_t i = 0; i < cnt; i++) {
 		unit[i] = UINT64_MAX;
+		bytes[i] = 0;
+	}
 	if (!dso || !dso->path || !dso->path[0])
 		return 0;
 	for (size_t i = 0; !err && i < cnt; i++) {
@@ -428,7 +430,7 @@ int tdr_symbolizer__units(struct tdr_symbolizer *s, const struct tdr_dso_ref *ds
 		if (d->status != TDR_SYM_OK || d->jit)
 			break;
 		if (tdr_symbolize_dso__off_to_maddr(d, file_offs[i], &maddr))
-			err = tdr_symbolize_dwarf__unit(s, d, maddr, &unit[i]);
+			err = tdr_symbolize_dwarf__unit(s, d, maddr, &unit[i], &bytes[i]);
 	}
 	return err;
 }

@@ -163,14 +163,16 @@ TDR_API int tdr_symbolizer__expect(struct tdr_symbolizer *s, const struct tdr_ds
 
 /*
  * The compile unit of each of file_offs[0..cnt) in dso, for dividing
- * lookups between symbolizers so that no unit is read by two: unit[i] is
- * an index of its unit (equal index, same unit), or UINT64_MAX when the
+ * lookups between workers so that no unit is read by two: unit[i] is an
+ * index of its unit (equal index, same unit), or UINT64_MAX when the
  * archive answers it, or no unit covers it (no DWARF, the object missing
- * or changed). Opens the object and its list of units as a lookup would.
- * Returns 0 or -ENOMEM.
+ * or changed); bytes[i] the unit's size in .debug_info (about what reading
+ * it costs), 0 with UINT64_MAX. Opens the object and its list of units as
+ * a lookup would. Returns 0 or -ENOMEM.
  */
 TDR_API int tdr_symbolizer__units(struct tdr_symbolizer *s, const struct tdr_dso_ref *dso,
-				  const uint64_t *file_offs, size_t cnt, uint64_t *unit);
+				  const uint64_t *file_offs, size_t cnt, uint64_t *unit,
+				  uint64_t *bytes);
 
 /*
  * Only from the archive (opts.archive): the answer for (dso, file_off) if
