@@ -11,9 +11,9 @@
  * directory (give the one the compared command uses; "" for none), and
  * prints
  *   cpu_ms CPU wall_ms WALL addresses N archived M bytes B
- * CPU is getrusage(RUSAGE_SELF) user + system around the step (every
- * thread of the process, microsecond resolution), so the process's own
- * start-up is not in it: bench/run compares it with the whole `tdrec
+ * CPU is getrusage user + system around the step, of this process (every
+ * thread) and of its children (the step's forked workers, waited for),
+ * microsecond resolution, so the process's own start-up is not in it: bench/run compares it with the whole `tdrec
  * report --lines` command, which is the limit's other side.
  * Not a test: nothing is asserted.
  */
@@ -26,13 +26,20 @@
 
 #include "tdrec/report.h"
 
-static double cpu_ms(void)
+static double usage_ms(int who)
 {
 	struct rusage ru;
 
-	getrusage(RUSAGE_SELF, &ru);
+	getrusage(who, &ru);
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+/* This process's threads and its children that were waited for: the
+ * step's workers. */
+static double cpu_ms(void)
+{
+	return usage_ms(RUSAGE_SELF) + usage_ms(RUSAGE_CHILDREN);
 }
 
 static double wall_ms(void)

@@ -72,6 +72,12 @@ task_clock_ms() {
 	perf stat -x, -e task-clock -o "$W/last.stat" -- "$@" >/dev/null 2>&1
 	awk -F, '$3 == "task-clock" { print $1; exit }' "$W/last.stat"
 }
+# wall_ms CMD ARGS... : wall-clock milliseconds of the command.
+wall_ms() {
+	local t0=$EPOCHREALTIME
+	"$@" >/dev/null 2>&1
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+}
 # fmt_mb "median min max" of KiB -> "12.3 (12.1-12.5)" in MiB.
 fmt_mb() {
 	echo "$1" | awk '{ printf "%.1f (%.1f-%.1f)", $1 / 1024, $2 / 1024, $3 / 1024 }'

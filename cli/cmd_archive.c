@@ -45,9 +45,9 @@ static const char usage_text[] =
 	"\n"
 	"options:\n"
 	"  -o, --output OUT  write the archived recording to OUT instead\n"
-	"  -j, --jobs N      symbolize in up to N threads, 1 to 8 (default: one per\n"
-	"                    CPU tdrec may run on, up to 8); at most one thread per\n"
-	"                    512 addresses; the archive is the same for any N\n"
+	"  -j, --jobs N      symbolize in up to N processes, 1 to 8 (default: one\n"
+	"                    per CPU tdrec may run on, up to 8), from 512 addresses\n"
+	"                    each; the archive is the same for any N\n"
 	"  -h, --help        this text\n"
 	"\n"
 	"exit status: 0 ok, 1 the file cannot be read or written, 2 usage error\n";
@@ -112,8 +112,11 @@ int cmd_archive(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"tdrec archive: %s: symbols of %" PRIu64 " of %" PRIu64
-		" addresses archived (%" PRIu64 " objects, %zu bytes)\n",
+		" addresses archived (%" PRIu64 " objects, %zu bytes",
 		sum.out, sum.archived, sum.addrs, sum.objects, sum.bytes);
+	if (sum.workers > 1)
+		fprintf(stderr, "; looked up by %" PRIu64 " processes", sum.workers);
+	fputs(")\n", stderr);
 	if (sum.missing || sum.changed || sum.no_kernel)
 		fprintf(stderr,
 			"tdrec archive: not archived: %" PRIu64 " addresses in missing objects, "

@@ -13,10 +13,10 @@
  * "no symbol covers it" in an object that was read. Addresses whose object
  * is missing or changed, or kernel addresses without usable kernel
  * symbols, are left out and counted.
- * Threads: with several symbolizers (one per CPU, tdr_report_archive_jobs)
- * the lookups are split by object file and compile unit, each symbolizer
- * in a thread of its own with the units it alone reads; the answers are
- * then added in one order, so the archive is the same for any number.
+ * With several jobs (one per CPU, tdr_report_archive_jobs) the lookups
+ * are divided between this process and forked children
+ * (archive_shards.c); the answers are then added in one order, so the
+ * archive is the same for any number.
  * What it does not do: open files or symbolizers (load.c), or write the
  * section into a file (archive_file.c).
  * Ownership: mapping pointers are borrowed from the parser until
@@ -25,8 +25,6 @@
 #include "report_int.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,9 +33,6 @@
 #include "tdrec/tdr_hash.h"
 #include "tdrec/tdr_hmap.h"
 #include "tdrec/tdr_mem.h"
-
-#define LOG_PREFIX "report: "
-#include "tdrec/tdr_log.h"
 
 
 void tdr_report_archiver__release(struct tdr_report_archiver *a)
@@ -216,7 +211,7 @@ static int add_answer(struct tdr_archive_builder *b, long dso, uint64_t off,
 	return tdr_archive_builder__add(b, dso, off, &as);
 }
 
-static bool arch_addr_is_file(const void *ents, uint32_t idx)
+bool tdr_report_arch_addr_is_file(const void *ents, uint32_t idx)
 {
 	return !((const struct tdr_report_arch_addr *)ents)[idx].kernel;
 }
@@ -289,249 +284,30 @@ static int lookup_order(const struct tdr_report_archiver *a, struct tdr_report_a
 	return err;
 }
 
-/* A run of the lookup order that one symbolizer answers, in a thread of its
- * own unless it is the first. Its answers (answers[entry index]) borrow
- * from that symbolizer. */
-struct shard {
-	const struct tdr_report_symbols *syms;
-	const struct tdr_report_arch_addr *ents;
-	const struct tdr_report_addr_order *o;
-	struct tdr_sym *answers;
-	size_t cnt;
-	struct tdr_log_capture *log;
-	pthread_t thread;
-	bool started;
-	int err;
-};
-
-static void shard_run(struct shard *sh)
-{
-	int err = tdr_report_expect(sh->syms, sh->o, sh->cnt, arch_addr_is_file, sh->ents);
-
-	for (size_t i = 0; !err && i < sh->cnt; i++) {
-		const struct tdr_report_arch_addr *e = &sh->ents[sh->o[i].idx];
-		struct tdr_sym *sym = &sh->answers[sh->o[i].idx];
-
-		*sym = (struct tdr_sym){.status = TDR_SYM_MISSING};
-		if (e->kernel) {
-			err = sh->syms->lookup_kernel(sh->syms->ctx, e->off, sym);
-			if (!err && sym->status == TDR_SYM_MISSING)
-				sym->status = TDR_SYM_NO_KERNEL;
-		} else {
-			struct tdr_dso_ref ref = {.path = e->map->path};
-
-			if (e->map->build_id_sz) {
-				ref.build_id = e->map->build_id;
-				ref.build_id_sz = e->map->build_id_sz;
-			}
-			err = sh->syms->lookup(sh->syms->ctx, &ref, e->off, sym);
-		}
-	}
-	sh->err = err;
-}
-
-static void *shard_thread(void *arg)
-{
-	struct shard *sh = arg;
-
-	tdr_log_capture__start(sh->log);
-	shard_run(sh);
-	tdr_log_capture__stop();
-	return NULL;
-}
-
-/*
- * How many symbolizers share the lookups: one per TDR_ARCHIVE_SHARD_MIN
- * addresses, at most max. Each loads the symbol table of every file it
- * looks up; the code units (their line tables and DIEs, nearly all of the
- * work) are split between them.
- */
-static size_t shard_cnt(size_t addrs, size_t max)
-{
-	size_t n = addrs / TDR_ARCHIVE_SHARD_MIN;
-
-	if (max > TDR_ARCHIVE_JOBS_MAX)
-		max = TDR_ARCHIVE_JOBS_MAX;
-	return n < 1 ? 1 : n < max ? n : max;
-}
-
-size_t tdr_report_archive_jobs(unsigned asked, size_t addrs)
-{
-	cpu_set_t cpus;
-
-	if (!asked)
-		asked = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 : (unsigned)CPU_COUNT(&cpus);
-	return shard_cnt(addrs, asked);
-}
-
-/* The object file of o[i] (a mapping), as the symbolizer is asked for it. */
-static struct tdr_dso_ref ref_of(const struct tdr_report_addr_order *o)
-{
-	const struct tdr_mapping *map = o->obj;
-	struct tdr_dso_ref ref = {.path = map->path};
-
-	if (map->build_id_sz) {
-		ref.build_id = map->build_id;
-		ref.build_id_sz = map->build_id_sz;
-	}
-	return ref;
-}
-
-struct unit_key {
-	uint64_t unit, off;
-	uint32_t idx;
-};
-
-static int unit_key_cmp(const void *pa, const void *pb)
-{
-	const struct unit_key *a = pa, *b = pb;
-
-	if (a->unit != b->unit)
-		return a->unit < b->unit ? -1 : 1;
-	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-/*
- * Where to end a shard that should end at ideal. Inside the run of one
- * file's addresses, the run is put in the order of their compile units
- * (a unit's code may lie in several places: hot and cold parts) and the
- * shard ends where the unit changes, or at an end of the run, whichever is
- * nearest; so no unit (its line table and DIEs: the cost of a lookup) is
- * read by two symbolizers. syms is the first shard's, which opens the file.
- */
-static int unit_split(const struct tdr_report_symbols *syms, struct tdr_report_addr_order *o,
-		      size_t cnt, size_t ideal, size_t *at)
-{
-	size_t lo = ideal, hi = ideal, best, n;
-	struct unit_key *keys;
-	uint64_t *offs, *unit;
-	struct tdr_dso_ref ref;
-	int err;
-
-	*at = ideal;
-	if (ideal == 0 || ideal >= cnt || !o[ideal].obj || o[ideal - 1].obj != o[ideal].obj)
-		return 0;
-	while (lo > 0 && o[lo - 1].obj == o[ideal].obj)
-		lo--;
-	while (hi < cnt && o[hi].obj == o[ideal].obj)
-		hi++;
-	best = ideal - lo <= hi - ideal ? lo : hi;
-	n = hi - lo;
-	offs = tdr_malloc(n * sizeof(*offs));
-	unit = tdr_malloc(n * sizeof(*unit));
-	keys = tdr_malloc(n * sizeof(*keys));
-	err = offs && unit && keys ? 0 : -ENOMEM;
-	for (size_t i = 0; !err && i < n; i++)
-		offs[i] = o[lo + i].off;
-	ref = ref_of(&o[lo]);
-	if (!err && syms->units)
-		err = syms->units(syms->ctx, &ref, offs, n, unit);
-	else if (!err)
-		err = 1; /* units unknown: one unit */
-	if (!err) {
-		for (size_t i = 0; i < n; i++)
-			keys[i] = (struct unit_key){.unit = unit[i], .off = o[lo + i].off,
-						    .idx = o[lo + i].idx};
-		qsort(keys, n, sizeof(*keys), unit_key_cmp);
-		for (size_t i = 0; i < n; i++)
-			o[lo + i] = (struct tdr_report_addr_order){
-			    .obj = o[lo + i].obj, .off = keys[i].off, .idx = keys[i].idx};
-		for (size_t i = 1; i < n; i++) {
-			size_t at_i = lo + i;
-			size_t dist = at_i > ideal ? at_i - ideal : ideal - at_i;
-			size_t best_dist = best > ideal ? best - ideal : ideal - best;
-
-			if (keys[i - 1].unit != keys[i].unit && dist < best_dist)
-				best = at_i;
-		}
-	}
-	free(offs);
-	free(unit);
-	free(keys);
-	*at = best;
-	return err < 0 ? err : 0;
-}
-
-/* Look every address up, shards[1..] in threads of their own; answers[i]
- * is the answer to entry i. The order of a file's addresses may change
- * (unit_split). Messages come out as one thread would give them: those of
- * shard 0, then of shard 1, ..., each once. */
-static int lookup_all(struct tdr_report_archiver *a, const struct tdr_report_symbols *syms,
-		      size_t syms_cnt, struct tdr_report_addr_order *order,
-		      struct tdr_sym *answers)
-{
-	struct tdr_log_capture logs[TDR_ARCHIVE_JOBS_MAX] = {0};
-	struct shard sh[TDR_ARCHIVE_JOBS_MAX] = {0};
-	size_t kernel = 0, n, files, at = 0;
-	int err = 0;
-
-	while (kernel < a->cnt && !order[kernel].obj)
-		kernel++; /* the kernel's addresses sort first: shard 0's */
-	files = a->cnt - kernel;
-	n = shard_cnt(files, syms_cnt);
-	for (size_t k = 0; !err && k < n; k++) {
-		size_t end = a->cnt;
-
-		if (k + 1 < n)
-			err = unit_split(&syms[0], order, a->cnt, kernel + files * (k + 1) / n, &end);
-		if (end < at)
-			end = at;
-		sh[k] = (struct shard){.syms = &syms[k], .ents = a->ents, .o = order + at,
-				       .answers = answers, .cnt = end - at, .log = &logs[k]};
-		at = end;
-	}
-	if (err)
-		return err;
-	for (size_t k = 0; n > 1 && k < n; k++)
-		tdr_debug("archiving: symbolizer %zu of %zu looks up %zu addresses", k + 1, n, sh[k].cnt);
-	if (n == 1) {
-		shard_run(&sh[0]);
-		return sh[0].err;
-	}
-	for (size_t k = 1; k < n; k++)
-		if (sh[k].cnt)
-			sh[k].started = !pthread_create(&sh[k].thread, NULL, shard_thread, &sh[k]);
-	tdr_log_capture__start(&logs[0]);
-	shard_run(&sh[0]);
-	for (size_t k = 1; k < n; k++) {
-		if (sh[k].started)
-			pthread_join(sh[k].thread, NULL);
-		else if (sh[k].cnt)
-			shard_run(&sh[k]); /* no thread to be had: here, after the others */
-	}
-	tdr_log_capture__stop();
-	tdr_log_capture__replay(logs, n);
-	for (size_t k = 0; !err && k < n; k++)
-		err = sh[k].err;
-	return err;
-}
-
 int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
-				 const struct tdr_report_symbols *syms, size_t syms_cnt,
+				 const struct tdr_report_symbols *syms, size_t jobs,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum)
 {
 	struct tdr_report_addr_order *order = tdr_malloc((a->cnt + 1) * sizeof(*order));
-	struct tdr_sym *answers = tdr_malloc((a->cnt + 1) * sizeof(*answers));
+	struct tdr_report_arch_answers ans = {.sym = tdr_malloc((a->cnt + 1) * sizeof(*ans.sym))};
 	const void *last_obj = NULL;
 	long kernel = -1, last_dso = -1;
 	int err = 0;
 
-	if (!order || !answers) {
+	if (!order || !ans.sym) {
 		err = -ENOMEM;
 		goto out;
 	}
 	sum->addrs = a->cnt;
 	err = lookup_order(a, order);
 	if (!err)
-		err = lookup_all(a, syms, syms_cnt, order, answers);
-	if (!err && syms_cnt > 1)
+		err = tdr_report_archive_lookup(a, syms, jobs, order, &ans, &sum->workers);
+	if (!err && jobs > 1)
 		tdr_report_addr_order_sort(order, a->cnt); /* file by file, by offset */
 	for (size_t oi = 0; !err && oi < a->cnt; oi++) {
 		size_t i = order[oi].idx;
 		const struct tdr_report_arch_addr *e = &a->ents[i];
-		const struct tdr_sym *sym = &answers[i];
+		const struct tdr_sym *sym = &ans.sym[i];
 		long dso;
 
 		if (!keep(sym, sum))
@@ -570,6 +346,6 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 	}
 out:
 	free(order);
-	free(answers);
+	tdr_report_arch_answers__fini(&ans);
 	return err;
 }

@@ -26,7 +26,6 @@
 #include "tdrec/archive.h"
 #include "tdrec/format.h"
 #include "tdrec/tdr_err.h"
-#include "tdrec/tdr_mem.h"
 
 #define LOG_PREFIX "report: "
 #include "tdrec/tdr_log.h"
@@ -110,7 +109,7 @@ static int sym_expect(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *
 }
 
 static int sym_units(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
-		     size_t cnt, uint64_t *unit)
+		     size_t cnt, uint64_t *unit, uint64_t *bytes)
 {
 	struct sym_ctx *c = ctx;
 	struct tdr_dso_ref near = *dso;
@@ -118,7 +117,7 @@ static int sym_units(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *f
 
 	if (near_path(c->dir, dso, path))
 		near.path = path; /* as a lookup does without an archive entry */
-	return tdr_symbolizer__units(c->s, &near, file_offs, cnt, unit);
+	return tdr_symbolizer__units(c->s, &near, file_offs, cnt, unit, bytes);
 }
 
 static int sym_lookup_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
@@ -480,14 +479,11 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 	struct arch_run run = {.h = h};
 	struct tdr_report_archiver *a = &run.a;
 	struct tdr_archive_builder *b = NULL;
-	struct tdr_symbolizer **syms = NULL;
-	struct tdr_report_symbols *rs = NULL;
-	struct sym_ctx *sc = NULL;
+	struct tdr_symbolizer *sym = NULL;
 	struct tdr_kallsyms *ks = NULL;
 	struct tdr_parser *p = NULL;
 	struct tdr_unwinder *unw = NULL;
 	const struct tdr_meta *meta;
-	size_t jobs = 0;
 	int err;
 
 	*data = NULL;
@@ -527,28 +523,22 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		    .archive = tdr_parser__archive(p),
 		    .debuginfod = true,
 		};
+		struct tdr_report_symbols rs;
+		struct sym_ctx sc = {0}; /* the archiver looks up no JIT code: no parser */
+
 		err = tdr_report_kallsyms_new(lopts, &ks);
 		if (err)
 			goto out;
 		tdr_report_symbolizer_opts(meta, a->kernel_image, lopts, ks, &so);
-		/* The archiver looks up no JIT code (no parser in sym_ctx);
-		 * only the first symbolizer looks the kernel up. */
-		jobs = tdr_report_archive_jobs(lopts->jobs, a->cnt);
-		if (!(syms = tdr_calloc(jobs, sizeof(*syms))) ||
-		    !(rs = tdr_calloc(jobs, sizeof(*rs))) || !(sc = tdr_calloc(jobs, sizeof(*sc)))) {
-			err = -ENOMEM;
+		err = tdr_symbolizer__new(&so, &sym);
+		if (err)
 			goto out;
-		}
-		for (size_t k = 0; !err && k < jobs; k++) {
-			err = tdr_symbolizer__new(&so, &syms[k]);
-			so.kallsyms = NULL;
-			sc[k].s = syms[k];
-			sc[k].archived = so.archive != NULL;
-			tdr_report_recording_dir(path, sc[k].dir, sizeof(sc[k].dir));
-			report_symbols_init(&rs[k], &sc[k]);
-		}
-		if (!err)
-			err = tdr_report_archiver__resolve(a, rs, jobs, b, sum);
+		sc.s = sym;
+		sc.archived = so.archive != NULL;
+		tdr_report_recording_dir(path, sc.dir, sizeof(sc.dir));
+		report_symbols_init(&rs, &sc);
+		err = tdr_report_archiver__resolve(
+		    a, &rs, tdr_report_archive_jobs(lopts->jobs, a->cnt), b, sum);
 	}
 	if (!err)
 		err = tdr_report_archiver__stacks(a, b, arch_frame_cnt(&run), sum);
@@ -559,11 +549,7 @@ int tdr_report_archive_run(const char *path, const struct tdr_report_load_opts *
 		sum->objects = tdr_archive_builder__dso_cnt(b);
 	}
 out:
-	for (size_t k = 0; syms && k < jobs; k++)
-		tdr_symbolizer__free(syms[k]);
-	free(syms);
-	free(rs);
-	free(sc);
+	tdr_symbolizer__free(sym);
 	tdr_kallsyms__free(ks);
 	tdr_archive_builder__free(b);
 	tdr_report_archiver__release(a);

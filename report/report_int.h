@@ -70,10 +70,10 @@ struct tdr_report_symbols {
 	 * (tdr_symbolizer__expect); NULL: none said. */
 	int (*expect)(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
 		      size_t cnt);
-	/* The compile unit of each offset (tdr_symbolizer__units); NULL:
-	 * unknown, as if every offset were in one unit. */
+	/* The compile unit of each offset and its size (tdr_symbolizer__units);
+	 * NULL: unknown, as if every offset were in one unit. */
 	int (*units)(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *file_offs,
-		     size_t cnt, uint64_t *unit);
+		     size_t cnt, uint64_t *unit, uint64_t *bytes);
 	/* JIT code in anonymous memory of process pid: the function at ip,
 	 * and in *source the file that named it (a perf map or jitdump).
 	 * NULL: none looked up. */
@@ -202,23 +202,42 @@ int tdr_report_archiver__stacks(struct tdr_report_archiver *a, struct tdr_archiv
 				uint64_t frame_cnt, struct tdr_archive_summary *sum);
 /*
  * Symbolize each address once and add the answers to keep to b; counts in
- * sum. syms[0 .. syms_cnt) are symbolizers of the same options, each used
- * by one thread: syms[0] looks the kernel up, and the files' addresses are
- * split between them in runs of whole code units as far as the order
- * allows (at least TDR_ARCHIVE_SHARD_MIN addresses each). The archive is
- * the same whatever syms_cnt is. Returns 0, -ENOMEM or what a lookup
- * returned.
+ * sum. With jobs > 1 (tdr_report_archive_jobs), the lookups are divided
+ * between this process and up to jobs - 1 forked children, each with at
+ * least TDR_ARCHIVE_SHARD_MIN addresses (archive_shards.c); the archive
+ * is the same for any jobs. Returns 0, -ENOMEM or what a lookup returned.
  */
 #define TDR_ARCHIVE_JOBS_MAX 8
 #define TDR_ARCHIVE_SHARD_MIN 512
 int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
-				 const struct tdr_report_symbols *syms, size_t syms_cnt,
+				 const struct tdr_report_symbols *syms, size_t jobs,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum);
 void tdr_report_archiver__release(struct tdr_report_archiver *a);
-/* How many symbolizers to give __resolve for addrs addresses: asked (0: as
- * many as CPUs this thread may run on), at most TDR_ARCHIVE_JOBS_MAX and
- * one per TDR_ARCHIVE_SHARD_MIN addresses, at least 1. */
+/* Whether entry idx of ents (struct tdr_report_arch_addr) is a file offset. */
+bool tdr_report_arch_addr_is_file(const void *ents, uint32_t idx);
+
+/* ---- the lookups of __resolve (archive_shards.c) ---- */
+struct tdr_report_addr_order;
+/* How many jobs for addrs addresses: asked (0: as many as CPUs this
+ * thread may run on), at most TDR_ARCHIVE_JOBS_MAX and one per
+ * TDR_ARCHIVE_SHARD_MIN addresses, at least 1. */
 size_t tdr_report_archive_jobs(unsigned asked, size_t addrs);
+/* The answers, by entry index; strings and inline frames that children
+ * gave live in bufs and frames. */
+struct tdr_report_arch_answers {
+	struct tdr_sym *sym;
+	void *bufs[TDR_ARCHIVE_JOBS_MAX];
+	size_t buf_cnt;
+	struct tdr_arena frames;
+};
+/* Answer every entry of a, order[0 .. a->cnt) being the lookup order (a
+ * file's addresses may be put in the order of their compile units); the
+ * processes that took work into *workers. Returns 0, -ENOMEM or what a
+ * lookup returned. */
+int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_report_symbols *syms,
+			      size_t jobs, struct tdr_report_addr_order *order,
+			      struct tdr_report_arch_answers *out, uint64_t *workers);
+void tdr_report_arch_answers__fini(struct tdr_report_arch_answers *out);
 
 /* tdr_report__archive with hooks (load.c): opened right after the parser
  * opened the file (before any record is read), ran after every sample went

@@ -1,9 +1,10 @@
 /*
- * tests/report/test_archive_shards.c - the archiving step's lookups split
- * between symbolizers (report/archive.c): fake symbolizers whose compile
- * units are spread over their file (hot and cold parts), checked for the
- * same archive with one symbolizer or several, each unit read by one
- * symbolizer only, the kernel by the first, and their messages shown once.
+ * tests/report/test_archive_shards.c - the archiving step's lookups divided
+ * between tdrec and forked children (report/archive_shards.c): a fake
+ * symbolizer whose compile units are spread over their file (hot and cold
+ * parts), checked for the same archive with one job or several, each unit
+ * read by one process only, the kernel by tdrec's, and the messages of all
+ * shown once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,20 +14,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "report_int.h"
 #include "tdrec/archive.h"
 #include "tdrec/tdr_log.h"
 
 #define UNITS 7
-#define FAKES 4
+#define PROCS 8
 
-/* One fake symbolizer: what it was asked. */
-struct fake {
-	bool unit_seen[2][UNITS]; /* [file: 0 libA, 1 libB][unit] */
-	bool opened[2];
-	size_t kernel_lookups, lookups;
+/* What the lookups saw, in memory shared with the step's children. */
+struct seen {
+	pid_t reader[2][UNITS]; /* [file: 0 libA, 1 libB][unit]: first reader */
+	bool twice[2][UNITS];	/* read by a second process */
+	pid_t procs[PROCS];	/* every process that looked something up */
+	size_t kernel_elsewhere; /* kernel lookups not in the test's process */
+	size_t kernel_here;
 };
+
+static struct seen *seen;
+static pid_t test_pid;
+/* Each process's own: which file it has "opened". */
+static bool opened[2];
+/* Children die at their first lookup (a crash, the OOM killer). */
+static bool children_die;
+/* Each process's first lookup waits until this many processes have
+ * started looking up (at most 10 s), so that each takes work. */
+static size_t rendezvous;
+
+static size_t procs(void)
+{
+	size_t n = 0;
+
+	while (n < PROCS && __atomic_load_n(&seen->procs[n], __ATOMIC_ACQUIRE))
+		n++;
+	return n;
+}
 
 /* A unit is every 4 KiB page whose number has the same remainder by 7:
  * each unit's code lies in many places of its file. */
@@ -40,6 +64,25 @@ static int file_no(const struct tdr_dso_ref *dso)
 	return strcmp(dso->path, "/lib/libA.so") ? 1 : 0;
 }
 
+static void note_proc(void)
+{
+	pid_t me = getpid();
+
+	for (size_t i = 0; i < PROCS; i++) {
+		pid_t none = 0;
+
+		if (__atomic_load_n(&seen->procs[i], __ATOMIC_ACQUIRE) == me)
+			return;
+		if (__atomic_compare_exchange_n(&seen->procs[i], &none, me, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;
+		if (none == me)
+			return;
+	}
+	for (int ms = 0; ms < 10000 && procs() < rendezvous; ms++)
+		usleep(1000);
+}
+
 static int fake_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t off,
 		       struct tdr_sym *out)
 {
@@ -47,43 +90,65 @@ static int fake_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t off,
 	    {"a0", "a1", "a2", "a3", "a4", "a5", "a6"},
 	    {"b0", "b1", "b2", "b3", "b4", "b5", "b6"},
 	};
-	struct fake *f = ctx;
 	int file = file_no(dso);
+	uint64_t u = unit_of(off);
 
-	if (!f->opened[file]) {
-		f->opened[file] = true;
+	(void)ctx;
+	if (children_die && getpid() != test_pid)
+		_exit(3);
+	note_proc();
+	if (!opened[file]) {
+		opened[file] = true;
 		tdr_warn("fake: opened %s", dso->path);
 	}
-	f->unit_seen[file][unit_of(off)] = true;
-	f->lookups++;
+	if (!seen->reader[file][u])
+		seen->reader[file][u] = getpid();
+	else if (seen->reader[file][u] != getpid())
+		seen->twice[file][u] = true;
 	memset(out, 0, sizeof(*out));
 	if (off % 97 == 0) {
 		out->status = TDR_SYM_NO_SYMBOL;
 		return 0;
 	}
 	out->status = TDR_SYM_OK;
-	out->function = names[file][unit_of(off)];
+	out->function = names[file][u];
 	out->function_offset = off & 0xfff;
-	out->file = "unit.c";
+	out->file = off % 3 ? "unit.c" : NULL;
 	out->line = (uint32_t)(off % 1000) + 1;
+	if (off % 5 == 0) {
+		static const struct tdr_inline_frame chain[2] = {
+		    {.function = "inner", .call_file = "unit.h", .call_line = 7, .call_column = 3},
+		    {.function = "outer", .call_file = "unit.c", .call_line = 42},
+		};
+
+		out->inlines = chain;
+		out->inline_cnt = 2;
+	}
 	return 0;
 }
 
+/* The size of a unit: 100 KB each, unless one is made huge. */
+static uint64_t huge_unit_bytes;
+
 static int fake_units(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *offs, size_t cnt,
-		      uint64_t *unit)
+		      uint64_t *unit, uint64_t *bytes)
 {
 	(void)ctx;
-	(void)dso;
-	for (size_t i = 0; i < cnt; i++)
+	for (size_t i = 0; i < cnt; i++) {
 		unit[i] = unit_of(offs[i]);
+		bytes[i] = !file_no(dso) && unit[i] == 3 && huge_unit_bytes ? huge_unit_bytes
+									  : 100000;
+	}
 	return 0;
 }
 
 static int fake_kernel(void *ctx, uint64_t ip, struct tdr_sym *out)
 {
-	struct fake *f = ctx;
-
-	f->kernel_lookups++;
+	(void)ctx;
+	if (getpid() == test_pid)
+		seen->kernel_here++;
+	else
+		seen->kernel_elsewhere++;
 	memset(out, 0, sizeof(*out));
 	out->status = TDR_SYM_OK;
 	out->function = "kfunc";
@@ -117,16 +182,20 @@ static void add(struct tdr_report_archiver *a, enum tdr_cpumode mode, const stru
 	assert_int_equal(tdr_report_archiver__add_sample(a, &s), 0);
 }
 
-/* The archive of 1,900 addresses (libA through two mappings, libB, the
- * kernel) resolved by fakes[0 .. n); its encoded bytes. */
-static void *archive_with(size_t n, struct fake *fakes, size_t *sz)
+/* The archive of 1,910 addresses (libA through two mappings, libB, the
+ * kernel) resolved in jobs jobs; its encoded bytes. */
+static void *archive_with(size_t jobs, size_t *sz)
 {
-	struct tdr_report_symbols rs[FAKES];
+	struct tdr_report_symbols rs = {.lookup = fake_lookup, .lookup_kernel = fake_kernel,
+					.units = fake_units};
 	struct tdr_report_archiver a = {0};
 	struct tdr_archive_summary sum = {0};
 	struct tdr_archive_builder *b;
 	void *data = NULL;
 
+	memset(seen, 0, sizeof(*seen));
+	memset(opened, 0, sizeof(opened));
+	logged_cnt = 0;
 	for (uint64_t i = 0; i < 1000; i++)
 		add(&a, TDR_MODE_USER, &maps[0], i * 0x153);
 	for (uint64_t i = 0; i < 300; i++)
@@ -135,11 +204,8 @@ static void *archive_with(size_t n, struct fake *fakes, size_t *sz)
 		add(&a, TDR_MODE_USER, &maps[1], i * 0x61);
 	for (uint64_t i = 0; i < 10; i++)
 		add(&a, TDR_MODE_KERNEL, NULL, 0xffffffff81000000ull + i * 16);
-	for (size_t k = 0; k < n; k++)
-		rs[k] = (struct tdr_report_symbols){.lookup = fake_lookup, .lookup_kernel = fake_kernel,
-						    .units = fake_units, .ctx = &fakes[k]};
 	assert_int_equal(tdr_archive_builder__new(&b), 0);
-	assert_int_equal(tdr_report_archiver__resolve(&a, rs, n, b, &sum), 0);
+	assert_int_equal(tdr_report_archiver__resolve(&a, &rs, jobs, b, &sum), 0);
 	assert_int_equal(sum.addrs, a.cnt);
 	assert_int_equal(tdr_archive_builder__encode(b, 3, &data, sz), 0);
 	tdr_archive_builder__free(b);
@@ -147,48 +213,85 @@ static void *archive_with(size_t n, struct fake *fakes, size_t *sz)
 	return data;
 }
 
-static void test_any_number_of_symbolizers_gives_one_archive(void **state)
+static void test_any_number_of_jobs_gives_one_archive(void **state)
 {
-	struct fake one[1] = {0}, many[FAKES] = {0};
-	size_t sz1, szn, used = 0;
+	size_t sz1, szn;
 	void *d1, *dn;
 
 	(void)state;
 	tdr_log_set_sink(sink);
-	d1 = archive_with(1, one, &sz1);
-	logged_cnt = 0;
-	dn = archive_with(3, many, &szn);
+	d1 = archive_with(1, &sz1);
+	assert_int_equal(procs(), 1);
+	assert_int_equal(seen->procs[0], test_pid);
+	rendezvous = 3;
+	dn = archive_with(3, &szn);
+	rendezvous = 0;
 	tdr_log_set_sink(NULL);
 	assert_int_equal(sz1, szn);
 	assert_memory_equal(d1, dn, sz1);
 	free(d1);
 	free(dn);
 
-	/* 1,900 file addresses: three shards of 512 or more. */
-	for (size_t k = 0; k < FAKES; k++)
-		used += many[k].lookups > 0;
-	assert_int_equal(used, 3);
-	assert_int_equal(many[3].lookups, 0);
-	/* Only the first looks the kernel up. */
-	assert_int_equal(many[0].kernel_lookups, 10);
-	assert_int_equal(many[1].kernel_lookups + many[2].kernel_lookups, 0);
-	/* No unit of a file is read by two. */
+	/* 1,900 file addresses: three jobs, the test's process and two
+	 * children, each with some of the work. */
+	assert_int_equal(procs(), 3);
+	/* The kernel is one item: one process looks it all up. */
+	assert_true(seen->kernel_here == 10 || seen->kernel_elsewhere == 10);
+	assert_int_equal(seen->kernel_here + seen->kernel_elsewhere, 10);
+	/* No unit of a file is read by two processes. */
 	for (int file = 0; file < 2; file++)
 		for (int u = 0; u < UNITS; u++) {
-			int readers = 0;
-
-			for (size_t k = 0; k < 3; k++)
-				readers += many[k].unit_seen[file][u];
-			assert_int_equal(readers, 1);
+			assert_true(seen->reader[file][u] != 0);
+			assert_false(seen->twice[file][u]);
 		}
-	/* Every file opened by some symbolizer; each message shown once. */
+	/* Every file "opened" by some process; each message shown once. */
 	assert_int_equal(logged_cnt, 2);
-	for (size_t i = 0; i < logged_cnt; i++)
-		for (size_t j = i + 1; j < logged_cnt; j++)
-			assert_string_not_equal(logged[i], logged[j]);
+	assert_string_not_equal(logged[0], logged[1]);
 }
 
-static void test_few_addresses_stay_in_one_symbolizer(void **state)
+static void test_a_child_that_dies_costs_only_time(void **state)
+{
+	size_t sz1, szn;
+	void *d1, *dn;
+
+	(void)state;
+	tdr_log_set_sink(sink);
+	d1 = archive_with(1, &sz1);
+	children_die = true;
+	dn = archive_with(3, &szn);
+	children_die = false;
+	tdr_log_set_sink(NULL);
+	/* Their runs were looked up by the test's process instead. */
+	assert_int_equal(procs(), 1);
+	assert_int_equal(sz1, szn);
+	assert_memory_equal(d1, dn, sz1);
+	assert_int_equal(logged_cnt, 2);
+	free(d1);
+	free(dn);
+}
+
+static void test_work_that_does_not_divide_stays_here(void **state)
+{
+	size_t sz1, szn;
+	void *d1, *dn;
+
+	(void)state;
+	tdr_log_set_sink(sink);
+	d1 = archive_with(1, &sz1);
+	/* One unit of libA holds nearly all the work (an interpreter loop,
+	 * a big generated file): a child would wait for it or do it alone. */
+	huge_unit_bytes = 100000000;
+	dn = archive_with(3, &szn);
+	huge_unit_bytes = 0;
+	tdr_log_set_sink(NULL);
+	assert_int_equal(procs(), 1);
+	assert_int_equal(sz1, szn);
+	assert_memory_equal(d1, dn, sz1);
+	free(d1);
+	free(dn);
+}
+
+static void test_few_addresses_stay_in_one_job(void **state)
 {
 	(void)state;
 	assert_int_equal(tdr_report_archive_jobs(8, 1000), 1);
@@ -202,9 +305,15 @@ static void test_few_addresses_stay_in_one_symbolizer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_any_number_of_symbolizers_gives_one_archive),
-	    cmocka_unit_test(test_few_addresses_stay_in_one_symbolizer),
+	    cmocka_unit_test(test_any_number_of_jobs_gives_one_archive),
+	    cmocka_unit_test(test_a_child_that_dies_costs_only_time),
+	    cmocka_unit_test(test_work_that_does_not_divide_stays_here),
+	    cmocka_unit_test(test_few_addresses_stay_in_one_job),
 	};
 
+	test_pid = getpid();
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (seen == MAP_FAILED)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,6 +278,9 @@ struct tdr_archive_summary {
 	 * or changed since the recording; kernel symbols were not usable. */
 	uint64_t missing, changed, no_kernel;
 	uint64_t objects; /* objects in the archive */
+	/* Processes that looked addresses up: 1, or more when the lookups
+	 * were shared with forked workers (tdr_report_load_opts.jobs). */
+	uint64_t workers;
 	/* Unwound user stacks (--call-graph dwarf): samples whose stack was
 	 * stored, distinct stacks, samples left to unwinding at report time
 	 * (a frame's object missing or changed, or no caller found). */
