@@ -5,7 +5,8 @@
  * it is written to a file of a private temporary directory and symbolized
  * through the public API (tdr_symbolizer__lookup with lines and inline
  * chains) at 256 file offsets spread over it plus a few fixed ones (on
- * every other input told beforehand of half of them), so the
+ * every other input told beforehand of half of them, and asked their
+ * compile units and sizes first, as the archiving step does), so the
  * symbol table, the PLT stubs, the sections and segments, the DWARF
  * compile units, subprograms, inline trees and line tables of the fuzzer's
  * file are all walked. libelf and libdw are not instrumented (Debian's
@@ -68,10 +69,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * offsets (tdr_symbolizer__expect): the CU walk lists only the inlines
 	 * of the functions holding them, the others' wait for their lookup. */
 	if (size && data[size / 2] & 1) {
-		uint64_t half[128];
+		uint64_t half[128], unit[128], bytes[128];
 
 		for (size_t k = 0; k < 128; k++)
 			half[k] = size * (2 * k) / 256;
+		if (!tdr_symbolizer__units(s, &ref, half, 128, unit, bytes))
+			for (size_t k = 0; k < 128; k++)
+				sink_n += (size_t)(unit[k] ^ bytes[k]);
 		(void)tdr_symbolizer__expect(s, &ref, half, 128);
 	}
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
