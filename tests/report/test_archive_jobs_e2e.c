@@ -3,7 +3,7 @@
  * forked workers gives the archive one process gives, on real DWARF
  * (docs/symbolize.md "Archived symbols", report/archive_shards.c).
  *
- * A program of eight compile units of 120 functions each, built with
+ * A program of eight compile units of 400 functions each, built with
  * -O0 -g in a temporary directory, is recorded with the software plan and
  * --no-archive; `tdrec archive -j 1` and `-j 2` must write the same file,
  * byte for byte, from over 1,024 addresses, and the second must say that
@@ -26,13 +26,15 @@
 #include "support/test_run.h"
 
 #define UNITS 8
-#define FUNCS 120
+#define FUNCS 400
 
 struct env {
 	char dir[64];
 	const char *tdrec;
 };
 
+/* Units of about 90 KB of DIEs each: enough estimated work for a worker
+ * (report/archive_shards.c, WORKER_MIN_COST), with room to spare. */
 static void write_sources(const struct env *e)
 {
 	char path[128];
@@ -44,10 +46,13 @@ static void write_sources(const struct env *e)
 		for (int j = 0; j < FUNCS; j++)
 			fprintf(f,
 				"double u%d_f%d(double x)\n{\n"
-				"\tfor (int i = 0; i < 300; i++)\n"
-				"\t\tx = x * 1.000001 + %d.0 * 0.001 - i * 0.0001;\n"
-				"\treturn x;\n}\n",
-				u, j, u * FUNCS + j);
+				"\tdouble a = x, b = %d.5, c = 0, d = 1, e = 2, g = 3;\n"
+				"\tlong n = %d, m = %d, k = 0;\n"
+				"\tfor (int i = 0; i < 60; i++) {\n"
+				"\t\tc += a * b - i + d * e - g;\n"
+				"\t\ta = a * 1.000001 + n + m + k;\n"
+				"\t}\n\treturn c;\n}\n",
+				u, j, j, u, j);
 		fclose(f);
 	}
 	snprintf(path, sizeof(path), "%s/main.c", e->dir);
@@ -56,7 +61,7 @@ static void write_sources(const struct env *e)
 	for (int u = 0; u < UNITS; u++)
 		for (int j = 0; j < FUNCS; j++)
 			fprintf(f, "double u%d_f%d(double);\n", u, j);
-	fputs("int main(void)\n{\n\tdouble s = 0;\n\tfor (int r = 0; r < 800; r++) {\n", f);
+	fputs("int main(void)\n{\n\tdouble s = 0;\n\tfor (int r = 0; r < 1500; r++) {\n", f);
 	for (int u = 0; u < UNITS; u++)
 		for (int j = 0; j < FUNCS; j++)
 			fprintf(f, "\t\ts += u%d_f%d(r);\n", u, j);
