@@ -595,8 +595,8 @@ int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_re
 	/* Messages from here on are shown with the children's, each once. */
 	tdr_log_capture__start(&logs[0]);
 	err = take_items(&w);
-	if (err) /* the children take the rest; waited for all the same */
-		*w.next = w.item_cnt;
+	if (err) /* the children take no more; waited for all the same */
+		__atomic_store_n(w.next, w.item_cnt, __ATOMIC_RELAXED);
 	for (size_t k = 0; k < kid_cnt; k++) {
 		uint64_t answered = 0;
 

@@ -202,9 +202,9 @@ int tdr_report_archiver__stacks(struct tdr_report_archiver *a, struct tdr_archiv
 				uint64_t frame_cnt, struct tdr_archive_summary *sum);
 /*
  * Symbolize each address once and add the answers to keep to b; counts in
- * sum. With jobs > 1 (tdr_report_archive_jobs), the lookups are divided
- * between this process and up to jobs - 1 forked children, each with at
- * least TDR_ARCHIVE_SHARD_MIN addresses (archive_shards.c); the archive
+ * sum. With jobs > 1 (tdr_report_archive_jobs: at most one per
+ * TDR_ARCHIVE_SHARD_MIN addresses), the lookups may be shared with up to
+ * jobs - 1 forked children, unit by unit (archive_shards.c); the archive
  * is the same for any jobs. Returns 0, -ENOMEM or what a lookup returned.
  */
 #define TDR_ARCHIVE_JOBS_MAX 8
