@@ -24,12 +24,13 @@
 #include <cmocka.h>
 
 #include "support/test_run.h"
+#include "support/test_tmpdir.h"
 
 #define UNITS 8
 #define FUNCS 400
 
 struct env {
-	char dir[64];
+	char dir[TEST_TMPDIR_SZ];
 	const char *tdrec;
 };
 
@@ -158,29 +159,20 @@ static void test_jobs_give_the_same_archive(void **state)
 
 static int setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
+	static struct env e;
 
-	e->tdrec = getenv("TDREC");
-	if (!e->tdrec) {
-		fprintf(stderr, "TDREC must be set (run through ctest)\n");
-		free(e);
+	e.tdrec = getenv("TDREC");
+	if (!e.tdrec || !test_tmpdir_make(e.dir, "archive-jobs")) {
+		fprintf(stderr, "TDREC must be set (run through ctest), and /tmp writable\n");
 		return -1;
 	}
-	snprintf(e->dir, sizeof(e->dir), "/tmp/tdrec-archive-jobs-XXXXXX");
-	if (!mkdtemp(e->dir)) {
-		free(e);
-		return -1;
-	}
-	*state = e;
+	*state = &e;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct env *e = *state;
-
-	test_run(NULL, "rm -rf '%s'", e->dir);
-	free(e);
+	test_tmpdir_remove(((struct env *)*state)->dir);
 	return 0;
 }
 

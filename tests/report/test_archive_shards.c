@@ -213,25 +213,39 @@ static void *archive_with(size_t jobs, size_t *sz)
 	return data;
 }
 
-static void test_any_number_of_jobs_gives_one_archive(void **state)
+/* The archive in 3 jobs, with *flag set to value meanwhile, must be the
+ * one of 1 job. */
+static void same_as_one_job(bool *flag, uint64_t *big, uint64_t big_value)
 {
 	size_t sz1, szn;
 	void *d1, *dn;
 
-	(void)state;
 	tdr_log_set_sink(sink);
 	d1 = archive_with(1, &sz1);
 	assert_int_equal(procs(), 1);
 	assert_int_equal(seen->procs[0], test_pid);
-	rendezvous = 3;
+	if (flag)
+		*flag = true;
+	if (big)
+		*big = big_value;
+	rendezvous = flag || big ? 0 : 3;
 	dn = archive_with(3, &szn);
 	rendezvous = 0;
+	if (flag)
+		*flag = false;
+	if (big)
+		*big = 0;
 	tdr_log_set_sink(NULL);
 	assert_int_equal(sz1, szn);
 	assert_memory_equal(d1, dn, sz1);
 	free(d1);
 	free(dn);
+}
 
+static void test_any_number_of_jobs_gives_one_archive(void **state)
+{
+	(void)state;
+	same_as_one_job(NULL, NULL, 0);
 	/* 1,900 file addresses: three jobs, the test's process and two
 	 * children, each with some of the work. */
 	assert_int_equal(procs(), 3);
@@ -251,44 +265,20 @@ static void test_any_number_of_jobs_gives_one_archive(void **state)
 
 static void test_a_child_that_dies_costs_only_time(void **state)
 {
-	size_t sz1, szn;
-	void *d1, *dn;
-
 	(void)state;
-	tdr_log_set_sink(sink);
-	d1 = archive_with(1, &sz1);
-	children_die = true;
-	dn = archive_with(3, &szn);
-	children_die = false;
-	tdr_log_set_sink(NULL);
-	/* Their runs were looked up by the test's process instead. */
+	same_as_one_job(&children_die, NULL, 0);
+	/* Their items were looked up by the test's process instead. */
 	assert_int_equal(procs(), 1);
-	assert_int_equal(sz1, szn);
-	assert_memory_equal(d1, dn, sz1);
 	assert_int_equal(logged_cnt, 2);
-	free(d1);
-	free(dn);
 }
 
 static void test_work_that_does_not_divide_stays_here(void **state)
 {
-	size_t sz1, szn;
-	void *d1, *dn;
-
 	(void)state;
-	tdr_log_set_sink(sink);
-	d1 = archive_with(1, &sz1);
 	/* One unit of libA holds nearly all the work (an interpreter loop,
 	 * a big generated file): a child would wait for it or do it alone. */
-	huge_unit_bytes = 100000000;
-	dn = archive_with(3, &szn);
-	huge_unit_bytes = 0;
-	tdr_log_set_sink(NULL);
+	same_as_one_job(NULL, &huge_unit_bytes, 100000000);
 	assert_int_equal(procs(), 1);
-	assert_int_equal(sz1, szn);
-	assert_memory_equal(d1, dn, sz1);
-	free(d1);
-	free(dn);
 }
 
 static void test_few_addresses_stay_in_one_job(void **state)
