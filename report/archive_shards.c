@@ -28,9 +28,11 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -522,12 +524,18 @@ size_t tdr_report_archive_jobs(unsigned asked, size_t addrs)
 /* Start a child that takes items; false when it cannot. */
 static bool start(const struct work *w, struct child *c)
 {
+	pid_t parent = getpid();
+
 	c->fd = memfd_create("tdrec-archive", MFD_CLOEXEC);
 	if (c->fd < 0)
 		return false;
 	c->pid = fork();
-	if (c->pid == 0)
+	if (c->pid == 0) {
+		/* Killed with tdrec (SIGKILL included), never left behind. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
 		child_run(w, c->fd);
+	}
 	if (c->pid > 0)
 		return true;
 	close(c->fd);
