@@ -136,6 +136,8 @@ struct wbuf {
 
 static void put(struct wbuf *b, const void *src, size_t n)
 {
+	if (!n)
+		return; /* src may be NULL then (no messages) */
 	if (b->oom || tdr_ensure_cap(&b->p, &b->cap, 1, b->len + n)) {
 		b->oom = true;
 		return;
