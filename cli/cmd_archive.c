@@ -46,7 +46,7 @@ static const char usage_text[] =
 	"options:\n"
 	"  -o, --output OUT  write the archived recording to OUT instead\n"
 	"  -j, --jobs N      symbolize in up to N processes, 1 to 8 (default: one\n"
-	"                    per CPU tdrec may run on, up to 8), from 512 addresses\n"
+	"                    per CPU tdrec may run on, up to 8), from 128 addresses\n"
 	"                    each; the archive is the same for any N\n"
 	"  -h, --help        this text\n"
 	"\n"

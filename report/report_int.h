@@ -208,7 +208,7 @@ int tdr_report_archiver__stacks(struct tdr_report_archiver *a, struct tdr_archiv
  * is the same for any jobs. Returns 0, -ENOMEM or what a lookup returned.
  */
 #define TDR_ARCHIVE_JOBS_MAX 8
-#define TDR_ARCHIVE_SHARD_MIN 512
+#define TDR_ARCHIVE_SHARD_MIN 128
 int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 				 const struct tdr_report_symbols *syms, size_t jobs,
 				 struct tdr_archive_builder *b, struct tdr_archive_summary *sum);

@@ -6,7 +6,7 @@
  * A program of eight compile units of 400 functions each, built with
  * -O0 -g in a temporary directory, is recorded with the software plan and
  * --no-archive; `tdrec archive -j 1` and `-j 2` must write the same file,
- * byte for byte, from over 1,024 addresses, and the second must say that
+ * byte for byte, from thousands of addresses, and the second must say that
  * two processes looked them up. A worker starts when the process forks
  * it and takes units while any are left, so under a heavily loaded
  * machine the parent could take them all first: the -j 2 run is tried up
@@ -133,7 +133,7 @@ static void test_jobs_give_the_same_archive(void **state)
 	summary(out, &addrs, &procs);
 	free(out);
 	assert_int_equal(procs, 1);
-	/* Enough addresses for two workers (512 each). */
+	/* Enough addresses for two workers (TDR_ARCHIVE_SHARD_MIN each). */
 	if (addrs < 1024)
 		print_error("only %lu addresses sampled\n", addrs);
 	assert_true(addrs >= 1024);

@@ -284,8 +284,8 @@ static void test_work_that_does_not_divide_stays_here(void **state)
 static void test_few_addresses_stay_in_one_job(void **state)
 {
 	(void)state;
-	assert_int_equal(tdr_report_archive_jobs(8, 1000), 1);
-	assert_int_equal(tdr_report_archive_jobs(8, 1024), 2);
+	assert_int_equal(tdr_report_archive_jobs(8, 255), 1);
+	assert_int_equal(tdr_report_archive_jobs(8, 256), 2);
 	assert_int_equal(tdr_report_archive_jobs(2, 100000), 2);
 	assert_int_equal(tdr_report_archive_jobs(1, 100000), 1);
 	assert_int_equal(tdr_report_archive_jobs(64, 100000), TDR_ARCHIVE_JOBS_MAX);
