@@ -302,8 +302,6 @@ int tdr_report_archiver__resolve(struct tdr_report_archiver *a,
 	err = lookup_order(a, order);
 	if (!err)
 		err = tdr_report_archive_lookup(a, syms, jobs, order, &ans, &sum->workers);
-	if (!err && jobs > 1)
-		tdr_report_addr_order_sort(order, a->cnt); /* file by file, by offset */
 	for (size_t oi = 0; !err && oi < a->cnt; oi++) {
 		size_t i = order[oi].idx;
 		const struct tdr_report_arch_addr *e = &a->ents[i];

@@ -388,59 +388,80 @@ static struct tdr_dso_ref ref_of(const struct tdr_report_addr_order *o)
 	return ref;
 }
 
-struct unit_key {
-	uint64_t unit, off, bytes;
-	uint32_t idx;
-};
-
-static int unit_key_cmp(const void *pa, const void *pb)
+/*
+ * The positions of unit[0 .. n) (in offset order) in unit order, keeping
+ * the offset order inside each unit, into out: a counting sort by unit
+ * (an index into the file's list of units), the addresses without one
+ * (UINT64_MAX) last. Returns 0, -ENOMEM, or 1 when the indexes are too
+ * sparse for it (a file of millions of units with few sampled: then the
+ * caller counts the file as one unit; the plan only guides the work).
+ */
+static int by_unit(uint64_t *unit, size_t n, size_t *out)
 {
-	const struct unit_key *a = pa, *b = pb;
+	uint64_t max = 0;
+	size_t *start, buckets;
 
-	if (a->unit != b->unit)
-		return a->unit < b->unit ? -1 : 1;
-	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+	for (size_t i = 0; i < n; i++)
+		if (unit[i] != UINT64_MAX && unit[i] > max)
+			max = unit[i];
+	if (max > 4 * (uint64_t)n + 65536) {
+		for (size_t i = 0; i < n; i++) {
+			unit[i] = 0;
+			out[i] = i;
+		}
+		return 1;
+	}
+	buckets = (size_t)max + 2;
+	if (!(start = tdr_calloc(buckets + 1, sizeof(*start))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		start[(unit[i] == UINT64_MAX ? buckets - 1 : unit[i]) + 1]++;
+	for (size_t b = 1; b <= buckets; b++)
+		start[b] += start[b - 1];
+	for (size_t i = 0; i < n; i++)
+		out[start[unit[i] == UINT64_MAX ? buckets - 1 : unit[i]]++] = i;
+	free(start);
+	return 0;
 }
 
 /*
- * One file's addresses o[0 .. n): put in the order of their compile units
- * (a unit's code may lie in several places: hot and cold parts), with the
- * cost of each place, ADDR_COST plus its unit's size where a unit starts,
- * and whether a run may start there (where a unit starts).
+ * One file's addresses o[0 .. n), in offset order: put in the order of
+ * their compile units (a unit's code may lie in several places: hot and
+ * cold parts), with the cost of each place, ADDR_COST plus its unit's size
+ * where a unit starts, and whether an item starts there (where a unit
+ * starts).
  */
 static int file_plan(const struct tdr_report_symbols *syms, struct tdr_report_addr_order *o,
 		     size_t n, uint64_t *cost, bool *cut)
 {
 	struct tdr_dso_ref ref = ref_of(o);
-	uint64_t *offs = tdr_malloc(n * sizeof(*offs)), *unit = tdr_malloc(n * sizeof(*unit));
-	uint64_t *bytes = tdr_malloc(n * sizeof(*bytes));
-	struct unit_key *keys = tdr_malloc(n * sizeof(*keys));
-	int err = offs && unit && bytes && keys ? 0 : -ENOMEM;
+	uint64_t *offs = tdr_malloc(n * sizeof(*offs)), *unit = tdr_calloc(n, sizeof(*unit));
+	uint64_t *bytes = tdr_calloc(n, sizeof(*bytes));
+	struct tdr_report_addr_order *was = tdr_malloc(n * sizeof(*was));
+	size_t *pos = tdr_malloc(n * sizeof(*pos));
+	int err = offs && unit && bytes && was && pos ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !err && i < n; i++)
 		offs[i] = o[i].off;
-	if (!err && syms->units)
+	if (!err && syms->units) /* else (unknown): the file is one unit */
 		err = syms->units(syms->ctx, &ref, offs, n, unit, bytes);
-	else if (!err)
-		memset(unit, 0, n * sizeof(*unit)), memset(bytes, 0, n * sizeof(*bytes));
+	if (!err)
+		err = by_unit(unit, n, pos) < 0 ? -ENOMEM : 0;
 	if (!err) {
-		for (size_t i = 0; i < n; i++)
-			keys[i] = (struct unit_key){
-			    .unit = unit[i], .off = o[i].off, .bytes = bytes[i], .idx = o[i].idx};
-		qsort(keys, n, sizeof(*keys), unit_key_cmp);
+		memcpy(was, o, n * sizeof(*was));
 		for (size_t i = 0; i < n; i++) {
-			cut[i] = !i || keys[i - 1].unit != keys[i].unit;
-			cost[i] = ADDR_COST + (cut[i] ? keys[i].bytes : 0);
-			o[i].off = keys[i].off;
-			o[i].idx = keys[i].idx;
+			size_t p = pos[i];
+
+			cut[i] = !i || unit[pos[i - 1]] != unit[p];
+			cost[i] = ADDR_COST + (cut[i] ? bytes[p] : 0);
+			o[i] = was[p];
 		}
 	}
 	free(offs);
 	free(unit);
 	free(bytes);
-	free(keys);
+	free(was);
+	free(pos);
 	return err;
 }
 
@@ -571,6 +592,7 @@ int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_re
 	struct child kids[TDR_ARCHIVE_JOBS_MAX];
 	struct work w = {.syms = syms, .ents = a->ents, .ent_cnt = a->cnt, .order = order,
 			 .answers = out->sym};
+	struct tdr_report_addr_order *sorted;
 	struct item *items = NULL;
 	size_t kernel = 0, n, kid_cnt = 0;
 	bool worth = false;
@@ -582,6 +604,11 @@ int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_re
 	n = shard_cnt(a->cnt - kernel, jobs);
 	if (n == 1)
 		return look_up(syms, a->ents, order, a->cnt, out->sym);
+	/* The order as it came (file by file, by offset), put back at the
+	 * end: make_items changes it. */
+	if (!(sorted = tdr_malloc(a->cnt * sizeof(*sorted))))
+		return -ENOMEM;
+	memcpy(sorted, order, a->cnt * sizeof(*sorted));
 	err = make_items(syms, order, a->cnt, &items, &w.item_cnt, &worth);
 	if (!err && !worth)
 		err = look_up(syms, a->ents, order, a->cnt, out->sym);
@@ -621,6 +648,8 @@ int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_re
 out:
 	if (w.next)
 		munmap(w.next, sizeof(*w.next));
+	memcpy(order, sorted, a->cnt * sizeof(*order));
+	free(sorted);
 	free(w.done);
 	free(items);
 	return err;

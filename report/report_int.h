@@ -230,10 +230,9 @@ struct tdr_report_arch_answers {
 	size_t buf_cnt;
 	struct tdr_arena frames;
 };
-/* Answer every entry of a, order[0 .. a->cnt) being the lookup order (a
- * file's addresses may be put in the order of their compile units); the
- * processes that took work into *workers. Returns 0, -ENOMEM or what a
- * lookup returned. */
+/* Answer every entry of a, order[0 .. a->cnt) being the lookup order
+ * (the same on return); the processes that took work into *workers.
+ * Returns 0, -ENOMEM or what a lookup returned. */
 int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_report_symbols *syms,
 			      size_t jobs, struct tdr_report_addr_order *order,
 			      struct tdr_report_arch_answers *out, uint64_t *workers);
