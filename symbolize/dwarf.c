@@ -202,32 +202,54 @@ static int add_node_ranges(const struct rng_ctx *rc, struct sym_range_vec *v,
 }
 
 /* Open the DWARF of d (main or separate debug file) and build the CU table. */
-/* The size of dw's .debug_info section (0 when not found). */
-static uint64_t debug_info_size(Dwarf *dw)
-{
-	Elf *elf = dwarf_getelf(dw);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".debug_info"))
-			return sh.sh_size;
-	}
-	return 0;
-}
-
 /* cu[last]'s size, now that the unit after it starts at next_off (its
  * DIE, so the next header counts as this unit's: near enough). */
 static void set_size(struct sym_dso *d, long last, uint64_t last_off, uint64_t next_off)
 {
 	if (last >= 0 && next_off > last_off)
 		d->cu[last].bytes = next_off - last_off;
+}
+
+/*
+ * Why dw's sections are not safe to hand to libdw 0.188, or NULL. Its line
+ * tables read file names from .debug_line_str (and .debug_str) with strlen
+ * up to the next NUL: a string section whose data does not end in one is
+ * read past its end (a fuzzed file had it; ASan, in dwarf_getsrclines). A
+ * .debug_* section of a type other than PROGBITS (or NOBITS, in a stripped
+ * file) is converted by libelf as that type (a NOTE's data is rewritten as
+ * notes), so its bytes are not the file's: refused as well. The size of
+ * .debug_info into *info_size (0: none seen).
+ */
+static const char *unsafe_sections(Dwarf *dw, const char **section, uint64_t *info_size)
+{
+	Elf *elf = dwarf_getelf(dw);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	*info_size = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strncmp(name, ".debug_", 7))
+			continue;
+		*section = name;
+		if (!strcmp(name, ".debug_info"))
+			*info_size = sh.sh_size;
+		if (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_NOBITS)
+			return "of a type other than PROGBITS";
+		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
+		    (strcmp(name, ".debug_str") && strcmp(name, ".debug_line_str")))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_size && ((const char *)data->d_buf)[data->d_size - 1])
+			return "not ending in a NUL";
+	}
+	return NULL;
 }
 
 static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
@@ -237,7 +259,7 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 	Dwarf_Die cudie, subdie;
 	Dwarf_Addr bias = 0;
 	Dwarf_Half ver;
-	uint64_t last_off = 0;
+	uint64_t last_off = 0, info_size;
 	long last = -1;
 	uint8_t ut;
 	size_t cap = 0;
@@ -249,6 +271,16 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 	if (!d->dw) {
 		tdr_debug("%s: no DWARF: %s", d->path, dwfl_errmsg(-1));
 		return 0;
+	}
+	{
+		const char *section = NULL, *why = unsafe_sections(d->dw, &section, &info_size);
+
+		if (why) {
+			/* The Dwarf stays the Dwfl's; it is only not used. */
+			tdr_warn("%s: DWARF not used: its section %s is %s", d->path, section, why);
+			d->dw = NULL;
+			return 0;
+		}
 	}
 	d->dw_bias = bias;
 	tdr_symbolize_rng__init(&d->rng, d->dw);
@@ -281,7 +313,7 @@ static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 	}
 	if (rc < 0)
 		dwarf_warn_once(d, "read compile units");
-	set_size(d, last, last_off, debug_info_size(d->dw));
+	set_size(d, last, last_off, info_size);
 	if (tdr_symbolize_range_table__build(&d->cus, v.r, v.cnt) == 0)
 		return 0;
 	v.r = NULL; /* freed by the failed build */
