@@ -3,8 +3,9 @@
  * archive a recording's symbols (docs/record.md "Archiving").
  *
  * Usage: archive_step FILE.tdr CACHE_DIR [JOBS]
- * Runs the archiving step once, in JOBS threads (default 0: as tdrec
- * record chooses, tdr_report_load_opts.jobs), as tdrec record runs it on its file
+ * Runs the archiving step once, in up to JOBS processes (default 0: as
+ * tdrec record chooses, tdr_report_load_opts.jobs), as tdrec record runs
+ * it on its file
  * (tdr_report__archive: read the samples, symbolize every sampled address
  * with lines and inline chains, encode the section at zstd level 3), with
  * the load options of the command line: this boot's id and tdrec's cache
@@ -13,8 +14,9 @@
  *   cpu_ms CPU wall_ms WALL addresses N archived M bytes B
  * CPU is getrusage user + system around the step, of this process (every
  * thread) and of its children (the step's forked workers, waited for),
- * microsecond resolution, so the process's own start-up is not in it: bench/run compares it with the whole `tdrec
- * report --lines` command, which is the limit's other side.
+ * microsecond resolution, so the process's own start-up is not in it:
+ * bench/run compares it with the whole `tdrec report --lines` command,
+ * which is the limit's other side.
  * Not a test: nothing is asserted.
  */
 #include <inttypes.h>

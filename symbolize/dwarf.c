@@ -201,7 +201,6 @@ static int add_node_ranges(const struct rng_ctx *rc, struct sym_range_vec *v,
 	return add_die_ranges(v, &node->die, idx);
 }
 
-/* Open the DWARF of d (main or separate debug file) and build the CU table. */
 /* cu[last]'s size, now that the unit after it starts at next_off (its
  * DIE, so the next header counts as this unit's: near enough). */
 static void set_size(struct sym_dso *d, long last, uint64_t last_off, uint64_t next_off)
@@ -252,6 +251,7 @@ static const char *unsafe_sections(Dwarf *dw, const char **section, uint64_t *in
 	return NULL;
 }
 
+/* Open the DWARF of d (main or separate debug file) and build the CU table. */
 static int load_dwarf(struct tdr_symbolizer *s, struct sym_dso *d)
 {
 	struct sym_range_vec v = { 0 };

@@ -33,8 +33,9 @@ TDR_API void tdr_log(enum tdr_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
- * Messages of threads that work side by side, shown once and in a fixed
- * order: between __start and __stop, the calling thread's messages (those
+ * Messages of workers that run side by side (threads, or forked processes
+ * that send their capture back), shown once and in a fixed order: between
+ * __start and __stop, the calling thread's messages (those
  * its level lets through) are kept in c instead of reaching the sink.
  * tdr_log_capture__replay then sends those of caps[0], caps[1], ... to the
  * sink in that order, each distinct (level, text) once, and frees them.

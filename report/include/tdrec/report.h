@@ -183,10 +183,10 @@ struct tdr_report_load_opts {
 	/* The running kernel's release for the kernel check of recordings
 	 * without a kernel build-id (tdr_symbolizer_opts); NULL = uname. */
 	const char *running_release;
-	/* Threads of the archiving step (tdr_report__archive), each with a
-	 * symbolizer of its own; 0 = one per CPU this thread may run on, at
-	 * most 8 (fewer for few addresses). The archive is the same for any
-	 * number. */
+	/* Processes of the archiving step (tdr_report__archive): this one and
+	 * up to jobs - 1 forked workers, started only when the work divides;
+	 * 0 = one per CPU this thread may run on, at most 8 (fewer for few
+	 * addresses). The archive is the same for any number. */
 	unsigned jobs;
 };
 
