@@ -4,31 +4,25 @@
 #include "tdrec/tdr_mem.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-/* -1: never fail. Otherwise the number of allocations still allowed.
- * Atomic: threads that work side by side (the archiving step) allocate. */
+/* -1: never fail. Otherwise the number of allocations still allowed. */
 static long alloc_budget = -1;
 
 static int alloc_allowed(void)
 {
-	long left = __atomic_load_n(&alloc_budget, __ATOMIC_RELAXED);
-
-	do {
-		if (left < 0)
-			return 1;
-		if (left == 0)
-			return 0;
-	} while (!__atomic_compare_exchange_n(&alloc_budget, &left, left - 1, false,
-					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	if (alloc_budget < 0)
+		return 1;
+	if (alloc_budget == 0)
+		return 0;
+	alloc_budget--;
 	return 1;
 }
 
 void tdr_mem_fail_after(long n)
 {
-	__atomic_store_n(&alloc_budget, n, __ATOMIC_RELAXED);
+	alloc_budget = n;
 }
 
 void *tdr_malloc(size_t sz)
