@@ -84,19 +84,28 @@ static int sym_lookup(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_of
 	return tdr_report_lookup_near(c->s, c->dir, dso, file_off, out);
 }
 
+/* The object a hint or a plan is about, into *near: dso, or for a
+ * relative path the file next to the recording (path, PATH_MAX bytes).
+ * False when the recording is archived: its archive knows such an object
+ * by the recorded name, and a hint or a plan only saves time. */
+static bool near_ref(const char *dir, const struct tdr_dso_ref *dso, bool archived,
+		     struct tdr_dso_ref *near, char *path)
+{
+	*near = *dso;
+	if (!near_path(dir, dso, path))
+		return true;
+	near->path = path;
+	return !archived;
+}
+
 int tdr_report_expect_near(struct tdr_symbolizer *s, const char *dir, const struct tdr_dso_ref *dso,
 			   const uint64_t *file_offs, size_t cnt, bool archived)
 {
-	struct tdr_dso_ref near = *dso;
+	struct tdr_dso_ref near;
 	char path[PATH_MAX];
 
-	if (near_path(dir, dso, path)) {
-		/* The archive knows it by the recorded name: no hint for the
-		 * file next to the recording (a hint only saves time). */
-		if (archived)
-			return 0;
-		near.path = path;
-	}
+	if (!near_ref(dir, dso, archived, &near, path))
+		return 0;
 	return tdr_symbolizer__expect(s, &near, file_offs, cnt);
 }
 
@@ -112,11 +121,11 @@ static int sym_units(void *ctx, const struct tdr_dso_ref *dso, const uint64_t *f
 		     size_t cnt, uint64_t *unit, uint64_t *bytes)
 {
 	struct sym_ctx *c = ctx;
-	struct tdr_dso_ref near = *dso;
+	struct tdr_dso_ref near;
 	char path[PATH_MAX];
 
-	if (near_path(c->dir, dso, path))
-		near.path = path; /* as a lookup does without an archive entry */
+	if (!near_ref(c->dir, dso, c->archived, &near, path))
+		near.path = NULL; /* no object: every offset without a unit */
 	return tdr_symbolizer__units(c->s, &near, file_offs, cnt, unit, bytes);
 }
 
