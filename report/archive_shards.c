@@ -252,23 +252,30 @@ static const void *take(struct rbuf *r, size_t n)
 	return q;
 }
 
-static uint32_t get_u32(struct rbuf *r)
+/* The next n bytes into v (zeros past the end). */
+static void get(struct rbuf *r, void *v, size_t n)
 {
-	const void *q = take(r, sizeof(uint32_t));
-	uint32_t v = 0;
+	const void *q = take(r, n);
 
 	if (q)
-		memcpy(&v, q, sizeof(v));
+		memcpy(v, q, n);
+	else
+		memset(v, 0, n);
+}
+
+static uint32_t get_u32(struct rbuf *r)
+{
+	uint32_t v;
+
+	get(r, &v, sizeof(v));
 	return v;
 }
 
 static uint64_t get_u64(struct rbuf *r)
 {
-	const void *q = take(r, sizeof(uint64_t));
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (q)
-		memcpy(&v, q, sizeof(v));
+	get(r, &v, sizeof(v));
 	return v;
 }
 
