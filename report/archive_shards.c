@@ -77,11 +77,13 @@ struct work {
 	bool *done;		 /* [entry index]: answered (this process) */
 };
 
-/* Look order[0 .. cnt) up into answers. */
+/* Look order[0 .. cnt) up into answers, telling the symbolizer first
+ * when hint (it was not told of them yet). */
 static int look_up(const struct tdr_report_symbols *syms, const struct tdr_report_arch_addr *ents,
-		   const struct tdr_report_addr_order *o, size_t cnt, struct tdr_sym *answers)
+		   const struct tdr_report_addr_order *o, size_t cnt, bool hint,
+		   struct tdr_sym *answers)
 {
-	int err = tdr_report_expect(syms, o, cnt, tdr_report_arch_addr_is_file, ents);
+	int err = hint ? tdr_report_expect(syms, o, cnt, tdr_report_arch_addr_is_file, ents) : 0;
 
 	for (size_t i = 0; !err && i < cnt; i++) {
 		const struct tdr_report_arch_addr *e = &ents[o[i].idx];
@@ -118,7 +120,7 @@ static int take_items(const struct work *w)
 			return 0;
 		item = &w->items[it];
 		err = look_up(w->syms, w->ents, w->order + item->start, item->end - item->start,
-			      w->answers);
+			      false, w->answers);
 		if (err)
 			return err;
 		for (size_t i = item->start; i < item->end; i++)
@@ -586,7 +588,7 @@ static int look_up_rest(const struct work *w)
 			rest[n++] = w->order[i];
 	if (n)
 		tdr_debug("archiving: %zu addresses a worker did not answer, looked up again", n);
-	err = look_up(w->syms, w->ents, rest, n, w->answers);
+	err = look_up(w->syms, w->ents, rest, n, false, w->answers);
 	free(rest);
 	return err;
 }
@@ -610,7 +612,7 @@ int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_re
 		kernel++; /* the kernel's addresses sort first */
 	n = shard_cnt(a->cnt - kernel, jobs);
 	if (n == 1)
-		return look_up(syms, a->ents, order, a->cnt, out->sym);
+		return look_up(syms, a->ents, order, a->cnt, true, out->sym);
 	/* The order as it came (file by file, by offset), put back at the
 	 * end: make_items changes it. */
 	if (!(sorted = tdr_malloc(a->cnt * sizeof(*sorted))))
@@ -618,7 +620,7 @@ int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_re
 	memcpy(sorted, order, a->cnt * sizeof(*sorted));
 	err = make_items(syms, order, a->cnt, &items, &w.item_cnt, &worth);
 	if (!err && !worth)
-		err = look_up(syms, a->ents, order, a->cnt, out->sym);
+		err = look_up(syms, a->ents, order, a->cnt, true, out->sym);
 	if (err || !worth)
 		goto out;
 	w.items = items;
@@ -628,10 +630,16 @@ int tdr_report_archive_lookup(struct tdr_report_archiver *a, const struct tdr_re
 	if (w.next == MAP_FAILED || !w.done) {
 		/* No shared counter: all of it here. */
 		w.next = w.next == MAP_FAILED ? NULL : w.next;
-		err = look_up(syms, a->ents, order, a->cnt, out->sym);
+		err = look_up(syms, a->ents, order, a->cnt, true, out->sym);
 		goto out;
 	}
 	*w.next = 0;
+	/* Every offset told once, before the fork, not per item (each telling
+	 * sorts the object's list again): a worker walks whole units only, and
+	 * all the offsets expected in them are its own. */
+	err = tdr_report_expect(syms, order, a->cnt, tdr_report_arch_addr_is_file, a->ents);
+	if (err)
+		goto out;
 	for (size_t k = 1; k < n; k++)
 		if (start(&w, &kids[kid_cnt]))
 			kid_cnt++;
