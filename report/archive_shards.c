@@ -95,12 +95,8 @@ static int look_up(const struct tdr_report_symbols *syms, const struct tdr_repor
 			if (!err && sym->status == TDR_SYM_MISSING)
 				sym->status = TDR_SYM_NO_KERNEL;
 		} else {
-			struct tdr_dso_ref ref = {.path = e->map->path};
+			struct tdr_dso_ref ref = tdr_report_dso_ref(e->map->path, e->map);
 
-			if (e->map->build_id_sz) {
-				ref.build_id = e->map->build_id;
-				ref.build_id_sz = e->map->build_id_sz;
-			}
 			err = syms->lookup(syms->ctx, &ref, e->off, sym);
 		}
 	}
@@ -384,19 +380,6 @@ static bool collect(const struct child *c, const struct work *w,
 
 /* ---- the items of work -------------------------------------------------- */
 
-/* The object file of o (a mapping), as the symbolizer is asked for it. */
-static struct tdr_dso_ref ref_of(const struct tdr_report_addr_order *o)
-{
-	const struct tdr_mapping *map = o->obj;
-	struct tdr_dso_ref ref = {.path = map->path};
-
-	if (map->build_id_sz) {
-		ref.build_id = map->build_id;
-		ref.build_id_sz = map->build_id_sz;
-	}
-	return ref;
-}
-
 /*
  * The positions of unit[0 .. n) (in offset order) in unit order, keeping
  * the offset order inside each unit, into out: a counting sort by unit
@@ -443,7 +426,8 @@ static int by_unit(uint64_t *unit, size_t n, size_t *out)
 static int file_plan(const struct tdr_report_symbols *syms, struct tdr_report_addr_order *o,
 		     size_t n, uint64_t *cost, bool *cut)
 {
-	struct tdr_dso_ref ref = ref_of(o);
+	const struct tdr_mapping *map = o->obj;
+	struct tdr_dso_ref ref = tdr_report_dso_ref(map->path, map);
 	uint64_t *offs = tdr_malloc(n * sizeof(*offs)), *unit = tdr_calloc(n, sizeof(*unit));
 	uint64_t *bytes = tdr_calloc(n, sizeof(*bytes));
 	struct tdr_report_addr_order *was = tdr_malloc(n * sizeof(*was));

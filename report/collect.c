@@ -124,12 +124,8 @@ int tdr_report_expect(const struct tdr_report_symbols *syms,
 			if (is_file(ents, o[end].idx))
 				offs[n++] = o[end].off;
 		if (map && map->path && n) {
-			struct tdr_dso_ref ref = {.path = map->path};
+			struct tdr_dso_ref ref = tdr_report_dso_ref(map->path, map);
 
-			if (map->build_id_sz) {
-				ref.build_id = map->build_id;
-				ref.build_id_sz = map->build_id_sz;
-			}
 			err = syms->expect(syms->ctx, &ref, offs, n);
 		}
 	}
@@ -572,12 +568,8 @@ static int resolve_one(struct tdr_report *r, const struct tdr_report_symbols *sy
 		if (r->opts.by == TDR_BY_DSO)
 			break;
 		if (syms && syms->lookup) {
-			struct tdr_dso_ref ref = {.path = path};
+			struct tdr_dso_ref ref = tdr_report_dso_ref(path, e->map);
 
-			if (e->map && e->map->build_id_sz) {
-				ref.build_id = e->map->build_id;
-				ref.build_id_sz = e->map->build_id_sz;
-			}
 			err = syms->lookup(syms->ctx, &ref, e->off, &sym);
 			if (err)
 				return err;

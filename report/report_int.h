@@ -61,6 +61,20 @@ struct tdr_report_row {
 	int bottleneck_l2;   /* level-2 child of bottleneck above its threshold, or -1 */
 };
 
+/* The object a symbolizer is asked for: path, and map's build-id when it
+ * has one (map may be NULL). */
+static inline struct tdr_dso_ref tdr_report_dso_ref(const char *path,
+						    const struct tdr_mapping *map)
+{
+	struct tdr_dso_ref ref = {.path = path};
+
+	if (map && map->build_id_sz) {
+		ref.build_id = map->build_id;
+		ref.build_id_sz = map->build_id_sz;
+	}
+	return ref;
+}
+
 /* Where __resolve gets symbols: the real symbolizer, or a fake in tests. */
 struct tdr_report_symbols {
 	int (*lookup)(void *ctx, const struct tdr_dso_ref *dso, uint64_t file_off,
